@@ -1,0 +1,332 @@
+/* Solver-independent metrics (DESIGN.md §6), evaluated from lambda and the problem only.
+ *
+ * Every metric is built from u = D lambda + v_f (one O(m^2) product; DESIGN.md §3). The
+ * header allows the primal route v = A^{-1}(b + J^T lambda), u = J v + e for al_residual; it is
+ * the same vector (D = J A^{-1} J^T, v_f = J A^{-1} b + e), so we always take the dual route:
+ * no factorisation per evaluation, and every metric sees the same u. tests/test_metrics.c
+ * recomputes al_residual by the primal route and checks that the numbers agree.
+ *
+ * The workspace borrows the problem (and its D and v_f): the problem must outlive it and must
+ * not change between ncp_metrics_ws_create and ncp_metrics_eval.
+ *
+ * Non-finite iterates: if lambda (or the resulting u) holds a NaN or Inf, every metric is NaN
+ * and the call still returns NCP_OK. A diverged solver is a result to report (the harness marks
+ * the row failed), not an error of the metrics module. */
+#include "metrics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cone.h"
+#include "la.h"
+
+static const char *const metric_names[] = {
+    "al_residual",
+    "al_residual_other",
+    "natural_map_abs",
+    "natural_map_inf",
+    "natural_map_rel_acary",
+    "natural_map_rel_siconos",
+    "natural_map_rel_fclib",
+    "ncp_primal",
+    "ncp_dual",
+    "ncp_compl",
+    "penetration",
+};
+#define NMETRICS ((int)(sizeof metric_names / sizeof metric_names[0]))
+
+int ncp_metrics_count(void) { return NMETRICS; }
+
+const char *ncp_metrics_name(int i) { return (i >= 0 && i < NMETRICS) ? metric_names[i] : NULL; }
+
+int ncp_metrics_index(const char *name)
+{
+    if (!name) return -1;
+    for (int i = 0; i < NMETRICS; i++)
+        if (strcmp(name, metric_names[i]) == 0) return i;
+    return -1;
+}
+
+void ncp_metrics_values(const ncp_metrics *mt, double *out)
+{
+    /* Same order as metric_names and as the struct. */
+    out[0] = mt->al_residual;
+    out[1] = mt->al_residual_other;
+    out[2] = mt->natural_map_abs;
+    out[3] = mt->natural_map_inf;
+    out[4] = mt->natural_map_rel_acary;
+    out[5] = mt->natural_map_rel_siconos;
+    out[6] = mt->natural_map_rel_fclib;
+    out[7] = mt->ncp_primal;
+    out[8] = mt->ncp_dual;
+    out[9] = mt->ncp_compl;
+    out[10] = mt->penetration;
+}
+
+struct ncp_metrics_ws {
+    const ncp_problem *p; /* borrowed: must outlive the workspace */
+    int m;
+    const double *D;      /* p->D, or D_own when the problem came without dual data */
+    const double *vf;
+    double *D_own;
+    double *vf_own;
+    double *u;            /* m: u = D lambda + v_f */
+};
+
+void ncp_metrics_ws_free(ncp_metrics_ws *ws)
+{
+    if (!ws) return;
+    free(ws->D_own);
+    free(ws->vf_own);
+    free(ws->u);
+    free(ws);
+}
+
+/* Checks what eval relies on, so that a malformed problem is an error here and never an
+ * out-of-bounds read later. */
+static int check_blocks(const ncp_problem *p, ncp_error *err)
+{
+    const char *name = p->name ? p->name : "(unnamed)";
+    for (int b = 0; b < p->nblocks; b++) {
+        const ncp_block *bk = &p->blocks[b];
+        if (bk->type < NCP_BILATERAL || bk->type > NCP_SOFT)
+            return ncp_error_set(err, NCP_ERR_INPUT,
+                                 "metrics: problem %s block %d has unknown type %d", name, b,
+                                 bk->type);
+        int size = bk->type == NCP_CONTACT ? 3 : 1;
+        if (bk->row < 0 || bk->row > p->m - size)
+            return ncp_error_set(err, NCP_ERR_INPUT,
+                                 "metrics: problem %s block %d (%s) has rows %d..%d outside "
+                                 "0..%d",
+                                 name, b, ncp_block_type_name(bk->type), bk->row,
+                                 bk->row + size - 1, p->m - 1);
+        if (bk->type == NCP_CONTACT && !(bk->mu >= 0.0 && isfinite(bk->mu)))
+            return ncp_error_set(err, NCP_ERR_INPUT,
+                                 "metrics: problem %s block %d: friction coefficient mu = %g "
+                                 "must be finite and >= 0",
+                                 name, b, bk->mu);
+        /* The soft row's AL residual divides by 1 + c (see eval); c is a damping, so >= 0. */
+        if (bk->type == NCP_SOFT &&
+            !(bk->c >= 0.0 && isfinite(bk->c) && isfinite(bk->k) && isfinite(bk->phi)))
+            return ncp_error_set(err, NCP_ERR_INPUT,
+                                 "metrics: problem %s block %d (soft): need finite k, phi and "
+                                 "damping c >= 0 (got k = %g, c = %g, phi = %g)",
+                                 name, b, bk->k, bk->c, bk->phi);
+    }
+    return NCP_OK;
+}
+
+int ncp_metrics_ws_create(const ncp_problem *p, ncp_metrics_ws **wsp, ncp_error *err)
+{
+    if (!wsp) return ncp_error_set(err, NCP_ERR_INTERNAL, "metrics: NULL workspace pointer");
+    *wsp = NULL;
+    if (!p) return ncp_error_set(err, NCP_ERR_INTERNAL, "metrics: NULL problem");
+    if (p->m < 0 || p->nblocks < 0 || (p->nblocks > 0 && !p->blocks))
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "metrics: problem %s has an invalid block layout (m = %d, "
+                             "nblocks = %d)",
+                             p->name ? p->name : "(unnamed)", p->m, p->nblocks);
+    int rc = check_blocks(p, err);
+    if (rc) return rc;
+    if (p->m > 0 && !p->has_dual && !p->has_primal)
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "metrics: problem %s has neither dual (D, v_f) nor primal "
+                             "(A, b, J, e) data",
+                             p->name ? p->name : "(unnamed)");
+
+    ncp_metrics_ws *ws = ncp_calloc(err, 1, sizeof *ws);
+    if (!ws) return NCP_ERR_NOMEM;
+    ws->p = p;
+    ws->m = p->m;
+    size_t m = (size_t)p->m;
+    ws->u = ncp_calloc(err, m, sizeof(double));
+    if (!ws->u) {
+        ncp_metrics_ws_free(ws);
+        return NCP_ERR_NOMEM;
+    }
+    if (p->m > 0 && p->has_dual) {
+        if (!p->D || !p->vf) {
+            ncp_metrics_ws_free(ws);
+            return ncp_error_set(err, NCP_ERR_INPUT,
+                                 "metrics: problem %s claims dual data but D or v_f is missing",
+                                 p->name ? p->name : "(unnamed)");
+        }
+        ws->D = p->D;
+        ws->vf = p->vf;
+    } else if (p->m > 0) {
+        /* Primal-only problem: build D and v_f once here so that eval stays O(m^2). */
+        if (!p->A || !p->J.rowptr || p->J.m != p->m || p->J.n != p->nv) {
+            ncp_metrics_ws_free(ws);
+            return ncp_error_set(err, NCP_ERR_INPUT,
+                                 "metrics: problem %s: primal data inconsistent (A %s, J is "
+                                 "%d x %d, expected %d x %d)",
+                                 p->name ? p->name : "(unnamed)", p->A ? "present" : "missing",
+                                 p->J.m, p->J.n, p->m, p->nv);
+        }
+        ws->D_own = ncp_calloc(err, m * m, sizeof(double));
+        ws->vf_own = ncp_calloc(err, m, sizeof(double));
+        if (!ws->D_own || !ws->vf_own) {
+            ncp_metrics_ws_free(ws);
+            return NCP_ERR_NOMEM;
+        }
+        rc = ncp_delassus(p->nv, p->A, p->b, &p->J, p->e, ws->D_own, ws->vf_own, err);
+        if (rc) {
+            ncp_error_prefix(err, "metrics: problem %s: ", p->name ? p->name : "(unnamed)");
+            ncp_metrics_ws_free(ws);
+            return rc;
+        }
+        ws->D = ws->D_own;
+        ws->vf = ws->vf_own;
+    }
+    *wsp = ws;
+    return NCP_OK;
+}
+
+static void fill_nan(ncp_metrics *out)
+{
+    double v = NAN;
+    out->al_residual = out->al_residual_other = v;
+    out->natural_map_abs = out->natural_map_inf = v;
+    out->natural_map_rel_acary = out->natural_map_rel_siconos = out->natural_map_rel_fclib = v;
+    out->ncp_primal = out->ncp_dual = out->ncp_compl = v;
+    out->penetration = v;
+}
+
+/* Normalised residual: num / den with 0/0 = 0 and x/0 = x (the absolute value). A zero norm
+ * means there is no scale to normalise by, so the absolute value is the honest report. */
+static double rel(double num, double den) { return den > 0.0 ? num / den : num; }
+
+static double max3abs(const double a[3])
+{
+    return fmax(fabs(a[0]), fmax(fabs(a[1]), fabs(a[2])));
+}
+
+int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out, ncp_error *err)
+{
+    if (!ws || !out || (!lambda && ws->m > 0))
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "metrics: NULL argument to ncp_metrics_eval");
+    const ncp_problem *p = ws->p;
+    const int m = ws->m;
+    double *u = ws->u;
+    memset(out, 0, sizeof *out);
+    if (m == 0) return NCP_OK; /* no constraint: every residual is exactly 0 */
+
+    /* u = D lambda + v_f (DESIGN.md §3). */
+    ncp_copy(m, ws->vf, u);
+    ncp_gemv(0, m, m, 1.0, ws->D, lambda, 1.0, u);
+    if (!ncp_all_finite(m, lambda) || !ncp_all_finite(m, u)) {
+        fill_nan(out);
+        return NCP_OK;
+    }
+
+    double al_c2 = 0.0, al_o2 = 0.0; /* sums of squares: AL residual, contact / other rows */
+    double nm2 = 0.0, nminf = 0.0;   /* natural map */
+    double rp = 0.0, rd = 0.0, rc = 0.0, pen = 0.0;
+    int ncontacts = 0;
+    const int have_geom = p->contacts != NULL;
+
+    for (int b = 0; b < p->nblocks; b++) {
+        const ncp_block *bk = &p->blocks[b];
+        const int r = bk->row;
+        switch (bk->type) {
+        case NCP_BILATERAL: {
+            /* lambda free, u = 0: T = identity, so lambda - T(lambda - u) = u; K* = {0}. */
+            double F = u[r];
+            al_o2 += F * F;
+            nm2 += F * F;
+            nminf = fmax(nminf, fabs(F));
+            rd = fmax(rd, fabs(F));
+            break;
+        }
+        case NCP_UNILATERAL: {
+            /* 0 <= lambda _|_ u >= 0: T = max(0, .) (seed 000 eq. 14 with beta = 1), so
+             * lambda - max(0, lambda - u) = min(lambda, u) for both the AL and natural map. */
+            double l = lambda[r], v = u[r];
+            double F = fmin(l, v);
+            al_o2 += F * F;
+            nm2 += F * F;
+            nminf = fmax(nminf, fabs(F));
+            rp = fmax(rp, fmax(0.0, -l));
+            rd = fmax(rd, fmax(0.0, -v));
+            rc = fmax(rc, fabs(l * v));
+            break;
+        }
+        case NCP_SOFT: {
+            /* Law lambda = -k phi - c u (problem.h). Seed 000 eq. 15 in our names (its J v is
+             * our u, its e the spring error phi, its b our c), beta = 1 and multiplier
+             * u_AL = -lambda: T = -(c (u - lambda) + k phi) / (c + 1), hence
+             * lambda - T = (lambda + k phi + c u) / (1 + c) = F / (1 + c). */
+            double F = lambda[r] + bk->k * bk->phi + bk->c * u[r];
+            double a = F / (1.0 + bk->c);
+            al_o2 += a * a;
+            nm2 += F * F;
+            nminf = fmax(nminf, fabs(F));
+            rd = fmax(rd, fabs(F));
+            break;
+        }
+        case NCP_CONTACT: {
+            const double mu = bk->mu;
+            const double *l = lambda + r, *v = u + r;
+            double x[3], t[3], uh[3];
+            ncontacts++;
+
+            /* AL residual, seed 000 §VII: z_i = J_i v - lambda_i + T(-J_i v + lambda_i - e_i),
+             * so J_i v - z_i = lambda_i - T(lambda_i - (J_i v + e_i)) with T the strict
+             * operator (eq. 17). Sign of e: eqs. 13-18 give lambda*_i = -beta J_i v - u_i -
+             * beta e_i with the contact condition on J_i v + e_i >= 0 (eq. 5); with beta = 1
+             * and u_i = -lambda_i this is lambda_i - (J_i v + e_i), i.e. e enters with a plus
+             * exactly as in our u = J v + e. So the argument is lambda_i - u_i. */
+            for (int j = 0; j < 3; j++) x[j] = l[j] - v[j];
+            ncp_cone_project_strict(mu, x, t);
+            for (int j = 0; j < 3; j++) {
+                double a = l[j] - t[j];
+                al_c2 += a * a;
+            }
+
+            /* Natural map, seed 004 eq. 163: F = lambda - Pi_K(lambda - (u + Gamma(u))). */
+            ncp_desaxce(mu, v, uh);
+            for (int j = 0; j < 3; j++) x[j] = l[j] - uh[j];
+            ncp_cone_project(mu, x, t);
+            for (int j = 0; j < 3; j++) {
+                double F = l[j] - t[j];
+                nm2 += F * F;
+                nminf = fmax(nminf, fabs(F));
+            }
+
+            /* Seed 004 eqs. 156-158 with v = u + Gamma(u) (NCP form, eqs. 174-175). */
+            ncp_cone_project(mu, l, t);
+            for (int j = 0; j < 3; j++) x[j] = l[j] - t[j];
+            rp = fmax(rp, max3abs(x));
+            ncp_cone_project_dual(mu, uh, t);
+            for (int j = 0; j < 3; j++) x[j] = uh[j] - t[j];
+            rd = fmax(rd, max3abs(x));
+            rc = fmax(rc, fabs(l[0] * uh[0] + l[1] * uh[1] + l[2] * uh[2]));
+
+            /* Penetration after the step, linearised: phi + h u_n (DESIGN.md §6). */
+            if (have_geom && bk->contact >= 0 && bk->contact < p->ncontacts) {
+                double after = p->contacts[bk->contact].gap + p->h * v[0];
+                pen = fmax(pen, -after);
+            }
+            break;
+        }
+        default:
+            break; /* unreachable: ws_create rejected unknown types */
+        }
+    }
+
+    double nm = sqrt(nm2);
+    double nvf = ncp_norm2(m, ws->vf), nl = ncp_norm2(m, lambda), nu = ncp_norm2(m, u);
+    out->al_residual = ncontacts > 0 ? sqrt(al_c2) / ncontacts : 0.0;
+    out->al_residual_other = sqrt(al_o2);
+    out->natural_map_abs = nm;
+    out->natural_map_inf = nminf;
+    out->natural_map_rel_acary = rel(nm, nvf);
+    out->natural_map_rel_siconos = rel(nm, fmax(nvf, fmax(nl, nu)));
+    out->natural_map_rel_fclib = nm / (1.0 + sqrt(nvf)); /* FCLib: sqrt of the norm, sic */
+    out->ncp_primal = rp;
+    out->ncp_dual = rd;
+    out->ncp_compl = rc;
+    out->penetration = pen; /* starts at 0: max(0, .) */
+    return NCP_OK;
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `ninja -C build bench`: runs the benchmark scenes at full size and writes their numbers
+# (metrics.csv, summary.json, figures) under results/bench/<scene>/. Timing targets live here,
+# never in unit tests: compare solvers by ratios measured in the same run.
+set -euo pipefail
+ncpbench=${1:?usage: bench.sh path/to/ncpbench}
+root=$(cd "$(dirname "$0")/.." && pwd)
+export OPENBLAS_NUM_THREADS=1
+for scene in "$root"/scenes/*.json; do
+  name=$(basename "$scene" .json)
+  "$ncpbench" run "$scene" --out "$root/results/bench/$name"
+done

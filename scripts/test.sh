@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The whole test suite: build and run every test (meson test), again under
+# AddressSanitizer + UndefinedBehaviorSanitizer, then the solver-accuracy regression check
+# against results/baselines/quick.json. Prints "N passed, N failed" last.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export OPENBLAS_NUM_THREADS=1
+passed=0; failed=0
+
+count() { # parses meson test's summary ("Ok: N", "Fail: N", ...)
+  local log=$1
+  local ok fail to
+  ok=$(grep -E '^Ok:' "$log" | awk '{print $2}' | tail -1)
+  fail=$(grep -E '^(Fail|Unexpected Pass|Timeout):' "$log" | awk '{s+=$NF} END {print s+0}')
+  passed=$((passed + ${ok:-0})); failed=$((failed + ${fail:-0}))
+}
+
+run_suite() { # name builddir [meson options...]
+  local name=$1 dir=$2; shift 2
+  echo "== $name: meson setup $dir $*"
+  if [ ! -f "$dir/build.ninja" ]; then
+    meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; failed=$((failed+1)); return; }
+  fi
+  if ! ninja -C "$dir" >"$dir.build.log" 2>&1; then
+    tail -50 "$dir.build.log"; echo "build failed ($name)"; failed=$((failed+1)); return
+  fi
+  meson test -C "$dir" --print-errorlogs --num-processes 2 2>&1 | tee "$dir.test.log"
+  count "$dir.test.log"
+}
+
+run_suite "tests" build-test
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  run_suite "tests under ASan+UBSan" build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+
+echo "== regression check: ncpbench check results/baselines/quick.json"
+if ./build-test/ncpbench check results/baselines/quick.json --out build-test/check; then
+  passed=$((passed+1))
+else
+  failed=$((failed+1))
+fi
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

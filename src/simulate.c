@@ -1,0 +1,244 @@
+/* Time stepping and trajectory capture (world.h "stepping", scene.h ncp_scene_capture).
+ *
+ * One step (semi-implicit Euler, DESIGN.md §3 primal form):
+ *   collision -> assembly (A = M, b = M v_k + h f, J, e) -> hook (capture) ->
+ *   driver solve through the harness (same stopping rule as the benchmark) ->
+ *   v_{k+1} = A^{-1}(b + J^T lambda) (the harness result's v) -> positions with v_{k+1}.
+ *
+ * Warm start: the previous step's impulses are kept as world vectors keyed by (shape pair,
+ * feature) and projected onto the new contact frames; a contact without a match starts at 0.
+ * This is cheap (one sort and a binary search per contact) and stays correct when the tangent
+ * basis turns with the normal. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assemble.h"
+#include "collision.h"
+#include "harness.h"
+#include "scene.h"
+#include "spatial.h"
+#include "world.h"
+
+struct ncp_warm_entry {
+    int s0, s1, feature;
+    double impulse[3]; /* lambda_n n + lambda_t1 t1 + lambda_t2 t2, world */
+};
+
+static int cmp_warm(const void *x, const void *y)
+{
+    const struct ncp_warm_entry *a = x, *b = y;
+    if (a->s0 != b->s0) return (a->s0 > b->s0) - (a->s0 < b->s0);
+    if (a->s1 != b->s1) return (a->s1 > b->s1) - (a->s1 < b->s1);
+    return (a->feature > b->feature) - (a->feature < b->feature);
+}
+
+static void warm_start_guess(const ncp_world *w, const ncp_contact *con, const ncp_problem *p,
+                             double *lambda0)
+{
+    ncp_zero(p->m, lambda0);
+    for (int i = 0; i < p->nblocks; i++) {
+        const ncp_block *bk = &p->blocks[i];
+        if (bk->type != NCP_CONTACT) continue;
+        const ncp_contact *c = &con[bk->contact];
+        struct ncp_warm_entry key = {c->shape[0], c->shape[1], c->feature, {0, 0, 0}};
+        const struct ncp_warm_entry *hit =
+            w->nwarm ? bsearch(&key, w->warm, (size_t)w->nwarm, sizeof key, cmp_warm) : NULL;
+        if (!hit) continue;
+        for (int r = 0; r < 3; r++) lambda0[bk->row + r] = ncp_v3_dot(c->frame + 3 * r, hit->impulse);
+    }
+}
+
+static int warm_store(ncp_world *w, const ncp_contact *con, const ncp_problem *p,
+                      const double *lambda, ncp_error *err)
+{
+    if (p->ncontacts > w->capwarm) {
+        struct ncp_warm_entry *nw = realloc(w->warm, (size_t)p->ncontacts * sizeof *nw);
+        if (!nw) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory keeping warm-start impulses");
+        w->warm = nw;
+        w->capwarm = p->ncontacts;
+    }
+    int n = 0;
+    for (int i = 0; i < p->nblocks; i++) {
+        const ncp_block *bk = &p->blocks[i];
+        if (bk->type != NCP_CONTACT) continue;
+        const ncp_contact *c = &con[bk->contact];
+        struct ncp_warm_entry *e = &w->warm[n++];
+        e->s0 = c->shape[0];
+        e->s1 = c->shape[1];
+        e->feature = c->feature;
+        ncp_v3_set(e->impulse, 0, 0, 0);
+        for (int r = 0; r < 3; r++) ncp_v3_axpy(lambda[bk->row + r], c->frame + 3 * r, e->impulse);
+    }
+    w->nwarm = n;
+    qsort(w->warm, (size_t)n, sizeof *w->warm, cmp_warm);
+    /* a key seen twice (cannot happen with distinct features) would make bsearch ambiguous:
+     * keep the first */
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (k == 0 || cmp_warm(&w->warm[k - 1], &w->warm[i]) != 0) w->warm[k++] = w->warm[i];
+    w->nwarm = k;
+    return NCP_OK;
+}
+
+/* One metric of a ncp_metrics by column index (NaN if out of range). */
+static double metric_at(const ncp_metrics *mt, int idx)
+{
+    double vals[64];
+    if (idx < 0 || idx >= ncp_metrics_count() || ncp_metrics_count() > 64) return NAN;
+    ncp_metrics_values(mt, vals);
+    return vals[idx];
+}
+
+int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, void *ctx,
+                   ncp_step_info *info, ncp_error *err)
+{
+    const ncp_model *m = w->model;
+    ncp_step_info dummy;
+    if (!info) info = &dummy;
+    memset(info, 0, sizeof *info);
+    info->status = -1;
+    ncp_contact_list cl = {0, 0, NULL};
+    ncp_problem p;
+    ncp_problem_init(&p);
+    ncp_result res;
+    memset(&res, 0, sizeof res);
+    double *buf = NULL, *lambda0 = NULL;
+    int rc = ncp_collide(w, &cl, err);
+    if (rc) goto done;
+    info->ncontacts = cl.n;
+    if (cl.n == 0) {
+        /* unconstrained step: v_{k+1} = M^{-1} b; nothing to capture */
+        buf = ncp_malloc(err, 2 * (size_t)m->nv, sizeof(double));
+        if (!buf) {
+            rc = NCP_ERR_NOMEM;
+            goto done;
+        }
+        ncp_world_dynamics(w, NULL, buf);
+        if ((rc = ncp_world_solve_mass(w, buf, buf + m->nv, err))) goto done;
+        ncp_world_integrate(w, buf + m->nv);
+        w->nwarm = 0;
+        goto done;
+    }
+    if ((rc = ncp_assemble(w, cl.c, cl.n, &p, err))) goto done;
+    char name[32];
+    snprintf(name, sizeof name, "step%06d", w->step);
+    p.name = ncp_strdup(err, name);
+    p.scene = ncp_strdup(err, "");
+    p.driver = ncp_strdup(err, o->driver->name);
+    if (!p.name || !p.scene || !p.driver) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    p.step = w->step;
+    if (hook && (rc = hook(ctx, &p, err))) goto done;
+
+    if (o->warm_start) {
+        lambda0 = ncp_malloc(err, (size_t)p.m, sizeof(double));
+        if (!lambda0) {
+            rc = NCP_ERR_NOMEM;
+            goto done;
+        }
+        warm_start_guess(w, cl.c, &p, lambda0);
+    }
+    ncp_harness_opts ho;
+    ncp_harness_opts_default(&ho);
+    ho.budget = o->budget;
+    ho.interrupt = o->interrupt;
+    if ((rc = ncp_harness_solve(o->driver, &p, o->params, lambda0, NULL, &ho, &res, err))) {
+        ncp_error_prefix(err, "step %d, driver %s: ", w->step, o->driver->name);
+        goto done;
+    }
+    info->iterations = res.iterations;
+    info->status = res.status;
+    info->residual = metric_at(&res.final, ho.stop_metric);
+    if (res.status == NCP_STATUS_STOPPED && o->interrupt && *o->interrupt) {
+        info->interrupted = 1; /* partial impulses: leave the state as it is */
+        goto done;
+    }
+    if (res.status == NCP_STATUS_FAILED || !res.v || !ncp_all_finite(m->nv, res.v) ||
+        !ncp_all_finite(p.m, res.lambda)) {
+        rc = ncp_error_set(err, NCP_ERR_NUMERIC, "step %d (t = %g s): driver solver %s failed "
+                           "(status %s) on %d contacts; try another driver or a smaller timestep",
+                           w->step, w->time, o->driver->name, ncp_status_name(res.status), p.ncontacts);
+        goto done;
+    }
+    if ((rc = warm_store(w, cl.c, &p, res.lambda, err))) goto done;
+    ncp_world_integrate(w, res.v);
+done:
+    free(buf);
+    free(lambda0);
+    ncp_result_free(&res);
+    ncp_problem_free(&p);
+    ncp_contact_list_free(&cl);
+    return rc;
+}
+
+/* ---- trajectory capture ---- */
+
+typedef struct capture_ctx {
+    const ncp_scene *scene;
+    const ncp_capture_opts *opts;
+    const char *driver;
+    ncp_capture_fn fn;
+    void *user;
+    int captured;
+} capture_ctx;
+
+static int capture_hook(void *vctx, ncp_problem *p, ncp_error *err)
+{
+    capture_ctx *c = vctx;
+    char name[32];
+    snprintf(name, sizeof name, "%06d", c->captured);
+    free(p->name);
+    free(p->scene);
+    p->name = ncp_strdup(err, name);
+    p->scene = ncp_strdup(err, ncp_scene_name(c->scene));
+    if (!p->name || !p->scene) return NCP_ERR_NOMEM;
+    p->seed = c->opts->seed;
+    p->case_index = -1;
+    int rc = c->fn(c->user, p, err);
+    if (rc) return rc;
+    c->captured++;
+    return NCP_OK;
+}
+
+int ncp_scene_capture(const ncp_scene *s, const ncp_capture_opts *o, ncp_capture_fn fn, void *ctx,
+                      ncp_error *err)
+{
+    const ncp_bench_cfg *bc = ncp_scene_bench(s);
+    const char *dname = o->driver ? o->driver : bc->driver;
+    const ncp_solver_desc *drv = ncp_solver_find(dname);
+    if (!drv)
+        return ncp_error_set(err, NCP_ERR_INPUT, "unknown driver solver \"%s\" (see `ncpbench list`)", dname);
+    if (strcmp(bc->capture, "trajectory") != 0)
+        return ncp_error_set(err, NCP_ERR_INPUT, "scene %s: capture \"%s\" is not supported",
+                             ncp_scene_name(s), bc->capture);
+    int ncap = o->steps > 0 ? o->steps : (o->quick ? bc->quick_steps : bc->steps);
+    const ncp_params *params = NULL;
+    for (int i = 0; i < bc->nparams; i++)
+        if (strcmp(bc->params[i].solver, drv->name) == 0) params = &bc->params[i].params;
+    ncp_world *w = NULL;
+    int rc = ncp_world_create(ncp_scene_model(s), &w, err);
+    if (rc) return rc;
+    ncp_step_opts so = {drv, params, bc->driver_budget, 1, o->interrupt};
+    capture_ctx cc = {s, o, drv->name, fn, ctx, 0};
+    /* Candidate steps are k = skip + i * every, i < ncap; a candidate without contacts has no
+     * problem and is skipped (names stay consecutive over the captured problems). The
+     * seed only enters the provenance: the rigid-body trajectory draws no random numbers.
+     * An interrupt stops before the next step (or abandons the step whose driver solve it cut
+     * short) and returns NCP_OK: every problem handed to fn is complete, and the caller, who
+     * raised the flag, knows the run is partial. */
+    long last = (long)bc->skip + (long)(ncap - 1) * bc->every;
+    for (long k = 0; k <= last && !rc; k++) {
+        if (o->interrupt && *o->interrupt) break;
+        int cand = k >= bc->skip && (k - bc->skip) % bc->every == 0;
+        ncp_step_info info;
+        rc = ncp_world_step(w, &so, cand ? capture_hook : NULL, &cc, &info, err);
+        if (!rc && info.interrupted) break;
+    }
+    if (rc) ncp_error_prefix(err, "scene %s: ", ncp_scene_name(s));
+    ncp_world_free(w);
+    return rc;
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""Independent recomputation of the natural map from an output directory.
+
+Reads DIR/problems.h5 (D, v_f, blocks), DIR/solutions.h5 (every solver's final lambda) and
+DIR/metrics.csv, recomputes u = D lambda + v_f and the natural map
+F = lambda - Pi_K(lambda - (u + Gamma(u))) per block with numpy (code written here, not
+ncpbench's), and checks natural_map_abs, natural_map_inf and natural_map_rel_siconos of every
+row of metrics.csv. Also checks that metrics.csv has the documented columns and that u stored in
+solutions.h5 equals D lambda + v_f. Exit status 1 on any mismatch.
+"""
+import csv
+import sys
+
+import h5py
+import numpy as np
+
+REQUIRED = ["problem", "solver", "iterations", "converged", "setup_ms", "solve_ms",
+            "al_residual", "natural_map_abs", "natural_map_rel_acary",
+            "natural_map_rel_siconos", "natural_map_rel_fclib", "ncp_primal", "ncp_dual",
+            "ncp_compl", "penetration"]
+
+
+def proj_cone(mu, x):
+    xn, xt = x[0], x[1:]
+    s = np.linalg.norm(xt)
+    if s <= mu * xn:
+        return x.copy()
+    if mu * s <= -xn:
+        return np.zeros(3)
+    a = (xn + mu * s) / (1 + mu * mu)
+    return np.concatenate(([a], mu * a * xt / s))
+
+
+def natural_map(blocks, lam, u):
+    F = np.zeros_like(lam)
+    for (typ, row, mu, k, c, phi) in blocks:
+        if typ == 0:      # bilateral: lambda free, u = 0
+            F[row] = u[row]
+        elif typ == 1:    # unilateral
+            F[row] = min(lam[row], u[row])
+        elif typ == 2:    # contact, De Saxce-corrected
+            uu = u[row:row + 3]
+            w = uu + np.array([mu * np.linalg.norm(uu[1:]), 0, 0])
+            F[row:row + 3] = lam[row:row + 3] - proj_cone(mu, lam[row:row + 3] - w)
+        elif typ == 3:    # soft: residual of lambda = -k phi - c u
+            F[row] = lam[row] + k * phi + c * u[row]
+    return F
+
+
+def main(d):
+    bad = 0
+    with open(f"{d}/metrics.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+        header = rows[0].keys() if rows else []
+    for col in REQUIRED:
+        if col not in header:
+            print(f"metrics.csv lacks column {col}")
+            bad += 1
+    P = h5py.File(f"{d}/problems.h5", "r")
+    S = h5py.File(f"{d}/solutions.h5", "r")
+    checked = 0
+    for r in rows:
+        g = P["problems"][r["problem"]]
+        D = np.array(g["dual/D"])
+        vf = np.array(g["dual/vf"])
+        bl = g["blocks"]
+        blocks = list(zip(bl["type"][()], bl["row"][()], bl["mu"][()], bl["k"][()],
+                          bl["c"][()], bl["phi"][()]))
+        s = S["solutions"][r["solver"]][r["problem"]]
+        lam = np.array(s["r"])
+        u = D @ lam + vf
+        if not np.allclose(np.array(s["u"]), u, rtol=1e-12, atol=1e-12):
+            print(f"{r['problem']} {r['solver']}: stored u != D lambda + v_f")
+            bad += 1
+        F = natural_map(blocks, lam, u)
+        want = {"natural_map_abs": np.linalg.norm(F),
+                "natural_map_inf": np.abs(F).max() if F.size else 0.0,
+                "natural_map_rel_siconos": np.linalg.norm(F) / max(np.linalg.norm(vf),
+                                                                   np.linalg.norm(lam),
+                                                                   np.linalg.norm(u))}
+        for k, v in want.items():
+            got = float(r[k])
+            # absolute agreement near zero, relative otherwise (different summation orders)
+            if not abs(got - v) <= 1e-9 * max(1.0, abs(v)) + 1e-13:
+                print(f"{r['problem']} {r['solver']}: {k} csv {got:.6e} recomputed {v:.6e}")
+                bad += 1
+        checked += 1
+    print(f"check_outputs: {checked} rows recomputed, {bad} mismatches")
+    return 1 if bad or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

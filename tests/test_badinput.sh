@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Bad input: every case exits 2 with a message naming the problem, never crashes (no signal,
+# no sanitizer report), and leaves no output behind.
+set -u
+NCPBENCH=${NCPBENCH:?}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+# expect CODE PATTERN -- command...
+expect() {
+  local code=$1 pat=$2; shift 3
+  "$@" > "$T/out" 2> "$T/err"
+  local rc=$?
+  if [ $rc -ne "$code" ]; then fail "exit $rc (want $code): $*"; cat "$T/err"; return; fi
+  grep -qiE -- "$pat" "$T/err" || { fail "message lacks /$pat/: $*"; cat "$T/err"; }
+  grep -qE "AddressSanitizer|runtime error|Segmentation" "$T/err" && fail "sanitizer/crash: $*"
+  return 0
+}
+
+printf '{"name": "x", "timestep": 0.01,, }' > "$T/malformed.json"
+printf '{"name": "x", "timestep": "fast"}' > "$T/wrongtype.json"
+printf 'this is not hdf5\n' > "$T/text.h5"
+"$NCPBENCH" capture scenes/incline.json -o "$T/good.h5" --quick > /dev/null 2>&1 || fail "capture for truncation"
+head -c 3000 "$T/good.h5" > "$T/truncated.h5"
+
+expect 2 "malformed.json"        -- "$NCPBENCH" run "$T/malformed.json" --out "$T/o1"
+expect 2 "timestep"              -- "$NCPBENCH" run "$T/wrongtype.json" --out "$T/o2"
+expect 2 "nosuch.json"           -- "$NCPBENCH" run "$T/nosuch.json" --out "$T/o3"
+expect 2 "unknown solver 'foo'"  -- "$NCPBENCH" run scenes/incline.json --solvers pgs,foo --out "$T/o4"
+expect 2 "text.h5.*(HDF5|hdf5)"  -- "$NCPBENCH" solve "$T/text.h5" --out "$T/o5"
+expect 2 "truncated.h5"          -- "$NCPBENCH" solve "$T/truncated.h5" --out "$T/o6"
+expect 2 "nosuch.h5"             -- "$NCPBENCH" solve "$T/nosuch.h5" --out "$T/o7"
+expect 2 "--tol"                 -- "$NCPBENCH" run scenes/incline.json --tol abc --out "$T/o8"
+expect 2 "unknown option"        -- "$NCPBENCH" run scenes/incline.json --frobnicate
+expect 2 "unknown command"       -- "$NCPBENCH" frobnicate
+expect 2 "no parameter 'bogus'"  -- "$NCPBENCH" run scenes/incline.json --param pgs.bogus=1 --out "$T/o9"
+expect 2 "stop-metric"           -- "$NCPBENCH" run scenes/incline.json --stop-metric nope --out "$T/o10"
+expect 2 "-o"                    -- "$NCPBENCH" capture scenes/incline.json
+expect 2 "not a valid JSON|entries" -- "$NCPBENCH" check "$T/malformed.json"
+
+for d in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10; do
+  [ -e "$T/$d" ] && fail "output $d left behind after bad input"
+done
+ls "$T" | grep -q "tmp-" && fail "temporary file left behind"
+
+# every subcommand has --help
+for c in run capture solve plot list export check; do
+  "$NCPBENCH" $c --help > "$T/h" 2>&1 || fail "$c --help exit $?"
+  grep -q "Usage: ncpbench $c" "$T/h" || fail "$c --help text"
+done
+
+echo "badinput: $fails failure(s)"
+[ $fails -eq 0 ]
