@@ -26,12 +26,12 @@
  *      solutions are not isolated, the usual case here since D is often rank-deficient); delta
  *      x100, up to 4 times, when its line search (`lm_ls` halvings) fails.
  *   3. Stagnation (both fail, or theta has not dropped below 0.1x its value `window` Newton/LM
- *      iterations ago): a burst of projected Gauss–Seidel sweeps (the pgs update: omega 1, one
- *      step 1/lambda_max(D_kk) per contact), `pgs_burst` of them the first time and twice as many
- *      each later time; then Newton resumes with a fresh nonmonotone history. theta is not a
- *      merit function of the nonmonotone Coulomb NCP: on random rank-deficient problems Newton
- *      and LM can settle in a local minimum of theta that is not a zero, which Gauss–Seidel, not
- *      looking at theta, leaves. Each sweep is one reported iteration.
+ *      iterations ago): a burst of projected Gauss–Seidel sweeps (ncp_pgs_sweep, the pgs update:
+ *      omega 1, one step 1/lambda_max(D_kk) per contact), `pgs_burst` of them the first time and
+ *      twice as many each later time; then Newton resumes with a fresh nonmonotone history.
+ *      theta is not a merit function of the nonmonotone Coulomb NCP: on random rank-deficient
+ *      problems Newton and LM can settle in a local minimum of theta that is not a zero, which
+ *      Gauss–Seidel, not looking at theta, leaves. Each sweep is one reported iteration.
  *   If neither a Newton/LM step nor a sweep changes lambda (sweep change <= 1e-15 max(1,
  *   ||lambda||_inf)), the solver stops with STALLED.
  * Per-block rho: rho_k = rho_scale / lambda_max(D_kk) for contacts, rho_scale / D_rr for scalar
@@ -44,12 +44,11 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "common.h"
 #include "cone.h"
 #include "la.h"
 #include "registry.h"
-#include "solver.h"
 
 static const ncp_param_doc nsn_params[] = {
     {"rho_scale", 1.0, "natural-map step: rho_k = rho_scale / lambda_max(D_kk) (> 0)"},
@@ -62,15 +61,6 @@ static const ncp_param_doc nsn_params[] = {
     {"pgs_burst", 10.0, "Gauss-Seidel sweeps in the first stagnation burst (doubled each time)"},
     {NULL, 0.0, NULL},
 };
-
-/* Value of a documented parameter: the default comes from the table above, the one place it is
- * written. */
-static double nsn_param(const ncp_params *ps, const char *name)
-{
-    for (const ncp_param_doc *d = nsn_params; d->name; d++)
-        if (strcmp(d->name, name) == 0) return ncp_params_get(ps, name, d->def);
-    return NAN; /* not documented: every validation below rejects NaN */
-}
 
 typedef struct nsn_ws {
     int m;
@@ -100,19 +90,6 @@ static void nsn_ws_free(nsn_ws *w)
     free(w->Jm);
     free(w->W);
     free(w->ipiv);
-}
-
-/* Largest eigenvalue of the 3x3 diagonal block of D at row r (symmetrised copy). */
-static int nsn_block_max_eig(int m, const double *D, int r, double *lmax, ncp_error *err)
-{
-    double B[9], ev[3];
-    for (int j = 0; j < 3; j++)
-        for (int i = 0; i < 3; i++)
-            B[i + 3 * j] =
-                0.5 * (D[(r + i) + (size_t)(r + j) * m] + D[(r + j) + (size_t)(r + i) * m]);
-    int rc = ncp_sym_eig(3, B, ev, err);
-    *lmax = ev[2];
-    return rc;
 }
 
 /* u = D lambda + v_f and F(lambda); returns theta = 1/2 ||F||^2. */
@@ -277,89 +254,36 @@ static int nsn_lm(const ncp_problem *p, nsn_ws *w, double *theta, double sigma, 
 }
 
 /* Step 3: one projected Gauss–Seidel sweep (the pgs update with omega = 1, one local step per
- * contact; soft rows solved exactly). Keeps u = D lambda + v_f up to date. Returns max |change|. */
-static double nsn_pgs_sweep(const ncp_problem *p, nsn_ws *w)
+ * contact; soft rows solved exactly), then u and theta recomputed exactly. Returns 1 if the sweep
+ * changed lambda by more than 1e-15 max(1, ||lambda||_inf). */
+static int nsn_gs_step(const ncp_problem *p, nsn_ws *w, double *theta)
 {
-    int m = p->m;
-    double *lam = w->lam, *u = w->u;
-    double dmax = 0.0;
-    for (int bi = 0; bi < p->nblocks; bi++) {
-        const ncp_block *b = &p->blocks[bi];
-        int r = b->row, n = ncp_block_type_size(b->type);
-        double dl[3] = {0.0, 0.0, 0.0};
-        double gs = w->gs[bi];
-        if (gs == 0.0) continue; /* no self-influence: Gauss–Seidel has nothing to say */
-        switch (b->type) {
-        case NCP_BILATERAL:
-            dl[0] = -u[r] * gs;
-            break;
-        case NCP_UNILATERAL:
-            dl[0] = fmax(0.0, lam[r] - u[r] * gs) - lam[r];
-            break;
-        case NCP_SOFT: {
-            double drr = 1.0 / gs;
-            dl[0] = (-b->k * b->phi - b->c * (u[r] - drr * lam[r])) / (1.0 + b->c * drr) - lam[r];
-            break;
-        }
-        case NCP_CONTACT: {
-            double z[3], x[3], px[3];
-            ncp_desaxce(b->mu, u + r, z);
-            for (int i = 0; i < 3; i++) x[i] = lam[r + i] - gs * z[i];
-            ncp_cone_project(b->mu, x, px);
-            for (int i = 0; i < 3; i++) dl[i] = px[i] - lam[r + i];
-            break;
-        }
-        default:
-            break;
-        }
-        for (int j = 0; j < n; j++) {
-            if (dl[j] == 0.0) continue;
-            lam[r + j] += dl[j];
-            ncp_axpy(m, dl[j], p->D + (size_t)(r + j) * m, u);
-            dmax = fmax(dmax, fabs(dl[j]));
-        }
-    }
-    return dmax;
-}
-
-/* Reads an integer parameter in [lo, hi]. */
-static int nsn_int_param(const ncp_params *ps, const char *name, int lo, int hi, int *out,
-                         ncp_error *err)
-{
-    double v = nsn_param(ps, name);
-    if (!(v >= lo && v <= hi && v == floor(v)))
-        return ncp_error_set(err, NCP_ERR_INPUT,
-                             "nsn-nm: parameter %s = %g must be an integer in [%d, %d]", name, v,
-                             lo, hi);
-    *out = (int)v;
-    return NCP_OK;
+    double change = ncp_pgs_sweep(p, w->gs, 1.0, 1, w->lam, w->u);
+    int moved = change > 1e-15 * fmax(1.0, ncp_norminf(p->m, w->lam));
+    *theta = nsn_eval(p, w->rho, w->lam, w->u, w->F);
+    return moved;
 }
 
 enum { NSN_HIST = 64, NSN_MAX_BURST = 1 << 20 };
 
 static int nsn_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
+    const ncp_solver_desc *self = &ncp_solver_nsn_nm;
     const ncp_problem *p = in->prob;
-    double rho_scale = nsn_param(in->params, "rho_scale");
-    double sigma = nsn_param(in->params, "armijo");
-    int newton_ls, lm_ls, nm, window, burst;
-    if (!(rho_scale > 0.0 && isfinite(rho_scale)))
-        return ncp_error_set(err, NCP_ERR_INPUT,
-                             "nsn-nm: parameter rho_scale = %g must be a positive number",
-                             rho_scale);
-    if (!(sigma > 0.0 && sigma < 0.5))
-        return ncp_error_set(err, NCP_ERR_INPUT,
-                             "nsn-nm: parameter armijo = %g must lie in (0, 0.5)", sigma);
-    int rc;
-    if ((rc = nsn_int_param(in->params, "newton_ls", 0, 60, &newton_ls, err)) ||
-        (rc = nsn_int_param(in->params, "lm_ls", 0, 60, &lm_ls, err)) ||
-        (rc = nsn_int_param(in->params, "nonmonotone", 1, NSN_HIST, &nm, err)) ||
-        (rc = nsn_int_param(in->params, "window", 1, 1000000, &window, err)) ||
-        (rc = nsn_int_param(in->params, "pgs_burst", 1, NSN_MAX_BURST, &burst, err)))
+    double rho_scale, sigma;
+    int newton_ls, lm_ls, nm, window, burst, rc;
+    if ((rc = ncp_solver_param_real(self, in->params, "rho_scale", 0.0, INFINITY,
+                                    NCP_PARAM_LO_OPEN, &rho_scale, err)) ||
+        (rc = ncp_solver_param_real(self, in->params, "armijo", 0.0, 0.5,
+                                    NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &sigma, err)) ||
+        (rc = ncp_solver_param_int(self, in->params, "newton_ls", 0, 60, &newton_ls, err)) ||
+        (rc = ncp_solver_param_int(self, in->params, "lm_ls", 0, 60, &lm_ls, err)) ||
+        (rc = ncp_solver_param_int(self, in->params, "nonmonotone", 1, NSN_HIST, &nm, err)) ||
+        (rc = ncp_solver_param_int(self, in->params, "window", 1, 1000000, &window, err)) ||
+        (rc = ncp_solver_param_int(self, in->params, "pgs_burst", 1, NSN_MAX_BURST, &burst,
+                                   err)) ||
+        (rc = ncp_solver_need_dual(self, p, err)))
         return rc;
-    if (!p->has_dual || !p->D || !p->vf)
-        return ncp_error_set(err, NCP_ERR_INPUT, "nsn-nm: problem '%s' has no dual data (D, v_f)",
-                             p->name ? p->name : "?");
     int m = p->m;
     size_t mm = (size_t)m * (size_t)m;
     if (m > 46340) /* m * m must fit the int lengths of la.h */
@@ -389,25 +313,14 @@ static int nsn_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
         return NCP_ERR_NOMEM;
     }
 
-    /* Per-block scales: d = D_rr or lambda_max(D_kk); below 1e-14 of the largest diagonal it
-     * counts as zero (rho falls back to the largest, Gauss–Seidel skips the block). */
-    double dscale = 0.0;
-    for (int i = 0; i < m; i++) dscale = fmax(dscale, p->D[i + (size_t)i * m]);
-    for (int bi = 0; bi < p->nblocks; bi++) {
-        const ncp_block *b = &p->blocks[bi];
-        double d;
-        if (b->type == NCP_CONTACT) {
-            if ((rc = nsn_block_max_eig(m, p->D, b->row, &d, err))) {
-                nsn_ws_free(&w);
-                return ncp_error_prefix(err, "nsn-nm: contact block at row %d: ", b->row);
-            }
-        } else {
-            d = p->D[b->row + (size_t)b->row * m];
-        }
-        int tiny = !(d > 1e-14 * dscale && d > 0.0);
-        w.gs[bi] = tiny ? 0.0 : 1.0 / d;
-        w.rho[bi] = rho_scale / (tiny ? (dscale > 0.0 ? dscale : 1.0) : d);
+    /* Gauss–Seidel steps and rho_k = rho_scale / lambda_max(D_kk) or / D_rr (the largest
+     * diagonal entry where that is negligible), see ncp_block_steps. */
+    if ((rc = ncp_block_steps(p, w.gs, w.rho, err))) {
+        nsn_ws_free(&w);
+        ncp_error_prefix(err, "nsn-nm: ");
+        return rc;
     }
+    for (int bi = 0; bi < p->nblocks; bi++) w.rho[bi] = rho_scale / w.rho[bi];
 
     if (in->lambda0) ncp_copy(m, in->lambda0, w.lam);
     double theta = nsn_eval(p, w.rho, w.lam, w.u, w.F);
@@ -416,13 +329,11 @@ static int nsn_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
     for (int i = 0; i < NSN_HIST; i++) hist[i] = theta;
     int burst_left = 0, since = 0, status = -1, k = 0;
     double theta_win = theta; /* theta at the start of the current stagnation window */
-    double tiny_step = 1e-15;
     if (ncp_run_setup_done(run) == 0) {
         for (k = 1;; k++) {
             int ok = 0;
             if (burst_left > 0) {
-                ok = nsn_pgs_sweep(p, &w) > tiny_step * fmax(1.0, ncp_norminf(m, w.lam));
-                theta = nsn_eval(p, w.rho, w.lam, w.u, w.F); /* also refreshes u exactly */
+                ok = nsn_gs_step(p, &w, &theta);
                 if (--burst_left == 0) { /* back to Newton with a fresh history */
                     for (int i = 0; i < NSN_HIST; i++) hist[i] = theta;
                     theta_win = theta;
@@ -439,8 +350,7 @@ static int nsn_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
                     burst_left = burst;
                     burst = burst < NSN_MAX_BURST / 2 ? 2 * burst : NSN_MAX_BURST;
                     if (!ok) { /* this iteration becomes the burst's first sweep */
-                        ok = nsn_pgs_sweep(p, &w) > tiny_step * fmax(1.0, ncp_norminf(m, w.lam));
-                        theta = nsn_eval(p, w.rho, w.lam, w.u, w.F);
+                        ok = nsn_gs_step(p, &w, &theta);
                         burst_left--;
                     }
                 } else if (since >= window) {
@@ -450,21 +360,14 @@ static int nsn_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
                 for (int i = NSN_HIST - 1; i > 0; i--) hist[i] = hist[i - 1];
                 hist[0] = theta;
             }
-            if (!ncp_all_finite(m, w.lam) || !isfinite(theta)) {
+            if (!isfinite(theta)) { /* (a non-finite lambda: ncp_solver_iter_end) */
                 status = NCP_STATUS_FAILED;
                 break;
             }
-            if (ncp_run_iterate(run, k, w.lam, NULL)) break;
-            if (!ok) {
-                status = NCP_STATUS_STALLED;
-                break;
-            }
+            if (ncp_solver_iter_end(run, k, m, w.lam, !ok, &status)) break;
         }
     }
-    ncp_copy(m, w.lam, out->lambda);
-    out->has_v = 0;
-    out->iterations = k;
-    if (status >= 0) out->status = status;
+    ncp_solver_finish(out, m, w.lam, k, status);
     nsn_ws_free(&w);
     return NCP_OK;
 }

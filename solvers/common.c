@@ -1,0 +1,224 @@
+/* The solvers' shared toolkit (see common.h). The projected Gauss–Seidel sweep here is the one
+ * described in the header of solvers/pgs.c. */
+#include "common.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "cone.h"
+#include "la.h"
+
+/* ---------- parameters ---------- */
+
+static const ncp_param_doc *param_doc(const ncp_solver_desc *d, const char *name)
+{
+    for (const ncp_param_doc *pd = d->params; pd && pd->name; pd++)
+        if (strcmp(pd->name, name) == 0) return pd;
+    return NULL;
+}
+
+double ncp_solver_param(const ncp_solver_desc *d, const ncp_params *ps, const char *name)
+{
+    const ncp_param_doc *pd = param_doc(d, name);
+    return pd ? ncp_params_get(ps, name, pd->def) : NAN;
+}
+
+/* A solver asking for a parameter it does not document is a bug in the solver, not bad input. */
+static int undocumented(const ncp_solver_desc *d, const char *name, ncp_error *err)
+{
+    return ncp_error_set(err, NCP_ERR_INTERNAL,
+                         "%s: parameter %s is read but missing from the solver's parameter table "
+                         "(%s)",
+                         d->name, name, d->file);
+}
+
+int ncp_solver_param_real(const ncp_solver_desc *d, const ncp_params *ps, const char *name,
+                          double lo, double hi, unsigned open, double *out, ncp_error *err)
+{
+    if (!param_doc(d, name)) return undocumented(d, name, err);
+    double v = ncp_solver_param(d, ps, name);
+    int lo_open = (open & NCP_PARAM_LO_OPEN) != 0, hi_open = (open & NCP_PARAM_HI_OPEN) != 0;
+    int ok = isfinite(v) && (lo_open ? v > lo : v >= lo) && (hi_open ? v < hi : v <= hi);
+    if (!ok && isinf(hi))
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "%s: parameter %s = %g must be a finite number %s %g", d->name, name,
+                             v, lo_open ? ">" : ">=", lo);
+    if (!ok)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: parameter %s = %g must lie in %c%g, %g%c",
+                             d->name, name, v, lo_open ? '(' : '[', lo, hi, hi_open ? ')' : ']');
+    *out = v;
+    return NCP_OK;
+}
+
+int ncp_solver_param_int(const ncp_solver_desc *d, const ncp_params *ps, const char *name, int lo,
+                         int hi, int *out, ncp_error *err)
+{
+    if (!param_doc(d, name)) return undocumented(d, name, err);
+    double v = ncp_solver_param(d, ps, name);
+    if (!(v >= lo && v <= hi && v == floor(v)))
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "%s: parameter %s = %g must be an integer in [%d, %d]", d->name, name,
+                             v, lo, hi);
+    *out = (int)v;
+    return NCP_OK;
+}
+
+int ncp_solver_need_dual(const ncp_solver_desc *d, const ncp_problem *p, ncp_error *err)
+{
+    if (!p->has_dual || !p->D || !p->vf)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' has no dual data (D, v_f)",
+                             d->name, p->name ? p->name : "?");
+    return NCP_OK;
+}
+
+/* ---------- projected Gauss–Seidel ---------- */
+
+/* Largest eigenvalue of the 3x3 diagonal block of D at row r (symmetrised copy). */
+static int block_max_eig(int m, const double *D, int r, double *lmax, ncp_error *err)
+{
+    double B[9], ev[3];
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            B[i + 3 * j] =
+                0.5 * (D[(r + i) + (size_t)(r + j) * m] + D[(r + j) + (size_t)(r + i) * m]);
+    int rc = ncp_sym_eig(3, B, ev, err);
+    *lmax = ev[2];
+    return rc;
+}
+
+int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error *err)
+{
+    int m = p->m;
+    /* A curvature below 1e-14 of the largest diagonal entry is treated as zero (no
+     * self-influence). */
+    double dscale = 0.0;
+    for (int i = 0; i < m; i++) dscale = fmax(dscale, p->D[i + (size_t)i * m]);
+    double dmin = 1e-14 * dscale;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        double d;
+        if (b->type == NCP_CONTACT) {
+            int rc = block_max_eig(m, p->D, b->row, &d, err);
+            if (rc) {
+                ncp_error_prefix(err, "contact block at row %d: ", b->row);
+                return rc;
+            }
+        } else {
+            d = p->D[b->row + (size_t)b->row * m];
+        }
+        int tiny = !(d > dmin && d > 0.0);
+        step[bi] = tiny ? 0.0 : 1.0 / d;
+        if (scale) scale[bi] = tiny ? (dscale > 0.0 ? dscale : 1.0) : d;
+    }
+    return NCP_OK;
+}
+
+/* u += D(:, r..r+n-1) * dl (D symmetric column-major, columns contiguous). */
+static void update_u(int m, const double *D, int r, int n, const double *dl, double *u)
+{
+    for (int j = 0; j < n; j++)
+        if (dl[j] != 0.0) ncp_axpy(m, dl[j], D + (size_t)(r + j) * m, u);
+}
+
+/* One contact block: local projected steps, then the coupling update. Returns max |delta|. */
+static double sweep_contact(const ncp_problem *p, const ncp_block *b, double step, double omega,
+                            int local_iter, double *lambda, double *u)
+{
+    int m = p->m, row = b->row;
+    double *lam = lambda + row;
+    const double *Dk = p->D + row + (size_t)row * m; /* D_kk(i, j) = Dk[i + j m] */
+    double ul[3], old[3], z[3], x[3], dl[3];
+    for (int i = 0; i < 3; i++) {
+        ul[i] = u[row + i];
+        old[i] = lam[i];
+    }
+    for (int it = 0; it < local_iter; it++) {
+        double prev[3] = {lam[0], lam[1], lam[2]};
+        ncp_desaxce(b->mu, ul, z); /* z = u + Gamma(u), seed 004 Alg. 5 line 16 */
+        for (int i = 0; i < 3; i++) x[i] = lam[i] - omega * step * z[i];
+        ncp_cone_project(b->mu, x, lam);
+        /* local velocity follows lambda through D_kk only (other rows are frozen) */
+        for (int i = 0; i < 3; i++) dl[i] = lam[i] - prev[i];
+        for (int i = 0; i < 3; i++)
+            ul[i] += Dk[i] * dl[0] + Dk[i + (size_t)m] * dl[1] + Dk[i + 2 * (size_t)m] * dl[2];
+        if (dl[0] == 0.0 && dl[1] == 0.0 && dl[2] == 0.0) break;
+    }
+    double dmax = 0.0;
+    for (int i = 0; i < 3; i++) {
+        dl[i] = lam[i] - old[i];
+        dmax = fmax(dmax, fabs(dl[i]));
+    }
+    /* the exact coupling update (also refreshes u_k itself, overwriting the local estimate) */
+    update_u(m, p->D, row, 3, dl, u);
+    return dmax;
+}
+
+/* One scalar block (the exact 1-D Gauss–Seidel solve, relaxed by omega). Returns |delta|. */
+static double sweep_scalar(const ncp_problem *p, const ncp_block *b, double invd, double omega,
+                           double *lambda, double *u)
+{
+    int r = b->row;
+    double lam = lambda[r], ur = u[r], nl = lam;
+    switch (b->type) {
+    case NCP_BILATERAL:
+        nl = lam - omega * ur * invd;
+        break;
+    case NCP_UNILATERAL:
+        nl = fmax(0.0, lam - omega * ur * invd);
+        break;
+    case NCP_SOFT: {
+        /* lambda = -k phi - c (u_o + D_rr lambda)  =>  lambda = (-k phi - c u_o)/(1 + c D_rr) */
+        double drr = 1.0 / invd;
+        double uo = ur - drr * lam;
+        double ls = (-b->k * b->phi - b->c * uo) / (1.0 + b->c * drr);
+        nl = lam + omega * (ls - lam);
+        break;
+    }
+    default:
+        break;
+    }
+    double dl = nl - lam;
+    lambda[r] = nl;
+    update_u(p->m, p->D, r, 1, &dl, u);
+    return fabs(dl);
+}
+
+double ncp_pgs_sweep(const ncp_problem *p, const double *step, double omega, int local_iter,
+                     double *lambda, double *u)
+{
+    double dmax = 0.0;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        if (step[bi] == 0.0) continue; /* no self-influence: Gauss–Seidel has nothing to say */
+        double d = (b->type == NCP_CONTACT)
+                       ? sweep_contact(p, b, step[bi], omega, local_iter, lambda, u)
+                       : sweep_scalar(p, b, step[bi], omega, lambda, u);
+        dmax = fmax(dmax, d);
+    }
+    return dmax;
+}
+
+/* ---------- the iteration protocol ---------- */
+
+int ncp_solver_iter_end(ncp_run *run, int k, int m, const double *lambda, int stalled,
+                        int *status)
+{
+    if (!ncp_all_finite(m, lambda)) {
+        *status = NCP_STATUS_FAILED;
+        return 1;
+    }
+    if (ncp_run_iterate(run, k, lambda, NULL)) return 1;
+    if (stalled) {
+        *status = NCP_STATUS_STALLED;
+        return 1;
+    }
+    return 0;
+}
+
+void ncp_solver_finish(ncp_solve_out *out, int m, const double *lambda, int k, int status)
+{
+    ncp_copy(m, lambda, out->lambda);
+    out->has_v = 0;
+    out->iterations = k;
+    if (status >= 0) out->status = status;
+}

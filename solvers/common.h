@@ -1,0 +1,73 @@
+/* The solvers' shared toolkit: what more than one solver file needs, written once.
+ *
+ *   - parameters: the value of a documented parameter, its default read from the solver's own
+ *     ncp_param_doc table (the one place a default is written), with range validation that names
+ *     the solver and the parameter in the error;
+ *   - the per-block curvature of the dual problem (1/lambda_max(D_kk), 1/D_rr) and the projected
+ *     Gauss–Seidel sweep built on it (pgs iterates it; nsn-nm falls back to it);
+ *   - the end of an iteration and of a run, as solver.h asks every solver to do them.
+ * The algorithm behind the sweep (sources, step choice, over-relaxation) is described in the
+ * header of solvers/pgs.c.
+ */
+#ifndef NCP_SOLVERS_COMMON_H
+#define NCP_SOLVERS_COMMON_H
+
+#include "solver.h"
+
+/* ---- parameters ---- */
+
+/* Value of the documented parameter `name` of solver d: from ps if given there, else the default
+ * of d's ncp_param_doc table. NaN if d does not document `name` (every range check rejects NaN). */
+double ncp_solver_param(const ncp_solver_desc *d, const ncp_params *ps, const char *name);
+
+enum {
+    NCP_PARAM_LO_OPEN = 1u << 0, /* lo itself is excluded */
+    NCP_PARAM_HI_OPEN = 1u << 1  /* hi itself is excluded */
+};
+
+/* A real parameter that must be finite and lie in the interval from lo to hi (ends included
+ * unless `open` has NCP_PARAM_LO_OPEN / NCP_PARAM_HI_OPEN; hi = INFINITY: no upper bound).
+ * Otherwise returns NCP_ERR_INPUT: "<solver>: parameter <name> = <value> must lie in (lo, hi]". */
+int ncp_solver_param_real(const ncp_solver_desc *d, const ncp_params *ps, const char *name,
+                          double lo, double hi, unsigned open, double *out, ncp_error *err);
+/* An integer parameter in [lo, hi]; otherwise NCP_ERR_INPUT naming the solver and parameter. */
+int ncp_solver_param_int(const ncp_solver_desc *d, const ncp_params *ps, const char *name, int lo,
+                         int hi, int *out, ncp_error *err);
+
+/* NCP_ERR_INPUT "<solver>: problem '<name>' has no dual data (D, v_f)" unless p has D and v_f. */
+int ncp_solver_need_dual(const ncp_solver_desc *d, const ncp_problem *p, ncp_error *err);
+
+/* ---- projected Gauss–Seidel on the dual (u = D lambda + v_f) ---- */
+
+/* Per-block curvature of the dual problem, computed once per solve:
+ *   c_k = lambda_max(D_kk) (contact; of the symmetrised 3x3 block, by ncp_sym_eig), D_rr (others).
+ * step[bi] = 1 / c_k, the Gauss–Seidel step; 0 when c_k <= 1e-14 x the largest diagonal entry of
+ *   D (or <= 0): such a block does not influence its own velocity, Gauss–Seidel has no
+ *   information about it and leaves its lambda as it is.
+ * scale[bi] (may be NULL) = c_k, or for those negligible blocks the largest diagonal entry (1 if
+ *   D = 0), so that it is always a positive normaliser (nsn-nm's rho_k = rho_scale / scale[bi]).
+ * Fails (NCP_ERR_NUMERIC, message naming the block's row) only if the eigensolver fails. */
+int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error *err);
+
+/* One projected Gauss–Seidel sweep over the blocks in their order (solvers/pgs.c header, seed 004
+ * Alg. 5): each block with step[bi] > 0 is updated from the current u, then u = D lambda + v_f
+ * is brought up to date by one column axpy per changed row (O(m) per row, O(m^2) per sweep).
+ * omega in (0, 2) multiplies the step inside the projection; local_iter >= 1 local steps per
+ * contact. lambda (m) and u (m, = D lambda + v_f on entry) are updated in place. Returns the
+ * largest |change| of any entry of lambda. */
+double ncp_pgs_sweep(const ncp_problem *p, const double *step, double omega, int local_iter,
+                     double *lambda, double *u);
+
+/* ---- the iteration protocol of solver.h ---- */
+
+/* Ends iteration k (1-based) of a solver whose iterate is lambda (m entries, no v): a non-finite
+ * lambda sets *status = FAILED; otherwise the iterate is reported (ncp_run_iterate) and, if the
+ * harness lets the solver go on, `stalled` (the solver's own no-progress test) sets *status =
+ * STALLED. Returns non-zero when the solver must stop (*status is left alone when the harness
+ * decides). */
+int ncp_solver_iter_end(ncp_run *run, int k, int m, const double *lambda, int stalled,
+                        int *status);
+/* Fills out after the last iteration k: lambda (m), no v, iterations, and status if >= 0. */
+void ncp_solver_finish(ncp_solve_out *out, int m, const double *lambda, int k, int status);
+
+#endif
