@@ -144,8 +144,10 @@ static int bench_and_plot(const ncp_problem *probs, int n, ncp_bench_opts *bo,
         else if (!o->quiet) printf("figures: %s/residual_vs_time.{png,svg}, %s/time_vs_iteration.{png,svg}\n",
                                    bo->out_dir, bo->out_dir);
     }
-    if (!o->quiet) printf("outputs: %s/{problems.h5,solutions.h5,metrics.csv,traces.csv,summary.json}\n",
-                          bo->out_dir);
+    if (!o->quiet)
+        printf("outputs: %s/{%ssolutions.h5,metrics.csv,%ssummary.json}\n", bo->out_dir,
+               bo->scene_name && *bo->scene_name ? "problems.h5," : "",
+               bo->traces ? "traces.csv," : "");
     return NCP_OK;
 }
 

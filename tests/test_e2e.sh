@@ -67,5 +67,24 @@ PATH=/nonexistent "$NCPBENCH" run scenes/incline.json --quick --out "$T/nognuplo
 grep -q "gnuplot" "$T/ng.log" || fail "no message about missing gnuplot"
 [ -s "$T/nognuplot/metrics.csv" ] || fail "run without gnuplot lost metrics.csv"
 
+# Ctrl-C: finished rows are kept, files are closed and readable, exit 130
+( "$NCPBENCH" run scenes/sphere-stack.json --out "$T/intr" --tol 0 --max-iter 20000 --no-traces \
+    --no-figures > "$T/intr.log" 2>&1; echo $? > "$T/intr.rc" ) &
+for i in $(seq 1 600); do
+  [ -f "$T/intr/metrics.csv" ] && [ "$(wc -l < "$T/intr/metrics.csv")" -ge 3 ] && break
+  sleep 0.1
+done
+pkill -INT -f -- "--out $T/intr" || fail "could not interrupt the run"
+wait
+[ "$(cat "$T/intr.rc")" = 130 ] || fail "interrupted run exit $(cat "$T/intr.rc"), want 130"
+grep -q '"interrupted":[[:space:]]*true' "$T/intr/summary.json" || fail "summary.json does not say interrupted"
+rows=$(($(wc -l < "$T/intr/metrics.csv") - 1))
+[ "$rows" -ge 2 ] || fail "interrupted run kept $rows rows"
+"$PY" -c "
+import h5py, sys
+f = h5py.File(sys.argv[1], 'r')
+n = sum(len(f['solutions'][s]) for s in f['solutions'])
+sys.exit(0 if n == int(sys.argv[2]) else 1)" "$T/intr/solutions.h5" "$rows" || fail "solutions.h5 of the interrupted run does not hold its $rows rows"
+
 echo "e2e: $fails failure(s)"
 [ $fails -eq 0 ]
