@@ -12,6 +12,7 @@
 #include "fsutil.h"
 #include "ncp_config.h"
 #include "pipeline.h"
+#include "figures.h"
 #include "plot.h"
 #include "store.h"
 
@@ -51,7 +52,8 @@ static void usage_main(FILE *f)
             "  plot DIR            (re)draw the figures of an output directory\n"
             "  list [WHAT]         list solvers (with their source), metrics and scenes\n"
             "  export --fclib DIR FILE...  write every problem as a plain FCLib file\n"
-            "  check BASELINE      rerun the baseline's quick scenes, compare, exit 1 on regression\n\n"
+            "  check BASELINE      rerun the baseline's quick scenes, compare, exit 1 on regression\n"
+            "  figures [...]       regenerate the papers' figures and tables, performance profiles\n\n"
             "`ncpbench COMMAND --help` describes each command. Exit codes: 0 success, 1 check\n"
             "found regressions, 2 bad input or usage, 3 I/O or internal failure, 130 interrupted\n"
             "(finished results are kept).\n",
@@ -594,6 +596,8 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
     } cmds[] = {{"run", cmd_run},       {"capture", cmd_capture}, {"solve", cmd_solve},
                 {"plot", cmd_plot},     {"list", cmd_list},       {"export", cmd_export},
                 {"check", cmd_check}};
+    /* `figures` has its own options (src/figures.c) */
+    if (!strcmp(cmd, "figures")) return ncp_figures_cli(argc - 2, argv + 2, interrupt);
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         if (strcmp(cmd, cmds[i].name)) continue;
         cli *c = calloc(1, sizeof *c);

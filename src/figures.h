@@ -1,0 +1,23 @@
+/* `ncpbench figures`: regenerates the papers' figures and tables and the Dolan–Moré performance
+ * profiles from fresh captures (DESIGN.md §9). Each figure set lives in its own file and is
+ * listed in the table in figures.c. */
+#ifndef NCP_FIGURES_H
+#define NCP_FIGURES_H
+
+#include "ncp_error.h"
+
+/* Options every figure set receives. */
+typedef struct ncp_fig_opts {
+    const char *out_dir;   /* default results/figures; each set writes into out_dir/<set id>/ */
+    int quick;             /* small sizes (CI) */
+    int jobs;
+    unsigned long long seed;
+    const volatile int *interrupt;
+} ncp_fig_opts;
+
+/* Figure sets (one file each, listed in figures.c's table): declare them here. */
+
+/* argv holds the options after "figures"; returns the process exit code (cli.h). */
+int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt);
+
+#endif
