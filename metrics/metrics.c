@@ -5,6 +5,8 @@
  * the same vector (D = J A^{-1} J^T, v_f = J A^{-1} b + e), so we always take the dual route:
  * no factorisation per evaluation, and every metric sees the same u. tests/test_metrics.c
  * recomputes al_residual by the primal route and checks that the numbers agree.
+ * sap_momentum (seed 001 eq. 32) is a statement about generalised momenta: with primal data it
+ * also reads A's diagonal, b and J (J^T products, still no factorisation; src/sap_model.c).
  *
  * The workspace borrows the problem (and its D and v_f): the problem must outlive it and must
  * not change between ncp_metrics_ws_create and ncp_metrics_eval.
@@ -20,6 +22,7 @@
 
 #include "cone.h"
 #include "la.h"
+#include "sap_model.h"
 
 static const char *const metric_names[] = {
     "al_residual",
@@ -33,6 +36,8 @@ static const char *const metric_names[] = {
     "ncp_dual",
     "ncp_compl",
     "penetration",
+    "sap_momentum",
+    "sap_compl",
 };
 #define NMETRICS ((int)(sizeof metric_names / sizeof metric_names[0]))
 
@@ -62,6 +67,8 @@ void ncp_metrics_values(const ncp_metrics *mt, double *out)
     out[8] = mt->ncp_dual;
     out[9] = mt->ncp_compl;
     out[10] = mt->penetration;
+    out[11] = mt->sap_momentum;
+    out[12] = mt->sap_compl;
 }
 
 struct ncp_metrics_ws {
@@ -72,6 +79,8 @@ struct ncp_metrics_ws {
     double *D_own;
     double *vf_own;
     double *u;            /* m: u = D lambda + v_f */
+    ncp_sap_model sap;    /* seed 001 model with the paper's beta, sigma (sap_* metrics) */
+    double *uhat, *gamma; /* m: SAP's velocity u + shift and the model's impulse there */
 };
 
 void ncp_metrics_ws_free(ncp_metrics_ws *ws)
@@ -80,6 +89,9 @@ void ncp_metrics_ws_free(ncp_metrics_ws *ws)
     free(ws->D_own);
     free(ws->vf_own);
     free(ws->u);
+    ncp_sap_model_free(&ws->sap);
+    free(ws->uhat);
+    free(ws->gamma);
     free(ws);
 }
 
@@ -179,6 +191,18 @@ int ncp_metrics_ws_create(const ncp_problem *p, ncp_metrics_ws **wsp, ncp_error 
         ws->D = ws->D_own;
         ws->vf = ws->vf_own;
     }
+    ws->uhat = ncp_calloc(err, m, sizeof(double));
+    ws->gamma = ncp_calloc(err, m, sizeof(double));
+    if (!ws->uhat || !ws->gamma) {
+        ncp_metrics_ws_free(ws);
+        return NCP_ERR_NOMEM;
+    }
+    rc = ncp_sap_model_build(p, ws->D, NCP_SAP_BETA, NCP_SAP_SIGMA, &ws->sap, err);
+    if (rc) {
+        ncp_error_prefix(err, "metrics (sap_momentum): ");
+        ncp_metrics_ws_free(ws);
+        return rc;
+    }
     *wsp = ws;
     return NCP_OK;
 }
@@ -191,6 +215,7 @@ static void fill_nan(ncp_metrics *out)
     out->natural_map_rel_acary = out->natural_map_rel_siconos = out->natural_map_rel_fclib = v;
     out->ncp_primal = out->ncp_dual = out->ncp_compl = v;
     out->penetration = v;
+    out->sap_momentum = out->sap_compl = v;
 }
 
 /* Normalised residual: num / den with 0/0 = 0 and x/0 = x (the absolute value). A zero norm
@@ -328,5 +353,14 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
     out->ncp_dual = rd;
     out->ncp_compl = rc;
     out->penetration = pen; /* starts at 0: max(0, .) */
+
+    /* Seed 001 eqs. 32-33 (sap_model.h): gamma = the compliant model's impulse at the velocity
+     * lambda produces; both are 0 when lambda is that impulse and (eq. 33) complementary. */
+    for (int i = 0; i < m; i++) ws->uhat[i] = u[i] + ws->sap.shift[i];
+    ncp_sap_eval(p, &ws->sap, ws->uhat, ws->gamma, NULL);
+    double snum, sden;
+    ncp_sap_momentum_parts(p, &ws->sap, lambda, ws->gamma, &snum, &sden);
+    out->sap_momentum = rel(snum, sden);
+    out->sap_compl = ncp_sap_compl(p, &ws->sap, lambda, u, ws->vf);
     return NCP_OK;
 }

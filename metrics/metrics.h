@@ -28,6 +28,16 @@ typedef struct ncp_metrics {
     double ncp_dual;                /* seed 004 eq. 174, L_inf */
     double ncp_compl;               /* seed 004 eq. 175, L_inf */
     double penetration;             /* max_i max(0, -(phi_i + h u_n,i)); 0 if no geometry */
+    /* Seed 001 (SAP) errors of lambda w.r.t. SAP's compliant model (src/sap_model.h) with the
+     * paper's beta = 1, sigma = 1e-3 and the captured stiffness/dissipation; gamma = the model's
+     * impulse at u = D lambda + v_f (see ncp_sap_momentum_parts, ncp_sap_compl): */
+    double sap_momentum;            /* eq. 32: ||D_s J^T(lambda - gamma)|| / max(||D_s p||,
+                                       ||D_s J^T gamma||, ||D_s J^T lambda||) (the last term is
+                                       ours: see ncp_sap_momentum_parts), D_s = diag(A)^{-1/2},
+                                       p = b + J^T lambda;
+                                       without primal data in the form A = I, J = L^T (D = L L^T):
+                                       ||lambda - gamma||_D / max(||lambda||_D, ||gamma||_D) */
+    double sap_compl;               /* eq. 33: mean_i |(u_hat_i + R_i lambda_i) . lambda_i| / l_p */
 } ncp_metrics;
 
 /* Names of the metric columns, in the order of ncp_metrics_values(). */

@@ -40,5 +40,5 @@ done
 if [ ! -f build/build.ninja ]; then meson setup build; fi
 ninja -C build
 echo
-echo "== main job: ./build/ncpbench run scenes/sphere-stack.json"
-./build/ncpbench run scenes/sphere-stack.json
+echo "== main job: ./build/ncpbench run scenes/boltnut.json"
+./build/ncpbench run scenes/boltnut.json

@@ -198,6 +198,12 @@ double ncp_pgs_sweep(const ncp_problem *p, const double *step, double omega, int
     return dmax;
 }
 
+double ncp_pgs_scalar(const ncp_problem *p, const ncp_block *b, double step, double omega,
+                      double *lambda, double *u)
+{
+    return sweep_scalar(p, b, step, omega, lambda, u);
+}
+
 /* ---------- the iteration protocol ---------- */
 
 int ncp_solver_iter_end(ncp_run *run, int k, int m, const double *lambda, int stalled,
@@ -221,4 +227,87 @@ void ncp_solver_finish(ncp_solve_out *out, int m, const double *lambda, int k, i
     out->has_v = 0;
     out->iterations = k;
     if (status >= 0) out->status = status;
+}
+
+/* ---------- projected first-order steps ---------- */
+
+void ncp_block_gradient(const ncp_block *b, int desaxce, const double *lambda, const double *u,
+                        double *g)
+{
+    switch (b->type) {
+    case NCP_BILATERAL:
+    case NCP_UNILATERAL:
+        g[0] = u[0];
+        break;
+    case NCP_SOFT:
+        g[0] = b->c > 0.0 ? u[0] + (lambda[0] + b->k * b->phi) / b->c : 0.0;
+        break;
+    case NCP_CONTACT:
+        if (desaxce) {
+            ncp_desaxce(b->mu, u, g);
+        } else {
+            g[0] = u[0];
+            g[1] = u[1];
+            g[2] = u[2];
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void ncp_block_project(const ncp_block *b, const double *x, double *out)
+{
+    switch (b->type) {
+    case NCP_BILATERAL:
+        out[0] = x[0];
+        break;
+    case NCP_UNILATERAL:
+        out[0] = fmax(0.0, x[0]);
+        break;
+    case NCP_SOFT:
+        out[0] = b->c > 0.0 ? x[0] : -b->k * b->phi;
+        break;
+    case NCP_CONTACT:
+        ncp_cone_project(b->mu, x, out);
+        break;
+    default:
+        break;
+    }
+}
+
+int ncp_block_fo_steps(const ncp_problem *p, double *step, ncp_error *err)
+{
+    int rc = ncp_block_steps(p, step, NULL, err);
+    if (rc) return rc;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        if (b->type != NCP_SOFT) continue;
+        /* D_rr below the negligible threshold counts as 0 here too (ncp_block_steps) */
+        double drr = step[bi] > 0.0 ? 1.0 / step[bi] : 0.0;
+        step[bi] = b->c > 0.0 ? 1.0 / (drr + 1.0 / b->c) : 1.0;
+    }
+    return NCP_OK;
+}
+
+double ncp_power_lmax(int m, void (*apply)(void *ctx, const double *x, double *y), void *ctx,
+                      int max_iter, double rtol, double *v, double *w)
+{
+    if (m <= 0) return 0.0;
+    /* positive, unequal entries: not orthogonal to the top eigenvector of the usual
+     * (entrywise mostly non-negative on the diagonal blocks) Delassus operators */
+    for (int i = 0; i < m; i++) v[i] = 1.0 + (double)((i * 7919) % 101) / 202.0;
+    ncp_scal(m, 1.0 / ncp_norm2(m, v), v);
+    double lam = 0.0;
+    for (int it = 0; it < max_iter; it++) {
+        apply(ctx, v, w);
+        double rq = ncp_dot(m, v, w); /* Rayleigh quotient, |v| = 1 */
+        double nw = ncp_norm2(m, w);
+        if (!(nw > 0.0) || !isfinite(nw)) return fmax(rq, 0.0);
+        int done = it > 0 && fabs(rq - lam) <= rtol * fabs(rq);
+        lam = rq;
+        if (done) break;
+        for (int i = 0; i < m; i++) v[i] = w[i] / nw;
+    }
+    return fmax(lam, 0.0);
 }

@@ -58,6 +58,12 @@ int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error
 double ncp_pgs_sweep(const ncp_problem *p, const double *step, double omega, int local_iter,
                      double *lambda, double *u);
 
+/* The sweep's update of one scalar block b (bilateral, unilateral or soft; step = its
+ * step[bi] > 0): the exact 1-D Gauss–Seidel solve with omega inside the projection, then u
+ * updated. Used by the seed 004 splitting solvers (solvers/splitting.c). Returns |change|. */
+double ncp_pgs_scalar(const ncp_problem *p, const ncp_block *b, double step, double omega,
+                      double *lambda, double *u);
+
 /* ---- the iteration protocol of solver.h ---- */
 
 /* Ends iteration k (1-based) of a solver whose iterate is lambda (m entries, no v): a non-finite
@@ -69,5 +75,33 @@ int ncp_solver_iter_end(ncp_run *run, int k, int m, const double *lambda, int st
                         int *status);
 /* Fills out after the last iteration k: lambda (m), no v, iterations, and status if >= 0. */
 void ncp_solver_finish(ncp_solve_out *out, int m, const double *lambda, int k, int status);
+
+/* ---- projected first-order steps on the dual (jacobi, apgd) ---- */
+
+/* Every block law written as a fixed point lambda_b = Pi_b(lambda_b - t g_b), any t > 0:
+ *   bilateral    g = u                                Pi = identity
+ *   unilateral   g = u                                Pi = max(0, .)
+ *   contact      g = u + Gamma(u) (desaxce = 1) or u  Pi = ncp_cone_project (NCP / CCP)
+ *   soft, c > 0  g = u + (lambda + k phi) / c         Pi = identity
+ *   soft, c = 0  g = 0                                Pi = {-k phi}
+ * The soft row's law lambda = -k phi - c u divided by c is a compliant bilateral row: g is the
+ * gradient of the CCP objective 1/2 l^T D l + v_f^T l plus l_r^2 / (2c) + k phi l_r / c, so the
+ * CCP (desaxce = 0) stays a convex QP over K. lambda, u and g point at the block's first row. */
+void ncp_block_gradient(const ncp_block *b, int desaxce, const double *lambda, const double *u,
+                        double *g);
+void ncp_block_project(const ncp_block *b, const double *x, double *out);
+
+/* Steps 1 / (curvature of g_b in lambda_b) for the laws above: ncp_block_steps (0 = a block
+ * without self-influence, left alone), except soft rows: 1 / (D_rr + 1/c) for c > 0 (defined
+ * even when D_rr = 0), 1 for c = 0 (the projection alone sets the row). */
+int ncp_block_fo_steps(const ncp_problem *p, double *step, ncp_error *err);
+
+/* Largest eigenvalue of a symmetric positive semidefinite operator y = apply(ctx, x) on R^m by
+ * power iteration from a fixed positive start vector (deterministic), stopping when the Rayleigh
+ * quotient changes by <= rtol relative or after max_iter products. v and w are m-vectors of
+ * work. Power iteration approaches lambda_max from below: callers that need an upper bound
+ * multiply by a margin. Returns 0 for m = 0 or a zero operator. */
+double ncp_power_lmax(int m, void (*apply)(void *ctx, const double *x, double *y), void *ctx,
+                      int max_iter, double rtol, double *v, double *w);
 
 #endif

@@ -435,6 +435,9 @@ static void list_metrics(void)
         "seed 004 eq. 174: L_inf dual-cone infeasibility of u + Gamma(u)",
         "seed 004 eq. 175: L_inf per-block lambda^T (u + Gamma(u))",
         "max over contacts of max(0, -(phi + h u_n)) after the step",
+        "seed 001 eq. 32: SAP momentum error of lambda in SAP's compliant model (beta 1, "
+        "sigma 1e-3)",
+        "seed 001 eq. 33: SAP complementarity error mean |g_i . lambda_i| / l_p",
     };
     printf("Metrics (%d; columns of metrics.csv and traces.csv):\n", ncp_metrics_count());
     for (int i = 0; i < ncp_metrics_count(); i++)

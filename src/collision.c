@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "collision.h"
+#include "sdf_contact.h"
 #include "spatial.h"
 
 /* A contact as the narrow phase finds it: normal from the pair's first to its second shape. */
@@ -633,6 +634,7 @@ typedef int (*narrow_fn)(const ncp_geom *, const ncp_geom *, double, raw_contact
 /* Dispatch table indexed by (lower type, higher type). */
 static narrow_fn narrow_table(int ta, int tb)
 {
+    if (ta > NCP_SHAPE_BOX || tb > NCP_SHAPE_BOX) return NULL; /* SDF pairs: ncp_sdf_collide */
     static const narrow_fn table[4][4] = {
         {NULL, plane_sphere, plane_capsule, plane_box},
         {NULL, sphere_sphere, sphere_capsule, sphere_box},
@@ -673,6 +675,11 @@ typedef struct aabb {
 static void geom_aabb(const ncp_geom *g, double inflate, aabb *bx)
 {
     double ext[3];
+    if (g->type == NCP_SHAPE_SDF) {
+        ncp_sdf_geom_aabb(g, bx->lo, bx->hi);
+        for (int k = 0; k < 3; k++) bx->lo[k] -= inflate, bx->hi[k] += inflate;
+        return;
+    }
     for (int k = 0; k < 3; k++) {
         switch (g->type) {
         case NCP_SHAPE_SPHERE: ext[k] = g->radius; break;
@@ -758,7 +765,7 @@ int ncp_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err)
         free(pairs);
         return rc;
     }
-    qsort(pairs, (size_t)np, sizeof(pair), cmp_pair); /* contact order independent of the sweep */
+    if (np > 1) qsort(pairs, (size_t)np, sizeof(pair), cmp_pair); /* contact order independent of the sweep */
     for (int k = 0; k < np; k++) {
         int s0 = pairs[k].a, s1 = pairs[k].b;
         /* body[0] is the static body if there is one, else the lower body index */
@@ -769,9 +776,12 @@ int ncp_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err)
             s0 = s1;
             s1 = t;
         }
-        if (out->n + NCP_MAX_PAIR_CONTACTS > out->cap) {
+        const ncp_geom *g0 = &w->geoms[s0], *g1 = &w->geoms[s1];
+        int sdf = g0->type == NCP_SHAPE_SDF || g1->type == NCP_SHAPE_SDF;
+        int room = sdf ? ncp_sdf_pair_cap(g0, g1) : NCP_MAX_PAIR_CONTACTS;
+        if (out->n + room > out->cap) {
             int nc = out->cap ? 2 * out->cap : 64;
-            while (nc < out->n + NCP_MAX_PAIR_CONTACTS) nc *= 2;
+            while (nc < out->n + room) nc *= 2;
             ncp_contact *c = realloc(out->c, (size_t)nc * sizeof(ncp_contact));
             if (!c) {
                 free(pairs);
@@ -780,7 +790,16 @@ int ncp_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err)
             out->c = c;
             out->cap = nc;
         }
-        int n = ncp_collide_geoms(&w->geoms[s0], &w->geoms[s1], m->margin, out->c + out->n);
+        int n = 0;
+        if (sdf) { /* contact-rich pairs (sdf_contact.h): up to the pair's cap */
+            int rc2 = ncp_sdf_collide(g0, g1, m->margin, room, out->c + out->n, &n, err);
+            if (rc2) {
+                free(pairs);
+                return rc2;
+            }
+        } else {
+            n = ncp_collide_geoms(g0, g1, m->margin, out->c + out->n);
+        }
         const ncp_shape_model *sh0 = &m->shapes[s0], *sh1 = &m->shapes[s1];
         double mu = m->pair_friction[sh0->material * m->nmaterials + sh1->material];
         for (int i = 0; i < n; i++) {

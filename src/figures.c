@@ -17,24 +17,31 @@ typedef struct ncp_fig_set {
 
 /* Figure sets register here (one line each). */
 static const ncp_fig_set fig_sets[] = {
+    {"profiles", "Dolan-More performance profiles: every solver on every shipped scene's captures",
+     ncp_fig_profiles},
+    {"002", "seed 002: residual vs iteration, ADMM/FADMM/Jacobi/APGD/PGS, sphere stack",
+     ncp_fig_002},
+    {"000", "seed 000 §VII: Fig. 7, 9, 11, Tables II, III (CANAL, SubADMM, PGS, ablations)",
+     ncp_fig_paper000},
     {NULL, NULL, NULL},
 };
 
 static void usage(FILE *f)
 {
     fprintf(f, "Usage: ncpbench figures [--paper ID]... [--profiles] [--all] [--out DIR] [--quick]\n"
-               "                        [--seed N] [-j N]\n\n"
+               "                        [--seed N] [-j N] [--scenes A,B]\n\n"
                "Regenerates figures and tables from fresh captures into --out (default\n"
                "results/figures). Figure sets:\n");
     int n = 0;
     for (const ncp_fig_set *s = fig_sets; s->id; s++, n++)
         fprintf(f, "  %-10s %s\n", s->id, s->what);
     if (n == 0) fprintf(f, "  (none registered)\n");
+    fprintf(f, "--scenes A,B restricts the profiles to those shipped scenes (names without .json).\n");
 }
 
 int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt)
 {
-    ncp_fig_opts o = {"results/figures", 0, 1, 1, interrupt};
+    ncp_fig_opts o = {"results/figures", 0, 1, 1, interrupt, NULL};
     const char *want[16];
     int nwant = 0, all = 0;
     for (int i = 0; i < argc; i++) {
@@ -43,7 +50,7 @@ int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt)
             usage(stdout);
             return 0;
         } else if ((!strcmp(a, "--paper") || !strcmp(a, "--out") || !strcmp(a, "--seed") ||
-                    !strcmp(a, "-j")) && i + 1 >= argc) {
+                    !strcmp(a, "-j") || !strcmp(a, "--scenes")) && i + 1 >= argc) {
             fprintf(stderr, "ncpbench figures: option %s needs a value\n", a);
             return 2;
         } else if (!strcmp(a, "--paper")) {
@@ -56,6 +63,8 @@ int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt)
             o.out_dir = argv[++i];
         } else if (!strcmp(a, "--quick")) {
             o.quick = 1;
+        } else if (!strcmp(a, "--scenes")) {
+            o.scenes = argv[++i];
         } else if (!strcmp(a, "--seed")) {
             char *end;
             o.seed = strtoull(argv[++i], &end, 10);

@@ -13,9 +13,14 @@ typedef struct ncp_fig_opts {
     int jobs;
     unsigned long long seed;
     const volatile int *interrupt;
+    const char *scenes;    /* --scenes a,b: restrict the sets that sweep every shipped scene
+                              (profiles) to these scene names; NULL = all */
 } ncp_fig_opts;
 
 /* Figure sets (one file each, listed in figures.c's table): declare them here. */
+int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err); /* src/fig_profiles.c */
+int ncp_fig_002(const ncp_fig_opts *o, ncp_error *err);      /* src/fig_002.c */
+int ncp_fig_paper000(const ncp_fig_opts *o, ncp_error *err); /* src/fig_paper000.c */
 
 /* argv holds the options after "figures"; returns the process exit code (cli.h). */
 int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt);

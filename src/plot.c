@@ -964,3 +964,37 @@ done:
     free(defs);
     return rc;
 }
+
+int ncp_plot_script(const char *name, const char *dir, const char *title, ncp_error *err)
+{
+    if (strpbrk(dir, "\n\r"))
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "output directory name contains a line break; gnuplot cannot be "
+                             "given it: rename the directory");
+    char *gnuplot = find_gnuplot();
+    if (!gnuplot)
+        return ncp_error_set(err, NCP_PLOT_SKIPPED,
+                             "gnuplot not found on PATH: figures skipped; install gnuplot-nox");
+    const char *scripts_dir = access(NCP_SOURCE_ROOT "/scripts/" RES_SCRIPT ".gp", R_OK) == 0
+                                  ? NCP_SOURCE_ROOT "/scripts"
+                                  : NCP_DATADIR "/scripts";
+    int rc = NCP_OK;
+    char *logpath = path_join(dir, "gnuplot.log", err);
+    size_t cap = 2 * (strlen(dir) + strlen(title)) + 32;
+    char *defs = ncp_malloc(err, cap, 1);
+    if (!logpath || !defs) {
+        rc = NCP_ERR_NOMEM;
+    } else {
+        defs[0] = '\0';
+        strcat(defs, "dir='");
+        gp_quote(defs, cap, dir);
+        strcat(defs, "'; title='");
+        gp_quote(defs, cap, title);
+        strcat(defs, "'");
+        rc = run_script(gnuplot, scripts_dir, name, dir, defs, logpath, err);
+    }
+    free(gnuplot);
+    free(logpath);
+    free(defs);
+    return rc;
+}

@@ -39,4 +39,12 @@ int ncp_plot_aggregate(const char *dir, const char *metric, ncp_error *err);
  * written) or an NCP_ERR_* code (gnuplot failing -> NCP_ERR_IO pointing at DIR/gnuplot.log). */
 int ncp_plot_dir(const char *dir, const char *scripts_dir, const char *metric, ncp_error *err);
 
+/* Runs one gnuplot script of the scripts directory (the source tree's scripts/ if present, else
+ * the installed share/ncpbench/scripts), scripts/<name>.gp, with the gnuplot variables
+ * dir='<dir>' and title='<title>' (quoted for gnuplot), output and messages appended to
+ * dir/gnuplot.log; the script must write dir/<name>.png and dir/<name>.svg, which are checked.
+ * For the `ncpbench figures` sets, whose data files are written by their own code. Returns
+ * NCP_OK, NCP_PLOT_SKIPPED (gnuplot not on PATH; err holds the message) or NCP_ERR_*. */
+int ncp_plot_script(const char *name, const char *dir, const char *title, ncp_error *err);
+
 #endif

@@ -37,6 +37,7 @@ void ncp_structure_free(ncp_structure *s)
     if (s->links)
         for (int i = 0; i < s->nlinks; i++) free(s->links[i].Jib);
     free(s->links);
+    free(s->dof_diag);
     free(s);
 }
 
@@ -326,6 +327,9 @@ int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err)
             rc = dup_array(err, (void **)&dst->structure->links[i].Jib, l->Jib, 6 * (size_t)rows,
                            sizeof(double));
         }
+    if (!rc && src->structure) /* joint-space diagonal: nv entries */
+        rc = dup_array(err, (void **)&dst->structure->dof_diag, src->structure->dof_diag,
+                       (size_t)src->nv, sizeof(double));
     if (rc) ncp_problem_free(dst);
     return rc;
 }

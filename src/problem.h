@@ -46,13 +46,20 @@ typedef struct ncp_contact_info {
     double frame[9];  /* rows n, t1, t2 (world), row-major: frame[0..2] = normal */
     int body[2];      /* body indices (-1 = world/static). The normal points from body[0]
                          towards body[1]: lambda_n > 0 pushes body[1] along +n, body[0] along -n */
+    /* Compliant contact model of seed 001 (eq. 2), used by SAP and the sap_* metrics
+     * (src/sap_model.h), from the scene's materials: */
+    double stiffness;   /* k, N/m, > 0; 0 = rigid (not given: the default; +inf also reads as
+                           rigid, but files hold finite numbers only) */
+    double dissipation; /* tau_d, s (>= 0; default 0) */
 } ncp_contact_info;
 
-/* Subsystem / body structure for SubADMM (seed 000 §VI). Filled by the multibody issue; the
- * rigid-body pipeline fills one subsystem per free body. Dense blocks, column-major. */
+/* Subsystem / body structure for SubADMM (seed 000 §VI). Filled by src/assemble.c: one subsystem
+ * per tree of moving bodies rooted at the ground (a free body, a robot); body coordinates are
+ * (v_c, omega), centre-of-mass velocity and angular velocity in world axes (assemble.h). Dense
+ * blocks, column-major. */
 typedef struct ncp_structure_body {
     int subsystem;       /* owning subsystem */
-    double M[36];        /* spatial inertia in body frame (6x6) */
+    double M[36];        /* spatial inertia in the body coordinates above (6x6) */
     int ndof;            /* = subsystem's ndof */
     double *Jb;          /* 6 x ndof body Jacobian J_{b,j} w.r.t. its subsystem's dofs */
 } ncp_structure_body;
@@ -72,6 +79,10 @@ typedef struct ncp_structure {
     ncp_structure_body *bodies;
     int nlinks;
     ncp_structure_link *links;
+    /* (multibody) joint-space diagonal that A adds to the body inertias (armature, implicit
+     * joint damping and controller gains): A_j = sum_b J_{b,j}^T M_b J_{b,j} +
+     * diag(dof_diag[sub_dof_start[j] ...]). nv entries; NULL means all zero. */
+    double *dof_diag;
 } ncp_structure;
 
 typedef struct ncp_problem {

@@ -11,7 +11,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "cases.h"
 #include "scene.h"
+#include "sdf_scene.h"
+#include "robot.h"
 #include "spatial.h"
 #include "world.h"
 
@@ -22,6 +25,7 @@ struct ncp_scene {
     char *description;
     ncp_model model;
     ncp_bench_cfg bench;
+    ncp_cases_cfg cases; /* benchmark.cases (capture "cases"; cases.h) */
 };
 
 /* Validation context: where the text came from, and the error sink. */
@@ -293,14 +297,17 @@ static int parse_materials(jctx *c, const cJSON *root, ncp_model *m)
     m->nmaterials = 1;
     int i = 0, default_seen = 0;
     for (const cJSON *it = mats ? mats->child : NULL; it; it = it->next, i++) {
-        static const char *const keys[] = {"name", "friction", NULL};
+        static const char *const keys[] = {"name", "friction", "stiffness", "dissipation", NULL};
         char p[PATH_MAX_LEN], name[NCP_NAME_MAX];
-        double mu;
+        double mu, stiff, diss;
         path_index(p, "materials", i);
         int rc = need_object(c, it, p);
         if (!rc) rc = check_keys(c, it, p, keys);
         if (!rc) rc = get_string(c, it, p, "name", 1, "", name, sizeof name);
         if (!rc) rc = get_number(c, it, p, "friction", 1, 2, 0.0, &mu);
+        /* compliant contact (seed 001 eq. 2, used by sap): absent = rigid (0), no dissipation */
+        if (!rc) rc = get_number(c, it, p, "stiffness", 0, 1, 0.0, &stiff);
+        if (!rc) rc = get_number(c, it, p, "dissipation", 0, 2, 0.0, &diss);
         if (rc) return rc;
         int k = find_material(m, name);
         if (k == 0) k = default_seen++ ? 1 : 0; /* "default" may be redefined once */
@@ -312,6 +319,8 @@ static int parse_materials(jctx *c, const cJSON *root, ncp_model *m)
         if (k < 0) k = m->nmaterials++;
         snprintf(m->materials[k].name, NCP_NAME_MAX, "%s", name);
         m->materials[k].friction = mu;
+        m->materials[k].stiffness = stiff;
+        m->materials[k].dissipation = diss;
     }
     int nm = m->nmaterials;
     m->pair_friction = ncp_calloc(c->err, (size_t)nm * nm, sizeof(double));
@@ -384,7 +393,7 @@ static int parse_contact(jctx *c, const cJSON *root, ncp_model *m)
     return rc;
 }
 
-static const char *const shape_names[] = {"plane", "sphere", "capsule", "box", NULL};
+static const char *const shape_names[] = {"plane", "sphere", "capsule", "box", "sdf", NULL};
 
 static int parse_shape(jctx *c, const cJSON *sh, const char *path, ncp_model *m, int body,
                        ncp_shape_model *s)
@@ -394,7 +403,7 @@ static int parse_shape(jctx *c, const cJSON *sh, const char *path, ncp_model *m,
     static const char *const k_sphere[] = {"type", "position", "quat", "axis", "angle", "material", "radius", NULL};
     static const char *const k_capsule[] = {"type", "position", "quat", "axis", "angle", "material", "radius", "half_length", NULL};
     static const char *const k_box[] = {"type", "position", "quat", "axis", "angle", "material", "half_extents", NULL};
-    static const char *const *keys[] = {k_plane, k_sphere, k_capsule, k_box};
+    static const char *const *keys[] = {k_plane, k_sphere, k_capsule, k_box, ncp_sdf_shape_keys};
     static const double zero[3] = {0, 0, 0}, up[3] = {0, 0, 1};
     char p[PATH_MAX_LEN], mat[NCP_NAME_MAX];
     int rc = need_object(c, sh, path);
@@ -442,6 +451,9 @@ static int parse_shape(jctx *c, const cJSON *sh, const char *path, ncp_model *m,
             }
         break;
     }
+    case NCP_SHAPE_SDF: /* kind and parameters: sdf_scene.c */
+        rc = ncp_sdf_shape_parse(sh, c->where, path, s, c->err);
+        break;
     }
     return rc;
 }
@@ -463,7 +475,7 @@ static int parse_bodies(jctx *c, const cJSON *root, ncp_model *m)
     double *mass = ncp_calloc(c->err, (size_t)nb, sizeof(double));
     int rc = (!m->bodies || !m->shapes || !density || !mass) ? NCP_ERR_NOMEM : NCP_OK;
     m->nbodies = nb;
-    static const char *const k_static[] = {"name", "type", "position", "quat", "axis", "angle", "shapes", NULL};
+    static const char *const k_static[] = {"name", "type", "position", "quat", "axis", "angle", "shapes", "motion", NULL};
     static const char *const k_dyn[] = {"name", "type", "position", "quat", "axis", "angle", "shapes",
                                         "mass", "density", "velocity", "angular_velocity",
                                         "force", "torque", NULL};
@@ -492,6 +504,11 @@ static int parse_bodies(jctx *c, const cJSON *root, ncp_model *m)
             }
         if (!rc) rc = get_vec(c, b, p, "position", 0, 3, zero, bd->pos0);
         if (!rc) rc = get_orientation(c, b, p, bd->quat0);
+        const cJSON *mv = bd->dynamic ? NULL : cJSON_GetObjectItemCaseSensitive(b, "motion");
+        if (!rc && mv) { /* prescribed motion of a static body (motion.h) */
+            path_key(q, p, "motion");
+            rc = ncp_motion_parse(mv, c->where, q, &bd->motion, c->err);
+        }
         if (!rc && bd->dynamic) {
             const cJSON *vm = cJSON_GetObjectItemCaseSensitive(b, "mass");
             const cJSON *vd = cJSON_GetObjectItemCaseSensitive(b, "density");
@@ -627,10 +644,11 @@ static int parse_params(jctx *c, const cJSON *bench, ncp_bench_cfg *cfg)
     return rc;
 }
 
-static int parse_bench(jctx *c, const cJSON *root, const ncp_model *m, ncp_bench_cfg *cfg)
+static int parse_bench(jctx *c, const cJSON *root, const ncp_model *m, ncp_bench_cfg *cfg,
+                       ncp_cases_cfg *cases)
 {
     static const char *const keys[] = {"capture", "steps", "quick_steps", "skip", "every", "driver",
-                                       "driver_budget", "solvers", "budget", "params", NULL};
+                                       "driver_budget", "solvers", "budget", "params", "cases", NULL};
     static const char *const captures[] = {"trajectory", "cases", NULL};
     static const cJSON empty = {0};
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "benchmark");
@@ -645,9 +663,10 @@ static int parse_bench(jctx *c, const cJSON *root, const ncp_model *m, ncp_bench
     }
     rc = get_enum(c, b, "benchmark", "capture", 0, captures, 0, &cap);
     if (rc) return rc;
-    if (cap == 1)
-        return fail(c, "benchmark.capture", "single-step \"cases\" capture is not implemented for "
-                    "rigid-body scenes yet (expected \"trajectory\")");
+    const cJSON *cj = cJSON_GetObjectItemCaseSensitive(b, "cases");
+    if (cap != 1 && cj)
+        return fail(c, "benchmark.cases", "only with \"capture\": \"cases\" (this scene captures a trajectory)");
+    if (cap == 1 && (rc = ncp_cases_parse(cj, c->where, m, cases, c->err))) return rc;
     snprintf(cfg->capture, sizeof cfg->capture, "%s", captures[cap]);
     rc = get_int(c, b, "benchmark", "skip", 0, 0, 0, &cfg->skip);
     if (!rc) rc = get_int(c, b, "benchmark", "every", 0, 1, 1, &cfg->every);
@@ -656,7 +675,11 @@ static int parse_bench(jctx *c, const cJSON *root, const ncp_model *m, ncp_bench
         return fail(c, "benchmark.skip", "must be less than the scene's %d steps, got %d", m->nsteps, cfg->skip);
     /* candidate steps k = skip + i every < nsteps (steps without contacts are not captured) */
     int fit = (m->nsteps - cfg->skip - 1) / cfg->every + 1;
+    if (cap == 1) fit = cases->configurations * cases->wrenches; /* steps counts cases */
     rc = get_int(c, b, "benchmark", "steps", 0, 1, fit, &cfg->steps);
+    if (!rc && cap == 1 && cfg->steps > fit)
+        return fail(c, "benchmark.steps", "must be at most the %d cases (configurations x wrenches), "
+                    "got %d", fit, cfg->steps);
     if (!rc && cfg->steps > fit)
         return fail(c, "benchmark.steps", "must be at most %d (the captures that fit in the scene's "
                     "%d steps with skip %d and every %d), got %d", fit, m->nsteps, cfg->skip,
@@ -696,7 +719,8 @@ static int parse_root(jctx *c, const cJSON *root, ncp_scene *sc)
 {
     static const char *const keys[] = {"name", "description", "timestep", "duration", "steps",
                                        "gravity", "materials", "material_pairs", "contact",
-                                       "bodies", "benchmark", NULL};
+                                       "bodies", "benchmark", "dynamics", "robots",
+                                       "constraints", "wrenches", NULL};
     static const double g0[3] = {0, 0, -9.81};
     ncp_model *m = &sc->model;
     if (!cJSON_IsObject(root)) return expect_fail(c, "(top level)", root, "an object");
@@ -736,7 +760,8 @@ static int parse_root(jctx *c, const cJSON *root, ncp_scene *sc)
     if (!rc) rc = parse_contact(c, root, m); /* before materials: the combine rule */
     if (!rc) rc = parse_materials(c, root, m);
     if (!rc) rc = parse_bodies(c, root, m);
-    if (!rc) rc = parse_bench(c, root, m, &sc->bench);
+    if (!rc) rc = ncp_scene_parse_multibody(root, c->where, m, c->err); /* robot.c */
+    if (!rc) rc = parse_bench(c, root, m, &sc->bench, &sc->cases);
     return rc;
 }
 
@@ -856,3 +881,11 @@ const char *ncp_scene_text(const ncp_scene *s) { return s->text; }
 const ncp_bench_cfg *ncp_scene_bench(const ncp_scene *s) { return &s->bench; }
 double ncp_scene_timestep(const ncp_scene *s) { return s->model.h; }
 const ncp_model *ncp_scene_model(const ncp_scene *s) { return &s->model; }
+const ncp_cases_cfg *ncp_scene_cases(const ncp_scene *s) { return &s->cases; }
+
+int ncp_scene_parse_shape(const cJSON *sh, const char *where, const char *path, ncp_model *m,
+                          int body, ncp_shape_model *s, ncp_error *err)
+{
+    jctx c = {where, err};
+    return parse_shape(&c, sh, path, m, body, s);
+}

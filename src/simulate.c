@@ -1,20 +1,22 @@
 /* Time stepping and trajectory capture (world.h "stepping", scene.h ncp_scene_capture).
  *
- * One step (semi-implicit Euler, DESIGN.md §3 primal form):
- *   collision -> assembly (A = M, b = M v_k + h f, J, e) -> hook (capture) ->
- *   driver solve through the harness (same stopping rule as the benchmark) ->
- *   v_{k+1} = A^{-1}(b + J^T lambda) (the harness result's v) -> positions with v_{k+1}.
+ * One step (the integrators of dynamics.c, DESIGN.md §3 primal form):
+ *   collision (pairs the model excludes dropped) -> the world's rows (limits, closures,
+ *   springs) -> step matrices A, b -> assembly -> hook (capture) -> driver solve through the
+ *   harness (same stopping rule as the benchmark) -> v = A^{-1}(b + J^T lambda) (the harness
+ *   result's v) -> positions and velocities (ncp_world_integrate).
  *
- * Warm start: the previous step's impulses are kept as world vectors keyed by (shape pair,
- * feature) and projected onto the new contact frames; a contact without a match starts at 0.
- * This is cheap (one sort and a binary search per contact) and stays correct when the tangent
- * basis turns with the normal. */
+ * Warm start: the previous step's impulses are kept keyed by row identity. Contacts are keyed by
+ * (shape pair, feature) and kept as world vectors projected onto the new contact frames (cheap,
+ * and correct when the tangent basis turns with the normal); joint rows by (producer, index,
+ * row). A row without a match starts at 0. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "assemble.h"
+#include "cases.h"
 #include "collision.h"
 #include "harness.h"
 #include "scene.h"
@@ -22,56 +24,60 @@
 #include "world.h"
 
 struct ncp_warm_entry {
-    int s0, s1, feature;
-    double impulse[3]; /* lambda_n n + lambda_t1 t1 + lambda_t2 t2, world */
+    int key[4];
+    double impulse[3]; /* contacts: lambda_n n + lambda_t1 t1 + lambda_t2 t2, world; else [0] */
 };
 
 static int cmp_warm(const void *x, const void *y)
 {
     const struct ncp_warm_entry *a = x, *b = y;
-    if (a->s0 != b->s0) return (a->s0 > b->s0) - (a->s0 < b->s0);
-    if (a->s1 != b->s1) return (a->s1 > b->s1) - (a->s1 < b->s1);
-    return (a->feature > b->feature) - (a->feature < b->feature);
+    for (int i = 0; i < 4; i++)
+        if (a->key[i] != b->key[i]) return (a->key[i] > b->key[i]) - (a->key[i] < b->key[i]);
+    return 0;
 }
 
 static void warm_start_guess(const ncp_world *w, const ncp_contact *con, const ncp_problem *p,
-                             double *lambda0)
+                             const int *keys, double *lambda0)
 {
     ncp_zero(p->m, lambda0);
     for (int i = 0; i < p->nblocks; i++) {
         const ncp_block *bk = &p->blocks[i];
-        if (bk->type != NCP_CONTACT) continue;
-        const ncp_contact *c = &con[bk->contact];
-        struct ncp_warm_entry key = {c->shape[0], c->shape[1], c->feature, {0, 0, 0}};
+        struct ncp_warm_entry key;
+        memcpy(key.key, keys + 4 * i, sizeof key.key);
         const struct ncp_warm_entry *hit =
             w->nwarm ? bsearch(&key, w->warm, (size_t)w->nwarm, sizeof key, cmp_warm) : NULL;
         if (!hit) continue;
-        for (int r = 0; r < 3; r++) lambda0[bk->row + r] = ncp_v3_dot(c->frame + 3 * r, hit->impulse);
+        if (bk->type == NCP_CONTACT) {
+            const ncp_contact *c = &con[bk->contact];
+            for (int r = 0; r < 3; r++) lambda0[bk->row + r] = ncp_v3_dot(c->frame + 3 * r, hit->impulse);
+        } else {
+            lambda0[bk->row] = hit->impulse[0];
+        }
     }
 }
 
-static int warm_store(ncp_world *w, const ncp_contact *con, const ncp_problem *p,
+static int warm_store(ncp_world *w, const ncp_contact *con, const ncp_problem *p, const int *keys,
                       const double *lambda, ncp_error *err)
 {
-    if (p->ncontacts > w->capwarm) {
-        struct ncp_warm_entry *nw = realloc(w->warm, (size_t)p->ncontacts * sizeof *nw);
+    if (p->nblocks > w->capwarm) {
+        struct ncp_warm_entry *nw = realloc(w->warm, (size_t)p->nblocks * sizeof *nw);
         if (!nw) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory keeping warm-start impulses");
         w->warm = nw;
-        w->capwarm = p->ncontacts;
+        w->capwarm = p->nblocks;
     }
     int n = 0;
     for (int i = 0; i < p->nblocks; i++) {
         const ncp_block *bk = &p->blocks[i];
-        if (bk->type != NCP_CONTACT) continue;
-        const ncp_contact *c = &con[bk->contact];
         struct ncp_warm_entry *e = &w->warm[n++];
-        e->s0 = c->shape[0];
-        e->s1 = c->shape[1];
-        e->feature = c->feature;
+        memcpy(e->key, keys + 4 * i, sizeof e->key);
         ncp_v3_set(e->impulse, 0, 0, 0);
-        for (int r = 0; r < 3; r++) ncp_v3_axpy(lambda[bk->row + r], c->frame + 3 * r, e->impulse);
+        if (bk->type == NCP_CONTACT) {
+            const ncp_contact *c = &con[bk->contact];
+            for (int r = 0; r < 3; r++) ncp_v3_axpy(lambda[bk->row + r], c->frame + 3 * r, e->impulse);
+        } else {
+            e->impulse[0] = lambda[bk->row];
+        }
     }
-    w->nwarm = n;
     qsort(w->warm, (size_t)n, sizeof *w->warm, cmp_warm);
     /* a key seen twice (cannot happen with distinct features) would make bsearch ambiguous:
      * keep the first */
@@ -91,10 +97,23 @@ static double metric_at(const ncp_metrics *mt, int idx)
     return vals[idx];
 }
 
+int ncp_world_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err)
+{
+    int rc = ncp_collide(w, out, err);
+    if (rc) return rc;
+    const ncp_model *m = w->model;
+    int k = 0;
+    for (int i = 0; i < out->n; i++)
+        if (ncp_model_bodies_collide(m, out->c[i].body[0], out->c[i].body[1])) out->c[k++] = out->c[i];
+    out->n = k;
+    return NCP_OK;
+}
+
 int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, void *ctx,
                    ncp_step_info *info, ncp_error *err)
 {
     const ncp_model *m = w->model;
+    int nv = m->nv;
     ncp_step_info dummy;
     if (!info) info = &dummy;
     memset(info, 0, sizeof *info);
@@ -104,24 +123,32 @@ int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, voi
     ncp_problem_init(&p);
     ncp_result res;
     memset(&res, 0, sizeof res);
-    double *buf = NULL, *lambda0 = NULL;
-    int rc = ncp_collide(w, &cl, err);
+    ncp_cons_entry *rows = NULL;
+    int nrows = 0, *keys = NULL;
+    double mscale = 1.0, *lambda0 = NULL;
+    double *A = ncp_malloc(err, (size_t)nv * nv, sizeof(double));
+    double *buf = ncp_malloc(err, 3 * (size_t)nv, sizeof(double)); /* b, diag, v */
+    int rc = (!A || !buf) ? NCP_ERR_NOMEM : NCP_OK;
+    if (!rc) rc = ncp_world_collide(w, &cl, err);
+    if (!rc) rc = ncp_world_rows(w, &rows, &nrows, err);
+    if (!rc) rc = ncp_world_step_matrices(w, A, buf, buf + nv, &mscale, err);
     if (rc) goto done;
     info->ncontacts = cl.n;
-    if (cl.n == 0) {
-        /* unconstrained step: v_{k+1} = M^{-1} b; nothing to capture */
-        buf = ncp_malloc(err, 2 * (size_t)m->nv, sizeof(double));
-        if (!buf) {
-            rc = NCP_ERR_NOMEM;
-            goto done;
-        }
-        ncp_world_dynamics(w, NULL, buf);
-        if ((rc = ncp_world_solve_mass(w, buf, buf + m->nv, err))) goto done;
-        ncp_world_integrate(w, buf + m->nv);
+    if (cl.n == 0 && nrows == 0) {
+        /* unconstrained step: v = A^{-1} b; nothing to capture */
+        if ((rc = ncp_world_solve(w, A, buf, buf + 2 * nv, err))) goto done;
+        ncp_world_integrate(w, buf + 2 * nv);
         w->nwarm = 0;
         goto done;
     }
-    if ((rc = ncp_assemble(w, cl.c, cl.n, &p, err))) goto done;
+    keys = ncp_malloc(err, 4 * (size_t)(nrows + cl.n), sizeof(int));
+    if (!keys) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    if ((rc = ncp_assemble_rows(w, A, buf, buf + nv, mscale, rows, nrows, cl.c, cl.n, &p, keys, err)))
+        goto done;
+    info->nrows = p.m;
     char name[32];
     snprintf(name, sizeof name, "step%06d", w->step);
     p.name = ncp_strdup(err, name);
@@ -140,7 +167,7 @@ int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, voi
             rc = NCP_ERR_NOMEM;
             goto done;
         }
-        warm_start_guess(w, cl.c, &p, lambda0);
+        warm_start_guess(w, cl.c, &p, keys, lambda0);
     }
     ncp_harness_opts ho;
     ncp_harness_opts_default(&ho);
@@ -157,17 +184,21 @@ int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, voi
         info->interrupted = 1; /* partial impulses: leave the state as it is */
         goto done;
     }
-    if (res.status == NCP_STATUS_FAILED || !res.v || !ncp_all_finite(m->nv, res.v) ||
+    if (res.status == NCP_STATUS_FAILED || !res.v || !ncp_all_finite(nv, res.v) ||
         !ncp_all_finite(p.m, res.lambda)) {
         rc = ncp_error_set(err, NCP_ERR_NUMERIC, "step %d (t = %g s): driver solver %s failed "
-                           "(status %s) on %d contacts; try another driver or a smaller timestep",
-                           w->step, w->time, o->driver->name, ncp_status_name(res.status), p.ncontacts);
+                           "(status %s) on %d contacts and %d other rows; try another driver or a "
+                           "smaller timestep", w->step, w->time, o->driver->name,
+                           ncp_status_name(res.status), p.ncontacts, p.m - 3 * p.ncontacts);
         goto done;
     }
-    if ((rc = warm_store(w, cl.c, &p, res.lambda, err))) goto done;
+    if ((rc = warm_store(w, cl.c, &p, keys, res.lambda, err))) goto done;
     ncp_world_integrate(w, res.v);
 done:
+    free(A);
     free(buf);
+    free(keys);
+    free(rows);
     free(lambda0);
     ncp_result_free(&res);
     ncp_problem_free(&p);
@@ -212,10 +243,12 @@ int ncp_scene_capture(const ncp_scene *s, const ncp_capture_opts *o, ncp_capture
     const ncp_solver_desc *drv = ncp_solver_find(dname);
     if (!drv)
         return ncp_error_set(err, NCP_ERR_INPUT, "unknown driver solver \"%s\" (see `ncpbench list`)", dname);
+    int ncap = o->steps > 0 ? o->steps : (o->quick ? bc->quick_steps : bc->steps);
+    if (strcmp(bc->capture, "cases") == 0) /* single-step cases: cases.c */
+        return ncp_cases_capture(s, ncp_scene_cases(s), o, ncap, fn, ctx, err);
     if (strcmp(bc->capture, "trajectory") != 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "scene %s: capture \"%s\" is not supported",
                              ncp_scene_name(s), bc->capture);
-    int ncap = o->steps > 0 ? o->steps : (o->quick ? bc->quick_steps : bc->steps);
     const ncp_params *params = NULL;
     for (int i = 0; i < bc->nparams; i++)
         if (strcmp(bc->params[i].solver, drv->name) == 0) params = &bc->params[i].params;
@@ -224,9 +257,9 @@ int ncp_scene_capture(const ncp_scene *s, const ncp_capture_opts *o, ncp_capture
     if (rc) return rc;
     ncp_step_opts so = {drv, params, bc->driver_budget, 1, o->interrupt};
     capture_ctx cc = {s, o, drv->name, fn, ctx, 0};
-    /* Candidate steps are k = skip + i * every, i < ncap; a candidate without contacts has no
-     * problem and is skipped (names stay consecutive over the captured problems). The
-     * seed only enters the provenance: the rigid-body trajectory draws no random numbers.
+    /* Candidate steps are k = skip + i * every, i < ncap; a candidate without constraint rows
+     * has no problem and is skipped (names stay consecutive over the captured problems). The
+     * seed only enters the provenance: the trajectory draws no random numbers.
      * An interrupt stops before the next step (or abandons the step whose driver solve it cut
      * short) and returns NCP_OK: every problem handed to fn is complete, and the caller, who
      * raised the flag, knows the run is partial. */

@@ -10,12 +10,16 @@
  *   - blocks/contact (int) is stored beside blocks/{type,row,mu,k,c,phi} so that the block ->
  *     contact index survives a round trip; an absent blocks/contact numbers contacts in order;
  *   - contacts/point is (nc, 3), contacts/frame is (nc, 3, 3) with rows n, t1, t2,
- *     contacts/body is (nc, 2);
+ *     contacts/body is (nc, 2); contacts/stiffness and contacts/dissipation (nc) hold the
+ *     compliant model's k and tau_d (problem.h; 0 = rigid / none), optional on reading (files
+ *     written before they existed read as 0, the defaults);
  *   - structure/: sub_dof_start, sub_ndof [nsub]; body_subsystem, body_ndof [nbodies];
  *     body_M (nbodies, 6, 6) as the matrices themselves; body_Jb = the 6 x ndof blocks J_{b,j}
  *     concatenated, each in column-major order, body b at [body_Jb_offset[b],
  *     body_Jb_offset[b+1]); link_block, link_body [nlinks]; link_Jib = the (block rows) x 6
  *     blocks J_{i,b} concatenated column-major, with link_Jib_offset [nlinks + 1];
+ *     dof_diag [nv] (the joint-space diagonal of A, structure.dof_diag), optional on reading
+ *     (absent: zero);
  *   - /problems tracks link creation order, and problems are read back in that order.
  * fclib_local / fclib_global are written only for problems with at least one contact (FCLib
  * has no meaning for an empty or bilateral-only problem); they are ignored on reading our own
@@ -81,9 +85,46 @@ static int rerr(const ncp_h5ctx *c, const char *gpath, const char *name, const c
     return ncp_error_set(c->err, NCP_ERR_INPUT, "%s: %s: %s", c->file, p, what);
 }
 
+/* Objects are created without modification times (H5Pset_obj_track_times(.., 0)), so the same
+ * capture gives byte-identical files (issue 4: same seed, same bytes). */
+static hid_t untimed_plist(hid_t cls)
+{
+    hid_t pl = H5Pcreate(cls);
+    if (pl >= 0 && H5Pset_obj_track_times(pl, 0) < 0) {
+        H5Pclose(pl);
+        pl = -1;
+    }
+    return pl;
+}
+
+/* A dataset written in one go, as H5LTmake_dataset_* would, but untimed. */
+static herr_t make_dataset(hid_t loc, const char *name, hid_t type, hid_t space, const void *buf)
+{
+    hid_t dcpl = untimed_plist(H5P_DATASET_CREATE);
+    if (dcpl < 0) return -1;
+    hid_t d = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    if (d < 0) return -1;
+    herr_t st = H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
+    if (H5Dclose(d) < 0) st = -1;
+    return st;
+}
+
+static herr_t make_array(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                         const void *buf)
+{
+    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    if (sp < 0) return -1;
+    herr_t st = make_dataset(loc, name, type, sp, buf);
+    H5Sclose(sp);
+    return st;
+}
+
 int ncp_h5_group(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name, hid_t *out)
 {
-    *out = H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t gcpl = untimed_plist(H5P_GROUP_CREATE);
+    *out = gcpl < 0 ? -1 : H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+    if (gcpl >= 0) H5Pclose(gcpl);
     if (*out < 0) return werr(c, "create group", gpath, name);
     return NCP_OK;
 }
@@ -91,7 +132,7 @@ int ncp_h5_group(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *n
 int ncp_h5_write_int1(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name, int v)
 {
     hsize_t d = 1;
-    if (H5LTmake_dataset_int(loc, name, 1, &d, &v) < 0)
+    if (make_array(loc, name, H5T_NATIVE_INT, 1, &d, &v) < 0)
         return werr(c, "write dataset", gpath, name);
     return NCP_OK;
 }
@@ -99,7 +140,7 @@ int ncp_h5_write_int1(const ncp_h5ctx *c, hid_t loc, const char *gpath, const ch
 int ncp_h5_write_iarr(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
                       int rank, const hsize_t *dims, const int *v)
 {
-    if (H5LTmake_dataset_int(loc, name, rank, dims, v) < 0)
+    if (make_array(loc, name, H5T_NATIVE_INT, rank, dims, v) < 0)
         return werr(c, "write dataset", gpath, name);
     return NCP_OK;
 }
@@ -107,7 +148,7 @@ int ncp_h5_write_iarr(const ncp_h5ctx *c, hid_t loc, const char *gpath, const ch
 int ncp_h5_write_darr(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
                       int rank, const hsize_t *dims, const double *v)
 {
-    if (H5LTmake_dataset_double(loc, name, rank, dims, v) < 0)
+    if (make_array(loc, name, H5T_NATIVE_DOUBLE, rank, dims, v) < 0)
         return werr(c, "write dataset", gpath, name);
     return NCP_OK;
 }
@@ -142,8 +183,14 @@ int ncp_h5_write_dmat(const ncp_h5ctx *c, hid_t loc, const char *gpath, const ch
 int ncp_h5_write_string(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
                         const char *s)
 {
-    if (H5LTmake_dataset_string(loc, name, s ? s : "") < 0)
-        return werr(c, "write string", gpath, name);
+    /* the fixed-length, NUL-terminated C string H5LTmake_dataset_string writes, untimed */
+    const char *str = s ? s : "";
+    hid_t t = H5Tcopy(H5T_C_S1), sp = H5Screate(H5S_SCALAR);
+    herr_t st = (t < 0 || sp < 0 || H5Tset_size(t, strlen(str) + 1) < 0) ? -1
+                                                                        : make_dataset(loc, name, t, sp, str);
+    if (t >= 0) H5Tclose(t);
+    if (sp >= 0) H5Sclose(sp);
+    if (st < 0) return werr(c, "write string", gpath, name);
     return NCP_OK;
 }
 
@@ -266,9 +313,10 @@ hid_t ncp_h5_create_file(const char *path)
      * stay readable by HDF5 >= 1.8, h5py and libfclib. */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     if (fapl < 0) return -1;
-    hid_t f = -1;
-    if (H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
-        f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t f = -1, fcpl = untimed_plist(H5P_FILE_CREATE); /* untimed root group (see above) */
+    if (fcpl >= 0 && H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0)
+        f = H5Fcreate(path, H5F_ACC_TRUNC, fcpl, fapl);
+    if (fcpl >= 0) H5Pclose(fcpl);
     H5Pclose(fapl);
     return f;
 }
@@ -813,7 +861,7 @@ int ncp_store_create(const char *path, const char *scene_name, const char *scene
     if (meta >= 0) H5Gclose(meta);
     if (!rc) {
         /* track creation order so problems load back in capture order whatever their names */
-        gcpl = H5Pcreate(H5P_GROUP_CREATE);
+        gcpl = untimed_plist(H5P_GROUP_CREATE);
         if (gcpl < 0 || H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0)
             rc = werr(&c, "create group", "/", "problems");
     }
@@ -865,6 +913,8 @@ static int check_structure(const ncp_problem *p, const ncp_structure *s, ncp_err
             return ncp_error_set(err, NCP_ERR_INPUT, "problem %s: structure body %d: subsystem %d / ndof %d inconsistent (or Jb missing)",
                                  nm, b, B->subsystem, B->ndof);
     }
+    if (s->dof_diag && !ncp_all_finite(p->nv, s->dof_diag))
+        return ncp_error_set(err, NCP_ERR_INPUT, "problem %s: structure dof_diag is not finite", nm);
     for (int l = 0; l < s->nlinks; l++) {
         const ncp_structure_link *L = &s->links[l];
         if (L->block < 0 || L->block >= p->nblocks || L->body < 0 || L->body >= s->nbodies || !L->Jib)
@@ -930,6 +980,7 @@ static int write_structure(const ncp_h5ctx *c, hid_t pg, const char *pp, const n
         if (!rc) rc = ncp_h5_write_ivec(c, g, sp, "link_body", nl, lbody);
         if (!rc) rc = ncp_h5_write_dvec(c, g, sp, "link_Jib", (int)nji, Ji);
         if (!rc) rc = ncp_h5_write_ivec(c, g, sp, "link_Jib_offset", nl + 1, loff);
+        if (!rc && s->dof_diag) rc = ncp_h5_write_dvec(c, g, sp, "dof_diag", p->nv, s->dof_diag);
     }
     if (g >= 0) H5Gclose(g);
     free(ib);
@@ -1031,10 +1082,14 @@ static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp
         double *pt = ncp_malloc(c->err, (size_t)nc, 3 * sizeof(double));
         double *fr = ncp_malloc(c->err, (size_t)nc, 9 * sizeof(double));
         int *body = ncp_malloc(c->err, (size_t)nc, 2 * sizeof(int));
-        if (!gap || !pt || !fr || !body) rc = NCP_ERR_NOMEM;
+        double *stiff = ncp_malloc(c->err, (size_t)nc, sizeof(double));
+        double *diss = ncp_malloc(c->err, (size_t)nc, sizeof(double));
+        if (!gap || !pt || !fr || !body || !stiff || !diss) rc = NCP_ERR_NOMEM;
         for (int k = 0; !rc && k < nc; k++) {
             const ncp_contact_info *ci = &p->contacts[k];
             gap[k] = ci->gap;
+            stiff[k] = isinf(ci->stiffness) ? 0.0 : ci->stiffness; /* both mean rigid */
+            diss[k] = ci->dissipation;
             memcpy(pt + 3 * k, ci->point, sizeof ci->point);
             memcpy(fr + 9 * k, ci->frame, sizeof ci->frame); /* row-major rows n, t1, t2 */
             body[2 * k] = ci->body[0];
@@ -1047,8 +1102,12 @@ static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp
         if (!rc) rc = ncp_h5_write_darr(c, g, sub, "point", 2, d2, pt);
         if (!rc) rc = ncp_h5_write_darr(c, g, sub, "frame", 3, d3, fr);
         if (!rc) rc = ncp_h5_write_iarr(c, g, sub, "body", 2, db, body);
+        if (!rc) rc = ncp_h5_write_dvec(c, g, sub, "stiffness", nc, stiff);
+        if (!rc) rc = ncp_h5_write_dvec(c, g, sub, "dissipation", nc, diss);
         if (g >= 0) H5Gclose(g);
         g = -1;
+        free(stiff);
+        free(diss);
         free(gap);
         free(pt);
         free(fr);
@@ -1226,6 +1285,10 @@ static int read_structure(const ncp_h5ctx *c, hid_t pg, const char *pp, ncp_prob
         else memcpy(L->Jib, Ji + loff[l], (size_t)sz * sizeof(double));
         s->nlinks = l + 1;
     }
+    if (!rc && ncp_h5_exists(g, "dof_diag")) {
+        rc = ncp_h5_read_dvec(c, g, sp, "dof_diag", p->nv, &s->dof_diag, NULL);
+        if (!rc && !ncp_all_finite(p->nv, s->dof_diag)) rc = rerr(c, sp, "dof_diag", "has non-finite entries");
+    }
     H5Gclose(g);
     free(bsub);
     free(bndof);
@@ -1310,7 +1373,8 @@ static int read_contacts(const ncp_h5ctx *c, hid_t pg, const char *pp, ncp_probl
     int rc = ncp_h5_open_group(c, pg, pp, "contacts", &g);
     if (rc) return rc;
     int nc = p->ncontacts;
-    double *gap = NULL, *pt = ncp_malloc(c->err, (size_t)nc, 3 * sizeof(double));
+    double *gap = NULL, *stiff = NULL, *diss = NULL;
+    double *pt = ncp_malloc(c->err, (size_t)nc, 3 * sizeof(double));
     double *fr = ncp_malloc(c->err, (size_t)nc, 9 * sizeof(double));
     int *body = ncp_malloc(c->err, (size_t)nc, 2 * sizeof(int));
     ncp_contact_info *ci = ncp_calloc(c->err, (size_t)nc, sizeof *ci);
@@ -1320,8 +1384,21 @@ static int read_contacts(const ncp_h5ctx *c, hid_t pg, const char *pp, ncp_probl
     if (!rc) rc = ncp_h5_read_darr(c, g, cp, "point", 2, d2, pt);
     if (!rc) rc = ncp_h5_read_darr(c, g, cp, "frame", 3, d3, fr);
     if (!rc) rc = ncp_h5_read_iarr(c, g, cp, "body", 2, db, body);
+    if (!rc && ncp_h5_exists(g, "stiffness"))
+        rc = ncp_h5_read_dvec(c, g, cp, "stiffness", nc, &stiff, NULL);
+    if (!rc && ncp_h5_exists(g, "dissipation"))
+        rc = ncp_h5_read_dvec(c, g, cp, "dissipation", nc, &diss, NULL);
+    for (int k = 0; !rc && stiff && k < nc; k++)
+        if (stiff[k] < 0.0)
+            rc = rerr(c, cp, "stiffness", "entry %d is %g (expected >= 0 N/m, 0 = rigid)", k,
+                      stiff[k]);
+    for (int k = 0; !rc && diss && k < nc; k++)
+        if (diss[k] < 0.0)
+            rc = rerr(c, cp, "dissipation", "entry %d is %g (expected >= 0 s)", k, diss[k]);
     for (int k = 0; !rc && k < nc; k++) {
         ci[k].gap = gap[k];
+        ci[k].stiffness = stiff ? stiff[k] : 0.0;
+        ci[k].dissipation = diss ? diss[k] : 0.0;
         memcpy(ci[k].point, pt + 3 * k, sizeof ci[k].point);
         memcpy(ci[k].frame, fr + 9 * k, sizeof ci[k].frame);
         ci[k].body[0] = body[2 * k];
@@ -1329,6 +1406,8 @@ static int read_contacts(const ncp_h5ctx *c, hid_t pg, const char *pp, ncp_probl
     }
     H5Gclose(g);
     free(gap);
+    free(stiff);
+    free(diss);
     free(pt);
     free(fr);
     free(body);

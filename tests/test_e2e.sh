@@ -17,7 +17,7 @@ grep -q "nsn-nm" "$T/list.txt" || fail "list lacks nsn-nm"
 "$NCPBENCH" list scenes | grep -q INVALID && fail "a shipped scene is invalid"
 
 have_gnuplot=0; command -v gnuplot >/dev/null && have_gnuplot=1
-for scene in box-on-plane incline sphere-stack; do
+for scene in box-on-plane incline sphere-stack quadruped fourbar-free arm-pick; do
   out="$T/$scene"
   if ! "$NCPBENCH" run "scenes/$scene.json" --quick --out "$out" --no-progress > "$T/$scene.log" 2>&1; then
     cat "$T/$scene.log"; fail "run $scene"; continue
@@ -85,6 +85,62 @@ import h5py, sys
 f = h5py.File(sys.argv[1], 'r')
 n = sum(len(f['solutions'][s]) for s in f['solutions'])
 sys.exit(0 if n == int(sys.argv[2]) else 1)" "$T/intr/solutions.h5" "$rows" || fail "solutions.h5 of the interrupted run does not hold its $rows rows"
+
+# performance profiles from fresh quick captures (three small scenes keep CI fast; without
+# --scenes the figure sweeps every shipped scene): the data file, the figures when gnuplot
+# exists, and the profile recomputed here from the scenes' metrics.csv
+prof="$T/figs/profiles"
+if "$NCPBENCH" figures --profiles --quick --scenes box-on-plane,incline,sphere-stack \
+     --out "$T/figs" > "$T/prof.log" 2>&1; then
+  [ -s "$prof/perf_profiles.dat" ] || fail "profiles: no perf_profiles.dat"
+  if [ $have_gnuplot = 1 ]; then
+    for f in perf_profiles.png perf_profiles.svg; do [ -s "$prof/$f" ] || fail "profiles: missing $f"; done
+  fi
+  "$PY" - "$prof" box-on-plane incline sphere-stack <<'PYEOF' || fail "profiles: data file disagrees with metrics.csv"
+import csv, math, re, sys
+d, scenes = sys.argv[1], sys.argv[2:]
+times = {}  # (scene, problem) -> {solver: time}
+for sc in scenes:
+    for r in csv.DictReader(open(f"{d}/{sc}/metrics.csv")):
+        t = float(r["setup_ms"]) + float(r["solve_ms"]) if r["converged"] == "1" else math.inf
+        times.setdefault((sc, r["problem"]), {})[r["solver"]] = max(t, 1e-6) if t < math.inf else t
+solvers = sorted({s for row in times.values() for s in row})
+def rho(s, tau):
+    k = 0
+    for row in times.values():
+        best = min(row.values())
+        k += row[s] < math.inf and row[s] / best <= tau
+    return k / len(times)
+text = open(f"{d}/perf_profiles.dat").read()
+summ = dict((m[0], list(map(float, m[1:]))) for m in
+            re.findall(r"^#\s+(\S+)\s+([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+)$", text, re.M))
+blocks = re.findall(r"^# solver: (\S+)$", text, re.M)
+ok = sorted(blocks) == solvers and sorted(summ) == solvers
+for s in solvers:
+    want = [rho(s, math.inf), rho(s, 1), rho(s, 10), rho(s, 100)]
+    ok &= all(abs(a - b) <= 6e-5 for a, b in zip(summ.get(s, []), want))
+for b in text.split("\n\n\n"):  # rho in [0, 1], non-decreasing, tau from 1 to 100
+    rows = [list(map(float, l.split()[2:4])) for l in b.splitlines() if l and not l.startswith("#")]
+    ok &= abs(rows[0][0] - 1) < 1e-12 and abs(rows[-1][0] - 100) < 1e-9
+    ok &= all(0 <= r[1] <= 1 for r in rows) and all(a[1] <= b[1] for a, b in zip(rows, rows[1:]))
+sys.exit(0 if ok else 1)
+PYEOF
+else
+  cat "$T/prof.log"; fail "figures --profiles"
+fi
+
+# seed 000 figure set (quick): tables, data files and claims exist, and their numbers agree with
+# an independent recomputation from the raw metrics/traces (tests/check_fig000.py)
+if "$NCPBENCH" figures --paper 000 --quick --out "$T/fig000" > "$T/fig000.log" 2>&1; then
+  "$PY" tests/check_fig000.py "$T/fig000/000" || fail "figures --paper 000: outputs"
+  if [ $have_gnuplot = 1 ]; then
+    for f in fig7_boltnut/residual_vs_time.png fig9_dishes/time_vs_iteration.svg fig11_pouring.png fig11_pouring.svg; do
+      [ -s "$T/fig000/000/$f" ] || fail "figures --paper 000: missing figure $f"
+    done
+  fi
+else
+  cat "$T/fig000.log"; fail "figures --paper 000"
+fi
 
 echo "e2e: $fails failure(s)"
 [ $fails -eq 0 ]

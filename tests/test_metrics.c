@@ -7,6 +7,11 @@
  *   - independent recomputation on random problems: al_residual by the primal route
  *     (v = A^{-1}(b + J^T lambda) by Gaussian elimination here, u = J v + e from the CSR
  *     arrays), and the natural map and ncp_* with projections written here (not cone.h);
+ *   - sap_momentum / sap_compl (seed 001 eqs. 32-33): a hand-computed contact, and on random
+ *     problems a reference that projects in the R-norm through App. C's change of variables
+ *     (Euclidean projection of R^{1/2} y onto the cone with mu sqrt(R_t/R_n), here) instead of
+ *     the closed form, builds R and the stabilisation itself, and takes the momentum residual
+ *     A (v - v*) - J^T gamma with v, v* solved by Gaussian elimination;
  *   - NaN propagation, names/order, workspace errors on malformed problems. */
 #include <math.h>
 #include <stdlib.h>
@@ -133,6 +138,40 @@ static void test_stick(void)
     CHECK_NEAR(mt.ncp_compl, 0.031, TOL);
     /* v_f = u - lambda = (-1, -0.26, 0.23): ||v_f||^2 = 1.1205 */
     CHECK_NEAR(mt.natural_map_rel_acary, sqrt(0.003125) / sqrt(1.1205), TOL);
+    ncp_problem_free(&p);
+}
+
+/* SAP's errors (seed 001 eqs. 32-33) on one contact, D = I, dual only (no primal e: the
+ * stabilisation is the problem's own, u_hat = u). w = ||I||_F / 3 = 1/sqrt(3),
+ * R_n = w/(4 pi^2), R_t = 1e-3 w (beta = 1, sigma = 1e-3; eqs. 29-30), mu = 0.5.
+ *   lambda = (1, 0.1, 0), v_f = -(I + R) lambda: u = -R lambda, y = -R^{-1} u = lambda is in
+ *   the cone (0.1 <= 0.5), so gamma = lambda: both errors 0 (g = u + R lambda = 0).
+ *   lambda' = (1.1, 0.1, 0): u' = (0.1 - R_n, -0.1 R_t, 0), y = (1 - 0.1/R_n, 0.1, 0) with
+ *   y_n = -5.84 < -mu_hat y_r = -0.5 (R_t/R_n) 0.1: open, gamma = 0. sap_momentum =
+ *   ||lambda' - 0||_D / max(||lambda'||_D, 0) = 1. g = u' + R lambda' = (0.1 + 0.1 R_n, 0, 0),
+ *   g . lambda' = 0.11 (1 + R_n), l_p = 1/2 (1.21 (1 + R_n) + 0.01 (1 + R_t)). */
+static void test_sap_hand(void)
+{
+    ncp_error err;
+    ncp_problem p;
+    int types[] = {NCP_CONTACT};
+    mk_problem(&p, 1, types, &err);
+    p.blocks[0].mu = 0.5;
+    const double pi = 3.14159265358979323846;
+    const double w = 1.0 / sqrt(3.0), Rn = w / (4.0 * pi * pi), Rt = 1e-3 * w;
+    double l[3] = {1.0, 0.1, 0.0};
+    p.vf[0] = -(1.0 + Rn) * l[0];
+    p.vf[1] = -(1.0 + Rt) * l[1];
+    p.vf[2] = 0.0;
+    ncp_metrics mt = eval(&p, l);
+    /* (round-off: u = lambda + v_f cancels to -R lambda, about 1/70 of lambda) */
+    CHECK_NEAR(mt.sap_momentum, 0.0, 1e-13);
+    CHECK_NEAR(mt.sap_compl, 0.0, 1e-13);
+    double l2[3] = {1.1, 0.1, 0.0};
+    mt = eval(&p, l2);
+    CHECK_NEAR(mt.sap_momentum, 1.0, 1e-14);
+    CHECK_NEAR(mt.sap_compl, 0.11 * (1.0 + Rn) / (0.5 * (1.21 * (1.0 + Rn) + 0.01 * (1.0 + Rt))),
+               1e-14);
     ncp_problem_free(&p);
 }
 
@@ -537,9 +576,120 @@ static ncp_metrics ref_metrics(const ncp_problem *p, const double *lambda, const
     return r;
 }
 
+/* Reference for sap_momentum and sap_compl (see the file header). R and the stabilisation from
+ * D, the contact data, h and e (seed 001 eqs. 29-30, §V-A; beta = 1, sigma = 1e-3); gamma per
+ * contact = R^{-1/2} Pi_{mu~}(R^{1/2} y), y = -R^{-1} u_hat (App. C); other rows: bilateral
+ * -u/R, unilateral max(0, -u/R), soft -(c u + k phi). u is the constraint velocity at lambda. */
+static void ref_sap(const ncp_problem *p, const double *D, const double *lambda, const double *u,
+                    const double *vf, double *mom, double *compl_)
+{
+    const double PI = 3.14159265358979323846, rig = 1.0 / (4.0 * PI * PI), sigma = 1e-3;
+    int m = p->m;
+    double *R = calloc(m, sizeof(double)), *uh = calloc(m, sizeof(double));
+    double *g = calloc(m, sizeof(double));
+    if (!R || !uh || !g) abort();
+    int geom = p->contacts && p->h > 0.0 && p->has_primal && p->e;
+    for (int i = 0; i < m; i++) uh[i] = u[i];
+    for (int b = 0; b < p->nblocks; b++) {
+        const ncp_block *bk = &p->blocks[b];
+        int r = bk->row;
+        if (bk->type == NCP_BILATERAL || bk->type == NCP_UNILATERAL) {
+            R[r] = rig * D[r + r * m];
+            double y = -uh[r] / R[r];
+            g[r] = bk->type == NCP_BILATERAL ? y : fmax(0.0, y);
+        } else if (bk->type == NCP_SOFT) {
+            g[r] = -(bk->c * uh[r] + bk->k * bk->phi);
+        } else {
+            double f = 0.0;
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) f += D[r + i + (r + j) * m] * D[r + i + (r + j) * m];
+            double w = sqrt(f) / 3.0, Rn = rig * w, Rt = sigma * w;
+            const ncp_contact_info *ci = p->contacts ? &p->contacts[bk->contact] : NULL;
+            if (ci && p->h > 0.0 && ci->stiffness > 0.0)
+                Rn = fmax(Rn, 1.0 / (p->h * ci->stiffness * (p->h + ci->dissipation)));
+            if (geom) {
+                uh[r] += ci->gap / (p->h + ci->dissipation) - p->e[r];
+                uh[r + 1] -= p->e[r + 1];
+                uh[r + 2] -= p->e[r + 2];
+            }
+            R[r] = Rn;
+            R[r + 1] = R[r + 2] = Rt;
+            double s[3] = {sqrt(Rn), sqrt(Rt), sqrt(Rt)}, yt[3], gt[3];
+            for (int i = 0; i < 3; i++) yt[i] = s[i] * (-uh[r + i] / R[r + i]);
+            ref_proj(0, bk->mu * sqrt(Rt / Rn), yt, gt);
+            for (int i = 0; i < 3; i++) g[r + i] = gt[i] / s[i];
+        }
+    }
+    double num2 = 0.0, den = 0.0;
+    if (p->has_primal) {
+        /* v = A^{-1}(b + J^T lambda), v* = A^{-1} b; grad = A (v - v*) - J^T gamma */
+        int n = p->nv;
+        double *rhs = calloc(n, sizeof(double)), *v = calloc(n, sizeof(double));
+        double *vs = calloc(n, sizeof(double)), *jg = calloc(n, sizeof(double));
+        if (!rhs || !v || !vs || !jg) abort();
+        memcpy(rhs, p->b, sizeof(double) * n);
+        for (int i = 0; i < m; i++)
+            for (int q = p->J.rowptr[i]; q < p->J.rowptr[i + 1]; q++) {
+                rhs[p->J.col[q]] += p->J.val[q] * lambda[i];
+                jg[p->J.col[q]] += p->J.val[q] * g[i];
+            }
+        gauss_solve(n, p->A, rhs, v);
+        gauss_solve(n, p->A, p->b, vs);
+        double p2 = 0.0, c2 = 0.0, l2 = 0.0;
+        for (int i = 0; i < n; i++) {
+            double az = 0.0, av = 0.0;
+            for (int j = 0; j < n; j++) {
+                az += p->A[i + j * n] * (v[j] - vs[j]);
+                av += p->A[i + j * n] * v[j];
+            }
+            double ds2 = 1.0 / p->A[i + i * n];
+            num2 += ds2 * (az - jg[i]) * (az - jg[i]);
+            p2 += ds2 * av * av;
+            c2 += ds2 * jg[i] * jg[i];
+            l2 += ds2 * (av - p->b[i]) * (av - p->b[i]); /* J^T lambda = A v - b */
+        }
+        den = sqrt(fmax(p2, fmax(c2, l2)));
+        free(rhs);
+        free(v);
+        free(vs);
+        free(jg);
+    } else {
+        double dl = 0.0, dg = 0.0;
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < m; j++) {
+                num2 += (lambda[i] - g[i]) * D[i + j * m] * (lambda[j] - g[j]);
+                dl += lambda[i] * D[i + j * m] * lambda[j];
+                dg += g[i] * D[i + j * m] * g[j];
+            }
+        den = sqrt(fmax(dl, dg));
+    }
+    *mom = den > 0.0 ? sqrt(num2) / den : sqrt(num2);
+    double s = 0.0, lp = 0.0;
+    for (int i = 0; i < m; i++) {
+        double dli = 0.0;
+        for (int j = 0; j < m; j++) dli += D[i + j * m] * lambda[j];
+        lp += 0.5 * lambda[i] * (dli + R[i] * lambda[i]);
+    }
+    (void)vf;
+    for (int b = 0; b < p->nblocks; b++) {
+        const ncp_block *bk = &p->blocks[b];
+        if (bk->type != NCP_CONTACT) continue;
+        double d = 0.0;
+        for (int i = 0; i < 3; i++) {
+            int q = bk->row + i;
+            d += (uh[q] + R[q] * lambda[q]) * lambda[q];
+        }
+        s += fabs(d);
+    }
+    *compl_ = p->ncontacts ? (lp > 0.0 ? s / p->ncontacts / lp : s / p->ncontacts) : 0.0;
+    free(R);
+    free(uh);
+    free(g);
+}
+
 static void check_same(const ncp_metrics *a, const ncp_metrics *b, double tol)
 {
-    double va[11], vb[11];
+    double va[32], vb[32];
     ncp_metrics_values(a, va);
     ncp_metrics_values(b, vb);
     for (int i = 0; i < ncp_metrics_count(); i++) {
@@ -561,6 +711,10 @@ static void test_random_independent(void)
         int nc = 1 + seed % 5, nbil = seed % 2, nuni = seed % 3, nsoft = (seed / 2) % 2;
         int nv = 6 + seed % 7;
         CHECK_OK(tutil_random_problem(&p, (uint64_t)seed, nv, nc, nbil, nuni, nsoft, &err), &err);
+        for (int k = 0; k < p.ncontacts; k++) { /* rigid and compliant contacts (h = 0.01) */
+            p.contacts[k].stiffness = k % 2 ? 50.0 * k : 0.0;
+            p.contacts[k].dissipation = 0.01 * k;
+        }
         trng r = {1000u + (uint64_t)seed};
         double *l = malloc(sizeof(double) * p.m), *u = malloc(sizeof(double) * p.m);
         if (!l || !u) abort();
@@ -573,9 +727,20 @@ static void test_random_independent(void)
         primal_u(&p, l, u);
         primal_u(&p, zero, vf); /* v_f = J A^{-1} b + e is u at lambda = 0 */
         ncp_metrics want = ref_metrics(&p, l, u, vf);
+        ref_sap(&p, p.D, l, u, vf, &want.sap_momentum, &want.sap_compl);
+        CHECK(want.sap_momentum > 1e-3 && want.sap_compl > 1e-6); /* a random lambda is not SAP's */
         ncp_metrics got = eval(&p, l);
         check_same(&got, &want, 1e-9);
         CHECK(want.penetration >= 0.0);
+
+        /* dual-only view of it (primal data hidden): sap_momentum in the form A = I, J = L^T,
+         * no geometric stabilisation (e unknown); every other metric unchanged */
+        p.has_primal = 0;
+        ncp_metrics want_d = want;
+        ref_sap(&p, p.D, l, u, vf, &want_d.sap_momentum, &want_d.sap_compl);
+        ncp_metrics got_d = eval(&p, l);
+        check_same(&got_d, &want_d, 1e-9);
+        p.has_primal = 1;
 
         /* the same problem without its dual data: the workspace derives D and v_f itself */
         free(p.D);
@@ -728,7 +893,7 @@ static void test_nan(void)
     if (ws) {
         ncp_metrics mt;
         CHECK(ncp_metrics_eval(ws, l, &mt, &err) == NCP_OK);
-        double v[11];
+        double v[32];
         ncp_metrics_values(&mt, v);
         for (int i = 0; i < ncp_metrics_count(); i++) CHECK(isnan(v[i]));
         /* Inf also yields NaN everywhere (no partial numbers for a diverged iterate) */
@@ -753,23 +918,26 @@ static void test_names(void)
         "al_residual",           "al_residual_other", "natural_map_abs",
         "natural_map_inf",       "natural_map_rel_acary", "natural_map_rel_siconos",
         "natural_map_rel_fclib", "ncp_primal",        "ncp_dual",
-        "ncp_compl",             "penetration"};
-    CHECK(ncp_metrics_count() == 11);
-    for (int i = 0; i < 11; i++) {
+        "ncp_compl",             "penetration",       "sap_momentum",
+        "sap_compl"};
+    CHECK(ncp_metrics_count() == 13);
+    for (int i = 0; i < 13; i++) {
         CHECK(ncp_metrics_name(i) && strcmp(ncp_metrics_name(i), want[i]) == 0);
         CHECK(ncp_metrics_index(want[i]) == i);
     }
     CHECK(ncp_metrics_name(-1) == NULL);
-    CHECK(ncp_metrics_name(11) == NULL);
+    CHECK(ncp_metrics_name(13) == NULL);
     CHECK(ncp_metrics_index("natural_map") == -1);
     CHECK(ncp_metrics_index(NULL) == -1);
     /* values() follows the struct order */
-    ncp_metrics mt = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
-    double v[11];
+    ncp_metrics mt = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+    double v[13];
     ncp_metrics_values(&mt, v);
-    for (int i = 0; i < 11; i++) CHECK_NEAR(v[i], i + 1.0, 0.0);
+    for (int i = 0; i < 13; i++) CHECK_NEAR(v[i], i + 1.0, 0.0);
     CHECK_NEAR(v[ncp_metrics_index("natural_map_rel_siconos")], mt.natural_map_rel_siconos, 0.0);
     CHECK_NEAR(v[ncp_metrics_index("penetration")], mt.penetration, 0.0);
+    CHECK_NEAR(v[ncp_metrics_index("sap_momentum")], mt.sap_momentum, 0.0);
+    CHECK_NEAR(v[ncp_metrics_index("sap_compl")], mt.sap_compl, 0.0);
 }
 
 static void test_bad_problems(void)
@@ -831,9 +999,9 @@ static void test_bad_problems(void)
         ncp_metrics mt;
         memset(&mt, 0xff, sizeof mt);
         CHECK_OK(ncp_metrics_eval(ws, NULL, &mt, &err), &err);
-        double v[11];
+        double v[13];
         ncp_metrics_values(&mt, v);
-        for (int i = 0; i < 11; i++) CHECK_NEAR(v[i], 0.0, 0.0);
+        for (int i = 0; i < 13; i++) CHECK_NEAR(v[i], 0.0, 0.0);
         ncp_metrics_ws_free(ws);
     }
     ncp_problem_free(&p);
@@ -844,6 +1012,7 @@ int main(void)
     test_names();
     test_open();
     test_stick();
+    test_sap_hand();
     test_slide();
     test_penetrating();
     test_frictionless();

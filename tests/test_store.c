@@ -82,6 +82,9 @@ static void add_geometry(ncp_problem *p, uint64_t seed)
         for (int i = 0; i < 9; i++) c->frame[i] = trng_normal(&r);
         c->body[0] = k - 1;
         c->body[1] = k + 4;
+        /* compliant model data (problem.h): some rigid (0), some finite */
+        c->stiffness = k % 3 == 0 ? 0.0 : 1e3 * (1.0 + trng_uniform(&r));
+        c->dissipation = k % 2 ? 0.0 : 0.01 * trng_uniform(&r);
     }
 }
 
@@ -120,6 +123,9 @@ static ncp_structure *make_structure(const ncp_problem *p, uint64_t seed)
         L->Jib = ncp_malloc(&err, 6 * (size_t)rows, sizeof(double));
         for (int i = 0; i < 6 * rows; i++) L->Jib[i] = trng_normal(&r);
     }
+    /* the multibody joint-space diagonal of A (armature, implicit gains) */
+    s->dof_diag = ncp_malloc(&err, (size_t)p->nv, sizeof(double));
+    for (int i = 0; i < p->nv; i++) s->dof_diag[i] = trng_uniform(&r);
     return s;
 }
 
@@ -196,6 +202,8 @@ static void check_same_problem(const ncp_problem *a, const ncp_problem *b, int c
                 int rows = ncp_block_type_size(a->blocks[s->links[k].block].type);
                 CHECK(same_bits(s->links[k].Jib, t->links[k].Jib, 6 * (size_t)rows * sizeof(double)));
             }
+            CHECK((s->dof_diag == NULL) == (t->dof_diag == NULL));
+            if (s->dof_diag && t->dof_diag) CHECK(same_bits(s->dof_diag, t->dof_diag, (size_t)a->nv * sizeof(double)));
         }
     }
 }
@@ -701,12 +709,46 @@ static void test_round_trip(void)
     expect_input_error(bad, "/problems/000001/structure/link_block");
 
     copy_file(path, bad, -1);
+    corrupt_double(bad, "/problems/000001/structure/dof_diag", 1, NAN);
+    expect_input_error(bad, "/problems/000001/structure/dof_diag");
+
+    copy_file(path, bad, -1);
     replace_with_matrix(bad, "/problems/000000/primal/b");
     expect_input_error(bad, "/problems/000000/primal/b: has shape (2, 2), expected a vector");
 
     copy_file(path, bad, -1);
     delete_link(bad, "/problems/000000/contacts/frame");
     expect_input_error(bad, "/problems/000000/contacts/frame");
+
+    copy_file(path, bad, -1);
+    corrupt_double(bad, "/problems/000000/contacts/stiffness", 1, -3.0);
+    expect_input_error(bad, "/problems/000000/contacts/stiffness: entry 1 is -3");
+
+    copy_file(path, bad, -1);
+    corrupt_double(bad, "/problems/000000/contacts/dissipation", 0, -1.0);
+    expect_input_error(bad, "/problems/000000/contacts/dissipation: entry 0 is -1");
+
+    /* files written before contacts/stiffness and dissipation existed: read as 0 (rigid, no
+     * dissipation: the defaults), everything else intact */
+    copy_file(path, bad, -1);
+    delete_link(bad, "/problems/000000/contacts/stiffness");
+    delete_link(bad, "/problems/000000/contacts/dissipation");
+    {
+        ncp_problem *o = NULL;
+        int no = 0;
+        ncp_error e2 = {0};
+        CHECK_OK(ncp_load_problems(bad, &o, &no, &e2), &e2);
+        CHECK(no == 5 && o && o[0].contacts);
+        if (no == 5 && o && o[0].contacts) {
+            CHECK(o[0].ncontacts == 3);
+            for (int k = 0; k < o[0].ncontacts; k++)
+                CHECK(o[0].contacts[k].stiffness == 0.0 && o[0].contacts[k].dissipation == 0.0);
+            CHECK(o[0].contacts[1].gap == p[0].contacts[1].gap);
+            CHECK(o[1].contacts[1].stiffness == p[1].contacts[1].stiffness); /* untouched */
+            CHECK(o[1].contacts[1].stiffness > 0.0);
+        }
+        ncp_problems_free(o, no);
+    }
 
     /* plain FCLib local files with bad content */
     int rows[4] = {0, 1, 2, 3}, cols[4] = {0, 1, 2, 3};

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "la.h"
 #include "tcheck.h"
 #include "testutil.h"
 
@@ -102,4 +103,495 @@ int tutil_random_problem(ncp_problem *p, uint64_t seed, int nv, int nc, int nbil
     p->case_index = -1;
     p->seed = seed;
     return ncp_problem_compute_dual(p, err);
+}
+
+void tutil_feasible_shift(ncp_problem *p)
+{
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int r = b->row;
+        double old = p->e[r];
+        if (b->type == NCP_BILATERAL)
+            p->e[r] = 0.0;
+        else if (b->type == NCP_UNILATERAL)
+            p->e[r] = fmax(p->e[r], 0.1);
+        else if (b->type == NCP_CONTACT)
+            p->e[r] = fmax(p->e[r], b->mu * hypot(p->e[r + 1], p->e[r + 2]) + 0.1);
+        else
+            continue;
+        p->vf[r] += p->e[r] - old;
+    }
+}
+
+int tutil_random_family(ncp_problem *p, uint64_t family, uint64_t pseed, int i, int mixed,
+                        int shape, trng *rng, ncp_error *err)
+{
+    trng r = {family + (uint64_t)i * 7919u + (uint64_t)mixed * 104729u + (uint64_t)shape};
+    int nc = 1 + (int)(trng_uniform(&r) * 8);
+    int nb = 0, nu = 0, ns = 0;
+    if (mixed) {
+        nb = (int)(trng_uniform(&r) * 3);
+        nu = (int)(trng_uniform(&r) * 3);
+        ns = (int)(trng_uniform(&r) * 3);
+    }
+    int m = 3 * nc + nb + nu + ns, nv;
+    if (shape == TUTIL_NV_SPD) {
+        nv = m + (int)(trng_uniform(&r) * 4);
+        if (nv < 6) nv = 6;
+    } else if (shape == TUTIL_NV_FEW) {
+        nv = 3 + (int)(trng_uniform(&r) * 3);
+        if (m < nv + 3 + nb) nc += 2; /* keep m well above nv + n_bilateral */
+    } else {
+        nv = 6 + (int)(trng_uniform(&r) * 25);
+    }
+    int rc = tutil_random_problem(p, pseed + (uint64_t)i, nv, nc, nb, nu, ns, err);
+    if (rc) return rc;
+    if (shape != TUTIL_NV_SPD) tutil_feasible_shift(p);
+    if (rng) *rng = r;
+    return NCP_OK;
+}
+
+int tutil_dual_problem(ncp_problem *p, int nblocks, const int *types, ncp_error *err)
+{
+    ncp_problem_init(p);
+    int rc = ncp_problem_alloc_blocks(p, nblocks, err);
+    if (rc) return rc;
+    for (int i = 0; i < nblocks; i++) p->blocks[i].type = types ? types[i] : NCP_CONTACT;
+    ncp_problem_layout(p);
+    p->D = ncp_calloc(err, (size_t)p->m * (size_t)p->m, sizeof(double));
+    p->vf = ncp_calloc(err, (size_t)p->m, sizeof(double));
+    p->name = ncp_strdup(err, "analytic");
+    p->scene = ncp_strdup(err, "test");
+    p->driver = ncp_strdup(err, "");
+    if (!p->D || !p->vf || !p->name || !p->scene || !p->driver) return NCP_ERR_NOMEM;
+    p->has_dual = 1;
+    return NCP_OK;
+}
+
+int tutil_one_contact(ncp_problem *p, const double G[9], const double vf[3], double mu,
+                      ncp_error *err)
+{
+    int rc = tutil_dual_problem(p, 1, NULL, err);
+    if (rc) return rc;
+    memcpy(p->D, G, 9 * sizeof(double));
+    memcpy(p->vf, vf, 3 * sizeof(double));
+    p->blocks[0].mu = mu;
+    return NCP_OK;
+}
+
+/* One contact, D = diag(a, b, b) with a = 2, b = 0.5, q = v_f.
+ * NCP: stick: lambda = -D^{-1} q if |lambda_t| <= mu lambda_n. Slide (with Gamma, u_n = 0):
+ *   lambda_n = -q_n / a, lambda_t = -mu lambda_n q_t / |q_t|, valid when |q_t| > b mu lambda_n
+ *   (then u_t = q_t (1 - b mu lambda_n / |q_t|) is parallel to q_t). Open: q_n >= 0.
+ * CCP (no Gamma): open needs q in K*, q_n >= mu |q_t| (not just q_n >= 0); sliding, lambda =
+ *   lambda_n (1, -mu d), d = q_t / |q_t|, and u ⊥ lambda on the dual cone's boundary gives
+ *   u = sigma (mu, d) with sigma = |q_t| - b mu lambda_n and a lambda_n + q_n = mu sigma:
+ *   lambda_n = (mu |q_t| - q_n) / (a + b mu^2). For q = (-1, .6, .8), mu = .5: lambda_n =
+ *   1.5 / 2.125 = 12/17, lambda_t = -(6/17)(.6, .8), and u_n = mu sigma = 7/17 > 0 (the CCP's
+ *   velocity "at a distance"). Stick and frictionless answers are the NCP's. */
+const tutil_contact_case tutil_contact_cases[TUTIL_NCONTACT_CASES] = {
+    /* q_n > 0 but q not in K*: NCP open, CCP not */
+    {"open", 0.5, {0.3, 0.7, -0.2}, {0.0, 0.0, 0.0}, 0, {0.0, 0.0, 0.0}},
+    {"open-grazing", 0.5, {0.0, 0.7, -0.2}, {0.0, 0.0, 0.0}, 0, {0.0, 0.0, 0.0}},
+    /* q in K*: open in both */
+    {"open-both", 0.5, {1.0, 0.7, -0.2}, {0.0, 0.0, 0.0}, 1, {0.0, 0.0, 0.0}},
+    /* lambda_n = 0.5, lambda_t = (-0.2, 0.1), |lambda_t| = 0.2236 <= 0.25 */
+    {"stick", 0.5, {-1.0, 0.1, -0.05}, {0.5, -0.2, 0.1}, 1, {0.5, -0.2, 0.1}},
+    /* q_t = (0.6, 0.8), |q_t| = 1 > 0.125: lambda_t = -0.25 (0.6, 0.8) */
+    {"slide", 0.5, {-1.0, 0.6, 0.8}, {0.5, -0.15, -0.2}, 1,
+     {12.0 / 17.0, -18.0 / 85.0, -24.0 / 85.0}},
+    {"frictionless", 0.0, {-1.0, 0.6, 0.8}, {0.5, 0.0, 0.0}, 1, {0.5, 0.0, 0.0}},
+    /* mu = 1: |lambda_t| = 0.5 * 1, exactly on the cone, when q_t = (-0.25, 0): stick limit */
+    {"stick-limit", 1.0, {-1.0, -0.25, 0.0}, {0.5, 0.5, 0.0}, 1, {0.5, 0.5, 0.0}},
+    /* 0 < q_n < mu |q_t|: the NCP leaves it open (u_n >= 0), the CCP slides with lambda_n =
+     * (0.5 - 0.1) / 2.125 = 16/85, lambda_t = -(8/85)(.6, .8) */
+    {"ccp-graze", 0.5, {0.1, 0.6, 0.8}, {0.0, 0.0, 0.0}, 1,
+     {16.0 / 85.0, -24.0 / 425.0, -32.0 / 425.0}},
+};
+
+int tutil_contact_case_problem(ncp_problem *p, const tutil_contact_case *c, ncp_error *err)
+{
+    const double G[9] = {2.0, 0, 0, 0, 0.5, 0, 0, 0, 0.5};
+    int rc = tutil_one_contact(p, G, c->vf, c->mu, err);
+    if (rc) return rc;
+    free(p->name); /* name the problem after its case, for failure messages */
+    p->name = ncp_strdup(err, c->name);
+    return p->name ? NCP_OK : NCP_ERR_NOMEM;
+}
+
+void tutil_for_contact_cases(tutil_case_fn fn, void *ctx)
+{
+    for (int c = 0; c < TUTIL_NCONTACT_CASES; c++) {
+        const tutil_contact_case *k = &tutil_contact_cases[c];
+        ncp_problem p;
+        ncp_error err;
+        ncp_error_clear(&err);
+        int rc = tutil_contact_case_problem(&p, k, &err);
+        CHECK_OK(rc, &err);
+        if (!rc) {
+            tutil_check_solves(&p, k->ncp, 0, 1e-15);
+            if (k->ccp_known) tutil_check_solves(&p, k->ccp, 1, 1e-15);
+            fn(k, &p, ctx);
+        }
+        ncp_problem_free(&p);
+    }
+}
+
+/* Diagonal D, one of each scalar type plus a sliding contact and a rigid soft row:
+ *   bilateral  D = 2, v_f = -1   -> lambda = 0.5 (u = 0)
+ *   unilateral D = 4, v_f = 2    -> 0 (u = 2 > 0)
+ *   unilateral D = 4, v_f = -2   -> 0.5 (u = 0)
+ *   contact    diag(2, .5, .5), v_f = (-1, .6, .8), mu .5 -> NCP (0.5, -0.15, -0.2) (slide),
+ *              CCP (12/17, -18/85, -24/85) (tutil_contact_cases "slide")
+ *   soft       D = 1, k = 2, phi = 0.25, c = 0.5, v_f = 0.2: lambda = -k phi - c (lambda + v_f)
+ *              -> (-0.5 - 0.1) / 1.5 = -0.4
+ *   soft       D = 3, c = 0, k = 3, phi = -0.1, v_f = 5: lambda = -k phi = 0.3 whatever D, v_f */
+int tutil_scalar_blocks(ncp_problem *p, double ncp[8], double ccp[8], ncp_error *err)
+{
+    const int types[6] = {NCP_BILATERAL, NCP_UNILATERAL, NCP_UNILATERAL,
+                          NCP_CONTACT,   NCP_SOFT,       NCP_SOFT};
+    int rc = tutil_dual_problem(p, 6, types, err);
+    if (rc) return rc;
+    const double diag[8] = {2.0, 4.0, 4.0, 2.0, 0.5, 0.5, 1.0, 3.0};
+    const double vf[8] = {-1.0, 2.0, -2.0, -1.0, 0.6, 0.8, 0.2, 5.0};
+    for (int i = 0; i < 8; i++) p->D[i + (size_t)i * 8] = diag[i];
+    memcpy(p->vf, vf, sizeof vf);
+    p->blocks[3].mu = 0.5;
+    p->blocks[4].k = 2.0;
+    p->blocks[4].phi = 0.25;
+    p->blocks[4].c = 0.5;
+    p->blocks[5].k = 3.0;
+    p->blocks[5].phi = -0.1;
+    p->blocks[5].c = 0.0;
+    const double n[8] = {0.5, 0.0, 0.5, 0.5, -0.15, -0.2, -0.4, 0.3};
+    const double c[8] = {0.5, 0.0, 0.5, 12.0 / 17.0, -18.0 / 85.0, -24.0 / 85.0, -0.4, 0.3};
+    if (ncp) memcpy(ncp, n, sizeof n);
+    if (ccp) memcpy(ccp, c, sizeof c);
+    return NCP_OK;
+}
+
+/* D = [[2, 1], [1, 2]], v_f = (1, -1): D lambda = -v_f -> lambda = (-1, 1). */
+int tutil_coupled_bilateral(ncp_problem *p, double expect[2], ncp_error *err)
+{
+    const int types[2] = {NCP_BILATERAL, NCP_BILATERAL};
+    int rc = tutil_dual_problem(p, 2, types, err);
+    if (rc) return rc;
+    p->D[0] = 2.0;
+    p->D[1] = 1.0;
+    p->D[2] = 1.0;
+    p->D[3] = 2.0;
+    p->vf[0] = 1.0;
+    p->vf[1] = -1.0;
+    expect[0] = -1.0;
+    expect[1] = 1.0;
+    return NCP_OK;
+}
+
+/* diag(0, 2, .5, .5), v_f = (0, -1, .1, -.05), mu .5: the contact sticks at (0.5, -0.2, 0.1). */
+int tutil_zero_diagonal(ncp_problem *p, double expect[4], ncp_error *err)
+{
+    const int types[2] = {NCP_BILATERAL, NCP_CONTACT};
+    int rc = tutil_dual_problem(p, 2, types, err);
+    if (rc) return rc;
+    const double diag[4] = {0.0, 2.0, 0.5, 0.5}, vf[4] = {0.0, -1.0, 0.1, -0.05};
+    const double ex[4] = {0.0, 0.5, -0.2, 0.1};
+    for (int i = 0; i < 4; i++) p->D[i + (size_t)i * 4] = diag[i];
+    memcpy(p->vf, vf, sizeof vf);
+    p->blocks[1].mu = 0.5;
+    memcpy(expect, ex, sizeof ex);
+    return NCP_OK;
+}
+
+void tutil_ref_project(double mu, const double x[3], double y[3])
+{
+    double s = sqrt(x[1] * x[1] + x[2] * x[2]);
+    if (s <= mu * x[0]) {
+        memmove(y, x, 3 * sizeof(double));
+    } else if (mu * s <= -x[0]) {
+        y[0] = y[1] = y[2] = 0.0;
+    } else {
+        /* boundary ray r(a) = a (1, mu t), |(1, mu t)|^2 = 1 + mu^2, t = x_t / s (s > 0 here:
+         * s = 0 falls in one of the branches above) */
+        double a = (x[0] + mu * s) / (1.0 + mu * mu);
+        y[0] = a;
+        y[1] = a * mu * x[1] / s;
+        y[2] = a * mu * x[2] / s;
+    }
+}
+
+tutil_ref tutil_ref_check(const ncp_problem *p, const double *lam, int ccp, double *u_out)
+{
+    int m = p->m;
+    tutil_ref r = {INFINITY, INFINITY};
+    double *u = calloc((size_t)(m ? m : 1), sizeof(double));
+    if (!u) return r;
+    for (int i = 0; i < m; i++) {
+        double s = p->vf[i];
+        for (int j = 0; j < m; j++) s += p->D[i + (size_t)j * m] * lam[j];
+        u[i] = s;
+    }
+    double nat2 = 0.0, kkt = 0.0;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int q = b->row;
+        double l = lam[q], v = u[q];
+        switch (b->type) {
+        case NCP_BILATERAL:
+            nat2 += v * v;
+            kkt = fmax(kkt, fabs(v));
+            break;
+        case NCP_UNILATERAL: {
+            double f = fmin(l, v);
+            nat2 += f * f;
+            kkt = fmax(kkt, fmax(fmax(-l, -v), fabs(l * v)));
+            break;
+        }
+        case NCP_SOFT: {
+            double f = l + b->k * b->phi + b->c * v;
+            nat2 += f * f;
+            kkt = fmax(kkt, fabs(f));
+            break;
+        }
+        case NCP_CONTACT: {
+            const double *lk = lam + q, *uk = u + q;
+            double mu = b->mu;
+            double st = sqrt(uk[1] * uk[1] + uk[2] * uk[2]);
+            double w[3] = {uk[0] + (ccp ? 0.0 : mu * st), uk[1], uk[2]};
+            double x[3] = {lk[0] - w[0], lk[1] - w[1], lk[2] - w[2]}, y[3];
+            tutil_ref_project(mu, x, y);
+            for (int i = 0; i < 3; i++) nat2 += (lk[i] - y[i]) * (lk[i] - y[i]);
+            double lt = sqrt(lk[1] * lk[1] + lk[2] * lk[2]);
+            kkt = fmax(kkt, lt - mu * lk[0]); /* lambda in K */
+            kkt = fmax(kkt, -lk[0]);
+            kkt = fmax(kkt, mu * st - w[0]); /* w in K* */
+            kkt = fmax(kkt, fabs(lk[0] * w[0] + lk[1] * w[1] + lk[2] * w[2]));
+            break;
+        }
+        default:
+            kkt = INFINITY;
+        }
+    }
+    if (u_out) memcpy(u_out, u, (size_t)m * sizeof(double));
+    free(u);
+    r.nat = sqrt(nat2);
+    r.kkt = kkt;
+    return r;
+}
+
+double tutil_ref_natural_map(const ncp_problem *p, const double *lambda, int ccp)
+{
+    return tutil_ref_check(p, lambda, ccp, NULL).nat;
+}
+
+double tutil_maxdiff(int n, const double *a, const double *b)
+{
+    double d = 0.0;
+    for (int i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i]));
+    return d;
+}
+
+int tutil_solve_opts(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *ps,
+                     const double *lambda0, const double *v0, const ncp_harness_opts *o,
+                     ncp_result *res)
+{
+    ncp_error err;
+    ncp_error_clear(&err);
+    int rc = ncp_harness_solve(s, p, ps, lambda0, v0, o, res, &err);
+    if (rc) fprintf(stderr, "%s on %s: %s\n", s->name, p->name, err.msg);
+    return rc;
+}
+
+int tutil_solve(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *ps,
+                const double *lambda0, double tol, int max_iter, ncp_result *res)
+{
+    ncp_harness_opts o;
+    ncp_harness_opts_default(&o);
+    o.budget.tol = tol;
+    o.budget.max_iter = max_iter;
+    o.stop_metric = ncp_metrics_index("natural_map_abs");
+    return tutil_solve_opts(s, p, ps, lambda0, NULL, &o, res);
+}
+
+void tutil_param(ncp_params *ps, const char *name, double v)
+{
+    ncp_error err;
+    ncp_error_clear(&err);
+    CHECK_OK(ncp_params_set(ps, name, v, &err), &err);
+}
+
+/* ---- checks ---- */
+
+void tutil_check_answer(const char *what, const ncp_solver_desc *s, const ncp_problem *p,
+                        const ncp_params *ps, double tol, int max_iter, const double *expect,
+                        double lam_tol)
+{
+    ncp_result res;
+    int rc = tutil_solve(s, p, ps, NULL, tol, max_iter, &res);
+    CHECK(rc == 0);
+    if (rc) return;
+    double d = tutil_maxdiff(p->m, res.lambda, expect);
+    int ok = res.converged && res.status == NCP_STATUS_CONVERGED && res.iterations >= 1 &&
+             res.iterations <= max_iter && d <= lam_tol;
+    CHECK(res.converged);
+    CHECK(res.status == NCP_STATUS_CONVERGED);
+    CHECK(res.iterations >= 1 && res.iterations <= max_iter);
+    CHECK(d <= lam_tol);
+    if (!ok)
+        fprintf(stderr, "  %s, %s: %s after %d, |lambda - expected| = %.3g (allowed %.3g)\n", what,
+                s->name, ncp_status_name(res.status), res.iterations, d, lam_tol);
+    ncp_result_free(&res);
+}
+
+double tutil_check_ncp_answer(const ncp_solver_desc *s, const ncp_problem *p, ncp_metrics_ws *ws,
+                              const ncp_result *res, double tol)
+{
+    ncp_error err;
+    ncp_error_clear(&err);
+    ncp_metrics mt;
+    CHECK_OK(ncp_metrics_eval(ws, res->lambda, &mt, &err), &err);
+    tutil_ref chk = tutil_ref_check(p, res->lambda, 0, NULL);
+    /* sign and complementarity conditions, scaled by the solution's size */
+    double scale = fmax(1.0, ncp_norminf(p->m, res->lambda) * ncp_norminf(p->m, res->u));
+    int ok = res->converged && mt.natural_map_abs <= tol &&
+             chk.nat <= tol * (1.0 + 1e-6) + 1e-15 && chk.kkt <= 100.0 * tol * scale;
+    CHECK(res->converged);
+    CHECK(mt.natural_map_abs <= tol);
+    /* the same quantity computed independently (own projection, own u) */
+    CHECK(chk.nat <= tol * (1.0 + 1e-6) + 1e-15);
+    CHECK_NEAR(chk.nat, mt.natural_map_abs, 1e-6 * mt.natural_map_abs + 1e-14);
+    CHECK(chk.kkt <= 100.0 * tol * scale);
+    if (!ok)
+        fprintf(stderr, "  %s on %s (seed %llu, m %d, nv %d): %s after %d, natural map %.3g "
+                        "(reference %.3g), sign/complementarity %.3g\n",
+                s->name, p->name, (unsigned long long)p->seed, p->m, p->nv,
+                ncp_status_name(res->status), res->iterations, mt.natural_map_abs, chk.nat,
+                chk.kkt);
+    return chk.nat;
+}
+
+void tutil_check_warm_start(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *ps,
+                            const double *lambda0, double tol)
+{
+    ncp_result res;
+    int rc = tutil_solve(s, p, ps, lambda0, tol, 100, &res);
+    CHECK(rc == 0);
+    if (rc) return;
+    CHECK(res.converged);
+    CHECK(res.iterations <= 1);
+    if (!res.converged || res.iterations > 1)
+        fprintf(stderr, "  warm start of %s on %s (seed %llu): %s after %d iterations\n", s->name,
+                p->name, (unsigned long long)p->seed, ncp_status_name(res.status),
+                res.iterations);
+    ncp_result_free(&res);
+}
+
+void tutil_check_warm_starts(const ncp_solver_desc *ref, const ncp_problem *p,
+                             const ncp_solver_desc *const *ss, int n, double tol)
+{
+    ncp_result sol;
+    int rc = tutil_solve(ref, p, NULL, NULL, 1e-13, 500, &sol);
+    CHECK(rc == 0);
+    if (rc) return;
+    CHECK(sol.converged);
+    if (!sol.converged)
+        fprintf(stderr, "  %s on %s (seed %llu): no reference solution (%s after %d)\n",
+                ref->name, p->name, (unsigned long long)p->seed, ncp_status_name(sol.status),
+                sol.iterations);
+    for (int si = 0; si < n; si++) tutil_check_warm_start(ss[si], p, NULL, sol.lambda, tol);
+    ncp_result_free(&sol);
+}
+
+void tutil_check_solves(const ncp_problem *p, const double *lambda, int ccp, double tol)
+{
+    tutil_ref chk = tutil_ref_check(p, lambda, ccp, NULL);
+    CHECK(chk.nat <= tol && chk.kkt <= tol);
+    if (!(chk.nat <= tol && chk.kkt <= tol))
+        fprintf(stderr, "  the expected %s answer of %s does not solve it: natural map %.3g, "
+                        "sign/complementarity %.3g\n",
+                ccp ? "CCP" : "NCP", p->name, chk.nat, chk.kkt);
+}
+
+void tutil_check_budgets(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *ps)
+{
+    const int budgets[4] = {1, 2, 3, 5};
+    for (int bi = 0; bi < 4; bi++) {
+        ncp_result res;
+        int rc = tutil_solve(s, p, ps, NULL, 1e-300, budgets[bi], &res);
+        CHECK(rc == 0);
+        if (rc) continue;
+        CHECK(res.iterations == budgets[bi]);
+        CHECK(res.status == NCP_STATUS_MAX_ITER);
+        if (res.iterations != budgets[bi] || res.status != NCP_STATUS_MAX_ITER)
+            fprintf(stderr, "  %s on %s, budget %d: %s after %d iterations\n", s->name, p->name,
+                    budgets[bi], ncp_status_name(res.status), res.iterations);
+        ncp_result_free(&res);
+    }
+}
+
+void tutil_check_param_defaults(const ncp_solver_desc *s, const ncp_problem *p, double tol,
+                                int max_iter)
+{
+    ncp_params ps;
+    memset(&ps, 0, sizeof ps);
+    for (int k = 0; s->params[k].name; k++) tutil_param(&ps, s->params[k].name, s->params[k].def);
+    ncp_result a, b, c;
+    int ra = tutil_solve(s, p, NULL, NULL, tol, max_iter, &a);
+    int rb = tutil_solve(s, p, &ps, NULL, tol, max_iter, &b);
+    int rc = tutil_solve(s, p, NULL, NULL, tol, max_iter, &c);
+    CHECK(ra == 0 && rb == 0 && rc == 0);
+    if (!ra && !rb && !rc) {
+        int same = a.iterations == b.iterations && a.iterations == c.iterations &&
+                   memcmp(a.lambda, b.lambda, (size_t)p->m * sizeof(double)) == 0 &&
+                   memcmp(a.lambda, c.lambda, (size_t)p->m * sizeof(double)) == 0;
+        CHECK(a.iterations == b.iterations && a.iterations == c.iterations);
+        CHECK(memcmp(a.lambda, b.lambda, (size_t)p->m * sizeof(double)) == 0);
+        CHECK(memcmp(a.lambda, c.lambda, (size_t)p->m * sizeof(double)) == 0);
+        if (!same)
+            fprintf(stderr, "  %s on %s: defaults given / not given / again differ (%d, %d, %d "
+                            "iterations)\n",
+                    s->name, p->name, a.iterations, b.iterations, c.iterations);
+    }
+    if (!ra) ncp_result_free(&a);
+    if (!rb) ncp_result_free(&b);
+    if (!rc) ncp_result_free(&c);
+}
+
+void tutil_check_bad_param(const ncp_solver_desc *s, const ncp_problem *p, const char *name,
+                           double value)
+{
+    ncp_params ps;
+    memset(&ps, 0, sizeof ps);
+    tutil_param(&ps, name, value);
+    ncp_harness_opts o;
+    ncp_harness_opts_default(&o);
+    ncp_result res;
+    ncp_error err;
+    ncp_error_clear(&err);
+    int rc = ncp_harness_solve(s, p, &ps, NULL, NULL, &o, &res, &err);
+    int named = strstr(err.msg, name) != NULL && strstr(err.msg, s->name) != NULL;
+    CHECK(rc == NCP_ERR_INPUT);
+    CHECK(named); /* the message names the parameter and the solver */
+    if (rc != NCP_ERR_INPUT || !named)
+        fprintf(stderr, "  %s with %s = %g: rc %d, message \"%s\"\n", s->name, name, value, rc,
+                err.msg);
+    if (rc == 0) ncp_result_free(&res);
+}
+
+void tutil_check_empty(const ncp_solver_desc *s)
+{
+    ncp_problem p;
+    ncp_error err;
+    ncp_error_clear(&err);
+    CHECK_OK(tutil_dual_problem(&p, 0, NULL, &err), &err);
+    ncp_result res;
+    int rc = tutil_solve(s, &p, NULL, NULL, 1e-10, 10, &res);
+    CHECK(rc == 0);
+    if (!rc) {
+        CHECK(res.converged && res.iterations <= 1);
+        if (!res.converged || res.iterations > 1)
+            fprintf(stderr, "  %s on an empty problem: %s after %d\n", s->name,
+                    ncp_status_name(res.status), res.iterations);
+        ncp_result_free(&res);
+    }
+    ncp_problem_free(&p);
 }

@@ -1,0 +1,418 @@
+/* The parts of seed 002's ADMM that admm and fadmm share (see admm_common.h). */
+#include "admm_common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "cone.h"
+#include "la.h"
+
+/* Residual balancing safeguards (seed 002 §5.2 defaults) and our bound on rho. */
+#define ETA_MAX 50.0
+#define ETA_DEADBAND 2.0
+#define RHO_MIN 1e-6
+#define RHO_MAX 1e6
+
+int ncp_admm_read_params(const ncp_solver_desc *d, const ncp_params *ps, ncp_admm_cfg *cfg,
+                         ncp_error *err)
+{
+    int rc;
+    if ((rc = ncp_solver_param_real(d, ps, "rho", 0.0, INFINITY, NCP_PARAM_LO_OPEN, &cfg->rho0,
+                                    err)) ||
+        (rc = ncp_solver_param_real(d, ps, "rho_b", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
+                                    &cfg->rho_b, err)) ||
+        (rc = ncp_solver_param_int(d, ps, "adapt_every", 0, 1000000, &cfg->adapt_every, err)) ||
+        (rc = ncp_solver_param_int(d, ps, "rho_policy", 1, 2, &cfg->policy, err)) ||
+        (rc = ncp_solver_param_int(d, ps, "rho_sqrt", 0, 1, &cfg->rho_sqrt, err)) ||
+        (rc = ncp_solver_param_int(d, ps, "max_rho_changes", 0, 1000000, &cfg->max_changes,
+                                   err)) ||
+        (rc = ncp_solver_param_int(d, ps, "precond", 0, 1, &cfg->precond, err)) ||
+        (rc = ncp_solver_param_int(d, ps, "form", 0, 2, &cfg->form, err)) ||
+        (rc = ncp_solver_param_real(d, ps, "tol_ccp", 0.0, INFINITY, 0, &cfg->tol_ccp, err)))
+        return rc;
+    return NCP_OK;
+}
+
+void ncp_admm_free(ncp_admm *a)
+{
+    free(a->kind);
+    free(a->w);
+    free(a->sw);
+    free(a->comp);
+    free(a->shift);
+    free(a->fixed);
+    free(a->theta);
+    free(a->L);
+    free(a->K);
+    free(a->d);
+    free(a->brow);
+    free(a->KJb);
+    free(a->Sb);
+    free(a->tm);
+    free(a->tb);
+    memset(a, 0, sizeof *a);
+}
+
+/* Row kinds, compliance, shift and one-point sets from the block types (admm_common.h). */
+static int setup_rows(ncp_admm *a, ncp_error *err)
+{
+    const ncp_problem *p = a->p;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int r = b->row;
+        switch (b->type) {
+        case NCP_CONTACT:
+            if (!(b->mu >= 0.0) || !isfinite(b->mu))
+                return ncp_error_set(err, NCP_ERR_INPUT,
+                                     "%s: contact block %d (row %d) has friction mu = %g; it "
+                                     "must be finite and >= 0",
+                                     a->name, bi, r, b->mu);
+            for (int i = 0; i < 3; i++) a->kind[r + i] = NCP_ADMM_ROW_CONE;
+            break;
+        case NCP_UNILATERAL:
+            a->kind[r] = NCP_ADMM_ROW_UNI;
+            break;
+        case NCP_BILATERAL:
+            a->kind[r] = NCP_ADMM_ROW_FREE;
+            break;
+        case NCP_SOFT: {
+            if (!(b->c >= 0.0) || !isfinite(b->k) || !isfinite(b->phi))
+                return ncp_error_set(err, NCP_ERR_INPUT,
+                                     "%s: soft block %d (row %d) has k = %g, c = %g, phi = %g; "
+                                     "the convex form needs finite k, phi and damping c >= 0",
+                                     a->name, bi, r, b->k, b->c, b->phi);
+            double inv = 1.0 / b->c;
+            if (b->c > 0.0 && isfinite(inv)) { /* compliance 1/c, Corollary 3 */
+                a->kind[r] = NCP_ADMM_ROW_FREE;
+                a->comp[r] = inv;
+                a->shift[r] = b->k * b->phi * inv;
+            } else { /* c = 0 (or 1/c overflows): lambda = -k phi, a one-point set */
+                a->kind[r] = NCP_ADMM_ROW_FIXED;
+                a->fixed[r] = -b->k * b->phi;
+            }
+            break;
+        }
+        default:
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: block %d has unknown type %d", a->name,
+                                 bi, b->type);
+        }
+    }
+    return NCP_OK;
+}
+
+/* w = diagonal of N = D + C, averaged over each contact's rows (or 1 without preconditioning). */
+static void setup_weights(ncp_admm *a, int precond)
+{
+    const ncp_problem *p = a->p;
+    int m = a->m;
+    if (!precond) {
+        for (int i = 0; i < m; i++) a->w[i] = 1.0;
+    } else {
+        double wmax = 0.0;
+        for (int bi = 0; bi < p->nblocks; bi++) {
+            const ncp_block *b = &p->blocks[bi];
+            int r = b->row, n = ncp_block_type_size(b->type);
+            double s = 0.0;
+            for (int i = 0; i < n; i++) s += p->D[(r + i) + (size_t)(r + i) * m] + a->comp[r + i];
+            for (int i = 0; i < n; i++) a->w[r + i] = s / n;
+            wmax = fmax(wmax, s / n);
+        }
+        double wfill = wmax > 0.0 ? wmax : 1.0;
+        for (int i = 0; i < m; i++)
+            if (!(a->w[i] > 1e-14 * wmax)) a->w[i] = wfill;
+    }
+    for (int i = 0; i < m; i++) a->sw[i] = sqrt(a->w[i]);
+}
+
+int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in *in,
+                   const ncp_admm_cfg *cfg, ncp_error *err)
+{
+    const ncp_problem *p = in->prob;
+    memset(a, 0, sizeof *a);
+    a->p = p;
+    a->name = self->name;
+    a->m = p->m;
+    a->nv = p->has_primal ? p->nv : 0;
+    a->rho_b = cfg->rho_b;
+    a->policy = cfg->policy;
+    a->rho_sqrt = cfg->rho_sqrt;
+    a->max_changes = cfg->max_changes;
+    int rc = ncp_solver_need_dual(self, p, err);
+    if (rc) return rc;
+    int m = a->m;
+    size_t mz = (size_t)m;
+    a->kind = ncp_calloc(err, mz, 1);
+    a->w = ncp_calloc(err, mz, sizeof(double));
+    a->sw = ncp_calloc(err, mz, sizeof(double));
+    a->comp = ncp_calloc(err, mz, sizeof(double));
+    a->shift = ncp_calloc(err, mz, sizeof(double));
+    a->fixed = ncp_calloc(err, mz, sizeof(double));
+    a->theta = ncp_calloc(err, mz, sizeof(double));
+    a->tm = ncp_calloc(err, mz, sizeof(double));
+    if (!a->kind || !a->w || !a->sw || !a->comp || !a->shift || !a->fixed || !a->theta || !a->tm)
+        return NCP_ERR_NOMEM;
+    if ((rc = setup_rows(a, err))) return rc;
+    setup_weights(a, cfg->precond);
+
+    int nb = 0;
+    for (int i = 0; i < m; i++)
+        if (a->kind[i] == NCP_ADMM_ROW_FREE && a->comp[i] == 0.0) nb++;
+    int have_primal = p->has_primal && p->A && p->J.rowptr && p->J.m == m && p->J.n == p->nv;
+    if (cfg->form == NCP_ADMM_FORM_SADDLE && !have_primal)
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "%s: form = 2 (saddle point) needs the primal data (A, J), which "
+                             "problem '%s' does not have; use form = 0 or 1",
+                             a->name, p->name ? p->name : "?");
+    if (cfg->form == NCP_ADMM_FORM_AUTO)
+        a->form = (have_primal && p->nv + nb < m) ? NCP_ADMM_FORM_SADDLE : NCP_ADMM_FORM_DENSE;
+    else
+        a->form = cfg->form;
+
+    if (a->form == NCP_ADMM_FORM_DENSE) {
+        a->L = ncp_malloc(err, mz * mz, sizeof(double));
+        if (!a->L) return NCP_ERR_NOMEM;
+    } else {
+        int nv = p->nv;
+        a->nb = nb;
+        a->K = ncp_malloc(err, (size_t)nv * nv, sizeof(double));
+        a->d = ncp_calloc(err, mz, sizeof(double));
+        a->brow = ncp_calloc(err, (size_t)nb, sizeof(int));
+        a->KJb = ncp_calloc(err, (size_t)nv * nb, sizeof(double));
+        a->Sb = ncp_calloc(err, (size_t)nb * nb, sizeof(double));
+        a->tb = ncp_calloc(err, (size_t)nb, sizeof(double));
+        if (!a->K || !a->d || !a->brow || !a->KJb || !a->Sb || !a->tb) return NCP_ERR_NOMEM;
+        nb = 0;
+        for (int i = 0; i < m; i++)
+            if (a->kind[i] == NCP_ADMM_ROW_FREE && a->comp[i] == 0.0) a->brow[nb++] = i;
+    }
+
+    double vfn = ncp_norm2(m, p->vf);
+    /* a tenth of the budget's tol by default: where the CCP and NCP solutions coincide the two
+     * natural maps differ by the small De Saxcé term, and the harness's NCP test must fire first */
+    double tol = cfg->tol_ccp > 0.0 ? cfg->tol_ccp : 0.1 * in->budget.tol;
+    a->stop_thresh = tol * (vfn > 0.0 ? vfn : 1.0);
+    return NCP_OK;
+}
+
+/* Theta(rho): rho_b on free rows (eq. 44), rho elsewhere, times the preconditioner (eq. 47). */
+static void set_theta(ncp_admm *a, double rho)
+{
+    a->rho = rho;
+    for (int i = 0; i < a->m; i++)
+        a->theta[i] = (a->kind[i] == NCP_ADMM_ROW_FREE ? a->rho_b : rho) * a->w[i];
+}
+
+static int factor_dense(ncp_admm *a, ncp_error *err)
+{
+    int m = a->m;
+    memcpy(a->L, a->p->D, (size_t)m * m * sizeof(double));
+    for (int i = 0; i < m; i++) a->L[i + (size_t)i * m] += a->comp[i] + a->theta[i];
+    return ncp_chol_factor(m, a->L, err);
+}
+
+static int factor_saddle(ncp_admm *a, ncp_error *err)
+{
+    const ncp_problem *p = a->p;
+    const ncp_csr *J = &p->J;
+    int m = a->m, nv = p->nv, nb = a->nb, rc;
+    for (int i = 0; i < m; i++) a->d[i] = a->theta[i] + a->comp[i];
+    /* K = A + sum over E rows of J_i^T J_i / d_i (the eliminated multipliers) */
+    memcpy(a->K, p->A, (size_t)nv * nv * sizeof(double));
+    for (int i = 0; i < m; i++) {
+        if (a->kind[i] == NCP_ADMM_ROW_FREE && a->comp[i] == 0.0) continue; /* a B row */
+        double s = 1.0 / a->d[i];
+        for (int ka = J->rowptr[i]; ka < J->rowptr[i + 1]; ka++) {
+            double va = s * J->val[ka];
+            for (int kb = J->rowptr[i]; kb < J->rowptr[i + 1]; kb++)
+                a->K[J->col[kb] + (size_t)J->col[ka] * nv] += va * J->val[kb];
+        }
+    }
+    if ((rc = ncp_chol_factor(nv, a->K, err))) return rc;
+    if (nb == 0) return NCP_OK;
+    /* K^{-1} J_B^T, then S_B = J_B K^{-1} J_B^T + d_B */
+    ncp_zero(nv * nb, a->KJb);
+    for (int j = 0; j < nb; j++) {
+        int r = a->brow[j];
+        for (int k = J->rowptr[r]; k < J->rowptr[r + 1]; k++)
+            a->KJb[J->col[k] + (size_t)j * nv] += J->val[k];
+    }
+    if ((rc = ncp_chol_solve(nv, a->K, nb, a->KJb, err))) return rc;
+    for (int j = 0; j < nb; j++)
+        for (int i = 0; i < nb; i++)
+            a->Sb[i + (size_t)j * nb] = ncp_csr_row_dot(J, a->brow[i], a->KJb + (size_t)j * nv);
+    ncp_symmetrize(nb, a->Sb);
+    for (int j = 0; j < nb; j++) a->Sb[j + (size_t)j * nb] += a->d[a->brow[j]];
+    return ncp_chol_factor(nb, a->Sb, err);
+}
+
+int ncp_admm_factor(ncp_admm *a, double rho, ncp_error *err)
+{
+    set_theta(a, rho);
+    int rc = a->form == NCP_ADMM_FORM_DENSE ? factor_dense(a, err) : factor_saddle(a, err);
+    if (rc) ncp_error_prefix(err, "%s: factorising for rho = %g (%s form): ", a->name, rho,
+                             a->form == NCP_ADMM_FORM_DENSE ? "dense" : "saddle-point");
+    return rc;
+}
+
+static int solve_saddle(ncp_admm *a, const double *z, const double *y, double *g, double *v,
+                        ncp_error *err)
+{
+    const ncp_problem *p = a->p;
+    const ncp_csr *J = &p->J;
+    int m = a->m, nv = p->nv, nb = a->nb, rc;
+    double *q = g; /* q = Theta z - y - e - s, right-hand side of the second block row */
+    for (int i = 0; i < m; i++) q[i] = a->theta[i] * z[i] - y[i] - p->e[i] - a->shift[i];
+    /* tm = d_E^{-1} q_E (0 on B rows);  v = K^{-1}(b + J^T tm) [+ K^{-1} J_B^T g_B] */
+    for (int i = 0; i < m; i++) a->tm[i] = q[i] / a->d[i];
+    for (int j = 0; j < nb; j++) a->tm[a->brow[j]] = 0.0;
+    ncp_copy(nv, p->b, v);
+    ncp_csr_gemv_t(J, 1.0, a->tm, 1.0, v);
+    if ((rc = ncp_chol_solve(nv, a->K, 1, v, err))) return rc;
+    if (nb > 0) {
+        for (int j = 0; j < nb; j++) a->tb[j] = q[a->brow[j]] - ncp_csr_row_dot(J, a->brow[j], v);
+        if ((rc = ncp_chol_solve(nb, a->Sb, 1, a->tb, err))) return rc;
+        ncp_gemv(0, nv, nb, 1.0, a->KJb, a->tb, 1.0, v);
+    }
+    /* g_E = d_E^{-1}(q_E - J_E v); g_B from the Schur complement */
+    for (int i = 0; i < m; i++) g[i] = (q[i] - ncp_csr_row_dot(J, i, v)) / a->d[i];
+    for (int j = 0; j < nb; j++) g[a->brow[j]] = a->tb[j];
+    return NCP_OK;
+}
+
+int ncp_admm_solve(ncp_admm *a, const double *z, const double *y, double *g, double *v,
+                   ncp_error *err)
+{
+    int rc;
+    if (a->form == NCP_ADMM_FORM_DENSE) {
+        const ncp_problem *p = a->p;
+        for (int i = 0; i < a->m; i++)
+            g[i] = a->theta[i] * z[i] - y[i] - p->vf[i] - a->shift[i];
+        rc = ncp_chol_solve(a->m, a->L, 1, g, err);
+    } else {
+        rc = solve_saddle(a, z, y, g, v, err);
+    }
+    if (rc) ncp_error_prefix(err, "%s: ", a->name);
+    return rc;
+}
+
+/* Pi_Y(x) into out, block by block. */
+static void project(const ncp_admm *a, const double *x, double *out)
+{
+    const ncp_problem *p = a->p;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int r = b->row;
+        if (b->type == NCP_CONTACT) {
+            ncp_cone_project(b->mu, x + r, out + r);
+            continue;
+        }
+        switch (a->kind[r]) {
+        case NCP_ADMM_ROW_UNI: out[r] = fmax(0.0, x[r]); break;
+        case NCP_ADMM_ROW_FIXED: out[r] = a->fixed[r]; break;
+        default: out[r] = x[r]; break; /* free */
+        }
+    }
+}
+
+void ncp_admm_zstep(const ncp_admm *a, const double *g, const double *y, double *z)
+{
+    for (int i = 0; i < a->m; i++) z[i] = g[i] + y[i] / a->theta[i];
+    project(a, z, z);
+}
+
+void ncp_admm_start(const ncp_admm *a, const double *lambda0, double *g, double *y)
+{
+    const ncp_problem *p = a->p;
+    int m = a->m;
+    if (!lambda0) { /* cold start: Alg. 1 with y^0 = z^0 = 0 */
+        ncp_zero(m, g);
+        ncp_zero(m, y);
+        return;
+    }
+    ncp_copy(m, lambda0, g);
+    /* y = -(D g + v_f + C g + s): the paper's v^0 = H^{-1}(k + D_eps g) then
+     * y^0 = -(D_eps^T v^0 + C g + b_eps) (Alg. 2), through the Delassus the harness provides */
+    ncp_copy(m, p->vf, y);
+    ncp_gemv(0, m, m, 1.0, p->D, g, 1.0, y);
+    for (int i = 0; i < m; i++) {
+        y[i] = -(y[i] + a->comp[i] * g[i] + a->shift[i]);
+        if (a->kind[i] == NCP_ADMM_ROW_FREE) y[i] = 0.0;
+    }
+}
+
+double ncp_admm_ccp_residual(const ncp_admm *a, const double *g, const double *u)
+{
+    const ncp_problem *p = a->p;
+    double s = 0.0;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int r = b->row;
+        if (b->type == NCP_CONTACT) {
+            double x[3], px[3];
+            for (int i = 0; i < 3; i++) x[i] = g[r + i] - u[r + i];
+            ncp_cone_project(b->mu, x, px);
+            for (int i = 0; i < 3; i++) s += (g[r + i] - px[i]) * (g[r + i] - px[i]);
+            continue;
+        }
+        double f;
+        switch (a->kind[r]) {
+        case NCP_ADMM_ROW_UNI: f = g[r] - fmax(0.0, g[r] - u[r]); break;
+        case NCP_ADMM_ROW_FIXED: f = g[r] - a->fixed[r]; break;
+        default: /* bilateral: u; compliant soft: c u' = c u + g + k phi (metrics' form) */
+            f = a->comp[r] > 0.0 ? u[r] / a->comp[r] : u[r];
+            break;
+        }
+        s += f * f;
+    }
+    return sqrt(s);
+}
+
+double ncp_admm_balance(ncp_admm *a, const double *rp, const double *rd, const double *z,
+                        const double *g, const double *y)
+{
+    if (a->changes >= a->max_changes) return a->rho;
+    double np = 0.0, nd = 0.0, nz = 0.0, ny = 0.0;
+    for (int i = 0; i < a->m; i++) {
+        np = fmax(np, fabs(rp[i]) * a->sw[i]);
+        nd = fmax(nd, fabs(rd[i]) / a->sw[i]);
+        nz = fmax(nz, fmax(fabs(z[i]), fabs(g[i])) * a->sw[i]);
+        ny = fmax(ny, fabs(y[i]) / a->sw[i]);
+    }
+    if (a->policy == NCP_ADMM_RHO_NORMALIZED) { /* eq. 43 */
+        np = nz > 0.0 ? np / nz : np;
+        nd = ny > 0.0 ? nd / ny : nd;
+    }
+    double eta; /* eq. 42 (or 43): eta = r_p / r_d */
+    if (np == 0.0 && nd == 0.0) eta = 1.0;
+    else if (nd == 0.0) eta = ETA_MAX;
+    else eta = np / nd;
+    if (a->rho_sqrt) eta = sqrt(eta);
+    eta = fmin(fmax(eta, 1.0 / ETA_MAX), ETA_MAX);
+    if (eta >= 1.0 / ETA_DEADBAND && eta <= ETA_DEADBAND) return a->rho;
+    double rho = fmin(fmax(a->rho * eta, RHO_MIN), RHO_MAX);
+    if (rho != a->rho) a->changes++;
+    return rho;
+}
+
+int ncp_admm_report(ncp_run *run, const ncp_admm *a, int k, const double *g, const double *v,
+                    int *status)
+{
+    int saddle = a->form == NCP_ADMM_FORM_SADDLE;
+    if (!ncp_all_finite(a->m, g) || (saddle && !ncp_all_finite(a->nv, v))) {
+        *status = NCP_STATUS_FAILED;
+        return 1;
+    }
+    return ncp_run_iterate(run, k, g, saddle ? v : NULL);
+}
+
+void ncp_admm_finish(const ncp_admm *a, ncp_solve_out *out, const double *g, const double *v,
+                     int k, int status)
+{
+    ncp_copy(a->m, g, out->lambda);
+    out->has_v = a->form == NCP_ADMM_FORM_SADDLE && out->v && v;
+    if (out->has_v) ncp_copy(a->nv, v, out->v);
+    out->iterations = k;
+    if (status >= 0) out->status = status;
+}

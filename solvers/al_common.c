@@ -1,0 +1,744 @@
+/* The augmented-Lagrangian machinery shared by canal, al-trdogleg and al-dampedsn (see
+ * al_common.h for what is here and the conventions).
+ *
+ * Linear systems (eq. 24/25 and the ablations' Jacobians). dr/dv = A + beta sum_i J_i^T G_i J_i
+ * is n x n, but it is never formed as dense products of dense matrices:
+ *   - each constraint block touches only the columns of its J rows (precomputed once per solve:
+ *     the sorted union of the CSR column indices and the block's J restricted to them), so its
+ *     term costs O(k^2 q + k q^2) for k rows and q columns, and blocks with G_i = 0 (open
+ *     contacts, inactive limits) add nothing and are skipped;
+ *   - the matrix is block diagonal after a permutation: two velocities are coupled only through
+ *     a non-zero of A (the pattern of A is read once per solve) or through an ACTIVE block that
+ *     touches both. A union-find over those couplings splits the dofs into connected components
+ *     (separate objects, piles that do not touch, bodies whose contacts are all open), and each
+ *     component is assembled densely and factorised on its own with LAPACK (Cholesky for canal,
+ *     LU for the non-symmetric ablations) through src/la.h. Cost: sum over components of s^3/3
+ *     instead of n^3/3; the partition is recomputed at every step because the active set
+ *     changes. A component that really is dense (everything touching everything) is factorised
+ *     densely: a sparse (fill-reducing) Cholesky would need a library beyond LAPACK; the paper
+ *     lists a tree ("branch-induced") factorisation as future work.
+ * Matrix-vector products with the Jacobian (the dogleg's Cauchy point, the damped Newton's merit
+ * gradient) are matrix-free: A y plus J^T (G (J y)) with the CSR J.
+ */
+#include "al_common.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "cone.h"
+#include "la.h"
+#include "registry.h"
+
+/* ====================== per-block operators ====================== */
+
+/* Jacobian of the strict operator (seed 000 eq. 17) at x, normal first (seed-000 digest §2.4,
+ * translated): 0 when x_n <= 0; I inside the disk; otherwise lambda_t = mu x_n x_t / s gives
+ *   d lambda_n / dx = (1, 0, 0),  d lambda_t / dx_n = mu x_t / s,
+ *   d lambda_t / dx_t = (mu x_n / s) P,
+ * P = I - t t^T, t = x_t / s. Non-symmetric (the ablations use LU). At the kinks (x_n = 0,
+ * s = mu x_n) we take the element of the inner region's side listed first above. */
+static void strict_jacobian(double mu, const double x[3], double G[9])
+{
+    memset(G, 0, 9 * sizeof(double));
+    double xn = x[0], s = hypot(x[1], x[2]);
+    if (xn <= 0.0) return;
+    if (s <= mu * xn) {
+        G[0] = G[4] = G[8] = 1.0;
+        return;
+    }
+    double t1 = x[1] / s, t2 = x[2] / s, f = mu * xn / s;
+    G[0] = 1.0;           /* (0,0) */
+    G[1] = mu * t1;       /* (1,0) */
+    G[2] = mu * t2;       /* (2,0) */
+    G[4] = f * (1.0 - t1 * t1); /* (1,1) */
+    G[5] = -f * t1 * t2;        /* (2,1) */
+    G[7] = -f * t1 * t2;        /* (1,2) */
+    G[8] = f * (1.0 - t2 * t2); /* (2,2) */
+}
+
+double ncp_al_block_T(const ncp_block *b, int prox, double beta, const double *x, double *out,
+                      double *G, int want_psi)
+{
+    double psi = 0.0;
+    switch (b->type) {
+    case NCP_BILATERAL: /* lambda free: T = identity (digest §7 item 4) */
+        out[0] = x[0];
+        if (G) G[0] = 1.0;
+        if (want_psi) psi = x[0] * x[0] / (2.0 * beta);
+        break;
+    case NCP_UNILATERAL: /* eq. 14 */
+        out[0] = x[0] > 0.0 ? x[0] : 0.0;
+        if (G) G[0] = x[0] > 0.0 ? 1.0 : 0.0;
+        if (want_psi) psi = out[0] * out[0] / (2.0 * beta);
+        break;
+    case NCP_SOFT: {
+        /* eq. 15 in problem.h's terms: lambda = -k phi - c z with beta z = beta(Jv + e) + u +
+         * lambda and x = -beta(Jv + e) - u gives lambda = (c x - beta k phi) / (c + beta).
+         * psi = (c x^2/2 - beta k phi x) / (beta (c + beta)) has grad psi = T / beta (the
+         * paper's ||lambda||^2/(2 beta) of eq. 22 does not, for this row: digest §3.2). */
+        double den = b->c + beta;
+        out[0] = (b->c * x[0] - beta * b->k * b->phi) / den;
+        if (G) G[0] = b->c / den;
+        if (want_psi)
+            psi = (0.5 * b->c * x[0] * x[0] - beta * b->k * b->phi * x[0]) / (beta * den);
+        break;
+    }
+    case NCP_CONTACT:
+        if (prox) { /* eq. 21 with eq. 23; psi = ||Pi_K(x)||^2 / (2 beta) (eq. 22) */
+            ncp_cone_project(b->mu, x, out);
+            if (G) ncp_cone_project_jacobian(b->mu, x, G);
+            if (want_psi)
+                psi = (out[0] * out[0] + out[1] * out[1] + out[2] * out[2]) / (2.0 * beta);
+        } else { /* eqs. 16-17 */
+            ncp_cone_project_strict(b->mu, x, out);
+            if (G) strict_jacobian(b->mu, x, G);
+        }
+        break;
+    default:
+        break;
+    }
+    return psi;
+}
+
+static int block_active(const ncp_block *b, const double *G)
+{
+    if (b->type != NCP_CONTACT) return G[0] != 0.0;
+    for (int i = 0; i < 9; i++)
+        if (G[i] != 0.0) return 1;
+    return 0;
+}
+
+/* ====================== sparse assembly, per-component factorisation ====================== */
+
+struct ncp_al_lin {
+    int n, nb;
+    int *aptr, *aidx;    /* off-diagonal non-zero pattern of A, by column (both triangles) */
+    int *bptr, *bcol;    /* block bi: sorted union of its rows' J columns bcol[bptr[bi]..] */
+    size_t *boff;        /* block bi: its J restricted to those columns, k x q column-major, at
+                            bJ + boff[bi] */
+    double *bJ;
+    int *parent;         /* union-find */
+    int *comp, *loc, *map, *cstart, *cdofs;
+    int ncomp;
+    size_t *moff;        /* component c's dense matrix at mat + moff[c] */
+    double *mat;
+    size_t mat_cap;
+    int *ipiv;
+    double *rhs;
+    double *W;           /* 3 x (max q) scratch */
+};
+
+static void lin_free(ncp_al_lin *L)
+{
+    if (!L) return;
+    free(L->aptr);
+    free(L->aidx);
+    free(L->bptr);
+    free(L->bcol);
+    free(L->boff);
+    free(L->bJ);
+    free(L->parent);
+    free(L->comp);
+    free(L->loc);
+    free(L->map);
+    free(L->cstart);
+    free(L->cdofs);
+    free(L->moff);
+    free(L->mat);
+    free(L->ipiv);
+    free(L->rhs);
+    free(L->W);
+    free(L);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int lin_create(const ncp_problem *p, ncp_al_lin **out, ncp_error *err)
+{
+    int n = p->nv, nb = p->nblocks;
+    const ncp_csr *J = &p->J;
+    ncp_al_lin *L = ncp_calloc(err, 1, sizeof *L);
+    if (!L) return NCP_ERR_NOMEM;
+    L->n = n;
+    L->nb = nb;
+    size_t nn = (size_t)(n > 0 ? n : 1);
+    /* pattern of A */
+    size_t annz = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            if (i != j && p->A[i + (size_t)j * n] != 0.0) annz++;
+    L->aptr = ncp_calloc(err, nn + 1, sizeof(int));
+    L->aidx = ncp_calloc(err, annz ? annz : 1, sizeof(int));
+    /* block columns: at most the block's CSR entries */
+    size_t bcap = 0;
+    for (int bi = 0; bi < nb; bi++) {
+        int r = p->blocks[bi].row, k = ncp_block_type_size(p->blocks[bi].type);
+        bcap += (size_t)(J->rowptr[r + k] - J->rowptr[r]);
+    }
+    L->bptr = ncp_calloc(err, (size_t)nb + 1, sizeof(int));
+    L->bcol = ncp_calloc(err, bcap ? bcap : 1, sizeof(int));
+    L->boff = ncp_calloc(err, (size_t)nb + 1, sizeof(size_t));
+    L->parent = ncp_calloc(err, nn, sizeof(int));
+    L->comp = ncp_calloc(err, nn, sizeof(int));
+    L->loc = ncp_calloc(err, nn, sizeof(int));
+    L->map = ncp_calloc(err, nn, sizeof(int));
+    L->cstart = ncp_calloc(err, nn + 1, sizeof(int));
+    L->cdofs = ncp_calloc(err, nn, sizeof(int));
+    L->moff = ncp_calloc(err, nn + 1, sizeof(size_t));
+    L->ipiv = ncp_calloc(err, nn, sizeof(int));
+    L->rhs = ncp_calloc(err, nn, sizeof(double));
+    if (!L->aptr || !L->aidx || !L->bptr || !L->bcol || !L->boff || !L->parent || !L->comp ||
+        !L->loc || !L->map || !L->cstart || !L->cdofs || !L->moff || !L->ipiv || !L->rhs) {
+        lin_free(L);
+        return NCP_ERR_NOMEM;
+    }
+    size_t k = 0;
+    for (int j = 0; j < n; j++) {
+        L->aptr[j] = (int)k;
+        for (int i = 0; i < n; i++)
+            if (i != j && p->A[i + (size_t)j * n] != 0.0) L->aidx[k++] = i;
+    }
+    L->aptr[n] = (int)k;
+    /* block column sets (sorted, unique) and their dense J */
+    int qmax = 1;
+    size_t jsz = 0, pos = 0;
+    for (int bi = 0; bi < nb; bi++) {
+        int r = p->blocks[bi].row, kk = ncp_block_type_size(p->blocks[bi].type);
+        L->bptr[bi] = (int)pos;
+        size_t s0 = pos;
+        for (int e = J->rowptr[r]; e < J->rowptr[r + kk]; e++) L->bcol[pos++] = J->col[e];
+        qsort(L->bcol + s0, pos - s0, sizeof(int), cmp_int);
+        size_t u = s0;
+        for (size_t e = s0; e < pos; e++)
+            if (u == s0 || L->bcol[e] != L->bcol[u - 1]) L->bcol[u++] = L->bcol[e];
+        pos = u;
+        int q = (int)(pos - s0);
+        if (q > qmax) qmax = q;
+        L->boff[bi] = jsz;
+        jsz += (size_t)kk * (size_t)q;
+    }
+    L->bptr[nb] = (int)pos;
+    L->boff[nb] = jsz;
+    L->bJ = ncp_calloc(err, jsz ? jsz : 1, sizeof(double));
+    L->W = ncp_calloc(err, 3 * (size_t)qmax, sizeof(double));
+    if (!L->bJ || !L->W) {
+        lin_free(L);
+        return NCP_ERR_NOMEM;
+    }
+    for (int bi = 0; bi < nb; bi++) {
+        int r = p->blocks[bi].row, kk = ncp_block_type_size(p->blocks[bi].type);
+        const int *cols = L->bcol + L->bptr[bi];
+        int q = L->bptr[bi + 1] - L->bptr[bi];
+        double *Jb = L->bJ + L->boff[bi];
+        for (int a = 0; a < kk; a++)
+            for (int e = J->rowptr[r + a]; e < J->rowptr[r + a + 1]; e++) {
+                const int *hit = bsearch(&J->col[e], cols, (size_t)q, sizeof(int), cmp_int);
+                Jb[a + (size_t)kk * (size_t)(hit - cols)] += J->val[e];
+            }
+    }
+    *out = L;
+    return NCP_OK;
+}
+
+static int uf_find(int *par, int i)
+{
+    while (par[i] != i) {
+        par[i] = par[par[i]];
+        i = par[i];
+    }
+    return i;
+}
+
+static void uf_union(int *par, int a, int b)
+{
+    a = uf_find(par, a);
+    b = uf_find(par, b);
+    if (a < b) par[b] = a;
+    else if (b < a) par[a] = b;
+}
+
+/* Partition of the dofs for the current G (see the file header). */
+static int lin_partition(ncp_al_ws *w, ncp_error *err)
+{
+    ncp_al_lin *L = w->lin;
+    const ncp_problem *p = w->p;
+    int n = L->n;
+    for (int i = 0; i < n; i++) L->parent[i] = i;
+    for (int j = 0; j < n; j++)
+        for (int e = L->aptr[j]; e < L->aptr[j + 1]; e++) uf_union(L->parent, L->aidx[e], j);
+    for (int bi = 0; bi < L->nb; bi++) {
+        if (!block_active(&p->blocks[bi], w->G + 9 * (size_t)bi)) continue;
+        for (int e = L->bptr[bi] + 1; e < L->bptr[bi + 1]; e++)
+            uf_union(L->parent, L->bcol[L->bptr[bi]], L->bcol[e]);
+    }
+    for (int i = 0; i < n; i++) L->map[i] = -1;
+    int nc = 0;
+    for (int i = 0; i < n; i++) {
+        int root = uf_find(L->parent, i);
+        if (L->map[root] < 0) L->map[root] = nc++;
+        L->comp[i] = L->map[root];
+    }
+    L->ncomp = nc;
+    memset(L->cstart, 0, ((size_t)nc + 1) * sizeof(int));
+    for (int i = 0; i < n; i++) L->cstart[L->comp[i] + 1]++;
+    for (int c = 0; c < nc; c++) L->cstart[c + 1] += L->cstart[c];
+    for (int c = 0; c < nc; c++) L->map[c] = L->cstart[c]; /* fill pointer */
+    for (int i = 0; i < n; i++) {
+        int c = L->comp[i];
+        L->loc[i] = L->map[c] - L->cstart[c];
+        L->cdofs[L->map[c]++] = i;
+    }
+    size_t tot = 0;
+    for (int c = 0; c < nc; c++) {
+        size_t s = (size_t)(L->cstart[c + 1] - L->cstart[c]);
+        L->moff[c] = tot;
+        tot += s * s;
+    }
+    L->moff[nc] = tot;
+    if (tot > L->mat_cap) {
+        double *nm = ncp_malloc(err, tot, sizeof(double));
+        if (!nm) return NCP_ERR_NOMEM;
+        free(L->mat);
+        L->mat = nm;
+        L->mat_cap = tot;
+    }
+    return NCP_OK;
+}
+
+/* Dense A[c,c] + beta sum_{active i} J_i^T G_i J_i for every component. */
+static void lin_assemble(ncp_al_ws *w)
+{
+    ncp_al_lin *L = w->lin;
+    const ncp_problem *p = w->p;
+    int n = L->n;
+    for (int c = 0; c < L->ncomp; c++) {
+        int s = L->cstart[c + 1] - L->cstart[c];
+        const int *d = L->cdofs + L->cstart[c];
+        double *H = L->mat + L->moff[c];
+        for (int b = 0; b < s; b++)
+            for (int a = 0; a < s; a++) H[a + (size_t)b * s] = p->A[d[a] + (size_t)d[b] * n];
+    }
+    for (int bi = 0; bi < L->nb; bi++) {
+        const ncp_block *blk = &p->blocks[bi];
+        const double *G = w->G + 9 * (size_t)bi;
+        int q = L->bptr[bi + 1] - L->bptr[bi];
+        if (q == 0 || !block_active(blk, G)) continue;
+        int k = ncp_block_type_size(blk->type);
+        const int *cols = L->bcol + L->bptr[bi];
+        const double *Jb = L->bJ + L->boff[bi];
+        int c = L->comp[cols[0]];
+        int s = L->cstart[c + 1] - L->cstart[c];
+        double *H = L->mat + L->moff[c];
+        /* W = G Jb (k x q) */
+        for (int j = 0; j < q; j++)
+            for (int a = 0; a < k; a++) {
+                double acc = 0.0;
+                for (int t = 0; t < k; t++) acc += G[a + 3 * t] * Jb[t + (size_t)k * j];
+                L->W[a + (size_t)k * j] = acc;
+            }
+        for (int jb = 0; jb < q; jb++) {
+            int lb = L->loc[cols[jb]];
+            for (int ja = 0; ja < q; ja++) {
+                double acc = 0.0;
+                for (int t = 0; t < k; t++)
+                    acc += Jb[t + (size_t)k * ja] * L->W[t + (size_t)k * jb];
+                H[L->loc[cols[ja]] + (size_t)lb * s] += w->beta * acc;
+            }
+        }
+    }
+}
+
+int ncp_al_lin_solve(ncp_al_ws *w, int spd, double *rhs, ncp_error *err)
+{
+    ncp_al_lin *L = w->lin;
+    int rc = lin_partition(w, err);
+    if (rc) return rc;
+    lin_assemble(w);
+    w->st->factorizations++;
+    for (int c = 0; c < L->ncomp; c++) {
+        int s = L->cstart[c + 1] - L->cstart[c];
+        const int *d = L->cdofs + L->cstart[c];
+        double *H = L->mat + L->moff[c];
+        for (int a = 0; a < s; a++) L->rhs[a] = rhs[d[a]];
+        if (spd) {
+            rc = ncp_chol_factor(s, H, err);
+            if (!rc) rc = ncp_chol_solve(s, H, 1, L->rhs, err);
+        } else {
+            rc = ncp_lu_solve(s, H, L->ipiv, 1, L->rhs, err);
+        }
+        if (rc) return rc;
+        for (int a = 0; a < s; a++) rhs[d[a]] = L->rhs[a];
+    }
+    return NCP_OK;
+}
+
+/* ====================== r(v), Jacobian products ====================== */
+
+/* Round-off level of a computed quantity, in units of eps times the size of its terms. */
+#ifndef NCP_AL_FLOOR
+#define NCP_AL_FLOOR 4.0
+#endif
+
+void ncp_al_eval(ncp_al_ws *w, const double *v, int deriv)
+{
+    const ncp_problem *p = w->p;
+    int n = w->n, m = w->m, prox = w->cfg.cascade;
+    /* x = lambda^l - beta (J v + e~)   (eq. 18/21 with u = -lambda^l) */
+    ncp_csr_gemv(&p->J, 1.0, v, 0.0, w->x);
+    for (int i = 0; i < m; i++) {
+        /* size of the terms of x_i: its rounding error, propagated where T is active */
+        w->xs[i] = fabs(w->lam_prev[i]) + w->beta * (fabs(w->x[i]) + fabs(w->eshift[i]));
+        w->x[i] = w->lam_prev[i] - w->beta * (w->x[i] + w->eshift[i]);
+    }
+    double mag2 = 0.0;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int k = ncp_block_type_size(b->type), r = b->row, active = 0;
+        ncp_al_block_T(b, prox, w->beta, w->x + r, w->T + r,
+                       deriv ? w->G + 9 * (size_t)bi : NULL, 0);
+        for (int i = 0; i < k; i++) active |= w->T[r + i] != 0.0;
+        active |= b->type == NCP_BILATERAL || b->type == NCP_SOFT;
+        for (int i = 0; i < k; i++) {
+            if (!active) w->xs[r + i] = 0.0;
+            mag2 += w->xs[r + i] * w->xs[r + i];
+        }
+    }
+    w->lam_floor = NCP_AL_FLOOR * DBL_EPSILON * sqrt(mag2);
+    ncp_gemv(0, n, n, 1.0, p->A, v, 0.0, w->Av);
+    ncp_csr_gemv_t(&p->J, 1.0, w->T, 0.0, w->jtT);
+    for (int i = 0; i < n; i++) w->r[i] = w->Av[i] - p->b[i] - w->jtT[i];
+    w->rnorm = ncp_norm2(n, w->r);
+    double step2 = 0.0;
+    for (int i = 0; i < n; i++) step2 += (w->jtT[i] - w->jtl[i]) * (w->jtT[i] - w->jtl[i]);
+    ncp_csr_gemv_t(&p->J, 1.0, w->xs, 0.0, w->jtl + n); /* scratch: J^T |x terms| */
+    double floor = NCP_AL_FLOOR * DBL_EPSILON *
+                   (ncp_norm2(n, w->Av) + ncp_norm2(n, p->b) + ncp_norm2(n, w->jtT) +
+                    ncp_norm2(n, w->jtl + n));
+    w->rtol = w->cfg.inner_tol * sqrt(step2);
+    w->rfloor = floor;
+}
+
+int ncp_al_inner_done(const ncp_al_ws *w, double prev_rnorm)
+{
+    return w->rnorm <= w->rtol || (w->rnorm <= w->rfloor && w->rnorm > 0.5 * prev_rnorm);
+}
+
+void ncp_al_jac_apply(ncp_al_ws *w, int trans, const double *y, double *out)
+{
+    const ncp_problem *p = w->p;
+    int n = w->n;
+    ncp_csr_gemv(&p->J, 1.0, y, 0.0, w->w);
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        const double *G = w->G + 9 * (size_t)bi;
+        int k = ncp_block_type_size(b->type), r = b->row;
+        for (int a = 0; a < k; a++) {
+            double acc = 0.0;
+            for (int t = 0; t < k; t++) acc += (trans ? G[t + 3 * a] : G[a + 3 * t]) * w->w[r + t];
+            w->xs[r + a] = acc;
+        }
+    }
+    ncp_gemv(0, n, n, 1.0, p->A, y, 0.0, out);
+    ncp_csr_gemv_t(&p->J, w->beta, w->xs, 1.0, out);
+}
+
+/* ====================== parameters ====================== */
+
+int ncp_al_read_common(const ncp_solver_desc *self, const ncp_params *ps, ncp_al_cfg *cfg,
+                       ncp_error *err)
+{
+    int rc;
+    if ((rc = ncp_solver_param_real(self, ps, "beta0", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
+                                    &cfg->beta0, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "kappa", 1.0, INFINITY, NCP_PARAM_LO_OPEN,
+                                    &cfg->kappa, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "beta_max", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
+                                    &cfg->beta_max, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "zeta", 0.0, INFINITY, 0, &cfg->zeta, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "theta_al", 0.0, INFINITY, 0, &cfg->theta_al,
+                                    err)) ||
+        (rc = ncp_solver_param_real(self, ps, "inner_tol", 0.0, 1.0, 0, &cfg->inner_tol, err)) ||
+        (rc = ncp_solver_param_int(self, ps, "inner_max", 1, 100000, &cfg->inner_max, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "stall_tol", 0.0, INFINITY, 0, &cfg->stall_tol,
+                                    err)))
+        return rc;
+    if (cfg->beta_max < cfg->beta0)
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "%s: parameter beta_max = %g must be >= beta0 = %g", self->name,
+                             cfg->beta_max, cfg->beta0);
+    return NCP_OK;
+}
+
+/* ====================== the AL loop (Alg. 1) ====================== */
+
+static void ws_free(ncp_al_ws *w)
+{
+    free(w->lam_prev);
+    free(w->eshift);
+    free(w->v);
+    free(w->x);
+    free(w->T);
+    free(w->G);
+    free(w->Av);
+    free(w->jtT);
+    free(w->jtl);
+    free(w->r);
+    free(w->d);
+    free(w->g);
+    free(w->t1);
+    free(w->t2);
+    free(w->vt);
+    free(w->w);
+    free(w->xs);
+    lin_free(w->lin);
+}
+
+static int ws_alloc(ncp_al_ws *w, ncp_error *err)
+{
+    size_t n = (size_t)(w->n > 0 ? w->n : 1), m = (size_t)(w->m > 0 ? w->m : 1);
+    size_t nb = (size_t)(w->p->nblocks > 0 ? w->p->nblocks : 1);
+    w->lam_prev = ncp_calloc(err, m, sizeof(double));
+    w->eshift = ncp_calloc(err, m, sizeof(double));
+    w->x = ncp_calloc(err, m, sizeof(double));
+    w->T = ncp_calloc(err, m, sizeof(double));
+    w->w = ncp_calloc(err, m, sizeof(double));
+    w->xs = ncp_calloc(err, m, sizeof(double));
+    w->G = ncp_calloc(err, 9 * nb, sizeof(double));
+    w->v = ncp_calloc(err, n, sizeof(double));
+    w->Av = ncp_calloc(err, n, sizeof(double));
+    w->jtT = ncp_calloc(err, n, sizeof(double));
+    w->jtl = ncp_calloc(err, 2 * n, sizeof(double)); /* second half: scratch of ncp_al_eval */
+    w->r = ncp_calloc(err, n, sizeof(double));
+    w->d = ncp_calloc(err, n, sizeof(double));
+    w->g = ncp_calloc(err, n, sizeof(double));
+    w->t1 = ncp_calloc(err, n, sizeof(double));
+    w->t2 = ncp_calloc(err, n, sizeof(double));
+    w->vt = ncp_calloc(err, n, sizeof(double));
+    if (!w->lam_prev || !w->eshift || !w->x || !w->T || !w->w || !w->xs || !w->G || !w->v ||
+        !w->Av || !w->jtT || !w->jtl || !w->r || !w->d || !w->g || !w->t1 || !w->t2 || !w->vt)
+        return NCP_ERR_NOMEM;
+    return lin_create(w->p, &w->lin, err);
+}
+
+/* v0 = A^{-1}(b + J^T lambda0): the velocity of the warm-start impulses (cold: the free
+ * velocity), Alg. 1 line 2. */
+static int initial_velocity(const ncp_problem *p, const double *lam, double *v, ncp_error *err)
+{
+    int n = p->nv;
+    double *L = ncp_malloc(err, (size_t)n * (size_t)n, sizeof(double));
+    if (!L) return NCP_ERR_NOMEM;
+    memcpy(L, p->A, (size_t)n * (size_t)n * sizeof(double));
+    ncp_copy(n, p->b, v);
+    ncp_csr_gemv_t(&p->J, 1.0, lam, 1.0, v);
+    int rc = ncp_chol_factor(n, L, err);
+    if (!rc) rc = ncp_chol_solve(n, L, 1, v, err);
+    if (rc) ncp_error_prefix(err, "mass matrix A: ");
+    free(L);
+    return rc;
+}
+
+int ncp_al_solve(const ncp_solver_desc *self, const ncp_al_cfg *cfg, ncp_al_inner_fn inner,
+                 const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, int max_al,
+                 ncp_al_stats *st_user, ncp_error *err)
+{
+    const ncp_problem *p = in->prob;
+    if (!p->has_primal || !p->A || !p->b || !p->e)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' has no primal data (A, b, J, e)",
+                             self->name, p->name ? p->name : "?");
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        int t = p->blocks[bi].type;
+        if (t != NCP_BILATERAL && t != NCP_UNILATERAL && t != NCP_CONTACT && t != NCP_SOFT)
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s', block %d has unknown type "
+                                 "%d", self->name, p->name ? p->name : "?", bi, t);
+    }
+    ncp_al_stats st_local;
+    memset(&st_local, 0, sizeof st_local);
+    ncp_al_stats *st = st_user ? st_user : &st_local;
+    ncp_al_step_fn keep_fn = st->on_step;
+    void *keep_ctx = st->ctx;
+    memset(st, 0, sizeof *st);
+    st->on_step = keep_fn;
+    st->ctx = keep_ctx;
+
+    ncp_al_ws w;
+    memset(&w, 0, sizeof w);
+    w.p = p;
+    w.self = self;
+    w.cfg = *cfg;
+    w.n = p->nv;
+    w.m = p->m;
+    w.st = st;
+    int n = w.n, m = w.m;
+    double *lam = NULL, *z = NULL, *vgood = NULL;
+    int rc = ws_alloc(&w, err);
+    if (!rc) {
+        lam = ncp_calloc(err, (size_t)(m > 0 ? m : 1), sizeof(double));
+        z = ncp_calloc(err, (size_t)(m > 0 ? m : 1), sizeof(double));
+        vgood = ncp_calloc(err, (size_t)(n > 0 ? n : 1), sizeof(double)); /* last finite v */
+        if (!lam || !z || !vgood) rc = NCP_ERR_NOMEM;
+    }
+    if (rc) goto done;
+    if (in->lambda0) ncp_copy(m, in->lambda0, lam);
+    if (in->v0) ncp_copy(n, in->v0, w.v);
+    else if ((rc = initial_velocity(p, lam, w.v, err))) {
+        if (rc != NCP_ERR_NUMERIC) goto done;
+        ncp_error_clear(err); /* A not SPD: a numerical failure of this solve, not bad input */
+        rc = NCP_OK;
+        st->status = NCP_STATUS_FAILED;
+        ncp_copy(m, lam, out->lambda);
+        out->iterations = 0;
+        out->status = NCP_STATUS_FAILED;
+        goto done;
+    }
+    /* z^0 = J v^0 + e: at a warm start from a solution this is its velocity (eq. 13 with
+     * u = -lambda gives the same) */
+    ncp_csr_gemv(&p->J, 1.0, w.v, 0.0, z);
+    ncp_axpy(m, 1.0, p->e, z);
+    w.beta = cfg->beta0;
+
+    int status = -1, l = 0;
+    double res_prev = INFINITY;
+    if (run && ncp_run_setup_done(run)) goto finish;
+    for (l = 1;; l++) {
+        w.al_iter = l;
+        /* e~^l = e + (mu ||z_t^l||, 0, 0) on contacts (eq. 21, cascade) or e (eq. 19) */
+        ncp_copy(m, p->e, w.eshift);
+        if (cfg->cascade)
+            for (int bi = 0; bi < p->nblocks; bi++) {
+                const ncp_block *b = &p->blocks[bi];
+                if (b->type == NCP_CONTACT)
+                    w.eshift[b->row] += b->mu * hypot(z[b->row + 1], z[b->row + 2]);
+            }
+        ncp_copy(m, lam, w.lam_prev);
+        ncp_copy(n, w.v, vgood);
+        ncp_csr_gemv_t(&p->J, 1.0, lam, 0.0, w.jtl);
+        int ok = 0, before = st->inner_iterations;
+        rc = inner(&w, &ok, err);
+        if (!rc && st->inner_iterations - before > st->inner_max_per_loop)
+            st->inner_max_per_loop = st->inner_iterations - before;
+        if (rc == NCP_ERR_NUMERIC) { /* singular system: the solve failed numerically */
+            ncp_error_clear(err);
+            rc = NCP_OK;
+            st->inner_failures++;
+            status = NCP_STATUS_FAILED;
+            ncp_copy(n, vgood, w.v);
+            l--;
+            break;
+        }
+        if (rc) goto done;
+        if (!ok) st->inner_failures++;
+        if (!ncp_all_finite(m, w.T) || !ncp_all_finite(n, w.v)) {
+            status = NCP_STATUS_FAILED;
+            ncp_copy(n, vgood, w.v); /* report the last finite iterate (lambda is untouched) */
+            l--;
+            break;
+        }
+        /* eq. 12 with z from eq. 13: z = J v + e + (u^l + lambda^{l+1})/beta,
+         * u^{l+1} = -lambda^{l+1}; ||J v + e - z|| = ||lambda^{l+1} - lambda^l|| / beta */
+        double dmax = 0.0, d2 = 0.0;
+        ncp_csr_gemv(&p->J, 1.0, w.v, 0.0, z);
+        for (int i = 0; i < m; i++) {
+            double dl = w.T[i] - lam[i];
+            dmax = fmax(dmax, fabs(dl));
+            d2 += dl * dl;
+            z[i] += p->e[i] + dl / w.beta;
+            lam[i] = w.T[i];
+        }
+        double res = sqrt(d2) / w.beta;
+        st->al_iterations = l;
+        st->beta = w.beta;
+        int stop = run ? ncp_run_iterate(run, l, lam, w.v) : (l >= max_al);
+        if (stop) break;
+        if (dmax <= cfg->stall_tol * fmax(1.0, ncp_norminf(m, lam)) ||
+            (cfg->theta_al > 0.0 && res < cfg->theta_al)) {
+            status = NCP_STATUS_STALLED; /* the solver's own stopping test (Alg. 1 line 16) */
+            break;
+        }
+        /* eq. 27, Alg. 1 line 19; not once the loop's change of lambda is within 1e3 x its
+         * round-off level (lam_floor, see ncp_al_eval): that change is then noise from rounding
+         * and from the inner tolerance, which grows in proportion to beta, so res = change/beta
+         * can no longer drop and every raise would trigger the next (box-on-plane: al_residual
+         * went from 1e-12 back to 1e-6 as beta climbed to 1e8) */
+        if (res > cfg->zeta * res_prev && sqrt(d2) > 1e3 * w.lam_floor)
+            w.beta = fmin(cfg->kappa * w.beta, cfg->beta_max);
+        res_prev = res;
+    }
+finish:
+    ncp_copy(m, lam, out->lambda);
+    if (out->v) ncp_copy(n, w.v, out->v);
+    out->has_v = 1;
+    out->iterations = l;
+    if (status >= 0) out->status = status;
+    st->status = status >= 0 ? status : (run ? -1 : NCP_STATUS_MAX_ITER);
+    st->beta = w.beta;
+done:
+    free(lam);
+    free(z);
+    free(vgood);
+    ws_free(&w);
+    return rc;
+}
+
+int ncp_al_solve_with(const ncp_solver_desc *self, ncp_al_config_fn config, ncp_al_inner_fn inner,
+                      const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
+{
+    ncp_al_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    int rc = config(in->params, &cfg, err);
+    if (rc) return rc;
+    return ncp_al_solve(self, &cfg, inner, in, out, run, 0, NULL, err);
+}
+
+void ncp_al_notify_step(const ncp_al_ws *w, int step, const double *v_before,
+                        const double *v_after, double alpha, double r_before)
+{
+    if (!w->st->on_step) return;
+    ncp_al_step s = {w->p,     w->al_iter, step,  w->beta, w->lam_prev, w->eshift,
+                     v_before, v_after,    alpha, r_before};
+    w->st->on_step(w->st->ctx, &s);
+}
+
+/* ====================== the public stats hook (canal.h) ====================== */
+
+int ncp_al_run(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *ps,
+               const double *lambda0, const double *v0, int al_iterations, double *lambda,
+               double *v, ncp_al_stats *stats, ncp_error *err)
+{
+    ncp_al_inner_fn inner;
+    ncp_al_config_fn config;
+    if (s == &ncp_solver_canal) {
+        inner = ncp_al_inner_canal;
+        config = ncp_al_config_canal;
+    } else if (s == &ncp_solver_al_trdogleg) {
+        inner = ncp_al_inner_trdogleg;
+        config = ncp_al_config_trdogleg;
+    } else if (s == &ncp_solver_al_dampedsn) {
+        inner = ncp_al_inner_dampedsn;
+        config = ncp_al_config_dampedsn;
+    } else {
+        return ncp_error_set(err, NCP_ERR_INPUT, "ncp_al_run: solver '%s' is not one of canal, "
+                             "al-trdogleg, al-dampedsn", s ? s->name : "(null)");
+    }
+    if (al_iterations < 1)
+        return ncp_error_set(err, NCP_ERR_INPUT, "ncp_al_run: al_iterations = %d must be >= 1",
+                             al_iterations);
+    ncp_al_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    int rc = config(ps, &cfg, err);
+    if (rc) return rc;
+    ncp_budget budget = {0.0, al_iterations, 0.0};
+    ncp_solve_in in = {p, budget, ps, lambda0, v0};
+    ncp_solve_out out;
+    memset(&out, 0, sizeof out);
+    out.lambda = lambda;
+    out.v = v;
+    out.status = -1;
+    return ncp_al_solve(s, &cfg, inner, &in, &out, NULL, al_iterations, stats, err);
+}

@@ -1,0 +1,139 @@
+/* al-dampedsn — the AL of seed 000 eq. 19 with each surrogate solved by a damped semismooth
+ * Newton method (Table II, "DampedSN").
+ *
+ * Source: seed 000 §VII-D1 (ablation of CANAL): the same AL loop as canal (solvers/al_common.c:
+ * eq. 12 updates, u = -lambda, the beta schedule of eq. 27) but WITHOUT the cascade: the
+ * surrogate keeps the strict operator of eqs. 16-17 and the true bias e, and its equation
+ *   r(v) = A v - b - sum_i J_i^T T_i(lambda^l_i - beta (J_i v + e_i))        (eq. 19)
+ * is solved directly. Its generalised Jacobian A + beta sum J_i^T D_i J_i (D_i the strict
+ * operator's Jacobian, al_common.c) is non-symmetric and may be singular.
+ * Method: De Luca, Facchinei, Kanzow, "A semismooth equation approach to the solution of
+ * nonlinear complementarity problems" (Math. Prog. 1996, ref. [56]), Alg. 3.1, applied to r:
+ * merit Psi = 1/2 ||r||^2, grad Psi = Jr^T r (matrix-free);
+ *   d = -Jr^{-1} r by LU (ncp_lu_solve per connected component); if Jr is singular, d is not
+ *   finite, or grad Psi^T d > -rho ||d||^p, then d = -grad Psi (the paper's steepest-descent
+ *   fallback);
+ *   Armijo backtracking: t = 1, 1/2, 1/4, ... until Psi(v + t d) <= Psi(v) + armijo t grad Psi^T d,
+ *   at most ls_max halvings; if none is accepted the inner solve has failed ("stuck where the merit
+ *   function cannot be reduced", §VII-D1) and the AL loop goes on from the last v.
+ * Inner stop as canal (al_common.h, ncp_al_eval): ||r|| <= inner_tol ||J^T (lambda - lambda^l)||,
+ * or r at its round-off level and no longer halving; inner_max steps. One
+ * inner iteration = one direction + its line search (Table II counts these).
+ * Choices the paper leaves open (digest §6.5): rho 1e-8, p 2.1, armijo 1e-4 (DFK's typical
+ * values), ls_max 30; everything else shared with canal (beta0 1e4, kappa 10, beta_max 1e6,
+ * zeta 0.5, inner_tol 1e-6, inner_max 100).
+ * Accuracy (what tests/test_canal.c checks): on its 40 seeded random problems 36 reach natural
+ * map 1e-9 within 300 AL loops; on the other 4 the strict surrogate's inner solves fail (merit
+ * stuck) and the iterate does not converge, sometimes diverging (|lambda| growing): the
+ * "occasional failure" of Table II, more frequent on these over-constrained random problems than
+ * on the paper's dishes. When they converge they need fewer AL loops than canal (no lagged De
+ * Saxcé term).
+ * Needs: primal. Solves the NCP (strict operator: a fixed point satisfies Signorini-Coulomb).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "al_common.h"
+#include "common.h"
+#include "la.h"
+#include "registry.h"
+
+static const ncp_param_doc dsn_params[] = {
+    NCP_AL_DOC_COMMON("inner loop", "damped Newton steps"),
+    {"armijo", 1e-4, "Armijo sufficient-decrease constant on 1/2||r||^2, in (0, 0.5)"},
+    {"ls_max", 30.0, "max step halvings per line search (integer >= 1)"},
+    {"rho", 1e-8, "Newton direction kept if grad^T d <= -rho ||d||^p, else steepest descent; > 0"},
+    {"p", 2.1, "exponent of the descent test, > 2"},
+    {NULL, 0.0, NULL},
+};
+
+int ncp_al_config_dampedsn(const ncp_params *ps, ncp_al_cfg *cfg, ncp_error *err)
+{
+    const ncp_solver_desc *self = &ncp_solver_al_dampedsn;
+    int rc;
+    if ((rc = ncp_al_read_common(self, ps, cfg, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "armijo", 0.0, 0.5,
+                                    NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &cfg->armijo, err)) ||
+        (rc = ncp_solver_param_int(self, ps, "ls_max", 1, 1000, &cfg->ls_max, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "rho", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
+                                    &cfg->dsn_rho, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "p", 2.0, INFINITY, NCP_PARAM_LO_OPEN,
+                                    &cfg->dsn_p, err)))
+        return rc;
+    cfg->cascade = 0;
+    return NCP_OK;
+}
+
+int ncp_al_inner_dampedsn(ncp_al_ws *w, int *ok, ncp_error *err)
+{
+    int n = w->n, steps = 0;
+    double prev = INFINITY;
+    *ok = 0;
+    ncp_al_eval(w, w->v, 1);
+    for (;;) {
+        if (ncp_al_inner_done(w, prev)) {
+            *ok = 1;
+            break;
+        }
+        if (steps >= w->cfg.inner_max) break;
+        prev = w->rnorm;
+        steps++;
+        w->st->inner_iterations++;
+        double psi0 = 0.5 * w->rnorm * w->rnorm;
+        ncp_al_jac_apply(w, 1, w->r, w->g); /* grad Psi = Jr^T r */
+        for (int i = 0; i < n; i++) w->d[i] = -w->r[i];
+        int rc = ncp_al_lin_solve(w, 0, w->d, err);
+        if (rc && rc != NCP_ERR_NUMERIC) return rc;
+        double dn = ncp_norm2(n, w->d);
+        if (rc || !ncp_all_finite(n, w->d) ||
+            ncp_dot(n, w->g, w->d) > -w->cfg.dsn_rho * pow(dn, w->cfg.dsn_p)) {
+            ncp_error_clear(err);
+            for (int i = 0; i < n; i++) w->d[i] = -w->g[i];
+        }
+        double slope = ncp_dot(n, w->g, w->d);
+        if (!(slope < 0.0)) { /* grad Psi = 0 away from a zero: a stationary point of Psi */
+            *ok = w->rnorm <= w->rfloor;
+            break;
+        }
+        ncp_copy(n, w->v, w->vt);
+        double t = 1.0;
+        int accepted = 0;
+        for (int h = 0; h <= w->cfg.ls_max; h++, t *= 0.5) {
+            for (int i = 0; i < n; i++) w->t1[i] = w->vt[i] + t * w->d[i];
+            ncp_al_eval(w, w->t1, 0);
+            w->st->ls_evals++;
+            if (0.5 * w->rnorm * w->rnorm <= psi0 + w->cfg.armijo * t * slope) {
+                accepted = 1;
+                break;
+            }
+        }
+        ncp_al_notify_step(w, steps, w->vt, accepted ? w->t1 : w->vt, accepted ? t : 0.0,
+                           sqrt(2.0 * psi0));
+        if (!accepted) { /* stuck: restore the last iterate; failed unless at round-off */
+            ncp_al_eval(w, w->vt, 0);
+            *ok = w->rnorm <= w->rfloor;
+            break;
+        }
+        ncp_copy(n, w->t1, w->v);
+        ncp_al_eval(w, w->v, 1); /* derivative at the accepted point for the next step */
+    }
+    return NCP_OK;
+}
+
+static int dsn_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
+{
+    return ncp_al_solve_with(&ncp_solver_al_dampedsn, ncp_al_config_dampedsn,
+                             ncp_al_inner_dampedsn, in, out, run, err);
+}
+
+const ncp_solver_desc ncp_solver_al_dampedsn = {
+    .name = "al-dampedsn",
+    .source = "seed 000 §VII-D1 Table II (DampedSN); De Luca, Facchinei, Kanzow 1996",
+    .summary = "AL of eq. 19 (strict operator), each surrogate by damped semismooth Newton with "
+               "Armijo backtracking on 1/2||r||^2",
+    .needs = NCP_NEEDS_PRIMAL,
+    .ccp = 0,
+    .file = "solvers/al_dampedsn.c",
+    .params = dsn_params,
+    .solve = dsn_solve,
+};

@@ -1,0 +1,220 @@
+/* canal — Cascaded Newton-based Augmented Lagrangian (seed 000 §V, Alg. 1).
+ *
+ * Source: Lee, Lee, Park, Yun, Lee, "Variations of Augmented Lagrangian for Robotic Multi-Contact
+ * Simulation" (IEEE T-RO 2025, arXiv 2502.16898), §IV-§V and Alg. 1; short version in seed 003.
+ * Formulas are the paper's, translated to normal-first frames (n, t1, t2).
+ *
+ * One iteration (the one the harness sees and the paper's figures count) is one AL loop:
+ *   1. e~^l = e + (mu ||z_t^l||, 0, 0) per contact (eq. 21, the cascade: the De Saxcé term is
+ *      frozen at the previous slack z^l);
+ *   2. Newton loop on the strongly convex h of eq. 22, warm-started at v^l (Alg. 1 line 4):
+ *        x_i = lambda^l_i - beta (J_i v + e~_i)          (eq. 21 with u^l = -lambda^l)
+ *        lambda_i = T_i(x_i): proximal cone projection for contacts (ncp_cone_project), eq. 14
+ *                   for unilateral rows, identity for bilateral rows, eq. 15 for soft rows
+ *        r(v) = A v - b - J^T lambda                    (eq. 21 = grad h)
+ *        H = A + beta sum_i J_i^T G_i J_i                (eq. 24; G_i from eq. 23 through
+ *                                                         ncp_cone_project_jacobian)
+ *        d = -H^{-1} r                                   (eq. 25, Cholesky: H is SPD)
+ *        alpha = argmin_{a > 0} h(v + a d)               (eq. 26, exact: rtsafe on phi'(a))
+ *      until ||r|| <= inner_tol ||J^T (lambda - lambda^l)|| or r is at its round-off level
+ *      (ncp_al_eval in al_common.h: Alg. 1 line 8 with a relative threshold that tightens as the
+ *      AL loop converges; the paper gives no theta_N, and an absolute one is unit-dependent and
+ *      unreachable at large beta, digest §3.7), inner_max steps, or no descent left;
+ *   3. z^{l+1}, u^{l+1} by eq. 12-13 (u = -lambda), beta <- min(kappa beta, beta_max) when
+ *      ||J v - z|| did not drop below zeta times its previous value (eq. 27, Alg. 1 line 19).
+ * h per block type (eq. 22 gives only the contact term; digest §3.2, checked against finite
+ * differences in tests/test_canal.c): contact ||Pi_K(x)||^2/(2 beta), unilateral
+ * max(0,x)^2/(2 beta), bilateral x^2/(2 beta), soft (c x^2/2 - beta k phi x)/(beta (c + beta)).
+ *
+ * Line search (eq. 26): phi(a) = h(v + a d) is strictly convex and C^1 with
+ *   phi'(a)  = g0 + a c2 - sum_i w_i^T T_i(x_i - a beta w_i),   w = J d, g0 = d^T(A v - b),
+ *   phi''(a) = c2 + beta sum_i w_i^T G_i w_i,                   c2 = d^T A d > 0,
+ * each O(m) after one J and one A product. rtsafe (Numerical Recipes §9.4, as in Drake's SAP,
+ * ref. [24] of the paper): a = 1 is accepted when |phi'(1)| <= ls_tol |phi'(0)|; otherwise the
+ * root of phi' is bracketed ([0, 1], or doubling from 1 while phi' < 0) and found by Newton steps
+ * on phi' that fall back to bisection when they leave the bracket or converge too slowly, until
+ * |phi'| <= ls_tol |phi'(0)|, the bracket is below 1e-14 a, or ls_max evaluations.
+ *
+ * Warm start: lambda0 sets u^0 = -lambda0; v0 (or A^{-1}(b + J^T lambda0)) sets v^0; z^0 =
+ * J v^0 + e. Cold start: lambda = 0, v = A^{-1} b.
+ *
+ * Parameters (defaults): beta0 1e4 (paper, §V-D); kappa 10, beta_max 1e6, zeta 0.5 (not given
+ * in the paper); theta_al 0 (Alg. 1 line 16 off: the harness's tolerance and budgets decide);
+ * inner_tol 1e-6, inner_max 100 (Newton steps per AL loop); stall_tol 1e-15; ls_tol 1e-10,
+ * ls_max 100. eta of Alg. 1 line 2 is never used by the paper and is omitted.
+ * Why beta_max = 1e6 (100 beta0) and not larger: the outer rate is set by the lagged De Saxcé
+ * term, not by beta (boltnut and dishes: the same iteration counts for beta0 = 1e3..1e5), while
+ * the round-off floor of x = lambda - beta (J v + e~) grows with beta; on tests/test_canal.c's
+ * 110 random problems beta_max = 1e8 left 12 stuck near natural map 1e-6, 1e4..1e6 none. beta is
+ * also not raised once the AL change of lambda is within 1e3 x its round-off level (al_common.c).
+ * The inner tolerance hardly matters (1e-2..1e-6 gave the same Newton counts within 10% on
+ * boltnut and dishes: the steps are spent finding the active set, not in the quadratic tail).
+ * Accuracy floor: about eps beta |J v| in lambda (x is formed at scale beta |J v|), so natural
+ * maps near 1e-10 on O(1)-velocity problems with beta = 1e4.
+ * Needs: primal (A, b, J, e). Solves the NCP (the cascade removes the De Saxcé lag at the fixed
+ * point: there z = J v + e and e~ = e + Gamma(z)). Linear algebra: solvers/al_common.c (sparse
+ * assembly, Cholesky per connected component of the Hessian's graph). Inner counts for Table II:
+ * solvers/canal.h.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "al_common.h"
+#include "common.h"
+#include "la.h"
+#include "registry.h"
+
+static const ncp_param_doc canal_params[] = {
+    NCP_AL_DOC_COMMON("Newton loop", "Newton steps"),
+    {"ls_tol", 1e-10, "exact line search: stop when |phi'(a)| <= ls_tol |phi'(0)|, in (0, 1)"},
+    {"ls_max", 100.0, "exact line search: max evaluations of phi' (integer >= 2)"},
+    {NULL, 0.0, NULL},
+};
+
+int ncp_al_config_canal(const ncp_params *ps, ncp_al_cfg *cfg, ncp_error *err)
+{
+    const ncp_solver_desc *self = &ncp_solver_canal;
+    int rc;
+    if ((rc = ncp_al_read_common(self, ps, cfg, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "ls_tol", 0.0, 1.0,
+                                    NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &cfg->ls_tol, err)) ||
+        (rc = ncp_solver_param_int(self, ps, "ls_max", 2, 100000, &cfg->ls_max, err)))
+        return rc;
+    cfg->cascade = 1;
+    return NCP_OK;
+}
+
+/* ---- exact line search ---- */
+
+typedef struct ls_ctx {
+    ncp_al_ws *w;
+    double g0, c2; /* d^T (A v - b), d^T A d */
+} ls_ctx;
+
+/* phi'(a) and phi''(a) (see the header); w->w holds J d. */
+static double ls_eval(const ls_ctx *c, double a, double *d2)
+{
+    ncp_al_ws *w = c->w;
+    const ncp_problem *p = w->p;
+    double f = c->g0 + a * c->c2, dd = c->c2;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int k = ncp_block_type_size(b->type), r = b->row;
+        const double *wd = w->w + r;
+        double xs[3], T[3], G[9];
+        for (int i = 0; i < k; i++) xs[i] = w->x[r + i] - a * w->beta * wd[i];
+        ncp_al_block_T(b, 1, w->beta, xs, T, G, 0);
+        for (int i = 0; i < k; i++) {
+            f -= wd[i] * T[i];
+            double gw = 0.0;
+            for (int j = 0; j < k; j++) gw += G[i + 3 * j] * wd[j];
+            dd += w->beta * wd[i] * gw;
+        }
+    }
+    w->st->ls_evals++;
+    *d2 = dd;
+    return f;
+}
+
+/* Returns the exact minimiser of phi over a > 0, or 0 if d is not a descent direction (which
+ * only round-off can cause: phi'(0) = -r^T H^{-1} r < 0 otherwise). */
+static double line_search(ncp_al_ws *w)
+{
+    const ncp_problem *p = w->p;
+    int n = w->n, budget = w->cfg.ls_max;
+    ls_ctx c = {w, 0.0, 0.0};
+    ncp_csr_gemv(&p->J, 1.0, w->d, 0.0, w->w);
+    ncp_gemv(0, n, n, 1.0, p->A, w->d, 0.0, w->g);
+    c.c2 = ncp_dot(n, w->d, w->g);
+    c.g0 = ncp_dot(n, w->d, w->Av) - ncp_dot(n, w->d, p->b);
+    double dd;
+    double f0 = ls_eval(&c, 0.0, &dd);
+    budget--;
+    if (!(f0 < 0.0) || !(c.c2 > 0.0)) return 0.0;
+    double tol = w->cfg.ls_tol * fabs(f0);
+    double ddhi, fhi = ls_eval(&c, 1.0, &ddhi);
+    budget--;
+    if (fabs(fhi) <= tol) return 1.0;
+    double lo = 0.0, hi = 1.0;
+    while (fhi < 0.0) { /* the minimiser lies beyond 1: bracket by doubling */
+        if (hi >= 0x1p30 || budget <= 0) return hi;
+        lo = hi;
+        hi *= 2.0;
+        fhi = ls_eval(&c, hi, &ddhi);
+        budget--;
+        if (fabs(fhi) <= tol) return hi;
+    }
+    /* rtsafe on [lo, hi], phi'(lo) < 0 < phi'(hi), starting from hi */
+    double a = hi, f = fhi, df = ddhi, dxold = hi - lo, dx = dxold;
+    while (budget-- > 0) {
+        if (((a - hi) * df - f) * ((a - lo) * df - f) > 0.0 || fabs(2.0 * f) > fabs(dxold * df)) {
+            dxold = dx;
+            dx = 0.5 * (hi - lo);
+            a = lo + dx;
+        } else {
+            dxold = dx;
+            dx = f / df;
+            a -= dx;
+        }
+        if (fabs(dx) <= 1e-14 * a) break;
+        f = ls_eval(&c, a, &df);
+        if (fabs(f) <= tol) break;
+        if (f < 0.0) lo = a;
+        else hi = a;
+    }
+    return a > 0.0 ? a : 0.0;
+}
+
+/* ---- the Newton loop of one AL iteration (Alg. 1 lines 4-14) ---- */
+
+int ncp_al_inner_canal(ncp_al_ws *w, int *ok, ncp_error *err)
+{
+    int n = w->n, steps = 0, at_floor = 0;
+    double prev = INFINITY;
+    *ok = 0;
+    for (;;) {
+        ncp_al_eval(w, w->v, 1);
+        if (ncp_al_inner_done(w, prev)) {
+            *ok = 1;
+            break;
+        }
+        if (at_floor || steps >= w->cfg.inner_max) break;
+        prev = w->rnorm;
+        for (int i = 0; i < n; i++) w->d[i] = -w->r[i];
+        int rc = ncp_al_lin_solve(w, 1, w->d, err); /* eq. 25 */
+        if (rc) return rc;
+        double alpha = line_search(w); /* eq. 26 */
+        steps++;
+        w->st->inner_iterations++;
+        int descent = alpha > 0.0 && ncp_all_finite(n, w->d);
+        ncp_copy(n, w->v, w->vt);
+        if (descent) ncp_axpy(n, alpha, w->d, w->v);
+        ncp_al_notify_step(w, steps, w->vt, w->v, descent ? alpha : 0.0, w->rnorm);
+        if (!descent) { /* no descent left: only round-off can cause this */
+            *ok = w->rnorm <= w->rfloor;
+            break;
+        }
+        /* a step below the resolution of v cannot improve r: evaluate once more and stop */
+        if (alpha * ncp_norm2(n, w->d) <= DBL_EPSILON * ncp_norm2(n, w->v)) at_floor = 1;
+    }
+    return NCP_OK;
+}
+
+static int canal_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
+{
+    return ncp_al_solve_with(&ncp_solver_canal, ncp_al_config_canal, ncp_al_inner_canal, in, out,
+                             run, err);
+}
+
+const ncp_solver_desc ncp_solver_canal = {
+    .name = "canal",
+    .source = "seed 000 §V, Alg. 1 (CANAL: cascaded Newton-based augmented Lagrangian)",
+    .summary = "AL with the De Saxcé term lagged; each loop a Newton solve of a strongly convex h "
+               "with exact line search",
+    .needs = NCP_NEEDS_PRIMAL,
+    .ccp = 0,
+    .file = "solvers/canal.c",
+    .params = canal_params,
+    .solve = canal_solve,
+};

@@ -1,0 +1,200 @@
+#!/usr/bin/python3
+"""Checks the outputs of `ncpbench figures --paper 000` (OUT/000) against an independent
+recomputation from the raw benchmark files (code written here, not ncpbench's):
+
+- table2.md's "ours" rows (mean inner iterations, failure % of AL loops, mean -log10 residual)
+  from table2_cases.csv;
+- fig11.dat's mean time per step and mean al_residual from fig11_pouring/N*/{canal5,iter100}/
+  metrics.csv, and the fixed iteration counts (<= 5 for canal, <= 100 for the others);
+- fig7.md's and fig9.md's CANAL / PGS rows (cases, final median, share and median iteration to
+  1e-8) from fig*/metrics.csv and traces.csv;
+- table3.dat's means and ratios from table3_laikago*/metrics.csv (when the ADMM solvers ran);
+- claims.md: every claim row has a verdict in {yes, partly, no, n/a}.
+Exit status 1 on any mismatch or missing file; prints what it checked.
+"""
+import csv
+import glob
+import math
+import os
+import re
+import sys
+
+import numpy as np
+
+bad = 0
+checked = 0
+
+
+def fail(msg):
+    global bad
+    print("check_fig000: " + msg)
+    bad += 1
+
+
+def close(a, b, rel=6e-3, what="", tol=1e-12):
+    """a (as printed, maybe rounded) against b (recomputed): relative rel or absolute tol."""
+    global checked
+    checked += 1
+    if a is None:
+        fail(f"{what}: the file has no number")
+        return
+    if not (abs(a - b) <= rel * max(abs(a), abs(b)) + tol):
+        fail(f"{what}: file says {a}, recomputed {b}")
+
+
+def nlog(r):
+    return -math.log10(max(r, 1e-16))
+
+
+def md_row(path, label):
+    """Cells of the markdown row whose first cell is `label`."""
+    with open(path) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cells and cells[0] == label:
+                return cells[1:]
+    fail(f"{path}: no row '{label}'")
+    return None
+
+
+def num(cell):
+    m = re.match(r"^-?[0-9.]+(e[-+]?[0-9]+)?", cell)
+    return float(m.group(0)) if m else None
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def check_table2(d):
+    cases = rows(f"{d}/table2_cases.csv")
+    if not cases:
+        fail("table2_cases.csv has no rows")
+        return
+    order = ["canal", "al-trdogleg", "al-dampedsn"]
+    inner = md_row(f"{d}/table2.md", "Inner iter. (ours)")
+    failr = md_row(f"{d}/table2.md", "Failure % (ours)")
+    res = md_row(f"{d}/table2.md", "Residual -log10 (ours)")
+    if inner is None or failr is None or res is None:
+        return
+    for k, s in enumerate(order):
+        rs = [r for r in cases if r["solver"] == s]
+        if not rs:
+            if num(inner[k]) is not None:
+                fail(f"table2.md: {s} has a number but no per-case rows")
+            continue
+        for r in rs:
+            if int(r["al_loops"]) > 10:
+                fail(f"table2_cases.csv: {s} ran {r['al_loops']} AL loops (10 requested)")
+        mi = np.mean([float(r["inner_iterations"]) for r in rs])
+        loops = sum(int(r["al_loops"]) for r in rs)
+        fr = 100.0 * sum(int(r["inner_failures"]) for r in rs) / loops if loops else 0.0
+        ml = np.mean([nlog(float(r["al_residual"])) for r in rs])
+        close(num(inner[k]), float(mi), 1e-3, f"table2 {s} inner iterations")
+        close(num(failr[k]), float(fr), 0, f"table2 {s} failure %", tol=0.006)
+        close(num(res[k]), float(ml), 1e-4, f"table2 {s} -log10 residual")
+
+
+def check_fig11(d):
+    dat = {}
+    with open(f"{d}/fig11.dat") as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            w = line.split()
+            dat[(w[0], int(w[2]))] = [float(x) for x in w[3:]]
+    if not dat:
+        fail("fig11.dat has no data rows")
+    for (solver, n), v in dat.items():
+        sub = "canal5" if solver == "canal" else "iter100"
+        rs = [r for r in rows(f"{d}/fig11_pouring/N{n:02d}/{sub}/metrics.csv")
+              if r["solver"] == solver]
+        if not rs:
+            fail(f"fig11.dat: {solver} N={n} has no metrics rows")
+            continue
+        cap = 5 if solver == "canal" else 100
+        if any(int(r["iterations"]) > cap for r in rs):
+            fail(f"fig11: {solver} N={n} ran more than {cap} iterations")
+        ms = np.mean([float(r["setup_ms"]) + float(r["solve_ms"]) for r in rs])
+        res = np.mean([float(r["al_residual"]) for r in rs])
+        close(v[1], float(ms), 1e-6, f"fig11 {solver} N={n} mean ms")
+        close(v[3], float(res), 1e-6, f"fig11 {solver} N={n} mean residual")
+        if int(v[5]) != len(rs):
+            fail(f"fig11 {solver} N={n}: {int(v[5])} problems, metrics.csv has {len(rs)}")
+
+
+def check_fig79(d, md, sub):
+    if not os.path.exists(f"{d}/{md}"):
+        return
+    mrows = rows(f"{d}/{sub}/metrics.csv")
+    trows = rows(f"{d}/{sub}/traces.csv")
+    for label, solver in [("CANAL (`canal`)", "canal"), ("PGS (`pgs-000`)", "pgs-000")]:
+        cells = md_row(f"{d}/{md}", label)
+        ms = [r for r in mrows if r["solver"] == solver]
+        if cells is None or not ms:
+            continue
+        if int(cells[0]) != len(ms):
+            fail(f"{md} {solver}: {cells[0]} cases, metrics.csv has {len(ms)}")
+        close(num(cells[1]), float(np.median([float(r["al_residual"]) for r in ms])), 6e-3,
+              f"{md} {solver} final median")
+        first = {}
+        for r in trows:
+            if r["solver"] == solver and float(r["al_residual"]) <= 1e-8:
+                p, it = r["problem"], int(r["iteration"])
+                first[p] = min(first.get(p, it), it)
+        share = 100.0 * len(first) / len(ms)
+        close(num(cells[2].rstrip("%")), share, 0, f"{md} {solver} share to 1e-8", tol=0.51)
+        if first:
+            close(num(cells[3]), float(np.median(list(first.values()))), 6e-3,
+                  f"{md} {solver} median iterations to 1e-8")
+
+
+def check_table3(d):
+    path = f"{d}/table3.dat"
+    lines = [l.split() for l in open(path) if l.strip() and not l.startswith("#")]
+    for w in lines:
+        scene, solver = w[0], w[1]
+        rs = [r for r in rows(f"{d}/table3_{scene}/metrics.csv") if r["solver"] == solver]
+        if any(int(r["iterations"]) > 100 for r in rs):
+            fail(f"table3: {solver} on {scene} ran more than 100 iterations")
+        close(float(w[3]), float(np.mean([float(r["setup_ms"]) + float(r["solve_ms"])
+                                          for r in rs])), 1e-6, f"table3 {scene} {solver} ms")
+        close(float(w[5]), float(np.mean([nlog(float(r["al_residual"])) for r in rs])), 1e-5,
+              f"table3 {scene} {solver} -log10 residual")
+
+
+def check_claims(d):
+    n = 0
+    with open(f"{d}/claims.md") as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 7 and re.match(r"^(7|9|11|T2|T3)[a-e]$", cells[0]):
+                n += 1
+                if cells[4] not in ("yes", "partly", "no", "n/a"):
+                    fail(f"claims.md: claim {cells[0]} has verdict '{cells[4]}'")
+                if cells[4] != "n/a" and cells[3].startswith("not measured"):
+                    fail(f"claims.md: claim {cells[0]} has a verdict but no measurement")
+    if n < 15:
+        fail(f"claims.md: {n} claim rows, expected every claim of §VII (>= 15)")
+
+
+def main(d):
+    for f in ["summary.md", "claims.md", "fig7.md", "fig9.md", "fig11.md", "fig11.dat",
+              "table2.md", "table2_cases.csv", "table3.md", "table3.dat"]:
+        if not os.path.isfile(f"{d}/{f}") or os.path.getsize(f"{d}/{f}") == 0:
+            fail(f"missing or empty {f}")
+    if bad:
+        return 1
+    check_table2(d)
+    check_fig11(d)
+    check_fig79(d, "fig7.md", "fig7_boltnut")
+    check_fig79(d, "fig9.md", "fig9_dishes")
+    check_table3(d)
+    check_claims(d)
+    print(f"check_fig000: {checked} numbers recomputed, {bad} mismatches")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

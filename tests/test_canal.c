@@ -1,0 +1,706 @@
+/* Tests of the augmented-Lagrangian solvers of seed 000: canal (Alg. 1) and the Table II
+ * ablations al-trdogleg and al-dampedsn (solvers/al_common.c, canal.c, al_trdogleg.c,
+ * al_dampedsn.c), through the harness and through the stats hook of solvers/canal.h.
+ *
+ * (a) the per-block operators: T's derivative G against central finite differences (proximal
+ *     and strict contact operators, every scalar type) and grad psi = T / beta (eq. 22's h);
+ * (b) every canal Newton step, checked from outside with independent code: h (recomputed here
+ *     from its definition with our own cone projection) does not increase; the step is
+ *     alpha d with H d = -r to backward error 1e-9, r and H = A + beta sum J^T G J (eq. 23
+ *     written out here) assembled densely here (this checks eqs. 21, 24, 25 and the sparse,
+ *     per-component assembly and factorisation of al_common.c; one family has a block-diagonal A
+ *     and contacts on separate bodies so that the Hessian really splits into components); alpha
+ *     is the exact minimiser (phi'(alpha) = 0, recomputed here);
+ * (c) agreement with nsn-nm: on seeded random problems (contact-only and mixed blocks) canal
+ *     reaches natural map <= 1e-9 and nsn-nm <= 1e-10, both checked again by an independent
+ *     natural-map computation; where D is SPD the two lambdas agree;
+ * (d) warm start from a solution: converged after one iteration; budgets: max_iter respected;
+ *     ncp_al_run runs exactly the requested loops, its counts match the observed steps, and it
+ *     gives the same iterate as the harness path;
+ * (e) the ablations: what they reach on the same random problems (documented in their headers)
+ *     and that their inner failures are counted;
+ * (f) parameters: bad values rejected by name, defaults equal the documented ones, determinism;
+ * (g) one contact with a diagonal Delassus operator, hand-derived answers (testutil.c: open,
+ *     grazing, stick, slide, frictionless, stick limit) for the three AL solvers and pgs-000;
+ *     pgs-000 on the SPD random family.
+ *
+ * Random problems are tests/test_solvers.c's families (tutil_random_family): e shifted by
+ * tutil_feasible_shift so that v = 0 is strictly feasible (about 5% of raw draws have no
+ * solution), nv in 6..30, 1..8 contacts; or nv >= m (D SPD).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "al_common.h"
+#include "canal.h"
+#include "harness.h"
+#include "la.h"
+#include "metrics.h"
+#include "registry.h"
+#include "tcheck.h"
+#include "testutil.h"
+
+static const ncp_solver_desc *S_CANAL, *S_TR, *S_DSN, *S_NSN;
+
+/* ---------- independent helpers (no cone.h / al_common code) ---------- */
+
+/* The cone projection and the natural map are testutil.h's independent ones
+ * (tutil_ref_project, tutil_ref_natural_map: own projection, own u, metrics.h conventions). */
+
+/* J as a dense m x nv row-major copy. */
+static double *t_dense_J(const ncp_problem *p)
+{
+    double *J = calloc((size_t)p->m * (size_t)p->nv + 1, sizeof(double));
+    if (!J) return NULL;
+    for (int i = 0; i < p->m; i++)
+        for (int k = p->J.rowptr[i]; k < p->J.rowptr[i + 1]; k++)
+            J[(size_t)i * p->nv + p->J.col[k]] += p->J.val[k];
+    return J;
+}
+
+/* x = lam_prev - beta (J v + eshift). */
+static void t_x(const ncp_problem *p, const double *J, const ncp_al_step *s, const double *v,
+                double *x)
+{
+    for (int i = 0; i < p->m; i++) {
+        double jv = 0.0;
+        for (int j = 0; j < p->nv; j++) jv += J[(size_t)i * p->nv + j] * v[j];
+        x[i] = s->lam_prev[i] - s->beta * (jv + s->eshift[i]);
+    }
+}
+
+/* lambda = T(x) with the proximal contact operator, and h(v) of eq. 22 with the per-type
+ * potentials (solvers/canal.c header), all written out here. */
+static double t_h(const ncp_problem *p, const double *J, const ncp_al_step *s, const double *v,
+                  double *lam)
+{
+    int n = p->nv;
+    double *x = calloc((size_t)p->m + 1, sizeof(double));
+    if (!x) return NAN;
+    t_x(p, J, s, v, x);
+    double h = 0.0, beta = s->beta;
+    for (int i = 0; i < n; i++) {
+        double av = 0.0;
+        for (int j = 0; j < n; j++) av += p->A[i + (size_t)j * n] * v[j];
+        h += 0.5 * v[i] * av - p->b[i] * v[i];
+    }
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int q = b->row;
+        double xv = x[q];
+        switch (b->type) {
+        case NCP_BILATERAL:
+            lam[q] = xv;
+            h += xv * xv / (2.0 * beta);
+            break;
+        case NCP_UNILATERAL:
+            lam[q] = fmax(0.0, xv);
+            h += lam[q] * lam[q] / (2.0 * beta);
+            break;
+        case NCP_SOFT:
+            lam[q] = (b->c * xv - beta * b->k * b->phi) / (b->c + beta);
+            h += (0.5 * b->c * xv * xv - beta * b->k * b->phi * xv) / (beta * (b->c + beta));
+            break;
+        default:
+            tutil_ref_project(b->mu, x + q, lam + q);
+            h += (lam[q] * lam[q] + lam[q + 1] * lam[q + 1] + lam[q + 2] * lam[q + 2]) /
+                 (2.0 * beta);
+        }
+    }
+    free(x);
+    return h;
+}
+
+/* ---------- problems ---------- */
+
+/* The family of tests/test_solvers.c (testutil.h): spd = 1 draws nv >= m (D SPD). */
+static int t_random(ncp_problem *p, int i, int mixed, int spd, ncp_error *err)
+{
+    return tutil_random_family(p, 0x5eed0000u, 1000u, i, mixed, spd ? TUTIL_NV_SPD : TUTIL_NV_FREE,
+                               NULL, err);
+}
+
+/* Two free bodies (dofs 0..5 and 6..11, A block diagonal), contact c on body c % 2 only: the
+ * Hessian splits into (at least) two components. */
+static int t_two_bodies(ncp_problem *p, int i, ncp_error *err)
+{
+    int nc = 4, nv = 12;
+    int rc = tutil_random_problem(p, 5000u + (uint64_t)i, nv, nc, 0, 0, 0, err);
+    if (rc) return rc;
+    for (int a = 0; a < nv; a++)
+        for (int b = 0; b < nv; b++)
+            if ((a < 6) != (b < 6)) p->A[a + (size_t)b * nv] = 0.0;
+    double *J = t_dense_J(p);
+    if (!J) return NCP_ERR_NOMEM;
+    for (int c = 0; c < nc; c++)
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < nv; j++)
+                if ((j < 6) != (c % 2 == 0)) J[(size_t)(3 * c + k) * nv + j] = 0.0;
+    double *Jc = calloc((size_t)p->m * nv, sizeof(double)); /* column-major for la.h */
+    if (!Jc) {
+        free(J);
+        return NCP_ERR_NOMEM;
+    }
+    for (int r = 0; r < p->m; r++)
+        for (int j = 0; j < nv; j++) Jc[r + (size_t)j * p->m] = J[(size_t)r * nv + j];
+    ncp_csr_free(&p->J);
+    rc = ncp_csr_from_dense(&p->J, p->m, nv, Jc, 0.0, err);
+    free(J);
+    free(Jc);
+    if (!rc) rc = ncp_problem_compute_dual(p, err);
+    if (!rc) tutil_feasible_shift(p);
+    return rc;
+}
+
+/* ---------- (a) operators ---------- */
+
+static void test_operators(void)
+{
+    trng r = {77};
+    const double beta = 3.0, hfd = 1e-6;
+    int types[4] = {NCP_BILATERAL, NCP_UNILATERAL, NCP_SOFT, NCP_CONTACT};
+    int checked_slip[2] = {0, 0};
+    for (int it = 0; it < 400; it++) {
+        ncp_block b;
+        memset(&b, 0, sizeof b);
+        b.type = types[it % 4];
+        b.mu = 0.2 + 0.8 * trng_uniform(&r);
+        b.k = 0.5 + trng_uniform(&r);
+        b.c = 0.1 + trng_uniform(&r);
+        b.phi = 0.3 * trng_normal(&r);
+        int k = ncp_block_type_size(b.type);
+        for (int prox = 0; prox <= 1; prox++) {
+            if (b.type != NCP_CONTACT && prox == 0) continue; /* one operator for scalar rows */
+            double x[3] = {trng_normal(&r), trng_normal(&r), trng_normal(&r)};
+            /* stay away from the kinks, where G is one of several elements */
+            double s = hypot(x[1], x[2]);
+            if (b.type == NCP_UNILATERAL && fabs(x[0]) < 1e-3) continue;
+            if (b.type == NCP_CONTACT &&
+                (fabs(s - b.mu * x[0]) < 1e-3 || fabs(b.mu * s + x[0]) < 1e-3 ||
+                 fabs(x[0]) < 1e-3))
+                continue;
+            double T[3], G[9], Tp[3], Tm[3], dummy[9];
+            double psi = ncp_al_block_T(&b, prox, beta, x, T, G, 1);
+            (void)psi;
+            for (int j = 0; j < k; j++) {
+                double xp[3] = {x[0], x[1], x[2]}, xm[3] = {x[0], x[1], x[2]};
+                xp[j] += hfd;
+                xm[j] -= hfd;
+                double pp = ncp_al_block_T(&b, prox, beta, xp, Tp, dummy, 1);
+                double pm = ncp_al_block_T(&b, prox, beta, xm, Tm, dummy, 1);
+                for (int i = 0; i < k; i++)
+                    CHECK_NEAR(G[i + 3 * j], (Tp[i] - Tm[i]) / (2.0 * hfd), 1e-6);
+                if (prox) /* grad psi = T / beta: r(v) is the gradient of h */
+                    CHECK_NEAR((pp - pm) / (2.0 * hfd), T[j] / beta, 1e-7);
+            }
+            if (b.type == NCP_CONTACT && x[0] > 0 && s > b.mu * x[0]) checked_slip[prox]++;
+        }
+    }
+    CHECK(checked_slip[0] > 10 && checked_slip[1] > 10); /* the slip branches were exercised */
+    /* the strict operator of eq. 17 on a hand example: x = (2, 3, 4), mu = 0.5: normal kept,
+     * tangent scaled to radius 1 along (3, 4)/5 */
+    ncp_block b;
+    memset(&b, 0, sizeof b);
+    b.type = NCP_CONTACT;
+    b.mu = 0.5;
+    double x[3] = {2.0, 3.0, 4.0}, T[3];
+    ncp_al_block_T(&b, 0, 1.0, x, T, NULL, 0);
+    CHECK_NEAR(T[0], 2.0, 1e-15);
+    CHECK_NEAR(T[1], 0.6, 1e-15);
+    CHECK_NEAR(T[2], 0.8, 1e-15);
+}
+
+/* ---------- (b) the Newton steps of canal ---------- */
+
+typedef struct step_check {
+    const ncp_problem *p;
+    double *J;          /* dense row-major */
+    int steps, h_up, bad_dir, bad_ls, at_kink;
+    double worst_dir, worst_ls, worst_h;
+} step_check;
+
+static void on_canal_step(void *ctx, const ncp_al_step *s)
+{
+    step_check *c = ctx;
+    const ncp_problem *p = c->p;
+    int n = p->nv, m = p->m;
+    c->steps++;
+    double *lam0 = calloc((size_t)m + 1, sizeof(double));
+    double *lam1 = calloc((size_t)m + 1, sizeof(double));
+    double *x = calloc((size_t)m + 1, sizeof(double)), *r = calloc((size_t)n, sizeof(double));
+    double *H = calloc((size_t)n * n, sizeof(double)), *d = calloc((size_t)n, sizeof(double));
+    if (!lam0 || !lam1 || !x || !r || !H || !d) {
+        c->bad_dir++;
+        goto out;
+    }
+    double h0 = t_h(p, c->J, s, s->v_before, lam0);
+    double h1 = t_h(p, c->J, s, s->v_after, lam1);
+    /* scale of h's terms, for the round-off allowance */
+    double hs = 0.0;
+    for (int i = 0; i < n; i++) hs += fabs(p->b[i] * s->v_before[i]);
+    hs = fmax(hs, fabs(h0));
+    if (h1 > h0 + 1e-12 * hs) c->h_up++;
+    c->worst_h = fmax(c->worst_h, (h1 - h0) / hs);
+    if (s->alpha <= 0.0) goto out;
+    /* r = A v - b - J^T lambda and H = A + beta sum J^T G J at v_before, written out here */
+    t_x(p, c->J, s, s->v_before, x);
+    for (int i = 0; i < n; i++) {
+        double acc = -p->b[i];
+        for (int j = 0; j < n; j++) {
+            acc += p->A[i + (size_t)j * n] * s->v_before[j];
+            H[(size_t)i * n + j] = p->A[i + (size_t)j * n];
+        }
+        for (int q = 0; q < m; q++) acc -= c->J[(size_t)q * n + i] * lam0[q];
+        r[i] = acc;
+    }
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int q = b->row, k = ncp_block_type_size(b->type);
+        double G[9] = {0};
+        if (b->type == NCP_BILATERAL) G[0] = 1.0;
+        else if (b->type == NCP_UNILATERAL) G[0] = x[q] > 0.0;
+        else if (b->type == NCP_SOFT) G[0] = b->c / (b->c + s->beta);
+        else {
+            /* eq. 23 in normal-first order, written out (seed-000 digest §0, §2.3); at the kinks
+             * the element of the region tested first (stick, then open) */
+            double mu = b->mu, xn = x[q], st = hypot(x[q + 1], x[q + 2]);
+            if (xn >= 0.0 && st <= mu * xn) {
+                G[0] = G[4] = G[8] = 1.0;
+            } else if (!(mu * st <= -xn)) {
+                double t[2] = {x[q + 1] / st, x[q + 2] / st}, f = mu * xn / st, c = 1.0 + mu * mu;
+                G[0] = 1.0 / c;
+                for (int a = 0; a < 2; a++) {
+                    G[(1 + a) + 0] = mu * t[a] / c;     /* column 0, row 1+a */
+                    G[0 + 3 * (1 + a)] = mu * t[a] / c; /* row 0, column 1+a */
+                    for (int bb = 0; bb < 2; bb++)
+                        G[(1 + a) + 3 * (1 + bb)] =
+                            (mu * mu * (a == bb) + f * ((a == bb) - t[a] * t[bb])) / c;
+                }
+            }
+        }
+        for (int a = 0; a < n; a++)
+            for (int bb = 0; bb < n; bb++) {
+                double acc = 0.0;
+                for (int i = 0; i < k; i++)
+                    for (int j = 0; j < k; j++)
+                        acc += c->J[(size_t)(q + i) * n + a] * G[i + 3 * j] *
+                               c->J[(size_t)(q + j) * n + bb];
+                H[(size_t)a * n + bb] += s->beta * acc;
+            }
+    }
+    /* G is set-valued at the kinks of the projection (eq. 23's region boundaries), and an exact
+     * line search often stops right at one: there the code's and our rounding of x can pick
+     * different elements, so such steps are counted, not checked */
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        if (b->type != NCP_CONTACT) continue;
+        int q = b->row;
+        double st = hypot(x[q + 1], x[q + 2]), sc = fabs(x[q]) + st;
+        if (fmin(fabs(st - b->mu * x[q]), fabs(b->mu * st + x[q])) <= 1e-8 * sc) {
+            c->at_kink++;
+            goto out;
+        }
+    }
+    /* backward error of the step as a solution of H d = -r: ||H d_code + r|| <= 1e-9 x the
+     * size of the terms (||H|| ||d||, r's own terms, and ||H|| 1e7 eps ||v|| / alpha for the
+     * rounding of d = (v_after - v_before) / alpha), so that neither the conditioning of H
+     * (beta up to 1e6) nor the rounding of r near convergence enters the tolerance */
+    double hn = 0.0, dn = 0.0, res2 = 0.0, rs = 0.0;
+    for (int i = 0; i < n; i++) {
+        d[i] = (s->v_after[i] - s->v_before[i]) / s->alpha;
+        dn += d[i] * d[i];
+        double av = 0.0, jl = 0.0;
+        for (int j = 0; j < n; j++) av += p->A[i + (size_t)j * n] * s->v_before[j];
+        for (int q = 0; q < m; q++) jl += c->J[(size_t)q * n + i] * lam0[q];
+        rs += fabs(av) + fabs(p->b[i]) + fabs(jl);
+    }
+    for (int i = 0; i < n; i++) {
+        double acc = r[i];
+        for (int j = 0; j < n; j++) {
+            acc += H[(size_t)i * n + j] * d[j];
+            hn += H[(size_t)i * n + j] * H[(size_t)i * n + j];
+        }
+        res2 += acc * acc;
+    }
+    /* d is recovered as (v_after - v_before)/alpha, which carries eps ||v|| / alpha */
+    double vn = ncp_norm2(n, s->v_before);
+    double rel =
+        sqrt(res2) / (sqrt(hn) * sqrt(dn) + rs + 1e7 * DBL_EPSILON * sqrt(hn) * vn / s->alpha);
+    c->worst_dir = fmax(c->worst_dir, rel);
+    if (rel > 1e-9) c->bad_dir++;
+    /* exact line search: phi'(alpha) = d^T (A v_a - b - J^T lambda(v_a)) = 0 relative to
+     * phi'(0) = d^T r */
+    double f0 = 0.0, fa = 0.0;
+    for (int i = 0; i < n; i++) {
+        double ra = -p->b[i];
+        for (int j = 0; j < n; j++) ra += p->A[i + (size_t)j * n] * s->v_after[j];
+        for (int q = 0; q < m; q++) ra -= c->J[(size_t)q * n + i] * lam1[q];
+        double di = (s->v_after[i] - s->v_before[i]) / s->alpha;
+        f0 += di * r[i];
+        fa += di * ra;
+    }
+    double lsr = fabs(fa) / fmax(fabs(f0), 1e-300);
+    /* rtsafe stops at |phi'| <= 1e-10 |phi'(0)| or a 1e-14-wide bracket; round-off in phi'
+     * near convergence (phi'(0) tiny) is allowed for by the absolute term */
+    if (lsr > 1e-6 && fabs(fa) > 1e-12 * (1.0 + ncp_norm2(n, p->b))) c->bad_ls++;
+    c->worst_ls = fmax(c->worst_ls, fabs(f0) > 1e-20 ? lsr : 0.0);
+out:
+    free(lam0);
+    free(lam1);
+    free(x);
+    free(r);
+    free(H);
+    free(d);
+}
+
+static void test_newton_steps(void)
+{
+    step_check tot;
+    memset(&tot, 0, sizeof tot);
+    for (int fam = 0; fam < 3; fam++)
+        for (int i = 0; i < 12; i++) {
+            ncp_problem p;
+            ncp_error err;
+            ncp_error_clear(&err);
+            if (fam < 2) CHECK_OK(t_random(&p, 300 + i, fam, 0, &err), &err);
+            else CHECK_OK(t_two_bodies(&p, i, &err), &err);
+            step_check c;
+            memset(&c, 0, sizeof c);
+            c.p = &p;
+            c.J = t_dense_J(&p);
+            CHECK(c.J != NULL);
+            if (!c.J) return;
+            ncp_al_stats st;
+            memset(&st, 0, sizeof st);
+            st.on_step = on_canal_step;
+            st.ctx = &c;
+            double *lam = calloc((size_t)p.m + 1, sizeof(double));
+            double *v = calloc((size_t)p.nv + 1, sizeof(double));
+            CHECK(lam != NULL && v != NULL);
+            if (!lam || !v) return;
+            CHECK_OK(ncp_al_run(S_CANAL, &p, NULL, NULL, NULL, 8, lam, v, &st, &err), &err);
+            CHECK(st.al_iterations >= 1);
+            CHECK(c.steps == st.inner_iterations);   /* every step was observed */
+            CHECK(st.factorizations == st.inner_iterations); /* one Cholesky per Newton step */
+            CHECK(c.h_up == 0);
+            CHECK(c.bad_dir == 0);
+            CHECK(c.bad_ls == 0);
+            if (c.h_up || c.bad_dir || c.bad_ls)
+                fprintf(stderr, "  family %d problem %d: h up %d, bad direction %d (worst %g), "
+                        "inexact line search %d (worst %g)\n", fam, i, c.h_up, c.bad_dir,
+                        c.worst_dir, c.bad_ls, c.worst_ls);
+            tot.steps += c.steps;
+            tot.at_kink += c.at_kink;
+            tot.worst_dir = fmax(tot.worst_dir, c.worst_dir);
+            tot.worst_ls = fmax(tot.worst_ls, c.worst_ls);
+            tot.worst_h = fmax(tot.worst_h, c.worst_h);
+            free(lam);
+            free(v);
+            free(c.J);
+            ncp_problem_free(&p);
+        }
+    printf("canal Newton steps checked: %d (%d at a kink: h checked, direction not); worst "
+           "backward error of the step %.2g, worst |phi'(a)|/|phi'(0)| %.2g, worst relative h "
+           "increase %.2g\n",
+           tot.steps, tot.at_kink, tot.worst_dir, tot.worst_ls, tot.worst_h);
+    CHECK(tot.steps > 1000);
+    CHECK(tot.at_kink * 10 < tot.steps);
+}
+
+/* ---------- (c) agreement with nsn-nm ---------- */
+
+static void test_agree(int mixed, int spd, int count, int *iters_out, int *worst_out)
+{
+    int total = 0, worst = 0;
+    for (int i = 0; i < count; i++) {
+        ncp_problem p;
+        ncp_error err;
+        ncp_error_clear(&err);
+        CHECK_OK(t_random(&p, i, mixed, spd, &err), &err);
+        ncp_result a, b;
+        CHECK_OK(tutil_solve(S_CANAL, &p, NULL, NULL, 1e-8, 300, &a), &err);
+        CHECK_OK(tutil_solve(S_NSN, &p, NULL, NULL, 1e-10, 500, &b), &err);
+        CHECK(a.converged && b.converged);
+        double na = tutil_ref_natural_map(&p, a.lambda, 0);
+        double nb = tutil_ref_natural_map(&p, b.lambda, 0);
+        CHECK(na <= 1e-6 && nb <= 1e-6);
+        CHECK(na <= 1.01e-8);
+        if (!a.converged || na > 1e-6)
+            fprintf(stderr, "  canal on random %d (mixed %d spd %d): %s after %d, natural map %g\n",
+                    i, mixed, spd, ncp_status_name(a.status), a.iterations, na);
+        if (spd) { /* D SPD: compare the impulses themselves */
+            double d = 0.0, s = 1.0;
+            for (int k = 0; k < p.m; k++) {
+                d = fmax(d, fabs(a.lambda[k] - b.lambda[k]));
+                s = fmax(s, fabs(b.lambda[k]));
+            }
+            CHECK(d <= 1e-6 * s);
+            if (d > 1e-6 * s) fprintf(stderr, "  spd random %d: |lambda diff| = %g\n", i, d);
+        }
+        /* canal reports its own velocity, which is A^{-1}(b + J^T lambda) up to its inner
+         * tolerance */
+        CHECK(a.has_solver_v);
+        total += a.iterations;
+        if (a.iterations > worst) worst = a.iterations;
+        ncp_result_free(&a);
+        ncp_result_free(&b);
+        ncp_problem_free(&p);
+    }
+    *iters_out += total;
+    if (worst > *worst_out) *worst_out = worst;
+}
+
+/* ---------- (d) warm start, budgets, the stats hook ---------- */
+
+static void test_warm_start(int count)
+{
+    const ncp_solver_desc *ss[3] = {S_CANAL, S_TR, S_DSN};
+    for (int i = 0; i < count; i++) {
+        ncp_problem p;
+        ncp_error err;
+        ncp_error_clear(&err);
+        CHECK_OK(t_random(&p, 100 + i, i % 2, 0, &err), &err);
+        tutil_check_warm_starts(S_NSN, &p, ss, 3, 1e-8);
+        ncp_problem_free(&p);
+    }
+}
+
+static void test_budgets(void)
+{
+    ncp_problem p;
+    ncp_error err;
+    ncp_error_clear(&err);
+    CHECK_OK(t_random(&p, 7, 1, 0, &err), &err);
+    const ncp_solver_desc *ss[3] = {S_CANAL, S_TR, S_DSN};
+    for (int si = 0; si < 3; si++) tutil_check_budgets(ss[si], &p, NULL);
+    ncp_problem_free(&p);
+}
+
+static int count_steps;
+static void on_count(void *ctx, const ncp_al_step *s)
+{
+    (void)s;
+    (*(int *)ctx)++;
+}
+
+static void test_stats_hook(void)
+{
+    const ncp_solver_desc *ss[3] = {S_CANAL, S_TR, S_DSN};
+    for (int i = 0; i < 6; i++) {
+        ncp_problem p;
+        ncp_error err;
+        ncp_error_clear(&err);
+        CHECK_OK(t_random(&p, 400 + i, i % 2, 0, &err), &err);
+        for (int si = 0; si < 3; si++) {
+            ncp_al_stats st;
+            memset(&st, 0, sizeof st);
+            count_steps = 0;
+            st.on_step = on_count;
+            st.ctx = &count_steps;
+            double *lam = calloc((size_t)p.m + 1, sizeof(double));
+            double *v = calloc((size_t)p.nv + 1, sizeof(double));
+            CHECK(lam != NULL && v != NULL);
+            if (!lam || !v) return;
+            CHECK_OK(ncp_al_run(ss[si], &p, NULL, NULL, NULL, 10, lam, v, &st, &err), &err);
+            CHECK(st.al_iterations == 10 || st.status == NCP_STATUS_STALLED);
+            CHECK(st.status == NCP_STATUS_MAX_ITER || st.status == NCP_STATUS_STALLED);
+            CHECK(count_steps == st.inner_iterations);
+            CHECK(st.inner_failures >= 0 && st.inner_failures <= st.al_iterations);
+            CHECK(st.inner_max_per_loop <= 100);
+            CHECK(st.on_step == on_count); /* kept */
+            /* the harness path runs the same algorithm: the same iterate after as many loops */
+            ncp_result res;
+            CHECK_OK(tutil_solve(ss[si], &p, NULL, NULL, 1e-300, st.al_iterations, &res), &err);
+            CHECK(res.iterations == st.al_iterations);
+            CHECK(memcmp(res.lambda, lam, (size_t)p.m * sizeof(double)) == 0);
+            ncp_result_free(&res);
+            free(lam);
+            free(v);
+        }
+        ncp_problem_free(&p);
+    }
+    /* wrong solver, bad loop count */
+    ncp_problem p;
+    ncp_error err;
+    ncp_error_clear(&err);
+    CHECK_OK(t_random(&p, 1, 0, 0, &err), &err);
+    double lam[64], v[64];
+    ncp_al_stats st;
+    memset(&st, 0, sizeof st);
+    CHECK(ncp_al_run(S_NSN, &p, NULL, NULL, NULL, 10, lam, v, &st, &err) == NCP_ERR_INPUT);
+    CHECK(ncp_al_run(S_CANAL, &p, NULL, NULL, NULL, 0, lam, v, &st, &err) == NCP_ERR_INPUT);
+    ncp_problem_free(&p);
+}
+
+/* ---------- (e) the ablations ---------- */
+
+static void test_ablations(int count)
+{
+    const ncp_solver_desc *ss[2] = {S_TR, S_DSN};
+    for (int si = 0; si < 2; si++) {
+        int conv = 0, inner = 0, fails = 0, loops = 0;
+        for (int i = 0; i < count; i++) {
+            ncp_problem p;
+            ncp_error err;
+            ncp_error_clear(&err);
+            CHECK_OK(t_random(&p, i, i % 2, 0, &err), &err);
+            ncp_result res;
+            CHECK_OK(tutil_solve(ss[si], &p, NULL, NULL, 1e-9, 300, &res), &err);
+            /* whatever the outcome, the answer is finite and the status is one of the documented */
+            CHECK(ncp_all_finite(p.m, res.lambda));
+            if (res.converged) {
+                conv++;
+                CHECK(tutil_ref_natural_map(&p, res.lambda, 0) <= 1.01e-9);
+            }
+            ncp_al_stats st;
+            memset(&st, 0, sizeof st);
+            double *lam = calloc((size_t)p.m + 1, sizeof(double));
+            double *v = calloc((size_t)p.nv + 1, sizeof(double));
+            CHECK(lam != NULL && v != NULL);
+            if (!lam || !v) return;
+            CHECK_OK(ncp_al_run(ss[si], &p, NULL, NULL, NULL, 10, lam, v, &st, &err), &err);
+            inner += st.inner_iterations;
+            fails += st.inner_failures;
+            loops += st.al_iterations;
+            free(lam);
+            free(v);
+            ncp_result_free(&res);
+            ncp_problem_free(&p);
+        }
+        printf("%s on %d random problems: %d reach natural map 1e-9 within 300 AL loops; over 10 "
+               "loops each: %.1f inner steps per problem, %d of %d inner solves failed\n",
+               ss[si]->name, count, conv, (double)inner / count, fails, loops);
+        /* documented in solvers/al_trdogleg.c / al_dampedsn.c */
+        CHECK(conv >= count * 9 / 10);
+    }
+}
+
+/* ---------- (f) parameters ---------- */
+
+static void test_params(void)
+{
+    ncp_problem p;
+    ncp_error err;
+    ncp_error_clear(&err);
+    CHECK_OK(t_random(&p, 11, 1, 0, &err), &err);
+    const ncp_solver_desc *ss[3] = {S_CANAL, S_TR, S_DSN};
+    for (int si = 0; si < 3; si++) tutil_check_param_defaults(ss[si], &p, 1e-9, 50);
+    struct {
+        const ncp_solver_desc *s;
+        const char *name;
+        double value;
+    } bad[] = {
+        {S_CANAL, "beta0", 0.0},      {S_CANAL, "kappa", 1.0},    {S_CANAL, "beta_max", 1.0},
+        {S_CANAL, "zeta", -1.0},      {S_CANAL, "inner_tol", 2.0}, {S_CANAL, "inner_max", 0.0},
+        {S_CANAL, "ls_tol", 0.0},     {S_CANAL, "ls_max", 1.5},   {S_CANAL, "theta_al", -1.0},
+        {S_TR, "eta", 0.25},          {S_TR, "inner_max", 2.5},   {S_DSN, "armijo", 0.5},
+        {S_DSN, "p", 2.0},            {S_DSN, "rho", 0.0},        {S_DSN, "ls_max", 0.0},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        tutil_check_bad_param(bad[i].s, &p, bad[i].name, bad[i].value);
+    ncp_problem_free(&p);
+}
+
+static void analytic_case(const tutil_contact_case *k, ncp_problem *p, void *ctx)
+{
+    const ncp_solver_desc *const *ss = ctx;
+    ncp_error err;
+    ncp_error_clear(&err);
+    /* A = I, J = diag(sqrt 2, sqrt .5, sqrt .5) (the Cholesky factor of D), b = 0, e = v_f */
+    CHECK_OK(ncp_problem_primal_from_dual(p, &err), &err);
+    for (int si = 0; si < 4 && ss[si]; si++)
+        tutil_check_answer(k->name, ss[si], p, NULL, 1e-11, 500, k->ncp, 1e-10);
+}
+
+/* One contact with A = I, J = diag(sqrt(a), sqrt(b), sqrt(b)), b = 0, e = v_f: D = diag(a, b, b).
+ * The answers are testutil.c's hand derivations (open, grazing, stick, slide, frictionless,
+ * stick limit); every AL solver and pgs-000 must reproduce them. */
+static void test_analytic(void)
+{
+    const ncp_solver_desc *ss[4] = {S_CANAL, S_TR, S_DSN, ncp_solver_find("pgs-000")};
+    CHECK(ss[3] != NULL);
+    tutil_for_contact_cases(analytic_case, ss);
+}
+
+/* pgs-000 (seed 000's baseline, solvers/pgs_000.c) on the random families: it reaches the
+ * natural map 1e-8 where D is SPD (nv >= m); on the rank-deficient ones it is allowed the slow
+ * convergence every PGS shows, and its answer must stay finite and in the cone. */
+static void test_pgs000(void)
+{
+    const ncp_solver_desc *s = ncp_solver_find("pgs-000");
+    CHECK(s != NULL);
+    if (!s) return;
+    int conv = 0, total = 0;
+    for (int i = 0; i < 20; i++) {
+        ncp_problem p;
+        ncp_error err;
+        ncp_error_clear(&err);
+        CHECK_OK(t_random(&p, i, i % 2, 1, &err), &err);
+        ncp_result res;
+        CHECK_OK(tutil_solve(s, &p, NULL, NULL, 1e-8, 50000, &res), &err);
+        conv += res.converged;
+        total++;
+        CHECK(res.converged);
+        CHECK(tutil_ref_natural_map(&p, res.lambda, 0) <= 1.01e-8);
+        for (int bi = 0; bi < p.nblocks; bi++) {
+            const ncp_block *b = &p.blocks[bi];
+            if (b->type != NCP_CONTACT) continue;
+            const double *l = res.lambda + b->row;
+            CHECK(l[0] >= 0.0 && hypot(l[1], l[2]) <= b->mu * l[0] * (1.0 + 1e-12));
+        }
+        ncp_result_free(&res);
+        ncp_problem_free(&p);
+    }
+    printf("pgs-000: %d of %d SPD random problems to natural map 1e-8\n", conv, total);
+}
+
+static void test_empty(void)
+{
+    /* no constraint rows: one iteration, v = A^{-1} b */
+    ncp_problem p;
+    ncp_error err;
+    ncp_error_clear(&err);
+    CHECK_OK(tutil_random_problem(&p, 9, 5, 0, 0, 0, 0, &err), &err);
+    ncp_result res;
+    CHECK_OK(tutil_solve(S_CANAL, &p, NULL, NULL, 1e-10, 10, &res), &err);
+    CHECK(res.converged && res.iterations == 1);
+    double *Av = calloc(5, sizeof(double));
+    if (Av && res.v) {
+        ncp_gemv(0, 5, 5, 1.0, p.A, res.v, 0.0, Av);
+        for (int i = 0; i < 5; i++) CHECK_NEAR(Av[i], p.b[i], 1e-12);
+    }
+    free(Av);
+    ncp_result_free(&res);
+    ncp_problem_free(&p);
+}
+
+int main(void)
+{
+    S_CANAL = ncp_solver_find("canal");
+    S_TR = ncp_solver_find("al-trdogleg");
+    S_DSN = ncp_solver_find("al-dampedsn");
+    S_NSN = ncp_solver_find("nsn-nm");
+    CHECK(S_CANAL && S_TR && S_DSN && S_NSN);
+    if (!S_CANAL || !S_TR || !S_DSN || !S_NSN) return tcheck_exit("canal");
+    test_operators();
+    test_newton_steps();
+    int iters = 0, worst = 0;
+    test_agree(0, 0, 40, &iters, &worst);
+    test_agree(1, 0, 40, &iters, &worst);
+    test_agree(0, 1, 15, &iters, &worst);
+    test_agree(1, 1, 15, &iters, &worst);
+    printf("canal to natural map 1e-8 on 110 random problems: mean %.1f, max %d AL iterations\n",
+           iters / 110.0, worst);
+    test_warm_start(10);
+    test_budgets();
+    test_stats_hook();
+    test_ablations(40);
+    test_params();
+    test_analytic();
+    test_pgs000();
+    test_empty();
+    return tcheck_exit("canal");
+}
