@@ -13,8 +13,8 @@
  * eq. 42 uses the dense A_j. Everything else — the z / lambda updates (eqs. 35-39), beta_0, eq. 43,
  * the initial iterate, the parameters and their defaults — is subadmm's (solvers/subadmm.c, same
  * core solvers/subadmm_core.c). The paper does not restate [34]'s assembly and factorisation; dense
- * is our reading (digest §4.9). Its iterates differ from subadmm's only on constraints acting on two
- * bodies of one subsystem (on rigid-body scenes, one body per subsystem, they are the same).
+ * is our reading (digest §4.9). Its iterates differ from subadmm's only on constraints acting on
+ * two bodies of one subsystem (on rigid-body scenes, one body per subsystem, they are the same).
  * Needs: primal (A, b, J, e) and the subsystem structure. Solves the NCP.
  */
 #include "registry.h"

@@ -5,12 +5,12 @@
  * of eq. 13 / 18 with the strict operator and u = -lambda, and the v-update
  *     (A + beta J^T J) v = b + J^T (beta z - u)                                     (eq. 28)
  * with ONE factorisation of the whole n x n matrix (dense LAPACK Cholesky; J^T J is formed once
- * per solve from the CSR rows), refactorised whenever eq. 43 changes beta. Everything else — beta_0,
- * eq. 42 (theta_d from the whole A), eq. 43, the initial iterate, the parameters and their
- * defaults — is subadmm's (solvers/subadmm.c, same core solvers/subadmm_core.c), so that Table III
- * compares splittings only (digest §4.9: strict T and the same beta policy, which the paper does
- * not state). With one subsystem and no constraint acting on two of its bodies, subadmm's
- * iterates are this solver's (tests/test_subadmm.c).
+ * per solve from the CSR rows), refactorised whenever eq. 43 changes beta. Everything else —
+ * beta_0, eq. 42, eq. 43, the initial iterate, the parameters and their defaults — is subadmm's
+ * (solvers/subadmm.c, same core solvers/subadmm_core.c), so that Table III compares splittings
+ * only (digest §4.9: strict T and the same beta policy, which the paper does not state). With
+ * one subsystem and no constraint acting on two of its bodies, subadmm's iterates are this
+ * solver's (tests/test_subadmm.c).
  * The whole-system factorisation ignores the block structure on purpose (that is the ablation:
  * "requires solving a full system size linear equation (28)"): its cost is n^3 / 3 per beta.
  * Needs: primal (A, b, J, e). beta_0 uses the subsystem structure when the problem has one; without
@@ -31,7 +31,8 @@ static int nosub_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
 
 const ncp_solver_desc ncp_solver_admm_nosub = {
     .name = "admm-nosub",
-    .source = "seed 000 §VI eq. 28, Table III \"No Sub\" (vanilla ADMM, whole-system factorisation)",
+    .source = "seed 000 §VI eq. 28, Table III \"No Sub\" (vanilla ADMM, whole-system "
+              "factorisation)",
     .summary = "ADMM without subsystem split: one Cholesky of A + beta J^T J, strict operator, "
                "adaptive beta",
     .needs = NCP_NEEDS_PRIMAL,

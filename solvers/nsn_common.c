@@ -9,8 +9,13 @@
 
 enum { NSN_HIST = 64, NSN_MAX_BURST = 1 << 20 };
 
-int ncp_nsn_read_params(const ncp_solver_desc *d, const ncp_params *ps, ncp_nsn_opts *o,
-                        ncp_error *err)
+typedef struct nsn_opts {
+    double rho_scale, armijo;
+    int newton_ls, lm_ls, nonmonotone, window, pgs_burst, rho_cycle;
+} nsn_opts;
+
+static int nsn_read_params(const ncp_solver_desc *d, const ncp_params *ps, nsn_opts *o,
+                           ncp_error *err)
 {
     int rc;
     if ((rc = ncp_solver_param_real(d, ps, "rho_scale", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
@@ -84,9 +89,40 @@ static int nsn_ws_alloc(nsn_ws *w, const ncp_problem *p, ncp_error *err)
     return NCP_OK;
 }
 
+void ncp_nsn_dgamma(double mu, const double u[3], double h[2])
+{
+    double st = hypot(u[1], u[2]);
+    h[0] = st > 0.0 ? mu * u[1] / st : 0.0;
+    h[1] = st > 0.0 ? mu * u[2] / st : 0.0;
+}
+
+/* u = D lambda + v_f and F(lambda) (the equation's rows, the shared bilateral and soft rows
+ * here); returns theta = 1/2 |F|^2. */
 static double nsn_eval(const ncp_problem *p, nsn_ws *w, const double *lam, double *u, double *F)
 {
-    return w->eq->eval(p, w->rho, lam, u, F);
+    int m = p->m;
+    const double *rho = w->rho;
+    ncp_copy(m, p->vf, u);
+    ncp_gemv(0, m, m, 1.0, p->D, lam, 1.0, u);
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int r = b->row;
+        switch (b->type) {
+        case NCP_BILATERAL:
+            F[r] = rho[bi] * u[r];
+            break;
+        case NCP_SOFT:
+            F[r] = lam[r] + b->k * b->phi + b->c * u[r];
+            break;
+        case NCP_UNILATERAL:
+        case NCP_CONTACT:
+            w->eq->block_F(b, rho[bi], lam + r, u + r, F + r);
+            break;
+        default:
+            break;
+        }
+    }
+    return 0.5 * ncp_dot(m, F, F);
 }
 
 /* Armijo backtracking along w->d from the current iterate: accept the first t = 2^-j,
@@ -126,7 +162,7 @@ static int nsn_descent(nsn_ws *w, int strict, double *g)
 }
 
 /* Step 1: Newton by LU. */
-static int nsn_newton(const ncp_problem *p, nsn_ws *w, double *theta, const ncp_nsn_opts *o)
+static int nsn_newton(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_opts *o)
 {
     int m = p->m;
     ncp_error e;
@@ -140,7 +176,7 @@ static int nsn_newton(const ncp_problem *p, nsn_ws *w, double *theta, const ncp_
 }
 
 /* Step 2: Levenberg–Marquardt on the normal equations, delta = |F| then x100. */
-static int nsn_lm(const ncp_problem *p, nsn_ws *w, double *theta, const ncp_nsn_opts *o)
+static int nsn_lm(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_opts *o)
 {
     int m = p->m;
     double delta = sqrt(2.0 * *theta);
@@ -178,12 +214,14 @@ static void nsn_set_rho(const ncp_problem *p, nsn_ws *w, int j)
     for (int bi = 0; bi < p->nblocks; bi++) w->rho[bi] = f * w->rho0[bi];
 }
 
-int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_nsn_opts *o,
-                  const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
+int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solve_in *in,
+                  ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
-    const ncp_problem *p = in->prob;
-    int rc = ncp_solver_need_dual(d, p, err);
+    nsn_opts opts, *o = &opts;
+    int rc = nsn_read_params(d, in->params, o, err);
     if (rc) return rc;
+    const ncp_problem *p = in->prob;
+    if ((rc = ncp_solver_need_dual(d, p, err))) return rc;
     int m = p->m;
     if (m > 46340) /* m * m must fit the int lengths of la.h */
         return ncp_error_set(err, NCP_ERR_NOMEM,

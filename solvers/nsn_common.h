@@ -44,11 +44,14 @@
 
 #include "solver.h"
 
-/* The equation of one solver. */
+/* The equation of one solver. Bilateral and soft rows are the same in both solvers and are
+ * written by the driver: F_r = rho_r u_r (bilateral), F_r = lambda_r + k phi + c u_r (soft, the
+ * row's own law). */
 typedef struct ncp_nsn_eq {
-    /* u = D lambda + v_f and F(lambda) with per-block scaling rho; returns 1/2 |F|^2. */
-    double (*eval)(const ncp_problem *p, const double *rho, const double *lambda, double *u,
-                   double *F);
+    /* F on the rows of one UNILATERAL (1 row) or CONTACT (3 rows) block b with scaling rho; lam,
+     * u (= D lambda + v_f) and F point at the block's first row. */
+    void (*block_F)(const ncp_block *b, double rho, const double *lam, const double *u,
+                    double *F);
     /* An element of the generalised Jacobian of F at (lambda, u) into Jm (m x m, column-major,
      * every entry written). */
     void (*jacobian)(const ncp_problem *p, const double *rho, const double *lambda,
@@ -56,20 +59,28 @@ typedef struct ncp_nsn_eq {
     int strict_descent; /* 1: the De Luca–Facchinei–Kanzow descent test on the Newton step */
 } ncp_nsn_eq;
 
-typedef struct ncp_nsn_opts {
-    double rho_scale, armijo;
-    int newton_ls, lm_ls, nonmonotone, window, pgs_burst, rho_cycle;
-} ncp_nsn_opts;
+/* The parameter rows that nsn-nm and nsn-fb document alike, in the order of both tables (after
+ * their own rho_scale, armijo, newton_ls, lm_ls and nonmonotone rows); ends the table. */
+#define NCP_NSN_PARAM_DOCS_TAIL                                                                  \
+    {"window", 10.0,                                                                             \
+     "Newton/LM iterations within which theta must drop 10x, else a Gauss-Seidel burst"},        \
+    {"pgs_burst", 10.0, "Gauss-Seidel sweeps in the first stagnation burst (doubled each time)"}, \
+    {"rho_cycle", 1.0,                                                                           \
+     "1: after each Gauss-Seidel burst use rho_scale x 10^c (c = 0, 1, -1, 2, -2, ...), and "     \
+     "restart from lambda0 if the last Newton phase did not halve theta (nsn_common.h)"},        \
+    {NULL, 0.0, NULL}
 
-/* Reads the parameters rho_scale, armijo, newton_ls, lm_ls, nonmonotone, window, pgs_burst and
+/* The row (h1, h2) = mu u_t^T / |u_t| of dGamma/du = [0, h; 0, 0], the derivative of the De
+ * Saxcé term Gamma(u) = (mu |u_t|, 0, 0) of contact velocity u; at u_t = 0, where Gamma is not
+ * differentiable, both solvers take the element h = 0. */
+void ncp_nsn_dgamma(double mu, const double u[3], double h[2]);
+
+/* Runs the driver for solver d (named in messages) with equation eq; protocol of solver.h. Reads
+ * the parameters rho_scale, armijo, newton_ls, lm_ls, nonmonotone, window, pgs_burst and
  * rho_cycle, which d's parameter table must document (with d's own defaults), and checks their
- * ranges (NCP_ERR_INPUT naming the solver and parameter). */
-int ncp_nsn_read_params(const ncp_solver_desc *d, const ncp_params *ps, ncp_nsn_opts *o,
-                        ncp_error *err);
-
-/* Runs the driver for solver d (named in messages) with equation eq; protocol of solver.h. Needs
- * the dual data; refuses m > 46340 (m^2 must fit la.h's int lengths) with NCP_ERR_NOMEM. */
-int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_nsn_opts *o,
-                  const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err);
+ * ranges (NCP_ERR_INPUT naming the solver and parameter). Needs the dual data; refuses m > 46340
+ * (m^2 must fit la.h's int lengths) with NCP_ERR_NOMEM. */
+int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solve_in *in,
+                  ncp_solve_out *out, ncp_run *run, ncp_error *err);
 
 #endif

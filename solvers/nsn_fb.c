@@ -77,13 +77,7 @@ static const ncp_param_doc fb_params[] = {
     {"newton_ls", 20.0, "max step halvings for the Newton direction before falling back to LM"},
     {"lm_ls", 30.0, "max step halvings for the Levenberg-Marquardt direction"},
     {"nonmonotone", 5.0, "Armijo reference = max Psi over this many last iterations (1..64)"},
-    {"window", 10.0,
-     "Newton/LM iterations within which Psi must drop 10x, else a Gauss-Seidel burst"},
-    {"pgs_burst", 10.0, "Gauss-Seidel sweeps in the first stagnation burst (doubled each time)"},
-    {"rho_cycle", 1.0,
-     "1: after each Gauss-Seidel burst use rho_scale x 10^c (c = 0, 1, -1, 2, -2, ...), and "
-     "restart from lambda0 if the last Newton phase did not halve theta (nsn_common.h)"},
-    {NULL, 0.0, NULL},
+    NCP_NSN_PARAM_DOCS_TAIL, /* window, pgs_burst, rho_cycle (their theta is Psi here) */
 };
 
 /* ---------- the Fischer–Burmeister function of L in R^3 ---------- */
@@ -184,42 +178,22 @@ static void fb_contact_args(double mu, double rho, const double *l, const double
     y[2] = rho * mu * w[2];
 }
 
-/* u = D lambda + v_f and F; returns Psi = 1/2 |F|^2. */
-static double fb_eval(const ncp_problem *p, const double *rho, const double *lam, double *u,
-                      double *F)
+/* F on a unilateral row or a contact block (the driver does the bilateral and soft rows). */
+static void fb_block_F(const ncp_block *b, double rho, const double *lam, const double *u,
+                       double *F)
 {
-    int m = p->m;
-    ncp_copy(m, p->vf, u);
-    ncp_gemv(0, m, m, 1.0, p->D, lam, 1.0, u);
-    for (int bi = 0; bi < p->nblocks; bi++) {
-        const ncp_block *b = &p->blocks[bi];
-        int r = b->row;
-        switch (b->type) {
-        case NCP_BILATERAL:
-            F[r] = rho[bi] * u[r];
-            break;
-        case NCP_UNILATERAL:
-            F[r] = fb_scalar(lam[r], rho[bi] * u[r], NULL, NULL);
-            break;
-        case NCP_SOFT:
-            F[r] = lam[r] + b->k * b->phi + b->c * u[r];
-            break;
-        case NCP_CONTACT:
-            if (b->mu > 0.0) {
-                double x[3], y[3];
-                fb_contact_args(b->mu, rho[bi], lam + r, u + r, x, y);
-                soc_fb(x, y, F + r, NULL, NULL);
-            } else {
-                F[r] = fb_scalar(lam[r], rho[bi] * u[r], NULL, NULL);
-                F[r + 1] = lam[r + 1];
-                F[r + 2] = lam[r + 2];
-            }
-            break;
-        default:
-            break;
-        }
+    if (b->type == NCP_CONTACT && b->mu > 0.0) {
+        double x[3], y[3];
+        fb_contact_args(b->mu, rho, lam, u, x, y);
+        soc_fb(x, y, F, NULL, NULL);
+        return;
     }
-    return 0.5 * ncp_dot(m, F, F);
+    /* unilateral, or a frictionless contact: scalar FB on the normal, lambda_t = 0 */
+    F[0] = fb_scalar(lam[0], rho * u[0], NULL, NULL);
+    if (b->type == NCP_CONTACT) {
+        F[1] = lam[1];
+        F[2] = lam[2];
+    }
 }
 
 /* Jm(r + i, :) = sum_j C(i, j) D(r + j, :) for a block of n rows (C n x n column-major). */
@@ -275,9 +249,9 @@ static void fb_jacobian(const ncp_problem *p, const double *rho_b, const double 
             fb_contact_args(mu, rho, lam + r, uk, x, y);
             soc_fb(x, y, f, Vx, Vy);
             /* C = rho V_y S_y (I + dGamma/du), S_y = diag(1, mu, mu) */
-            double st = hypot(uk[1], uk[2]);
-            double h1 = st > 0.0 ? mu * uk[1] / st : 0.0, h2 = st > 0.0 ? mu * uk[2] / st : 0.0;
-            double M[9] = {1.0, 0.0, 0.0, h1, mu, 0.0, h2, 0.0, mu}; /* S_y (I + dGamma/du) */
+            double h[2];
+            ncp_nsn_dgamma(mu, uk, h);
+            double M[9] = {1.0, 0.0, 0.0, h[0], mu, 0.0, h[1], 0.0, mu}; /* S_y (I + dGamma/du) */
             double C[9];
             for (int j = 0; j < 3; j++)
                 for (int i = 0; i < 3; i++) {
@@ -298,14 +272,11 @@ static void fb_jacobian(const ncp_problem *p, const double *rho_b, const double 
     }
 }
 
-static const ncp_nsn_eq fb_equation = {fb_eval, fb_jacobian, 1};
+static const ncp_nsn_eq fb_equation = {fb_block_F, fb_jacobian, 1};
 
 static int fb_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
-    ncp_nsn_opts o;
-    int rc = ncp_nsn_read_params(&ncp_solver_nsn_fb, in->params, &o, err);
-    if (rc) return rc;
-    return ncp_nsn_solve(&ncp_solver_nsn_fb, &fb_equation, &o, in, out, run, err);
+    return ncp_nsn_solve(&ncp_solver_nsn_fb, &fb_equation, in, out, run, err);
 }
 
 const ncp_solver_desc ncp_solver_nsn_fb = {

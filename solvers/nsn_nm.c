@@ -41,48 +41,22 @@ static const ncp_param_doc nsn_params[] = {
     {"newton_ls", 10.0, "max step halvings for the Newton direction before falling back to LM"},
     {"lm_ls", 30.0, "max step halvings for the Levenberg-Marquardt direction"},
     {"nonmonotone", 10.0, "Armijo reference = max theta over this many last iterations (1..64)"},
-    {"window", 10.0,
-     "Newton/LM iterations within which theta must drop 10x, else a Gauss-Seidel burst"},
-    {"pgs_burst", 10.0, "Gauss-Seidel sweeps in the first stagnation burst (doubled each time)"},
-    {"rho_cycle", 1.0,
-     "1: after each Gauss-Seidel burst use rho_scale x 10^c (c = 0, 1, -1, 2, -2, ...), and "
-     "restart from lambda0 if the last Newton phase did not halve theta (nsn_common.h)"},
-    {NULL, 0.0, NULL},
+    NCP_NSN_PARAM_DOCS_TAIL,
 };
 
-/* u = D lambda + v_f and F(lambda); returns theta = 1/2 ||F||^2. */
-static double nm_eval(const ncp_problem *p, const double *rho, const double *lam, double *u,
-                      double *F)
+/* F on a unilateral row or a contact block (the driver does the bilateral and soft rows). */
+static void nm_block_F(const ncp_block *b, double rho, const double *lam, const double *u,
+                       double *F)
 {
-    int m = p->m;
-    ncp_copy(m, p->vf, u);
-    ncp_gemv(0, m, m, 1.0, p->D, lam, 1.0, u);
-    for (int bi = 0; bi < p->nblocks; bi++) {
-        const ncp_block *b = &p->blocks[bi];
-        int r = b->row;
-        switch (b->type) {
-        case NCP_BILATERAL:
-            F[r] = rho[bi] * u[r];
-            break;
-        case NCP_UNILATERAL:
-            F[r] = lam[r] - fmax(0.0, lam[r] - rho[bi] * u[r]);
-            break;
-        case NCP_SOFT:
-            F[r] = lam[r] + b->k * b->phi + b->c * u[r];
-            break;
-        case NCP_CONTACT: {
-            double z[3], x[3], px[3];
-            ncp_desaxce(b->mu, u + r, z);
-            for (int i = 0; i < 3; i++) x[i] = lam[r + i] - rho[bi] * z[i];
-            ncp_cone_project(b->mu, x, px);
-            for (int i = 0; i < 3; i++) F[r + i] = lam[r + i] - px[i];
-            break;
-        }
-        default:
-            break;
-        }
+    if (b->type == NCP_UNILATERAL) {
+        F[0] = lam[0] - fmax(0.0, lam[0] - rho * u[0]);
+        return;
     }
-    return 0.5 * ncp_dot(m, F, F);
+    double z[3], x[3], px[3];
+    ncp_desaxce(b->mu, u, z);
+    for (int i = 0; i < 3; i++) x[i] = lam[i] - rho * z[i];
+    ncp_cone_project(b->mu, x, px);
+    for (int i = 0; i < 3; i++) F[i] = lam[i] - px[i];
 }
 
 /* Generalised Jacobian at (lam, u) into Jm (column-major m x m). */
@@ -118,13 +92,12 @@ static void nm_jacobian(const ncp_problem *p, const double *rho_b, const double 
             ncp_cone_project_jacobian(b->mu, x, G);
             /* M = G (I + dGamma/du); dGamma/du has the single row (0, mu t^T), t = u_t/|u_t|,
              * and is taken as 0 at u_t = 0 (see the header). */
-            double st = hypot(uk[1], uk[2]);
-            double h1 = st > 0.0 ? b->mu * uk[1] / st : 0.0;
-            double h2 = st > 0.0 ? b->mu * uk[2] / st : 0.0;
+            double h[2];
+            ncp_nsn_dgamma(b->mu, uk, h);
             for (int i = 0; i < 3; i++) {
                 M[i] = G[i];
-                M[i + 3] = G[i + 3] + h1 * G[i];
-                M[i + 6] = G[i + 6] + h2 * G[i];
+                M[i + 3] = G[i + 3] + h[0] * G[i];
+                M[i + 6] = G[i + 6] + h[1] * G[i];
             }
             for (int c = 0; c < m; c++) {
                 const double *Dc = D + (size_t)c * m + r; /* D(r..r+2, c) */
@@ -143,14 +116,11 @@ static void nm_jacobian(const ncp_problem *p, const double *rho_b, const double 
     }
 }
 
-static const ncp_nsn_eq nm_equation = {nm_eval, nm_jacobian, 0};
+static const ncp_nsn_eq nm_equation = {nm_block_F, nm_jacobian, 0};
 
 static int nsn_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
-    ncp_nsn_opts o;
-    int rc = ncp_nsn_read_params(&ncp_solver_nsn_nm, in->params, &o, err);
-    if (rc) return rc;
-    return ncp_nsn_solve(&ncp_solver_nsn_nm, &nm_equation, &o, in, out, run, err);
+    return ncp_nsn_solve(&ncp_solver_nsn_nm, &nm_equation, in, out, run, err);
 }
 
 const ncp_solver_desc ncp_solver_nsn_nm = {

@@ -367,7 +367,8 @@ static void sub_rhs(sa_ws *w, int j, double c, double *r)
                 const double *lam = w->lam + p->blocks[P->block].row;
                 for (int a = 0; a < 6; a++) {
                     double s = 0.0;
-                    for (int rr = 0; rr < P->k; rr++) s += P->J[a * P->k + rr] * (c * P->z[rr] + lam[rr]);
+                    for (int rr = 0; rr < P->k; rr++)
+                        s += P->J[a * P->k + rr] * (c * P->z[rr] + lam[rr]);
                     f[a] += s;
                 }
             }
@@ -479,12 +480,13 @@ static void block_update(sa_ws *w, int i)
         }
         res = dmax(res, sqrt(d2));
     }
+    scl += dmax(ncp_norminf(k, lam), ncp_norminf(k, ln)) / beta;
     for (int r = 0; r < k; r++) {
         chg |= ln[r] != lam[r];
         lam[r] = ln[r];
     }
     w->bres[i] = res;
-    w->bscl[i] = scl + dmax(ncp_norminf(k, lam), ncp_norminf(k, ln)) / beta;
+    w->bscl[i] = scl;
     w->bchg[i] = (unsigned char)chg;
 }
 
@@ -578,14 +580,16 @@ static int check_ranges(const ncp_problem *p, ncp_error *err)
         if (B->subsystem < 0 || B->subsystem >= s->nsub || B->ndof != s->sub_ndof[B->subsystem] ||
             (B->ndof > 0 && !B->Jb))
             rc = ncp_error_set(err, NCP_ERR_INPUT, "problem %s: structure body %d: subsystem %d / "
-                               "ndof %d inconsistent (or Jb missing)", nm, b, B->subsystem, B->ndof);
+                               "ndof %d inconsistent (or Jb missing)", nm, b, B->subsystem,
+                               B->ndof);
         else if (!ncp_all_finite(36, B->M) || (B->ndof > 0 && !ncp_all_finite(6 * B->ndof, B->Jb)))
             rc = ncp_error_set(err, NCP_ERR_INPUT, "problem %s: structure body %d has a non-finite "
                                "M or Jb", nm, b);
     }
     for (int l = 0; l < s->nlinks && !rc; l++) {
         const ncp_structure_link *L = &s->links[l];
-        if (L->block < 0 || L->block >= p->nblocks || L->body < 0 || L->body >= s->nbodies || !L->Jib)
+        if (L->block < 0 || L->block >= p->nblocks || L->body < 0 || L->body >= s->nbodies ||
+            !L->Jib)
             rc = ncp_error_set(err, NCP_ERR_INPUT, "problem %s: structure link %d: block %d / body "
                                "%d out of range (or Jib missing)", nm, l, L->block, L->body);
         else if (!ncp_all_finite(6 * ncp_block_type_size(p->blocks[L->block].type), L->Jib))
@@ -966,10 +970,10 @@ static int check_consistency(sa_ws *w, double rtol, int full, ncp_error *err)
             for (int r = c; r < S->n; r++) {
                 double d = S->K[r + (size_t)c * S->n] - p->A[(S->d0 + r) + (size_t)(S->d0 + c) * n];
                 if (fabs(d) > rtol * amax) {
-                    rc = ncp_error_set(err, NCP_ERR_INPUT, "problem %s: structure does not describe "
-                                       "A: subsystem %d entry (%d, %d) of sum_b J_b^T M_b J_b + "
-                                       "diag(dof_diag) differs by %.3g (largest |A| entry %.3g)",
-                                       nm, j, r, c, d, amax);
+                    rc = ncp_error_set(err, NCP_ERR_INPUT, "problem %s: structure does not "
+                                       "describe A: subsystem %d entry (%d, %d) of sum_b J_b^T M_b "
+                                       "J_b + diag(dof_diag) differs by %.3g (largest diagonal "
+                                       "entry of A %.3g)", nm, j, r, c, d, amax);
                     break;
                 }
             }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cases.h"
+#include "json_util.h"
 #include "spatial.h"
 
 static const double PI = 3.14159265358979323846;
@@ -71,15 +72,8 @@ static int get_vec3(const cJSON *o, const char *key, const double *def, const ch
                     ncp_error *err, double out[3])
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v) {
-        memcpy(out, def, 3 * sizeof(double));
-        return NCP_OK;
-    }
-    int i = 0;
-    if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 3)
-        for (const cJSON *it = v->child; it && cJSON_IsNumber(it) && isfinite(it->valuedouble); it = it->next)
-            out[i++] = it->valuedouble;
-    if (i != 3) return fail(where, err, key, "must be an array of 3 finite numbers");
+    if (!v) memcpy(out, def, 3 * sizeof(double));
+    else if (ncp_json_numbers(v, 3, out) != 3) return fail(where, err, key, "must be an array of 3 finite numbers");
     return NCP_OK;
 }
 

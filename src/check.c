@@ -127,6 +127,10 @@ int ncp_check_run(const ncp_check_opts *o, int *regressions, ncp_error *err)
         po.budget.tol = tol;
         po.budget.max_iter = (int)maxit;
         po.tol_set = po.max_iter_set = 1;
+        /* no time budget: a solve cut by the clock would make iterations and residuals depend on
+         * the machine's load, and the check must be deterministic */
+        po.budget.time_ms = 0.0;
+        po.time_set = 1;
         po.seed = (uint64_t)seed;
         po.quick = 1;
         po.jobs = o->jobs;

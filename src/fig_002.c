@@ -28,7 +28,6 @@
 #include "figures.h"
 #include "fsutil.h"
 #include "pipeline.h"
-#include "plot.h"
 #include "registry.h"
 
 /* The paper's solvers and our reference, in plotting order. */
@@ -199,29 +198,18 @@ int ncp_fig_002(const ncp_fig_opts *o, ncp_error *err)
         return rc;
 
     ncp_pipeline_opts po;
-    ncp_pipeline_opts_default(&po);
+    ncp_fig_pipeline_opts(o, bdir, &po);
     po.solvers_csv = csv;
     po.budget.tol = FIG002_TOL;
     po.tol_set = 1;
     po.budget.max_iter = o->quick ? 300 : 1000;
     po.max_iter_set = 1;
-    po.seed = o->seed;
-    po.quick = o->quick;
-    po.jobs = o->jobs;
     po.traces = 1;
-    po.figures = 0;
-    po.progress = 0;
-    po.quiet = 1;
-    po.out_dir = bdir;
-    po.interrupt = o->interrupt;
     printf("figure 002: sphere-stack (%s capture) with %s%s%s\n", o->quick ? "quick" : "full",
            csv, missing[0] ? "; not registered: " : "", missing);
     fflush(stdout);
-    ncp_bench_summary *sum = ncp_calloc(err, 1, sizeof *sum);
-    if (!sum) return NCP_ERR_NOMEM;
-    rc = ncp_pipeline_run_scene(scene, &po, sum, NULL, 0, err);
-    int interrupted = sum->interrupted;
-    free(sum);
+    int interrupted;
+    rc = ncp_fig_run_scene(scene, &po, &interrupted, err);
     if (rc || interrupted) return rc;
 
     FILE *f = NULL;
@@ -288,15 +276,7 @@ int ncp_fig_002(const ncp_fig_opts *o, ncp_error *err)
     char title[300];
     snprintf(title, sizeof title, "Seed 002 style: sphere stack 1/100/10000 kg, %d problems (%s)%s%s",
              d.np, o->quick ? "quick" : "full", missing[0] ? "; missing: " : "", missing);
-    ncp_error perr = {0};
-    int prc = ncp_plot_script("fig002_residual_iter", out, title, &perr);
-    if (prc == NCP_PLOT_SKIPPED) {
-        fprintf(stderr, "ncpbench: %s\n", perr.msg);
-    } else if (prc) {
-        rc = ncp_error_set(err, prc, "%s", perr.msg);
-        goto done;
-    }
-    printf("data: %s%s\n", dat, prc ? "" : "; figures: fig002_residual_iter.{png,svg} beside it");
+    rc = ncp_fig_plot("fig002_residual_iter", out, title, dat, err);
 done:
     if (f) fclose(f);
     free(d.rows);

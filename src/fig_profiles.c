@@ -34,7 +34,6 @@
 #include "figures.h"
 #include "fsutil.h"
 #include "pipeline.h"
-#include "plot.h"
 #include "registry.h"
 
 enum { PROF_NTAU = 201, PROF_MAX_SCENES = 256 };
@@ -176,26 +175,15 @@ static int prof_scene(const ncp_fig_opts *o, const char *file, const char *out, 
     ncp_path_stem(file, stem, sizeof stem);
     if ((rc = ncp_path_join(dir, sizeof dir, out, stem, err))) return rc;
     ncp_pipeline_opts po;
-    ncp_pipeline_opts_default(&po);
+    ncp_fig_pipeline_opts(o, dir, &po);
     po.solvers_csv = ""; /* every registered solver */
     po.budget.time_ms = o->quick ? PROF_LIMIT_QUICK_MS : PROF_LIMIT_FULL_MS;
     po.time_set = 1;
-    po.seed = o->seed;
-    po.quick = o->quick;
-    po.jobs = o->jobs;
     po.traces = 0;
-    po.figures = 0;
-    po.progress = 0;
-    po.quiet = 1;
-    po.out_dir = dir;
-    po.interrupt = o->interrupt;
     printf("profiles: %s (%s capture, every solver)...\n", stem, o->quick ? "quick" : "full");
     fflush(stdout);
-    ncp_bench_summary *sum = ncp_calloc(err, 1, sizeof *sum);
-    if (!sum) return NCP_ERR_NOMEM;
-    rc = ncp_pipeline_run_scene(path, &po, sum, NULL, 0, err);
-    int interrupted = sum->interrupted;
-    free(sum);
+    int interrupted;
+    rc = ncp_fig_run_scene(path, &po, &interrupted, err);
     if (rc) {
         ncp_error_prefix(err, "scene %s: ", file);
         return rc;
@@ -300,15 +288,7 @@ int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
     char title[300];
     snprintf(title, sizeof title, "Performance profiles: %d problems from %d scenes (%s)", tb.np,
              nfiles, o->quick ? "quick" : "full");
-    ncp_error perr = {0};
-    int prc = ncp_plot_script("perf_profiles", out, title, &perr);
-    if (prc == NCP_PLOT_SKIPPED) {
-        fprintf(stderr, "ncpbench: %s\n", perr.msg);
-    } else if (prc) {
-        rc = ncp_error_set(err, prc, "%s", perr.msg);
-        goto done;
-    }
-    printf("data: %s%s\n", dat, prc ? "" : "; figures: perf_profiles.{png,svg} beside it");
+    rc = ncp_fig_plot("perf_profiles", out, title, dat, err);
 done:
     for (int i = 0; i < nfiles; i++) free(files[i]);
     free(tb.t);

@@ -8,7 +8,47 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "plot.h"
+
 enum { CSV_MAX_COLS = 64, CSV_MAX_WANT = 16 };
+
+void ncp_fig_pipeline_opts(const ncp_fig_opts *o, const char *out_dir, ncp_pipeline_opts *po)
+{
+    ncp_pipeline_opts_default(po);
+    po->seed = o->seed;
+    po->quick = o->quick;
+    po->jobs = o->jobs;
+    po->figures = 0;
+    po->progress = 0;
+    po->quiet = 1;
+    po->out_dir = out_dir;
+    po->interrupt = o->interrupt;
+}
+
+int ncp_fig_run_scene(const char *scene, const ncp_pipeline_opts *po, int *interrupted,
+                      ncp_error *err)
+{
+    *interrupted = 0;
+    ncp_bench_summary *sum = ncp_calloc(err, 1, sizeof *sum); /* large: not on the stack */
+    if (!sum) return NCP_ERR_NOMEM;
+    int rc = ncp_pipeline_run_scene(scene, po, sum, NULL, 0, err);
+    *interrupted = sum->interrupted;
+    free(sum);
+    return rc;
+}
+
+int ncp_fig_plot(const char *script, const char *dir, const char *title, const char *dat,
+                 ncp_error *err)
+{
+    ncp_error perr = {0};
+    int prc = ncp_plot_script(script, dir, title, &perr);
+    if (prc == NCP_PLOT_SKIPPED) fprintf(stderr, "ncpbench: %s\n", perr.msg);
+    else if (prc) return ncp_error_set(err, prc, "%s", perr.msg);
+    printf("data: %s", dat);
+    if (!prc) printf("; figures: %s.{png,svg} beside it", script);
+    printf("\n");
+    return NCP_OK;
+}
 
 /* Splits line in place at commas; returns the number of fields (all counted, at most max
  * stored). */

@@ -1,10 +1,31 @@
-/* Helpers of the `ncpbench figures` sets (src/fig_*.c): reading the benchmark's CSV outputs and
- * the Dolan–Moré performance-profile computation, kept apart from the figure code so that it can
- * be tested on hand-computed ratios (tests/test_figures.c). */
+/* Helpers of the `ncpbench figures` sets (src/fig_*.c): running the benchmark on a scene and
+ * gnuplot on the results, reading the benchmark's CSV outputs, and the Dolan–Moré
+ * performance-profile computation, kept apart from the figure code so that it can be tested on
+ * hand-computed ratios (tests/test_figures.c). */
 #ifndef NCP_FIG_UTIL_H
 #define NCP_FIG_UTIL_H
 
+#include "figures.h"
 #include "ncp_error.h"
+#include "pipeline.h"
+
+/* ---- benchmark runs and plots ---- */
+
+/* Pipeline options for a figure set's benchmark of one scene into out_dir: the defaults with the
+ * figure options' seed, quick, jobs and interrupt, no figures, progress or console output (the
+ * set prints its own lines). The set then sets its solvers, budget and traces. */
+void ncp_fig_pipeline_opts(const ncp_fig_opts *o, const char *out_dir, ncp_pipeline_opts *po);
+
+/* Benchmarks the scene file with po (ncp_pipeline_run_scene); *interrupted = 1 if the user
+ * interrupted the run (its outputs are then incomplete). */
+int ncp_fig_run_scene(const char *scene, const ncp_pipeline_opts *po, int *interrupted,
+                      ncp_error *err);
+
+/* Runs scripts/<script>.gp on dir with title (ncp_plot_script) and prints "data: <dat>; figures:
+ * <script>.{png,svg} beside it". Without gnuplot the data stand alone: the reason goes to stderr
+ * and the result is NCP_OK. */
+int ncp_fig_plot(const char *script, const char *dir, const char *title, const char *dat,
+                 ncp_error *err);
 
 /* ---- CSV outputs (metrics.csv, traces.csv) ---- */
 

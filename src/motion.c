@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "json_util.h"
 #include "motion.h"
 #include "spatial.h"
 
@@ -54,15 +55,8 @@ static int vec3(const cJSON *o, const char *key, const double *def, const char *
                 const char *path, double out[3], ncp_error *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v) {
-        memcpy(out, def, 3 * sizeof(double));
-        return NCP_OK;
-    }
-    int i = 0;
-    if (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 3)
-        for (const cJSON *it = v->child; it && cJSON_IsNumber(it) && isfinite(it->valuedouble); it = it->next)
-            out[i++] = it->valuedouble;
-    if (i != 3)
+    if (!v) memcpy(out, def, 3 * sizeof(double));
+    else if (ncp_json_numbers(v, 3, out) != 3)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s.%s: must be an array of 3 finite numbers",
                              where, path, key);
     return NCP_OK;

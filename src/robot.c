@@ -7,206 +7,30 @@
  * "origin"/"rpy" (or "quat") in the parent's frame; inertial properties are about the centre of
  * mass in axes parallel to the link frame. The scene places each robot (fixed or free base, or
  * attached to a link of another robot) and gives its initial joint positions and controller. */
-#include <errno.h>
-#include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_util.h"
 #include "robot.h"
 #include "spatial.h"
 
-#define PATH_LEN 256
-
-typedef struct rctx {
-    const char *where; /* file named in messages */
-    ncp_error *err;
-} rctx;
-
-static int rfail(rctx *c, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int rfail(rctx *c, const char *path, const char *fmt, ...)
-{
-    char msg[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return ncp_error_set(c->err, NCP_ERR_INPUT, "%s: %s: %s", c->where, path, msg);
-}
-
-static void pkey(char *out, const char *path, const char *key)
-{
-    int n = path[0] ? snprintf(out, PATH_LEN, "%s.%s", path, key) : snprintf(out, PATH_LEN, "%s", key);
-    if (n < 0 || n >= PATH_LEN) memcpy(out + PATH_LEN - 4, "...", 4);
-}
-
-static void pidx(char *out, const char *path, int i)
-{
-    int n = snprintf(out, PATH_LEN, "%s[%d]", path, i);
-    if (n < 0 || n >= PATH_LEN) memcpy(out + PATH_LEN - 4, "...", 4);
-}
-
-static const char *describe(const cJSON *v, char *buf, size_t n)
-{
-    if (!v) snprintf(buf, n, "nothing");
-    else if (cJSON_IsNumber(v)) snprintf(buf, n, "%.17g", v->valuedouble);
-    else if (cJSON_IsString(v)) snprintf(buf, n, "the string \"%.40s\"", v->valuestring);
-    else if (cJSON_IsBool(v)) snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
-    else if (cJSON_IsNull(v)) snprintf(buf, n, "null");
-    else if (cJSON_IsArray(v)) snprintf(buf, n, "an array of %d elements", cJSON_GetArraySize(v));
-    else if (cJSON_IsObject(v)) snprintf(buf, n, "an object");
-    else snprintf(buf, n, "an invalid value");
-    return buf;
-}
-
-static int expect(rctx *c, const char *path, const cJSON *v, const char *what)
-{
-    char got[96];
-    return rfail(c, path, "must be %s, got %s", what, describe(v, got, sizeof got));
-}
-
-static int check_keys(rctx *c, const cJSON *obj, const char *path, const char *const *allowed)
-{
-    if (!cJSON_IsObject(obj)) return expect(c, path[0] ? path : "(top level)", obj, "an object");
-    for (const cJSON *it = obj->child; it; it = it->next) {
-        char p[PATH_LEN];
-        pkey(p, path, it->string);
-        int known = 0;
-        for (int i = 0; allowed[i]; i++) known |= strcmp(allowed[i], it->string) == 0;
-        if (!known) {
-            char list[512] = "";
-            for (int i = 0; allowed[i]; i++) {
-                size_t l = strlen(list);
-                snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", allowed[i]);
-            }
-            return rfail(c, p, "unknown key (expected one of: %s)", list);
-        }
-        for (const cJSON *prev = obj->child; prev != it; prev = prev->next)
-            if (strcmp(prev->string, it->string) == 0) return rfail(c, p, "duplicate key (each key may appear once)");
-    }
-    return NCP_OK;
-}
-
-/* kind: 0 finite, 1 positive, 2 non-negative, 3 in [0, 1], 4 in [0, 1) */
-static int get_num(rctx *c, const cJSON *obj, const char *path, const char *key, int req, int kind,
-                   double def, double *out)
-{
-    static const char *what[] = {"a finite number", "a positive number", "a non-negative number",
-                                 "a number in [0, 1]", "a number in [0, 1)"};
-    char p[PATH_LEN];
-    pkey(p, path, key);
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v) {
-        if (req) return rfail(c, p, "missing (expected %s)", what[kind]);
-        *out = def;
-        return NCP_OK;
-    }
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return expect(c, p, v, what[kind]);
-    double x = v->valuedouble;
-    if ((kind == 1 && !(x > 0.0)) || (kind == 2 && !(x >= 0.0)) || (kind == 3 && !(x >= 0.0 && x <= 1.0)) ||
-        (kind == 4 && !(x >= 0.0 && x < 1.0)))
-        return expect(c, p, v, what[kind]);
-    *out = x;
-    return NCP_OK;
-}
-
-static int get_bool(rctx *c, const cJSON *obj, const char *path, const char *key, int def, int *out)
-{
-    char p[PATH_LEN];
-    pkey(p, path, key);
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v) {
-        *out = def;
-        return NCP_OK;
-    }
-    if (!cJSON_IsBool(v)) return expect(c, p, v, "true or false");
-    *out = cJSON_IsTrue(v);
-    return NCP_OK;
-}
-
-static int get_str(rctx *c, const cJSON *obj, const char *path, const char *key, int req,
-                   const char *def, char *out, size_t cap)
-{
-    char p[PATH_LEN], what[64];
-    pkey(p, path, key);
-    snprintf(what, sizeof what, "a non-empty string of at most %zu characters", cap - 1);
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v) {
-        if (req) return rfail(c, p, "missing (expected %s)", what);
-        snprintf(out, cap, "%s", def);
-        return NCP_OK;
-    }
-    if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) >= cap) return expect(c, p, v, what);
-    snprintf(out, cap, "%s", v->valuestring);
-    return NCP_OK;
-}
-
-static int get_vec(rctx *c, const cJSON *obj, const char *path, const char *key, int req, int n,
-                   const double *def, double *out)
-{
-    char p[PATH_LEN], what[64];
-    pkey(p, path, key);
-    snprintf(what, sizeof what, "an array of %d finite numbers", n);
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v) {
-        if (req) return rfail(c, p, "missing (expected %s)", what);
-        if (def) memcpy(out, def, (size_t)n * sizeof(double));
-        return NCP_OK;
-    }
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) return expect(c, p, v, what);
-    int i = 0;
-    for (const cJSON *it = v->child; it; it = it->next, i++) {
-        if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble)) {
-            char q[PATH_LEN];
-            pidx(q, p, i);
-            return expect(c, q, it, "a finite number");
-        }
-        out[i] = it->valuedouble;
-    }
-    return NCP_OK;
-}
-
-static int get_enum(rctx *c, const cJSON *obj, const char *path, const char *key, int req,
-                    const char *const *names, int def, int *out)
-{
-    char p[PATH_LEN], list[256] = "";
-    pkey(p, path, key);
-    for (int i = 0; names[i]; i++) {
-        size_t l = strlen(list);
-        snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", names[i]);
-    }
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v) {
-        if (req) return rfail(c, p, "missing (expected one of: %s)", list);
-        *out = def;
-        return NCP_OK;
-    }
-    if (cJSON_IsString(v))
-        for (int i = 0; names[i]; i++)
-            if (strcmp(names[i], v->valuestring) == 0) {
-                *out = i;
-                return NCP_OK;
-            }
-    char got[96];
-    return rfail(c, p, "must be one of: %s; got %s", list, describe(v, got, sizeof got));
-}
-
 /* Orientation: "quat" [w, x, y, z], "rpy" [roll, pitch, yaw] (URDF: R = Rz(y) Ry(p) Rx(r)), or
  * identity; at most one of them. */
-static int get_rot(rctx *c, const cJSON *obj, const char *path, double q[4])
+static int get_rot(ncp_json_ctx *c, const cJSON *obj, const char *path, double q[4])
 {
-    static const double ident[4] = {1, 0, 0, 0};
     const cJSON *vq = cJSON_GetObjectItemCaseSensitive(obj, "quat");
     const cJSON *vr = cJSON_GetObjectItemCaseSensitive(obj, "rpy");
-    char p[PATH_LEN];
+    char p[NCP_JSON_PATH_MAX];
     if (vq && vr) {
-        pkey(p, path, "rpy");
-        return rfail(c, p, "give the orientation either as quat or as rpy, not both");
+        ncp_json_key(p, path, "rpy");
+        return ncp_json_fail(c, p, "give the orientation either as quat or as rpy, not both");
     }
     if (vr) {
         double rpy[3], qx[4], qy[4], qz[4], t[4];
         static const double ex[3] = {1, 0, 0}, ey[3] = {0, 1, 0}, ez[3] = {0, 0, 1};
-        int rc = get_vec(c, obj, path, "rpy", 1, 3, NULL, rpy);
+        int rc = ncp_json_get_vec(c, obj, path, "rpy", 1, 3, NULL, rpy);
         if (rc) return rc;
         ncp_quat_from_axis_angle(ex, rpy[0], qx);
         ncp_quat_from_axis_angle(ey, rpy[1], qy);
@@ -215,48 +39,34 @@ static int get_rot(rctx *c, const cJSON *obj, const char *path, double q[4])
         ncp_quat_mul(qz, t, q);
         return NCP_OK;
     }
-    int rc = get_vec(c, obj, path, "quat", 0, 4, ident, q);
-    if (!rc && ncp_quat_normalize(q) < 1e-12) {
-        pkey(p, path, "quat");
-        return rfail(c, p, "must be a non-zero quaternion [w, x, y, z], got a zero quaternion");
-    }
-    return rc;
+    return ncp_json_get_quat(c, obj, path, q);
 }
 
-/* A number or an array of n numbers (one per joint), each of `kind`. */
-static int get_per_joint(rctx *c, const cJSON *obj, const char *path, const char *key, int n,
+/* A non-negative number (for every joint) or an array of n of them (one per joint). */
+static int get_per_joint(ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key, int n,
                          double def, double *out)
 {
-    char p[PATH_LEN];
-    pkey(p, path, key);
+    char p[NCP_JSON_PATH_MAX];
+    ncp_json_key(p, path, key);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v || cJSON_IsNumber(v)) {
         double x;
-        int rc = get_num(c, obj, path, key, 0, 2, def, &x);
+        int rc = ncp_json_get_number(c, obj, path, key, 0, NCP_JSON_NONNEG, def, &x);
         for (int i = 0; !rc && i < n; i++) out[i] = x;
         return rc;
     }
     char what[96];
     snprintf(what, sizeof what, "a non-negative number or an array of %d of them (one per joint)", n);
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) return expect(c, p, v, what);
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n) return ncp_json_expect(c, p, v, what);
     int i = 0;
     for (const cJSON *it = v->child; it; it = it->next, i++) {
         if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble) || it->valuedouble < 0.0) {
-            char q[PATH_LEN];
-            pidx(q, p, i);
-            return expect(c, q, it, "a non-negative number");
+            char q[NCP_JSON_PATH_MAX];
+            ncp_json_index(q, p, i);
+            return ncp_json_expect(c, q, it, "a non-negative number");
         }
         out[i] = it->valuedouble;
     }
-    return NCP_OK;
-}
-
-static int check_name(rctx *c, const char *path, const char *name, const char *what)
-{
-    for (const char *s = name; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '-' || *s == '_' || *s == '.'))
-            return rfail(c, path, "%s must use only letters, digits, '-', '_' and '.', got \"%s\"", what, name);
     return NCP_OK;
 }
 
@@ -282,47 +92,6 @@ static int find_body(const ncp_model *m, const char *name)
     return -1;
 }
 
-/* ---- file reading ---- */
-
-static int read_text(const char *path, char **out, ncp_error *err)
-{
-    *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return ncp_error_set(err, NCP_ERR_INPUT, "%s: cannot open robot model file: %s", path, strerror(errno));
-    size_t cap = 1 << 14, n = 0;
-    char *buf = ncp_malloc(err, cap, 1);
-    int rc = buf ? NCP_OK : NCP_ERR_NOMEM;
-    while (!rc) {
-        if (n + 1 >= cap) {
-            if (cap >= ((size_t)16 << 20)) {
-                rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: robot model file larger than 16 MB", path);
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading %s", path);
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - 1 - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) rc = ncp_error_set(err, NCP_ERR_IO, "%s: read error: %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (rc) {
-        free(buf);
-        return rc;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    return NCP_OK;
-}
-
 /* ---- links ---- */
 
 /* Anchors of loops and constraints are given in a frame known only after the trees are built
@@ -335,7 +104,7 @@ typedef struct pending_link {
 } pending_link;
 
 typedef struct mb_ctx {
-    rctx c;
+    ncp_json_ctx c;
     ncp_model *m;
     pending_link *pend; /* one per model link */
 } mb_ctx;
@@ -349,26 +118,26 @@ static int parse_link(mb_ctx *x, const cJSON *lj, const char *path, const char *
     static const char *const jkeys[] = {"type", "origin", "rpy", "quat", "axis", "limits", "damping", "armature", NULL};
     static const char *const ikeys[] = {"mass", "com", "inertia", NULL};
     static const double zero[3] = {0, 0, 0}, zaxis[3] = {0, 0, 1};
-    rctx *c = &x->c;
+    ncp_json_ctx *c = &x->c;
     ncp_model *m = x->m;
-    int rc = check_keys(c, lj, path, keys);
+    int rc = ncp_json_check_keys(c, lj, path, keys);
     if (rc) return rc;
     int b = m->nbodies;
     ncp_body_model *bd = &m->bodies[b];
-    char lname[NCP_NAME_MAX], p[PATH_LEN], q[PATH_LEN];
-    rc = get_str(c, lj, path, "name", 1, "", lname, sizeof lname);
+    char lname[NCP_NAME_MAX], p[NCP_JSON_PATH_MAX], q[NCP_JSON_PATH_MAX];
+    rc = ncp_json_get_string(c, lj, path, "name", 1, "", lname, sizeof lname);
     if (!rc) {
-        pkey(p, path, "name");
-        rc = check_name(c, p, lname, "a link name");
+        ncp_json_key(p, path, "name");
+        rc = ncp_json_check_name(c, p, lname, "a link name");
     }
     if (rc) return rc;
     if (snprintf(bd->name, NCP_NAME_MAX, "%s/%s", robot, lname) >= NCP_NAME_MAX) {
-        pkey(p, path, "name");
-        return rfail(c, p, "robot and link name \"%s/%s\" longer than %d characters", robot, lname, NCP_NAME_MAX - 1);
+        ncp_json_key(p, path, "name");
+        return ncp_json_fail(c, p, "robot and link name \"%s/%s\" longer than %d characters", robot, lname, NCP_NAME_MAX - 1);
     }
     if (find_body(m, bd->name) >= 0) {
-        pkey(p, path, "name");
-        return rfail(c, p, "body name \"%s\" is already used", bd->name);
+        ncp_json_key(p, path, "name");
+        return ncp_json_fail(c, p, "body name \"%s\" is already used", bd->name);
     }
     bd->robot = m->nrobots;
     bd->parent = -1;
@@ -378,48 +147,49 @@ static int parse_link(mb_ctx *x, const cJSON *lj, const char *path, const char *
     const cJSON *jt = cJSON_GetObjectItemCaseSensitive(lj, "joint");
     if (!par) {
         if (root_body >= 0) {
-            pkey(p, path, "parent");
-            return rfail(c, p, "missing (only the first link, the root, has no parent)");
+            ncp_json_key(p, path, "parent");
+            return ncp_json_fail(c, p, "missing (only the first link, the root, has no parent)");
         }
         if (jt) {
-            pkey(p, path, "joint");
-            return rfail(c, p, "the root link takes no joint (the scene's robot entry sets the base)");
+            ncp_json_key(p, path, "joint");
+            return ncp_json_fail(c, p, "the root link takes no joint (the scene's robot entry sets the base)");
         }
     } else {
-        pkey(p, path, "parent");
-        if (root_body < 0) return rfail(c, p, "the first link is the root and has no parent");
-        if (!cJSON_IsString(par)) return expect(c, p, par, "the name of an earlier link");
+        ncp_json_key(p, path, "parent");
+        if (root_body < 0) return ncp_json_fail(c, p, "the first link is the root and has no parent");
+        if (!cJSON_IsString(par)) return ncp_json_expect(c, p, par, "the name of an earlier link");
         char full[2 * NCP_NAME_MAX];
         snprintf(full, sizeof full, "%s/%s", robot, par->valuestring);
         int pb = find_body(m, full);
-        if (pb < root_body) return rfail(c, p, "unknown link \"%s\" (expected a link listed earlier)", par->valuestring);
+        if (pb < root_body)
+            return ncp_json_fail(c, p, "unknown link \"%s\" (expected a link listed earlier)", par->valuestring);
         bd->parent = pb;
-        pkey(p, path, "joint");
-        if (!jt) return rfail(c, p, "missing (expected the joint to the parent)");
-        rc = check_keys(c, jt, p, jkeys);
-        if (!rc) rc = get_enum(c, jt, p, "type", 1, joint_names, 0, &bd->joint);
-        if (!rc) rc = get_vec(c, jt, p, "origin", 0, 3, zero, bd->jpos);
+        ncp_json_key(p, path, "joint");
+        if (!jt) return ncp_json_fail(c, p, "missing (expected the joint to the parent)");
+        rc = ncp_json_check_keys(c, jt, p, jkeys);
+        if (!rc) rc = ncp_json_get_enum(c, jt, p, "type", 1, joint_names, 0, &bd->joint);
+        if (!rc) rc = ncp_json_get_vec(c, jt, p, "origin", 0, 3, zero, bd->jpos);
         if (!rc) rc = get_rot(c, jt, p, bd->jquat);
         if (rc) return rc;
         int onedof = bd->joint == NCP_JOINT_REVOLUTE || bd->joint == NCP_JOINT_PRISMATIC;
         const char *onedof_keys[] = {"axis", "limits", NULL};
         for (int k = 0; onedof_keys[k] && !onedof; k++)
             if (cJSON_GetObjectItemCaseSensitive(jt, onedof_keys[k])) {
-                pkey(q, p, onedof_keys[k]);
-                return rfail(c, q, "only revolute and prismatic joints take %s", onedof_keys[k]);
+                ncp_json_key(q, p, onedof_keys[k]);
+                return ncp_json_fail(c, q, "only revolute and prismatic joints take %s", onedof_keys[k]);
             }
         if (onedof) {
-            rc = get_vec(c, jt, p, "axis", 0, 3, zaxis, bd->axis);
+            rc = ncp_json_get_vec(c, jt, p, "axis", 0, 3, zaxis, bd->axis);
             if (!rc && ncp_v3_normalize(bd->axis) < 1e-12) {
-                pkey(q, p, "axis");
-                return rfail(c, q, "must be a non-zero vector, got [0, 0, 0]");
+                ncp_json_key(q, p, "axis");
+                return ncp_json_fail(c, q, "must be a non-zero vector, got [0, 0, 0]");
             }
             double lim[2];
             if (!rc && cJSON_GetObjectItemCaseSensitive(jt, "limits")) {
-                rc = get_vec(c, jt, p, "limits", 1, 2, NULL, lim);
+                rc = ncp_json_get_vec(c, jt, p, "limits", 1, 2, NULL, lim);
                 if (!rc && !(lim[0] < lim[1])) {
-                    pkey(q, p, "limits");
-                    return rfail(c, q, "must be [lower, upper] with lower < upper, got [%g, %g]", lim[0], lim[1]);
+                    ncp_json_key(q, p, "limits");
+                    return ncp_json_fail(c, q, "must be [lower, upper] with lower < upper, got [%g, %g]", lim[0], lim[1]);
                 }
                 bd->limited = 1;
                 bd->lower = lim[0];
@@ -428,8 +198,8 @@ static int parse_link(mb_ctx *x, const cJSON *lj, const char *path, const char *
         }
         if (bd->joint == NCP_JOINT_SPHERICAL) bd->q0[0] = 1.0; /* identity quaternion */
         bd->ndof = ncp_joint_ndof(bd->joint); /* known before the trees are built: controllers */
-        if (!rc) rc = get_num(c, jt, p, "damping", 0, 2, 0.0, &bd->damping);
-        if (!rc) rc = get_num(c, jt, p, "armature", 0, 2, 0.0, &bd->armature);
+        if (!rc) rc = ncp_json_get_number(c, jt, p, "damping", 0, NCP_JSON_NONNEG, 0.0, &bd->damping);
+        if (!rc) rc = ncp_json_get_number(c, jt, p, "armature", 0, NCP_JSON_NONNEG, 0.0, &bd->armature);
         if (rc) return rc;
     }
     /* shapes (collision; mass too without "inertial") */
@@ -437,15 +207,15 @@ static int parse_link(mb_ctx *x, const cJSON *lj, const char *path, const char *
     const cJSON *in = cJSON_GetObjectItemCaseSensitive(lj, "inertial");
     const cJSON *vm = cJSON_GetObjectItemCaseSensitive(lj, "mass");
     const cJSON *vd = cJSON_GetObjectItemCaseSensitive(lj, "density");
-    pkey(p, path, "shapes");
-    if (shs && !cJSON_IsArray(shs)) return expect(c, p, shs, "an array of shapes");
+    ncp_json_key(p, path, "shapes");
+    if (shs && !cJSON_IsArray(shs)) return ncp_json_expect(c, p, shs, "an array of shapes");
     m->nbodies++; /* the body exists for the shape parser */
     bd->dynamic = 1; /* links may not hold planes */
     bd->shape0 = m->nshapes;
     int j = 0;
     for (const cJSON *sh = shs ? shs->child : NULL; sh && !rc; sh = sh->next, j++) {
-        char r[PATH_LEN];
-        pidx(r, p, j);
+        char r[NCP_JSON_PATH_MAX];
+        ncp_json_index(r, p, j);
         rc = ncp_scene_parse_shape(sh, c->where, r, m, b, &m->shapes[m->nshapes], c->err);
         if (!rc) m->nshapes++;
     }
@@ -454,24 +224,24 @@ static int parse_link(mb_ctx *x, const cJSON *lj, const char *path, const char *
     if (rc) return rc;
     int nmass = (in != NULL) + (vm != NULL) + (vd != NULL);
     if (nmass > 1) {
-        pkey(p, path, in ? "inertial" : "density");
-        return rfail(c, p, "give one of inertial, mass or density");
+        ncp_json_key(p, path, in ? "inertial" : "density");
+        return ncp_json_fail(c, p, "give one of inertial, mass or density");
     }
     if (in) {
-        pkey(p, path, "inertial");
+        ncp_json_key(p, path, "inertial");
         double I6[6];
-        rc = check_keys(c, in, p, ikeys);
-        if (!rc) rc = get_num(c, in, p, "mass", 1, 1, 0.0, &bd->mass);
-        if (!rc) rc = get_vec(c, in, p, "com", 0, 3, zero, bd->com_local);
-        if (!rc) rc = get_vec(c, in, p, "inertia", 1, 6, NULL, I6);
+        rc = ncp_json_check_keys(c, in, p, ikeys);
+        if (!rc) rc = ncp_json_get_number(c, in, p, "mass", 1, NCP_JSON_POSITIVE, 0.0, &bd->mass);
+        if (!rc) rc = ncp_json_get_vec(c, in, p, "com", 0, 3, zero, bd->com_local);
+        if (!rc) rc = ncp_json_get_vec(c, in, p, "inertia", 1, 6, NULL, I6);
         if (rc) return rc;
         /* (ixx, iyy, izz, ixy, ixz, iyz) about the COM, link axes */
         double I[9] = {I6[0], I6[3], I6[4], I6[3], I6[1], I6[5], I6[4], I6[5], I6[2]}, A[9], w3[3];
         memcpy(A, I, sizeof A);
         ncp_error e2 = {0};
         if (ncp_sym_eig(3, A, w3, &e2) || !(w3[0] > 0.0) || w3[0] + w3[1] < w3[2] * (1.0 - 1e-9)) {
-            pkey(q, p, "inertia");
-            return rfail(c, q, "must be a positive definite inertia tensor satisfying the triangle "
+            ncp_json_key(q, p, "inertia");
+            return ncp_json_fail(c, q, "must be a positive definite inertia tensor satisfying the triangle "
                          "inequality (principal moments %g, %g, %g)", w3[0], w3[1], w3[2]);
         }
         memcpy(bd->inertia, I, sizeof I);
@@ -479,12 +249,13 @@ static int parse_link(mb_ctx *x, const cJSON *lj, const char *path, const char *
             ncp_v3_sub(m->shapes[s].pos, bd->com_local, m->shapes[s].pos);
     } else if (vm || vd) {
         double mass = 0.0, dens = 0.0;
-        rc = vm ? get_num(c, lj, path, "mass", 1, 1, 0.0, &mass) : get_num(c, lj, path, "density", 1, 1, 0.0, &dens);
+        rc = vm ? ncp_json_get_number(c, lj, path, "mass", 1, NCP_JSON_POSITIVE, 0.0, &mass)
+                : ncp_json_get_number(c, lj, path, "density", 1, NCP_JSON_POSITIVE, 0.0, &dens);
         if (!rc) rc = ncp_model_body_mass(m, b, dens, mass, c->err);
         if (rc) return ncp_error_prefix(c->err, "%s: %s: ", c->where, path);
     } else {
-        pkey(p, path, "inertial");
-        return rfail(c, p, "missing (a link needs inertial, mass or density)");
+        ncp_json_key(p, path, "inertial");
+        return ncp_json_fail(c, p, "missing (a link needs inertial, mass or density)");
     }
     return NCP_OK;
 }
@@ -498,22 +269,23 @@ static int parse_constraint(mb_ctx *x, const cJSON *cj, const char *path, const 
     static const char *const keys[] = {"name", "type", "bodies", "anchor", "anchors", "axis",
                                        "stiffness", "damping", "rest_length", NULL};
     static const char *const types[] = {"point", "hinge", "weld", "spring", NULL};
-    rctx *c = &x->c;
+    ncp_json_ctx *c = &x->c;
     ncp_model *m = x->m;
-    char p[PATH_LEN];
+    char p[NCP_JSON_PATH_MAX];
     ncp_link_model *lk = &m->links[m->nlinks];
     pending_link *pd = &x->pend[m->nlinks];
     memset(lk, 0, sizeof *lk);
     memset(pd, 0, sizeof *pd);
-    int rc = check_keys(c, cj, path, keys);
-    if (!rc) rc = get_str(c, cj, path, "name", 0, "", lk->name, sizeof lk->name);
-    if (!rc) rc = get_enum(c, cj, path, "type", 1, types, 0, &lk->type);
+    int rc = ncp_json_check_keys(c, cj, path, keys);
+    if (!rc) rc = ncp_json_get_string(c, cj, path, "name", 0, "", lk->name, sizeof lk->name);
+    if (!rc) rc = ncp_json_get_enum(c, cj, path, "type", 1, types, 0, &lk->type);
     if (rc) return rc;
     const cJSON *bs = cJSON_GetObjectItemCaseSensitive(cj, "bodies");
-    pkey(p, path, "bodies");
+    ncp_json_key(p, path, "bodies");
     if (!cJSON_IsArray(bs) || cJSON_GetArraySize(bs) != 2 || !cJSON_IsString(bs->child) ||
         !cJSON_IsString(bs->child->next))
-        return expect(c, p, bs, robot ? "an array of 2 link names (or \"world\")" : "an array of 2 body names (or \"world\")");
+        return ncp_json_expect(c, p, bs, robot ? "an array of 2 link names (or \"world\")"
+                                               : "an array of 2 body names (or \"world\")");
     int k = 0;
     for (const cJSON *it = bs->child; it; it = it->next, k++) {
         if (strcmp(it->valuestring, "world") == 0) {
@@ -525,59 +297,56 @@ static int parse_constraint(mb_ctx *x, const cJSON *cj, const char *path, const 
         else snprintf(full, sizeof full, "%s", it->valuestring);
         lk->body[k] = find_body(m, full);
         if (lk->body[k] < 0) {
-            char q[PATH_LEN];
-            pidx(q, p, k);
-            return rfail(c, q, "unknown %s \"%s\"", robot ? "link" : "body", it->valuestring);
+            char q[NCP_JSON_PATH_MAX];
+            ncp_json_index(q, p, k);
+            return ncp_json_fail(c, q, "unknown %s \"%s\"", robot ? "link" : "body", it->valuestring);
         }
     }
-    if (lk->body[0] == lk->body[1]) return rfail(c, p, "the two bodies must differ");
+    if (lk->body[0] == lk->body[1]) return ncp_json_fail(c, p, "the two bodies must differ");
     pd->frame_body = frame_body;
     const cJSON *a1 = cJSON_GetObjectItemCaseSensitive(cj, "anchor");
     const cJSON *a2 = cJSON_GetObjectItemCaseSensitive(cj, "anchors");
     if ((a1 != NULL) == (a2 != NULL)) {
-        pkey(p, path, "anchor");
-        return rfail(c, p, "give either anchor (one point on both bodies) or anchors (one point per body)");
+        ncp_json_key(p, path, "anchor");
+        return ncp_json_fail(c, p, "give either anchor (one point on both bodies) or anchors (one point per body)");
     }
     if (a1) {
-        rc = get_vec(c, cj, path, "anchor", 1, 3, NULL, pd->anchor[0]);
+        rc = ncp_json_get_vec(c, cj, path, "anchor", 1, 3, NULL, pd->anchor[0]);
         ncp_v3_copy(pd->anchor[0], pd->anchor[1]);
     } else {
-        pkey(p, path, "anchors");
-        if (!cJSON_IsArray(a2) || cJSON_GetArraySize(a2) != 2) return expect(c, p, a2, "an array of 2 points");
+        ncp_json_key(p, path, "anchors");
+        if (!cJSON_IsArray(a2) || cJSON_GetArraySize(a2) != 2) return ncp_json_expect(c, p, a2, "an array of 2 points");
         k = 0;
         for (const cJSON *it = a2->child; it && !rc; it = it->next, k++) {
-            char q[PATH_LEN];
-            pidx(q, p, k);
-            if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 3) return expect(c, q, it, "an array of 3 finite numbers");
-            int i = 0;
-            for (const cJSON *e = it->child; e; e = e->next, i++) {
-                if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble)) return expect(c, q, e, "a finite number");
-                pd->anchor[k][i] = e->valuedouble;
-            }
+            char q[NCP_JSON_PATH_MAX];
+            ncp_json_index(q, p, k);
+            int got = ncp_json_numbers(it, 3, pd->anchor[k]);
+            if (got < 0) return ncp_json_expect(c, q, it, "an array of 3 finite numbers");
+            if (got < 3) return ncp_json_expect(c, q, cJSON_GetArrayItem(it, got), "a finite number");
         }
     }
     if (rc) return rc;
     if (lk->type == NCP_LINK_HINGE) {
-        rc = get_vec(c, cj, path, "axis", 1, 3, NULL, pd->axis);
+        rc = ncp_json_get_vec(c, cj, path, "axis", 1, 3, NULL, pd->axis);
         if (!rc && ncp_v3_normalize(pd->axis) < 1e-12) {
-            pkey(p, path, "axis");
-            return rfail(c, p, "must be a non-zero vector, got [0, 0, 0]");
+            ncp_json_key(p, path, "axis");
+            return ncp_json_fail(c, p, "must be a non-zero vector, got [0, 0, 0]");
         }
     } else if (cJSON_GetObjectItemCaseSensitive(cj, "axis")) {
-        pkey(p, path, "axis");
-        return rfail(c, p, "only hinge constraints take an axis");
+        ncp_json_key(p, path, "axis");
+        return ncp_json_fail(c, p, "only hinge constraints take an axis");
     }
     if (lk->type == NCP_LINK_SPRING) {
-        rc = get_num(c, cj, path, "stiffness", 1, 2, 0.0, &lk->stiffness);
-        if (!rc) rc = get_num(c, cj, path, "damping", 0, 2, 0.0, &lk->damping);
+        rc = ncp_json_get_number(c, cj, path, "stiffness", 1, NCP_JSON_NONNEG, 0.0, &lk->stiffness);
+        if (!rc) rc = ncp_json_get_number(c, cj, path, "damping", 0, NCP_JSON_NONNEG, 0.0, &lk->damping);
         pd->rest_given = cJSON_GetObjectItemCaseSensitive(cj, "rest_length") != NULL;
-        if (!rc) rc = get_num(c, cj, path, "rest_length", 0, 2, 0.0, &lk->rest);
+        if (!rc) rc = ncp_json_get_number(c, cj, path, "rest_length", 0, NCP_JSON_NONNEG, 0.0, &lk->rest);
     } else {
         const char *sk[] = {"stiffness", "damping", "rest_length", NULL};
         for (int i = 0; sk[i]; i++)
             if (cJSON_GetObjectItemCaseSensitive(cj, sk[i])) {
-                pkey(p, path, sk[i]);
-                return rfail(c, p, "only spring constraints take %s", sk[i]);
+                ncp_json_key(p, path, sk[i]);
+                return ncp_json_fail(c, p, "only spring constraints take %s", sk[i]);
             }
     }
     if (!rc) m->nlinks++;
@@ -600,44 +369,45 @@ static int parse_controller(mb_ctx *x, const cJSON *cj, const char *path, ncp_ro
                                        "waypoints", "gripper", NULL};
     static const char *const gkeys[] = {"joints", "open", "closed", "kp", "kd", "time", "initial", "commands", NULL};
     static const char *const interp[] = {"min_jerk", "linear", NULL};
-    rctx *c = &x->c;
+    ncp_json_ctx *c = &x->c;
     ncp_model *m = x->m;
     ncp_controller_model *ct = &r->ctrl;
-    char p[PATH_LEN], q[PATH_LEN];
-    int rc = check_keys(c, cj, path, keys);
+    char p[NCP_JSON_PATH_MAX], q[NCP_JSON_PATH_MAX];
+    int rc = ncp_json_check_keys(c, cj, path, keys);
     if (rc) return rc;
     ct->active = 1;
     ct->grip_time = 0.5;
     /* gripper first: its joints are left out of the default joint list */
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(cj, "gripper");
     if (g) {
-        pkey(p, path, "gripper");
-        rc = check_keys(c, g, p, gkeys);
+        ncp_json_key(p, path, "gripper");
+        rc = ncp_json_check_keys(c, g, p, gkeys);
         if (rc) return rc;
         const cJSON *gj = cJSON_GetObjectItemCaseSensitive(g, "joints");
-        pkey(q, p, "joints");
+        ncp_json_key(q, p, "joints");
         if (!cJSON_IsArray(gj) || cJSON_GetArraySize(gj) < 1 || cJSON_GetArraySize(gj) > NCP_MAX_GRIP)
-            return expect(c, q, gj, "an array of 1 to 4 finger joint names");
+            return ncp_json_expect(c, q, gj, "an array of 1 to 4 finger joint names");
         int k = 0;
         for (const cJSON *it = gj->child; it; it = it->next, k++) {
             int b = cJSON_IsString(it) ? link_of(m, r, it->valuestring) : -1;
-            char e[PATH_LEN];
-            pidx(e, q, k);
-            if (b < 0 || m->bodies[b].ndof != 1) return expect(c, e, it, "the name of a revolute or prismatic joint's link of this robot");
+            char e[NCP_JSON_PATH_MAX];
+            ncp_json_index(e, q, k);
+            if (b < 0 || m->bodies[b].ndof != 1)
+                return ncp_json_expect(c, e, it, "the name of a revolute or prismatic joint's link of this robot");
             ct->grip[k] = b;
         }
         ct->ngrip = k;
-        rc = get_vec(c, g, p, "open", 1, k, NULL, ct->grip_open);
-        if (!rc) rc = get_vec(c, g, p, "closed", 1, k, NULL, ct->grip_closed);
-        if (!rc) rc = get_num(c, g, p, "kp", 1, 2, 0.0, &ct->grip_kp);
-        if (!rc) rc = get_num(c, g, p, "kd", 0, 2, 0.0, &ct->grip_kd);
-        if (!rc) rc = get_num(c, g, p, "time", 0, 1, 0.5, &ct->grip_time);
+        rc = ncp_json_get_vec(c, g, p, "open", 1, k, NULL, ct->grip_open);
+        if (!rc) rc = ncp_json_get_vec(c, g, p, "closed", 1, k, NULL, ct->grip_closed);
+        if (!rc) rc = ncp_json_get_number(c, g, p, "kp", 1, NCP_JSON_NONNEG, 0.0, &ct->grip_kp);
+        if (!rc) rc = ncp_json_get_number(c, g, p, "kd", 0, NCP_JSON_NONNEG, 0.0, &ct->grip_kd);
+        if (!rc) rc = ncp_json_get_number(c, g, p, "time", 0, NCP_JSON_POSITIVE, 0.5, &ct->grip_time);
         static const char *const init[] = {"open", "closed", NULL};
-        if (!rc) rc = get_enum(c, g, p, "initial", 0, init, 0, &ct->grip_start_closed);
+        if (!rc) rc = ncp_json_get_enum(c, g, p, "initial", 0, init, 0, &ct->grip_start_closed);
         if (rc) return rc;
         const cJSON *cmds = cJSON_GetObjectItemCaseSensitive(g, "commands");
-        pkey(q, p, "commands");
-        if (cmds && !cJSON_IsArray(cmds)) return expect(c, q, cmds, "an array of {time, command}");
+        ncp_json_key(q, p, "commands");
+        if (cmds && !cJSON_IsArray(cmds)) return ncp_json_expect(c, q, cmds, "an array of {time, command}");
         int nc = cmds ? cJSON_GetArraySize(cmds) : 0;
         ct->cmd_time = ncp_calloc(c->err, (size_t)nc, sizeof(double));
         ct->cmd_close = ncp_calloc(c->err, (size_t)nc, sizeof(int));
@@ -646,13 +416,13 @@ static int parse_controller(mb_ctx *x, const cJSON *cj, const char *path, ncp_ro
         for (const cJSON *it = cmds ? cmds->child : NULL; it && !rc; it = it->next, k++) {
             static const char *const ck[] = {"time", "command", NULL};
             static const char *const cn[] = {"open", "close", NULL};
-            char e[PATH_LEN];
-            pidx(e, q, k);
-            rc = check_keys(c, it, e, ck);
-            if (!rc) rc = get_num(c, it, e, "time", 1, 2, 0.0, &ct->cmd_time[k]);
-            if (!rc) rc = get_enum(c, it, e, "command", 1, cn, 0, &ct->cmd_close[k]);
+            char e[NCP_JSON_PATH_MAX];
+            ncp_json_index(e, q, k);
+            rc = ncp_json_check_keys(c, it, e, ck);
+            if (!rc) rc = ncp_json_get_number(c, it, e, "time", 1, NCP_JSON_NONNEG, 0.0, &ct->cmd_time[k]);
+            if (!rc) rc = ncp_json_get_enum(c, it, e, "command", 1, cn, 0, &ct->cmd_close[k]);
             if (!rc && k > 0 && !(ct->cmd_time[k] > ct->cmd_time[k - 1]))
-                rc = rfail(c, e, "times must increase (got %g after %g)", ct->cmd_time[k], ct->cmd_time[k - 1]);
+                rc = ncp_json_fail(c, e, "times must increase (got %g after %g)", ct->cmd_time[k], ct->cmd_time[k - 1]);
         }
         ct->ncommands = k;
         if (rc) return rc;
@@ -662,20 +432,21 @@ static int parse_controller(mb_ctx *x, const cJSON *cj, const char *path, ncp_ro
     int cap = r->nbodies;
     ct->joints = ncp_calloc(c->err, (size_t)cap, sizeof(int));
     if (!ct->joints) return NCP_ERR_NOMEM;
-    pkey(p, path, "joints");
+    ncp_json_key(p, path, "joints");
     if (js) {
-        if (!cJSON_IsArray(js)) return expect(c, p, js, "an array of joint (link) names");
+        if (!cJSON_IsArray(js)) return ncp_json_expect(c, p, js, "an array of joint (link) names");
         int k = 0;
         for (const cJSON *it = js->child; it; it = it->next, k++) {
-            char e[PATH_LEN];
-            pidx(e, p, k);
+            char e[NCP_JSON_PATH_MAX];
+            ncp_json_index(e, p, k);
             int b = cJSON_IsString(it) ? link_of(m, r, it->valuestring) : -1;
-            if (b < 0 || m->bodies[b].ndof != 1) return expect(c, e, it, "the name of a revolute or prismatic joint's link of this robot");
+            if (b < 0 || m->bodies[b].ndof != 1)
+                return ncp_json_expect(c, e, it, "the name of a revolute or prismatic joint's link of this robot");
             for (int i = 0; i < ct->njoints; i++)
-                if (ct->joints[i] == b) return rfail(c, e, "joint \"%s\" is listed twice", it->valuestring);
+                if (ct->joints[i] == b) return ncp_json_fail(c, e, "joint \"%s\" is listed twice", it->valuestring);
             for (int i = 0; i < ct->ngrip; i++)
-                if (ct->grip[i] == b) return rfail(c, e, "joint \"%s\" is a gripper joint", it->valuestring);
-            if (ct->njoints >= cap) return rfail(c, e, "too many joints");
+                if (ct->grip[i] == b) return ncp_json_fail(c, e, "joint \"%s\" is a gripper joint", it->valuestring);
+            if (ct->njoints >= cap) return ncp_json_fail(c, e, "too many joints");
             ct->joints[ct->njoints++] = b;
         }
     } else {
@@ -691,13 +462,13 @@ static int parse_controller(mb_ctx *x, const cJSON *cj, const char *path, ncp_ro
     if (!ct->kp || !ct->kd) return NCP_ERR_NOMEM;
     rc = get_per_joint(c, cj, path, "kp", n, 0.0, ct->kp);
     if (!rc) rc = get_per_joint(c, cj, path, "kd", n, 0.0, ct->kd);
-    if (!rc) rc = get_bool(c, cj, path, "gravity_compensation", 0, &ct->gravity_comp);
-    if (!rc) rc = get_enum(c, cj, path, "interpolation", 0, interp, NCP_INTERP_MINJERK, &ct->interp);
+    if (!rc) rc = ncp_json_get_bool(c, cj, path, "gravity_compensation", 0, &ct->gravity_comp);
+    if (!rc) rc = ncp_json_get_enum(c, cj, path, "interpolation", 0, interp, NCP_INTERP_MINJERK, &ct->interp);
     if (rc) return rc;
     const cJSON *wps = cJSON_GetObjectItemCaseSensitive(cj, "waypoints");
-    pkey(p, path, "waypoints");
+    ncp_json_key(p, path, "waypoints");
     if (wps && (!cJSON_IsArray(wps) || cJSON_GetArraySize(wps) < 1))
-        return expect(c, p, wps, "a non-empty array of {time, q}");
+        return ncp_json_expect(c, p, wps, "a non-empty array of {time, q}");
     int nw = wps ? cJSON_GetArraySize(wps) : 1;
     ct->wp_time = ncp_calloc(c->err, (size_t)nw, sizeof(double));
     ct->wp_q = ncp_calloc(c->err, (size_t)nw * (n ? n : 1), sizeof(double));
@@ -710,13 +481,13 @@ static int parse_controller(mb_ctx *x, const cJSON *cj, const char *path, ncp_ro
     int k = 0;
     for (const cJSON *it = wps->child; it && !rc; it = it->next, k++) {
         static const char *const wk[] = {"time", "q", NULL};
-        char e[PATH_LEN];
-        pidx(e, p, k);
-        rc = check_keys(c, it, e, wk);
-        if (!rc) rc = get_num(c, it, e, "time", 1, 2, 0.0, &ct->wp_time[k]);
-        if (!rc) rc = get_vec(c, it, e, "q", 1, n, NULL, ct->wp_q + (size_t)k * n);
+        char e[NCP_JSON_PATH_MAX];
+        ncp_json_index(e, p, k);
+        rc = ncp_json_check_keys(c, it, e, wk);
+        if (!rc) rc = ncp_json_get_number(c, it, e, "time", 1, NCP_JSON_NONNEG, 0.0, &ct->wp_time[k]);
+        if (!rc) rc = ncp_json_get_vec(c, it, e, "q", 1, n, NULL, ct->wp_q + (size_t)k * n);
         if (!rc && k > 0 && !(ct->wp_time[k] > ct->wp_time[k - 1]))
-            rc = rfail(c, e, "times must increase (got %g after %g)", ct->wp_time[k], ct->wp_time[k - 1]);
+            rc = ncp_json_fail(c, e, "times must increase (got %g after %g)", ct->wp_time[k], ct->wp_time[k - 1]);
     }
     return rc;
 }
@@ -730,49 +501,49 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
                                        "self_collision", "controller", NULL};
     static const char *const bases[] = {"fixed", "free", NULL};
     static const double zero[3] = {0, 0, 0};
-    rctx *c = &x->c;
+    ncp_json_ctx *c = &x->c;
     ncp_model *m = x->m;
-    char p[PATH_LEN], rname[NCP_NAME_MAX];
-    int rc = check_keys(c, rj, path, keys);
-    if (!rc) rc = get_str(c, rj, path, "name", 1, "", rname, sizeof rname);
+    char p[NCP_JSON_PATH_MAX], rname[NCP_NAME_MAX];
+    int rc = ncp_json_check_keys(c, rj, path, keys);
+    if (!rc) rc = ncp_json_get_string(c, rj, path, "name", 1, "", rname, sizeof rname);
     if (!rc) {
-        pkey(p, path, "name");
-        rc = check_name(c, p, rname, "a robot name");
+        ncp_json_key(p, path, "name");
+        rc = ncp_json_check_name(c, p, rname, "a robot name");
         for (int r = 0; !rc && r < m->nrobots; r++)
-            if (strcmp(m->robots[r].name, rname) == 0) rc = rfail(c, p, "robot name \"%s\" is already used", rname);
+            if (strcmp(m->robots[r].name, rname) == 0) rc = ncp_json_fail(c, p, "robot name \"%s\" is already used", rname);
     }
     if (rc) return rc;
     /* the links: from the model file or inline */
     const cJSON *mf = cJSON_GetObjectItemCaseSensitive(rj, "model");
     const cJSON *il = cJSON_GetObjectItemCaseSensitive(rj, "links");
     if ((mf != NULL) == (il != NULL)) {
-        pkey(p, path, "model");
-        return rfail(c, p, "give either model (a robot model file) or links (inline), not both or none");
+        ncp_json_key(p, path, "model");
+        return ncp_json_fail(c, p, "give either model (a robot model file) or links (inline), not both or none");
     }
     cJSON *doc = NULL;
     char *text = NULL, fpath[1024];
-    rctx fc = *c; /* messages about the model file name that file */
+    ncp_json_ctx fc = *c; /* messages about the model file name that file */
     const cJSON *src = rj;
     const char *lpath = path;
     char fwhere[1100];
     if (mf) {
-        pkey(p, path, "model");
-        if (!cJSON_IsString(mf) || !mf->valuestring[0]) return expect(c, p, mf, "a robot model file name");
+        ncp_json_key(p, path, "model");
+        if (!cJSON_IsString(mf) || !mf->valuestring[0]) return ncp_json_expect(c, p, mf, "a robot model file name");
         if (mf->valuestring[0] == '/') snprintf(fpath, sizeof fpath, "%s", mf->valuestring);
         else snprintf(fpath, sizeof fpath, "%s/%s", scene_dir, mf->valuestring);
-        rc = read_text(fpath, &text, c->err);
+        rc = ncp_json_read_text(fpath, "robot model file", (size_t)16 << 20, &text, c->err);
         if (rc) return ncp_error_prefix(c->err, "%s: %s: ", c->where, p);
         const char *end = NULL;
         doc = cJSON_ParseWithOpts(text, &end, 1);
         long off = end ? (long)(end - text) : 0L;
         free(text);
-        if (!doc) return rfail(c, p, "%s: malformed JSON near byte %ld (expected a robot model)", fpath, off);
+        if (!doc) return ncp_json_fail(c, p, "%s: malformed JSON near byte %ld (expected a robot model)", fpath, off);
         snprintf(fwhere, sizeof fwhere, "%s", fpath);
         fc.where = fwhere;
         src = doc;
         lpath = "";
         static const char *const fkeys[] = {"name", "description", "links", "loops", NULL};
-        rc = check_keys(&fc, doc, "", fkeys);
+        rc = ncp_json_check_keys(&fc, doc, "", fkeys);
         if (rc) {
             cJSON_Delete(doc);
             return rc;
@@ -781,10 +552,10 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
     mb_ctx fx = *x;
     fx.c = fc;
     const cJSON *links = cJSON_GetObjectItemCaseSensitive(src, "links");
-    char lp[PATH_LEN];
-    pkey(lp, lpath, "links");
+    char lp[NCP_JSON_PATH_MAX];
+    ncp_json_key(lp, lpath, "links");
     if (!cJSON_IsArray(links) || cJSON_GetArraySize(links) < 1) {
-        rc = expect(&fc, lp, links, "a non-empty array of links");
+        rc = ncp_json_expect(&fc, lp, links, "a non-empty array of links");
         cJSON_Delete(doc);
         return rc;
     }
@@ -806,8 +577,8 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
     rc = add_bodies(m, nl, ns, c->err);
     int used = 0, k = 0;
     for (const cJSON *l = links->child; l && !rc; l = l->next, k++) {
-        char e[PATH_LEN];
-        pidx(e, lp, k);
+        char e[NCP_JSON_PATH_MAX];
+        ncp_json_index(e, lp, k);
         rc = parse_link(&fx, l, e, rname, k ? r->body0 : -1, &used);
     }
     r->nbodies = m->nbodies - r->body0;
@@ -818,10 +589,10 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
     }
     /* loops of the model */
     const cJSON *loops = cJSON_GetObjectItemCaseSensitive(src, "loops");
-    char lo[PATH_LEN];
-    pkey(lo, lpath, "loops");
+    char lo[NCP_JSON_PATH_MAX];
+    ncp_json_key(lo, lpath, "loops");
     if (loops) {
-        if (!cJSON_IsArray(loops)) rc = expect(&fc, lo, loops, "an array of constraints");
+        if (!cJSON_IsArray(loops)) rc = ncp_json_expect(&fc, lo, loops, "an array of constraints");
         int n = rc ? 0 : cJSON_GetArraySize(loops);
         ncp_link_model *nlk = realloc(m->links, (size_t)(m->nlinks + n + 1) * sizeof *nlk);
         pending_link *np = realloc(x->pend, (size_t)(m->nlinks + n + 1) * sizeof *np);
@@ -830,8 +601,8 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
         if (!rc && (!nlk || !np)) rc = ncp_error_set(c->err, NCP_ERR_NOMEM, "out of memory adding loops");
         k = 0;
         for (const cJSON *it = loops->child; it && !rc; it = it->next, k++) {
-            char e[PATH_LEN];
-            pidx(e, lo, k);
+            char e[NCP_JSON_PATH_MAX];
+            ncp_json_index(e, lo, k);
             rc = parse_constraint(&fx, it, e, rname, r->body0);
         }
     }
@@ -841,16 +612,18 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
     ncp_body_model *root = &m->bodies[r->body0];
     int base = 0;
     const cJSON *att = cJSON_GetObjectItemCaseSensitive(rj, "attach");
-    rc = get_vec(c, rj, path, "position", 0, 3, zero, root->jpos);
+    rc = ncp_json_get_vec(c, rj, path, "position", 0, 3, zero, root->jpos);
     if (!rc) rc = get_rot(c, rj, path, root->jquat);
-    if (!rc) rc = get_enum(c, rj, path, "base", 0, bases, 0, &base);
+    if (!rc) rc = ncp_json_get_enum(c, rj, path, "base", 0, bases, 0, &base);
     if (rc) return rc;
     if (att) {
-        pkey(p, path, "attach");
-        if (cJSON_GetObjectItemCaseSensitive(rj, "base")) return rfail(c, p, "an attached robot takes no base");
-        if (!cJSON_IsString(att)) return expect(c, p, att, "the name of a body (\"robot/link\" for a link)");
+        ncp_json_key(p, path, "attach");
+        if (cJSON_GetObjectItemCaseSensitive(rj, "base")) return ncp_json_fail(c, p, "an attached robot takes no base");
+        if (!cJSON_IsString(att)) return ncp_json_expect(c, p, att, "the name of a body (\"robot/link\" for a link)");
         int pb = find_body(m, att->valuestring);
-        if (pb < 0 || pb >= r->body0) return rfail(c, p, "unknown body \"%s\" (expected a scene body or a link of an earlier robot)", att->valuestring);
+        if (pb < 0 || pb >= r->body0)
+            return ncp_json_fail(c, p, "unknown body \"%s\" (expected a scene body or a link of an earlier robot)",
+                                 att->valuestring);
         root->parent = pb;
         root->joint = NCP_JOINT_FIXED;
     } else {
@@ -860,45 +633,42 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
     const char *vk[] = {"velocity", "angular_velocity", NULL};
     for (int i = 0; vk[i] && root->joint != NCP_JOINT_FREE; i++)
         if (cJSON_GetObjectItemCaseSensitive(rj, vk[i])) {
-            pkey(p, path, vk[i]);
-            return rfail(c, p, "only a free-base robot takes %s", vk[i]);
+            ncp_json_key(p, path, vk[i]);
+            return ncp_json_fail(c, p, "only a free-base robot takes %s", vk[i]);
         }
-    if (!rc) rc = get_vec(c, rj, path, "velocity", 0, 3, zero, root->vel0);
-    if (!rc) rc = get_vec(c, rj, path, "angular_velocity", 0, 3, zero, root->omega0);
-    if (!rc) rc = get_bool(c, rj, path, "self_collision", 0, &r->self_collision);
+    if (!rc) rc = ncp_json_get_vec(c, rj, path, "velocity", 0, 3, zero, root->vel0);
+    if (!rc) rc = ncp_json_get_vec(c, rj, path, "angular_velocity", 0, 3, zero, root->omega0);
+    if (!rc) rc = ncp_json_get_bool(c, rj, path, "self_collision", 0, &r->self_collision);
     if (rc) return rc;
     /* initial joint positions */
     const cJSON *q0 = cJSON_GetObjectItemCaseSensitive(rj, "q0");
-    pkey(p, path, "q0");
-    if (q0 && !cJSON_IsObject(q0)) return expect(c, p, q0, "an object {link name: joint position}");
+    ncp_json_key(p, path, "q0");
+    if (q0 && !cJSON_IsObject(q0)) return ncp_json_expect(c, p, q0, "an object {link name: joint position}");
     for (const cJSON *it = q0 ? q0->child : NULL; it; it = it->next) {
-        char e[PATH_LEN];
-        pkey(e, p, it->string);
+        char e[NCP_JSON_PATH_MAX];
+        ncp_json_key(e, p, it->string);
         int b = link_of(m, r, it->string);
-        if (b < 0) return rfail(c, e, "unknown link of robot %s", rname);
+        if (b < 0) return ncp_json_fail(c, e, "unknown link of robot %s", rname);
         ncp_body_model *bd = &m->bodies[b];
         if (bd->ndof == 0 && bd->joint != NCP_JOINT_REVOLUTE && bd->joint != NCP_JOINT_PRISMATIC &&
             bd->joint != NCP_JOINT_SPHERICAL)
-            return rfail(c, e, "the joint of this link has no coordinates (%s)", ncp_joint_type_name(bd->joint));
+            return ncp_json_fail(c, e, "the joint of this link has no coordinates (%s)", ncp_joint_type_name(bd->joint));
         if (bd->joint == NCP_JOINT_SPHERICAL) {
-            if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 4) return expect(c, e, it, "a quaternion [w, x, y, z]");
-            int i = 0;
-            for (const cJSON *v = it->child; v; v = v->next, i++) {
-                if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return expect(c, e, v, "a finite number");
-                bd->q0[i] = v->valuedouble;
-            }
-            if (ncp_quat_normalize(bd->q0) < 1e-12) return rfail(c, e, "must be a non-zero quaternion");
+            int got = ncp_json_numbers(it, 4, bd->q0);
+            if (got < 0) return ncp_json_expect(c, e, it, "a quaternion [w, x, y, z]");
+            if (got < 4) return ncp_json_expect(c, e, cJSON_GetArrayItem(it, got), "a finite number");
+            if (ncp_quat_normalize(bd->q0) < 1e-12) return ncp_json_fail(c, e, "must be a non-zero quaternion");
         } else {
-            if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble)) return expect(c, e, it, "a finite joint position");
+            if (!cJSON_IsNumber(it) || !isfinite(it->valuedouble)) return ncp_json_expect(c, e, it, "a finite joint position");
             bd->q0[0] = it->valuedouble;
             if (bd->limited && (bd->q0[0] < bd->lower || bd->q0[0] > bd->upper))
-                return rfail(c, e, "%g is outside the joint's limits [%g, %g]", bd->q0[0], bd->lower, bd->upper);
+                return ncp_json_fail(c, e, "%g is outside the joint's limits [%g, %g]", bd->q0[0], bd->lower, bd->upper);
         }
     }
     /* the controller (after q0: a controller without waypoints holds q0) */
     const cJSON *ctl = cJSON_GetObjectItemCaseSensitive(rj, "controller");
     if (ctl) {
-        pkey(p, path, "controller");
+        ncp_json_key(p, path, "controller");
         rc = parse_controller(x, ctl, p, &m->robots[m->nrobots - 1]);
     }
     return rc;
@@ -906,55 +676,55 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
 
 /* ---- sections ---- */
 
-static int parse_dynamics(rctx *c, const cJSON *root, ncp_model *m)
+static int parse_dynamics(ncp_json_ctx *c, const cJSON *root, ncp_model *m)
 {
     static const char *const keys[] = {"integrator", "theta", "joint_erp", "limit_margin", NULL};
     static const char *const integ[] = {"theta", "midpoint", NULL};
     static const cJSON empty = {0};
     const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "dynamics");
     int rc = NCP_OK;
-    if (d) rc = check_keys(c, d, "dynamics", keys);
+    if (d) rc = ncp_json_check_keys(c, d, "dynamics", keys);
     else d = &empty;
-    if (!rc) rc = get_enum(c, d, "dynamics", "integrator", 0, integ, NCP_INTEGRATOR_THETA, &m->integrator);
-    if (!rc) rc = get_num(c, d, "dynamics", "theta", 0, 4, 0.0, &m->theta);
+    if (!rc) rc = ncp_json_get_enum(c, d, "dynamics", "integrator", 0, integ, NCP_INTEGRATOR_THETA, &m->integrator);
+    if (!rc) rc = ncp_json_get_number(c, d, "dynamics", "theta", 0, NCP_JSON_UNIT_OPEN, 0.0, &m->theta);
     if (!rc && m->integrator == NCP_INTEGRATOR_MIDPOINT && cJSON_GetObjectItemCaseSensitive(d, "theta"))
-        rc = rfail(c, "dynamics.theta", "only the theta integrator takes theta (the midpoint rule is theta = 1/2 "
+        rc = ncp_json_fail(c, "dynamics.theta", "only the theta integrator takes theta (the midpoint rule is theta = 1/2 "
                    "in positions and velocities)");
-    if (!rc) rc = get_num(c, d, "dynamics", "joint_erp", 0, 3, 0.2, &m->joint_erp);
-    if (!rc) rc = get_num(c, d, "dynamics", "limit_margin", 0, 2, 0.02, &m->limit_margin);
+    if (!rc) rc = ncp_json_get_number(c, d, "dynamics", "joint_erp", 0, NCP_JSON_UNIT, 0.2, &m->joint_erp);
+    if (!rc) rc = ncp_json_get_number(c, d, "dynamics", "limit_margin", 0, NCP_JSON_NONNEG, 0.02, &m->limit_margin);
     return rc;
 }
 
-static int parse_wrenches(rctx *c, const cJSON *root, ncp_model *m)
+static int parse_wrenches(ncp_json_ctx *c, const cJSON *root, ncp_model *m)
 {
     static const char *const keys[] = {"body", "start", "end", "force", "torque", NULL};
     static const double zero[3] = {0, 0, 0};
     const cJSON *ws = cJSON_GetObjectItemCaseSensitive(root, "wrenches");
     if (!ws) return NCP_OK;
-    if (!cJSON_IsArray(ws)) return expect(c, "wrenches", ws, "an array of {body, start, end, force, torque}");
+    if (!cJSON_IsArray(ws)) return ncp_json_expect(c, "wrenches", ws, "an array of {body, start, end, force, torque}");
     int n = cJSON_GetArraySize(ws), k = 0, rc = NCP_OK;
     m->wrenches = ncp_calloc(c->err, (size_t)n, sizeof *m->wrenches);
     if (!m->wrenches) return NCP_ERR_NOMEM;
     for (const cJSON *it = ws->child; it && !rc; it = it->next, k++) {
-        char p[PATH_LEN], name[NCP_NAME_MAX], q[PATH_LEN];
+        char p[NCP_JSON_PATH_MAX], name[NCP_NAME_MAX], q[NCP_JSON_PATH_MAX];
         ncp_wrench_model *w = &m->wrenches[k];
-        pidx(p, "wrenches", k);
-        rc = check_keys(c, it, p, keys);
-        if (!rc) rc = get_str(c, it, p, "body", 1, "", name, sizeof name);
+        ncp_json_index(p, "wrenches", k);
+        rc = ncp_json_check_keys(c, it, p, keys);
+        if (!rc) rc = ncp_json_get_string(c, it, p, "body", 1, "", name, sizeof name);
         if (!rc) {
             w->body = find_body(m, name);
-            pkey(q, p, "body");
-            if (w->body < 0) rc = rfail(c, q, "unknown body \"%s\"", name);
-            else if (!m->bodies[w->body].dynamic) rc = rfail(c, q, "body \"%s\" does not move", name);
+            ncp_json_key(q, p, "body");
+            if (w->body < 0) rc = ncp_json_fail(c, q, "unknown body \"%s\"", name);
+            else if (!m->bodies[w->body].dynamic) rc = ncp_json_fail(c, q, "body \"%s\" does not move", name);
         }
-        if (!rc) rc = get_num(c, it, p, "start", 0, 2, 0.0, &w->start);
-        if (!rc) rc = get_num(c, it, p, "end", 0, 2, INFINITY, &w->end);
+        if (!rc) rc = ncp_json_get_number(c, it, p, "start", 0, NCP_JSON_NONNEG, 0.0, &w->start);
+        if (!rc) rc = ncp_json_get_number(c, it, p, "end", 0, NCP_JSON_NONNEG, INFINITY, &w->end);
         if (!rc && cJSON_GetObjectItemCaseSensitive(it, "end") && !(w->end > w->start)) {
-            pkey(q, p, "end");
-            rc = rfail(c, q, "must be later than start (%g), got %g", w->start, w->end);
+            ncp_json_key(q, p, "end");
+            rc = ncp_json_fail(c, q, "must be later than start (%g), got %g", w->start, w->end);
         }
-        if (!rc) rc = get_vec(c, it, p, "force", 0, 3, zero, w->force);
-        if (!rc) rc = get_vec(c, it, p, "torque", 0, 3, zero, w->torque);
+        if (!rc) rc = ncp_json_get_vec(c, it, p, "force", 0, 3, zero, w->force);
+        if (!rc) rc = ncp_json_get_vec(c, it, p, "torque", 0, 3, zero, w->torque);
         if (!rc) m->nwrenches = k + 1;
     }
     return rc;
@@ -1027,17 +797,17 @@ int ncp_scene_parse_multibody(const cJSON *root, const char *where, ncp_model *m
     }
     const cJSON *robots = cJSON_GetObjectItemCaseSensitive(root, "robots");
     if (robots) {
-        if (!cJSON_IsArray(robots)) return expect(&x.c, "robots", robots, "an array of robots");
+        if (!cJSON_IsArray(robots)) return ncp_json_expect(&x.c, "robots", robots, "an array of robots");
         int k = 0;
         for (const cJSON *it = robots->child; it && !rc; it = it->next, k++) {
-            char p[PATH_LEN];
-            pidx(p, "robots", k);
+            char p[NCP_JSON_PATH_MAX];
+            ncp_json_index(p, "robots", k);
             rc = parse_robot(&x, it, p, dir);
         }
     }
     const cJSON *cons = cJSON_GetObjectItemCaseSensitive(root, "constraints");
     if (!rc && cons) {
-        if (!cJSON_IsArray(cons)) rc = expect(&x.c, "constraints", cons, "an array of constraints");
+        if (!cJSON_IsArray(cons)) rc = ncp_json_expect(&x.c, "constraints", cons, "an array of constraints");
         int n = rc ? 0 : cJSON_GetArraySize(cons);
         ncp_link_model *nlk = rc ? NULL : realloc(m->links, (size_t)(m->nlinks + n + 1) * sizeof *nlk);
         pending_link *np = rc ? NULL : realloc(x.pend, (size_t)(m->nlinks + n + 1) * sizeof *np);
@@ -1046,8 +816,8 @@ int ncp_scene_parse_multibody(const cJSON *root, const char *where, ncp_model *m
         if (!rc && (!nlk || !np)) rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory adding constraints");
         int k = 0;
         for (const cJSON *it = rc ? NULL : cons->child; it && !rc; it = it->next, k++) {
-            char p[PATH_LEN];
-            pidx(p, "constraints", k);
+            char p[NCP_JSON_PATH_MAX];
+            ncp_json_index(p, "constraints", k);
             rc = parse_constraint(&x, it, p, NULL, -1);
         }
     }

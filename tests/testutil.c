@@ -501,6 +501,31 @@ void tutil_check_warm_starts(const ncp_solver_desc *ref, const ncp_problem *p,
     ncp_result_free(&sol);
 }
 
+int tutil_local_iterations(const ncp_solver_desc *ref, const ncp_solver_desc *s,
+                           const ncp_problem *p, uint64_t noise_seed, double noise, double tol,
+                           int max_iter)
+{
+    ncp_result sol, res;
+    int rc = tutil_solve(ref, p, NULL, NULL, 1e-13, 500, &sol);
+    CHECK(rc == 0);
+    if (rc) return max_iter + 1;
+    CHECK(sol.converged);
+    trng r = {noise_seed};
+    for (int k = 0; k < p->m; k++) sol.lambda[k] += noise * trng_normal(&r);
+    rc = tutil_solve(s, p, NULL, sol.lambda, tol, max_iter, &res);
+    ncp_result_free(&sol);
+    CHECK(rc == 0);
+    if (rc) return max_iter + 1;
+    CHECK(res.converged);
+    int it = res.converged ? res.iterations : max_iter + 1;
+    if (!res.converged)
+        fprintf(stderr, "  %s on %s (seed %llu), %.3g off %s's solution: %s after %d\n", s->name,
+                p->name, (unsigned long long)p->seed, noise, ref->name,
+                ncp_status_name(res.status), res.iterations);
+    ncp_result_free(&res);
+    return it;
+}
+
 void tutil_check_solves(const ncp_problem *p, const double *lambda, int ccp, double tol)
 {
     tutil_ref chk = tutil_ref_check(p, lambda, ccp, NULL);

@@ -149,6 +149,14 @@ void tutil_check_warm_start(const ncp_solver_desc *s, const ncp_problem *p, cons
 void tutil_check_warm_starts(const ncp_solver_desc *ref, const ncp_problem *p,
                              const ncp_solver_desc *const *ss, int n, double tol);
 
+/* Local convergence: ref's solution of p (natural_map_abs <= 1e-13 within 500 iterations, checked
+ * converged) plus noise * N(0, 1) in every component (trng {noise_seed}) warm starts s, which
+ * must converge (natural_map_abs <= tol) within max_iter. Returns s's iterations, max_iter + 1
+ * when a run fails. (Newton with the right generalised Jacobian is quadratic from there.) */
+int tutil_local_iterations(const ncp_solver_desc *ref, const ncp_solver_desc *s,
+                           const ncp_problem *p, uint64_t noise_seed, double noise, double tol,
+                           int max_iter);
+
 /* lambda solves p (the NCP, or the CCP when ccp) by tutil_ref_check: natural map and sign /
  * complementarity violation both <= tol. For hand-derived answers (else the case is
  * mis-derived). */
