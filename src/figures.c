@@ -23,6 +23,8 @@ static const ncp_fig_set fig_sets[] = {
      ncp_fig_002},
     {"000", "seed 000 §VII: Fig. 7, 9, 11, Tables II, III (CANAL, SubADMM, PGS, ablations)",
      ncp_fig_paper000},
+    {"004", "seed 004 §VII-D: accuracy metrics (r_pen, r_dual, r_ncp, r_nat) over its suite scenes",
+     ncp_fig_paper004},
     {NULL, NULL, NULL},
 };
 

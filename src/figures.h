@@ -21,6 +21,7 @@ typedef struct ncp_fig_opts {
 int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err); /* src/fig_profiles.c */
 int ncp_fig_002(const ncp_fig_opts *o, ncp_error *err);      /* src/fig_002.c */
 int ncp_fig_paper000(const ncp_fig_opts *o, ncp_error *err); /* src/fig_paper000.c */
+int ncp_fig_paper004(const ncp_fig_opts *o, ncp_error *err); /* src/fig_paper004.c */
 
 /* argv holds the options after "figures"; returns the process exit code (cli.h). */
 int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt);

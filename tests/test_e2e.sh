@@ -142,5 +142,30 @@ else
   cat "$T/fig000.log"; fail "figures --paper 000"
 fi
 
+# seed 004 accuracy metrics (quick): data file, PNG when gnuplot exists, and every median/p90 in
+# accuracy.dat recomputed from the scenes' metrics.csv (numpy's linear percentile = type 7)
+if "$NCPBENCH" figures --paper 004 --quick --out "$T/fig004" > "$T/fig004.log" 2>&1; then
+  [ -s "$T/fig004/004/accuracy.dat" ] || fail "figures --paper 004: no accuracy.dat"
+  [ $have_gnuplot = 0 ] || [ -s "$T/fig004/004/fig004_accuracy.png" ] || fail "figures --paper 004: no PNG"
+  "$PY" - "$T/fig004/004" <<'PYEOF' || fail "figures --paper 004: accuracy.dat disagrees with metrics.csv"
+import csv, sys, numpy as np
+d, ok, seen = sys.argv[1], True, 0
+cols = ["penetration", "ncp_dual", "ncp_compl", "natural_map_inf"]
+for l in open(f"{d}/accuracy.dat"):
+    if not l.strip() or l.startswith("#"): continue
+    f = l.split(); seen += 1
+    rows = [r for r in csv.DictReader(open(f"{d}/{f[3]}/metrics.csv")) if r["solver"] == f[0]]
+    ok &= int(f[4]) == len(rows) and int(f[5]) == sum(r["converged"] == "1" for r in rows)
+    for m, c in enumerate(cols):
+        x = np.array([float(r[c]) for r in rows]); x = x[~np.isnan(x)]
+        for q, got in ((50, float(f[6 + 2 * m])), (90, float(f[7 + 2 * m]))):
+            want = np.percentile(x, q) if len(x) else float("nan")
+            ok &= (np.isnan(want) and np.isnan(got)) or abs(got - want) <= 1e-6 * abs(want) + 1e-300
+sys.exit(0 if ok and seen >= 7 else 1)
+PYEOF
+else
+  cat "$T/fig004.log"; fail "figures --paper 004"
+fi
+
 echo "e2e: $fails failure(s)"
 [ $fails -eq 0 ]
