@@ -384,10 +384,19 @@ int ncp_local_nb(const ncp_local_contact *lc, const ncp_nb_opts *o, const double
         return NCP_LOCAL_FRICTIONLESS;
     }
     double q[3] = {c[0] + s[0], c[1] + s[1], c[2] + s[2]};
-    double l0[3]; /* line 1: lambda0 = -G^{-1}(c + s) */
-    for (int i = 0; i < 3; i++)
-        l0[i] = -(lc->Ginv[i] * q[0] + lc->Ginv[i + 3] * q[1] + lc->Ginv[i + 6] * q[2]);
-    if (!ncp_all_finite(3, l0)) {
+    /* Line 1 writes lambda0 = -G^{-1}(c + s) for both uses of lambda0. We test sticking with
+     * the uncorrected -G^{-1} c and use -G^{-1}(c + s) only to start the slip search, as Le
+     * Lidec et al.'s own RaiSim-DS does ([73]; ContactBench's RaisimCorrectedSolver): the
+     * sticking candidate has u = 0, so its consistent estimate is Gamma(0) = 0. With the literal
+     * line 1 a slipping iterate's s_n = mu |u_t| > 0 can reject a valid stick for good, a
+     * fixed point with u_t along lambda_t (scenes/quadruped.json: 125 of 200 problems stopped
+     * at natural map ~0.13). Identical to line 1 when s = 0 (every solver without De Saxcé). */
+    double l0[3], ls[3];
+    for (int i = 0; i < 3; i++) {
+        l0[i] = -(lc->Ginv[i] * c[0] + lc->Ginv[i + 3] * c[1] + lc->Ginv[i + 6] * c[2]);
+        ls[i] = -(lc->Ginv[i] * q[0] + lc->Ginv[i + 3] * q[1] + lc->Ginv[i + 6] * q[2]);
+    }
+    if (!ncp_all_finite(3, l0) || !ncp_all_finite(3, ls)) {
         ncp_local_pncp(lc, 1, lambda, c, s, out);
         return NCP_LOCAL_FALLBACK;
     }
@@ -396,7 +405,7 @@ int ncp_local_nb(const ncp_local_contact *lc, const ncp_nb_opts *o, const double
         return NCP_LOCAL_STICK;
     }
     double kappa = -c[0];
-    double theta_r = atan2(l0[2], l0[1]);
+    double theta_r = atan2(ls[2], ls[1]);
     double theta;
     if (o->method == NCP_NB_BISECT) {
         theta = bisect_theta(lc, kappa, q, theta_r, o);

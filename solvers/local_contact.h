@@ -78,7 +78,8 @@ void ncp_local_pncp(const ncp_local_contact *lc, int tangent_max, const double l
 enum {
     NCP_LOCAL_OPEN = 0,         /* c_n >= 0: lambda = 0 */
     NCP_LOCAL_FRICTIONLESS = 1, /* mu = 0: lambda = (-c_n / G_nn, 0, 0) */
-    NCP_LOCAL_STICK = 2,        /* the unconstrained -G^{-1}(c + s) lies in K */
+    NCP_LOCAL_STICK = 2,        /* the unconstrained -G^{-1} c lies in K (tested without s:
+                                   u = 0 there, so Gamma(u) = 0; see ncp_local_nb) */
     NCP_LOCAL_SLIP = 3,         /* the QCP on the conic section */
     NCP_LOCAL_INACTIVE = 4,     /* lc->active == 0: lambda kept */
     NCP_LOCAL_FALLBACK = 5      /* no minimiser on the section (G singular along it): Alg. 3
@@ -95,7 +96,10 @@ typedef struct ncp_nb_opts {
 } ncp_nb_opts;
 
 /* seed 004 Alg. 4 (see the file header). lambda is the current impulse (used only by the
- * fallback). Returns the NCP_LOCAL_* case. out may alias lambda. */
+ * fallback). The stick test uses -G^{-1} c and the slip search starts from the angle of
+ * -G^{-1}(c + s) (line 1 literally uses c + s for both: that gives raisim-ds spurious fixed
+ * points, see solvers/raisim_ds.c; the two agree when s = 0). Returns the NCP_LOCAL_* case.
+ * out may alias lambda. */
 int ncp_local_nb(const ncp_local_contact *lc, const ncp_nb_opts *o, const double lambda[3],
                  const double c[3], const double s[3], double out[3]);
 

@@ -4,16 +4,26 @@
  * after Le Lidec et al. [73] (the fix for RaiSim's maximal-dissipation violation): per contact
  * the bisection of raisim (solvers/raisim.c) on the objective 1/2 l^T D_kk l + l^T (c + s),
  * s = Gamma(u_k) = (mu |u_k,t|, 0, 0) estimated from the current velocity, on the same conic
- * section (plane (D_kk l + c)_n = 0); the stick test uses -D_kk^{-1}(c + s) (Alg. 4 line 1).
+ * section (plane (D_kk l + c)_n = 0), started from the angle of -D_kk^{-1}(c + s).
  * local_iter > 1 repeats the local solve with s re-estimated from the local velocity.
+ *
+ * Stick test. Alg. 4 line 1 writes lambda0 = -D_kk^{-1}(c + s) for the stick test too; we test
+ * sticking on the uncorrected -D_kk^{-1} c, as Le Lidec et al.'s own RaiSim-DS (ContactBench's
+ * RaisimCorrectedSolver) does: a sticking candidate has u = 0, whose estimate is Gamma(0) = 0.
+ * The literal reading has spurious fixed points: a slipping iterate's s_n = mu |u_t| > 0 pulls
+ * the stick candidate out of K, the slip search then keeps |u_t| (and s) up, and the sweep
+ * settles where u_t is ALONG lambda_t (cos ~ +0.995). On scenes/quadruped.json (seed 1,
+ * |D_nt| ~ 0.75 D_nn at the feet) it stalled at natural_map_inf ~0.13 on 125 of 200 problems
+ * (raisim-ds-es on 199) while -D_kk^{-1} c was inside K by margin 0.155 at the fixed point;
+ * with the stick test on c, 200/200 reach 1e-8 (median 6 sweeps). On the 200 seeded random
+ * problems of tests/test_seed004_pgs.c's family (tutil_random_family, coupled blocks) it went
+ * from 196 converged, 3 STALLED, 1 cycling to 200/200 converged to natural map 1e-8.
  *
  * NCP: at a fixed point s = Gamma(u), and the exact Coulomb slip point is then stationary on the
  * section (u + s is normal to the cone there), so the NCP's solutions are fixed points also where
- * D_kk couples normal and tangent (solvers/local_contact.h). The converse does not hold: the
+ * D_kk couples normal and tangent (solvers/local_contact.h). The converse is not proved: the
  * slope along the section also vanishes where u + s = a g + b grad(cone) with a != 0 (g the
- * plane's normal), a spurious fixed point with u_t not opposite lambda_t. On 200 seeded random
- * problems with coupled blocks 196 runs converged to natural map 1e-8; 3 stopped (STALLED) at
- * such points and 1 cycled (tests/test_seed004_pgs.c family; nsn-nm and pgs solve all 4).
+ * plane's normal), a slip point with u_t not opposite lambda_t; no run above ended at one.
  *
  * Parameters (defaults): omega 1, omega_min 0.7, omega_decay 0.99, bisect_tol 1e-12 rad,
  * local_iter 1, stall_tol 1e-15 (solvers/splitting.h).

@@ -17,6 +17,10 @@
  *     checked here) and differ from the NCP; pgs-ccp reaches the CCP natural map
  *     F = lambda - Pi_K(lambda - (D lambda + v_f)) <= 1e-8; raisim-ds-es stops exactly when the
  *     relative objective improvement of eq. 160, recomputed here, first drops below es_tol;
+ *     raisim-ds on problems captured from scenes/quadruped.json (strongly coupled feet) reaches
+ *     natural map 1e-8 on every one (regression: a stick test shifted by the De Saxcé estimate
+ *     stalled at ~0.13 from step 20 on); coupled one-contact slip cases that also admit the
+ *     sticking solution -G^{-1} c (Cramer's rule here) return it;
  * (c) a warm start from a solution stops within one iteration;
  * (d) the iteration budget is respected exactly;
  * (e) registry rows, documented defaults = code defaults, invalid parameters rejected,
@@ -34,6 +38,7 @@
 #include "local_contact.h"
 #include "metrics.h"
 #include "registry.h"
+#include "scene.h"
 #include "tcheck.h"
 #include "testutil.h"
 
@@ -44,6 +49,21 @@ static const double PI = 3.14159265358979323846;
 static void t_matvec3(const double G[9], const double x[3], double y[3])
 {
     for (int i = 0; i < 3; i++) y[i] = G[i] * x[0] + G[i + 3] * x[1] + G[i + 6] * x[2];
+}
+
+/* x = G^{-1} y by Cramer's rule (G column-major 3x3, nonsingular). */
+static void t_solve3(const double G[9], const double y[3], double x[3])
+{
+    double det = G[0] * (G[4] * G[8] - G[7] * G[5]) - G[3] * (G[1] * G[8] - G[7] * G[2]) +
+                 G[6] * (G[1] * G[5] - G[4] * G[2]);
+    for (int k = 0; k < 3; k++) {
+        double M[9];
+        memcpy(M, G, sizeof M);
+        for (int i = 0; i < 3; i++) M[i + 3 * k] = y[i];
+        x[k] = (M[0] * (M[4] * M[8] - M[7] * M[5]) - M[3] * (M[1] * M[8] - M[7] * M[2]) +
+                M[6] * (M[1] * M[5] - M[4] * M[2])) /
+               det;
+    }
 }
 
 /* The natural maps of the NCP and the CCP (own projection, own u) are tutil_ref_natural_map
@@ -274,11 +294,13 @@ static void test_local_analytic(void)
 }
 
 /* Random slip points: decoupled G (both methods, s = 0) and coupled G (both methods,
- * s = Gamma(u*)) return lambda*; RaiSim's bisection reaches the exact slip solution. */
+ * s = Gamma(u*)) return lambda*; RaiSim's bisection reaches the exact slip solution. With
+ * coupling the one-contact Coulomb problem can also have a sticking solution -G^{-1} c in K
+ * (u = 0, Gamma(u) = 0); Alg. 4 tests sticking without the De Saxcé shift and then returns it. */
 static void test_local_slip_random(void)
 {
     trng r = {77};
-    int n_dec = 0, n_cpl_exact = 0, n_cpl_bis = 0, n_cpl = 0;
+    int n_dec = 0, n_cpl_exact = 0, n_cpl_bis = 0, n_cpl = 0, n_cpl_stick = 0;
     double worst_dec = 0.0, worst_cpl = 0.0;
     for (int it = 0; it < 200; it++) {
         double G[9], lam[3], c[3], s[3], out[3];
@@ -303,6 +325,17 @@ static void test_local_slip_random(void)
         }
         if (t_slip_case(&r, G, mu, lam, c, s)) {
             t_local_init(&lc, G, mu);
+            double st[3], mc[3] = {-c[0], -c[1], -c[2]};
+            t_solve3(G, mc, st);
+            if (hypot(st[1], st[2]) <= mu * st[0] * (1.0 - 1e-9)) { /* sticking also solves it */
+                for (int mi = 0; mi < 2; mi++) {
+                    int cs = ncp_local_nb(&lc, mi ? &NB_BISECT : &NB_EXACT, lam, c, s, out);
+                    CHECK(cs == NCP_LOCAL_STICK);
+                    CHECK(tutil_maxdiff(3, out, st) <= 1e-10 * fmax(1.0, st[0]));
+                }
+                n_cpl_stick++;
+                continue;
+            }
             n_cpl++;
             int cs = ncp_local_nb(&lc, &NB_EXACT, lam, c, s, out);
             CHECK(cs == NCP_LOCAL_SLIP);
@@ -321,8 +354,8 @@ static void test_local_slip_random(void)
         }
     }
     printf("local slip: decoupled %d/%d exact (worst %.2g); coupled with s = Gamma(u*): exact "
-           "%d/%d, bisection %d/%d reach lambda*\n",
-           n_dec, n_dec, worst_dec, n_cpl_exact, n_cpl, n_cpl_bis, n_cpl);
+           "%d/%d, bisection %d/%d reach lambda*; %d coupled cases also stick (stick returned)\n",
+           n_dec, n_dec, worst_dec, n_cpl_exact, n_cpl, n_cpl_bis, n_cpl, n_cpl_stick);
     CHECK(n_dec >= 100 && n_cpl >= 100);
     /* lambda* is a stationary point, not always the global minimiser of the corrected QCP:
      * nearly always it is */
@@ -838,6 +871,56 @@ static void test_empty(void)
     for (int si = 0; si < 6; si++) tutil_check_empty(ss[si]);
 }
 
+/* Regression: raisim-ds on problems captured from scenes/quadruped.json (seed 1), whose feet have
+ * strongly coupled D_kk (|D_nt| ~ 0.75 D_nn). With Alg. 4 line 1 read literally (stick test on
+ * -G^{-1}(c + s)) raisim-ds stopped STALLED at natural map ~0.13 on every problem from step 20
+ * on (125 of 200), u_t along lambda_t; now each problem is solved to natural map 1e-8 (checked
+ * by the harness metric and the own recomputation). */
+typedef struct quad_ctx {
+    int n, ncontact, solved;
+    double worst;
+} quad_ctx;
+
+static int quad_problem(void *ctx, const ncp_problem *p, ncp_error *err)
+{
+    quad_ctx *q = ctx;
+    q->n++;
+    if (p->ncontacts == 0) return NCP_OK;
+    q->ncontact++;
+    ncp_metrics_ws *ws = NULL;
+    int rc = ncp_metrics_ws_create(p, &ws, err);
+    if (rc) return rc;
+    ncp_result res;
+    rc = tutil_solve(S_DS, p, NULL, NULL, 1e-8, 1000, &res);
+    CHECK(rc == NCP_OK);
+    if (rc == NCP_OK) {
+        double nat = tutil_check_ncp_answer(S_DS, p, ws, &res, 1e-8);
+        if (nat <= 1e-8) q->solved++;
+        q->worst = fmax(q->worst, nat);
+        ncp_result_free(&res);
+    }
+    ncp_metrics_ws_free(ws);
+    return NCP_OK;
+}
+
+static void test_quadruped_captured(void)
+{
+    ncp_error err;
+    ncp_error_clear(&err);
+    ncp_scene *sc = NULL;
+    CHECK_OK(ncp_scene_load("scenes/quadruped.json", &sc, &err), &err);
+    if (!sc) return;
+    quad_ctx q = {0, 0, 0, 0.0};
+    ncp_capture_opts o = {1, 0, 40, NULL, NULL};
+    CHECK_OK(ncp_scene_capture(sc, &o, quad_problem, &q, &err), &err);
+    ncp_scene_free(sc);
+    printf("raisim-ds on quadruped steps 0-39: %d/%d problems with contacts solved to 1e-8 "
+           "(worst natural map %.3g)\n",
+           q.solved, q.ncontact, q.worst);
+    CHECK(q.n == 40 && q.ncontact >= 30);
+    CHECK(q.solved == q.ncontact);
+}
+
 int main(void)
 {
     S_CCP = ncp_solver_find("pgs-ccp");
@@ -856,6 +939,7 @@ int main(void)
     test_one_contact_solvers();
     test_one_coupled_contact();
     test_random_solvers(40);
+    test_quadruped_captured();
     test_early_stop(20);
     test_warm_start(8);
     test_max_iter();
