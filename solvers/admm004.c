@@ -55,7 +55,8 @@
  * y0 made dual-feasible (as Pinocchio does), so that from a solution the first iteration
  * returns that solution. CCP: z0 = Pi_{K*}(w).
  *
- * Needs: dual (D, v_f). Memory: one m x m factor. Solves the NCP (desaxce) or the CCP.
+ * Needs: dual (D, v_f). Memory: two m x m matrices (D with the compliances, and its Cholesky
+ * factor). Solves the NCP (desaxce) or the CCP.
  */
 #include "admm004.h"
 
