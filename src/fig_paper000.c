@@ -186,9 +186,7 @@ static int p0_interrupted(const p0_ctx *c)
 /* Captures                                                                                    */
 
 typedef struct p0_set {
-    ncp_problem *probs;
-    int n, cap;
-    ncp_store *store;
+    ncp_capture_sink cs; /* the captured problems (and the store while capturing) */
     ncp_budget budget;   /* the scene's benchmark budget */
     char scene[64];
     int nv_max;
@@ -197,29 +195,13 @@ typedef struct p0_set {
 
 static void p0_set_free(p0_set *s)
 {
-    if (s->store) ncp_store_abort(s->store);
-    ncp_problems_free(s->probs, s->n);
+    if (s->cs.store) ncp_store_abort(s->cs.store);
+    ncp_capture_sink_free(&s->cs);
     memset(s, 0, sizeof *s);
 }
 
-static int p0_sink(void *ctx, const ncp_problem *p, ncp_error *err)
-{
-    p0_set *s = ctx;
-    if (s->n == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 64;
-        ncp_problem *np = realloc(s->probs, (size_t)cap * sizeof *np);
-        if (!np) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory storing captures");
-        s->probs = np;
-        s->cap = cap;
-    }
-    int rc = ncp_problem_copy(&s->probs[s->n], p, err);
-    if (rc) return rc;
-    s->n++;
-    return ncp_store_append(s->store, p, err);
-}
-
 /* Captures scenes/<file> (fresh, with the figure set's seed) into dir/problems.h5 and into
- * memory. A scene file that does not exist is reported missing (for `what`) and leaves set->n
+ * memory. A scene file that does not exist is reported missing (for `what`) and leaves set->cs.n
  * = 0 with NCP_OK. */
 static int p0_capture(p0_ctx *c, const char *file, const char *dir, const char *what, p0_set *set,
                       ncp_error *err)
@@ -241,7 +223,7 @@ static int p0_capture(p0_ctx *c, const char *file, const char *dir, const char *
         (rc = ncp_path_join(h5, sizeof h5, dir, "problems.h5", err)))
         goto done;
     if ((rc = ncp_store_create(h5, ncp_scene_name(scene), ncp_scene_text(scene), c->o->seed,
-                               &set->store, err)))
+                               &set->cs.store, err)))
         goto done;
     ncp_capture_opts co = {c->o->seed, c->o->quick, 0, NULL, c->o->interrupt};
     printf("000: %s: capturing %s (%s)...\n", what, file, c->o->quick ? "quick" : "full");
@@ -253,23 +235,24 @@ static int p0_capture(p0_ctx *c, const char *file, const char *dir, const char *
         printf("000: %s: --quick settles %d steps instead of the scene's %d\n", what,
                P0_QUICK_SETTLE, cc.settle_steps);
         cc.settle_steps = P0_QUICK_SETTLE;
-        rc = ncp_cases_capture(scene, &cc, &co, cfg->quick_steps, p0_sink, set, err);
+        rc = ncp_cases_capture(scene, &cc, &co, cfg->quick_steps, ncp_capture_sink_fn, &set->cs,
+                               err);
     } else {
-        rc = ncp_scene_capture(scene, &co, p0_sink, set, err);
+        rc = ncp_scene_capture(scene, &co, ncp_capture_sink_fn, &set->cs, err);
     }
     if (rc) goto done;
-    rc = ncp_store_close(set->store, err);
-    set->store = NULL;
+    rc = ncp_store_close(set->cs.store, err);
+    set->cs.store = NULL;
     if (rc) goto done;
     double nc = 0;
-    for (int i = 0; i < set->n; i++) {
-        if (set->probs[i].nv > set->nv_max) set->nv_max = set->probs[i].nv;
-        nc += set->probs[i].ncontacts;
+    for (int i = 0; i < set->cs.n; i++) {
+        if (set->cs.probs[i].nv > set->nv_max) set->nv_max = set->cs.probs[i].nv;
+        nc += set->cs.probs[i].ncontacts;
     }
-    set->mean_contacts = set->n ? nc / set->n : 0;
-    printf("000: %s: %d problems (%d DOF, %.1f contacts on average) [%.1f s]\n", what, set->n,
+    set->mean_contacts = set->cs.n ? nc / set->cs.n : 0;
+    printf("000: %s: %d problems (%d DOF, %.1f contacts on average) [%.1f s]\n", what, set->cs.n,
            set->nv_max, set->mean_contacts, (ncp_now_ms() - c->t0) / 1000);
-    if (set->n == 0)
+    if (set->cs.n == 0)
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: the capture produced no contact problem", path);
 done:
     if (rc) ncp_error_prefix(err, "%s: ", what);
@@ -477,11 +460,11 @@ static int p0_solve(p0_ctx *c, const p0_set *set, const char *const *names, int 
     po.out_dir = dir;
     po.interrupt = c->o->interrupt;
     printf("000: %s: solving %d problems with %s (max %d iterations, tol %g on al_residual)...\n",
-           what, set->n, csv, budget.max_iter, budget.tol);
+           what, set->cs.n, csv, budget.max_iter, budget.tol);
     fflush(stdout);
     ncp_bench_summary *sum = ncp_calloc(err, 1, sizeof *sum);
     if (!sum) return NCP_ERR_NOMEM;
-    int rc = ncp_pipeline_solve(set->probs, set->n, set->scene, &po, sum, err);
+    int rc = ncp_pipeline_solve(set->cs.probs, set->cs.n, set->scene, &po, sum, err);
     free(sum);
     if (rc) ncp_error_prefix(err, "%s: ", what);
     else printf("000: %s: solved [%.1f s]\n", what, (ncp_now_ms() - c->t0) / 1000);
@@ -664,7 +647,7 @@ static int p0_fig_md(p0_ctx *c, const char *name, const char *title, const char 
             "10 iterations); ms/iter = solve time (setup excluded) / iterations; dt1, dt2 = "
             "time of iterations 1 and 2, dt5+ = mean "
             "time of iterations 5 and later.\n\n",
-            set->n, set->scene, set->nv_max, set->mean_contacts, P0_TOL_FIG,
+            set->cs.n, set->scene, set->nv_max, set->mean_contacts, P0_TOL_FIG,
             set->budget.max_iter, set->budget.time_ms, dirname, dirname, dirname, dirname);
     fprintf(f, "| solver | cases | final res. | share to 1e-8 | iter. to 1e-8 | ms to 1e-8 | "
                "res. @10 it. | res. @100 it. | res. at CANAL's 1e-8 time | setup ms | "
@@ -725,8 +708,8 @@ static int p0_newton_profile(const p0_ctx *c, const p0_set *set, p0_newton *q, n
     const ncp_solver_desc *canal = ncp_solver_find("canal");
     if (!canal) return NCP_OK;
     int rc = NCP_OK;
-    for (int i = 0; i < set->n && !p0_interrupted(c) && rc == NCP_OK; i++) {
-        const ncp_problem *p = &set->probs[i];
+    for (int i = 0; i < set->cs.n && !p0_interrupted(c) && rc == NCP_OK; i++) {
+        const ncp_problem *p = &set->cs.probs[i];
         double *lambda = ncp_calloc(err, (size_t)p->m + 1, sizeof *lambda);
         double *v = ncp_calloc(err, (size_t)p->nv + 1, sizeof *v);
         if (!lambda || !v) rc = NCP_ERR_NOMEM;
@@ -783,12 +766,12 @@ static int p0_fig79(p0_ctx *c, int fig, p0_set *keep, ncp_error *err)
     memset(st, 0, sizeof st);
     p0_newton newton;
     memset(&newton, 0, sizeof newton);
-    if (set.n > 0 && !p0_interrupted(c)) {
+    if (set.cs.n > 0 && !p0_interrupted(c)) {
         ncp_budget b = set.budget;
         b.tol = P0_TOL_FIG;
         if ((rc = p0_solve(c, &set, fig_solvers, P0_MAXS, b, 1, dir, what, &ran, err))) goto done;
         if (ran > 0 && !p0_interrupted(c)) {
-            if ((rc = p0_read(dir, fig_solvers, P0_MAXS, set.n, 1, &d, err)) ||
+            if ((rc = p0_read(dir, fig_solvers, P0_MAXS, set.cs.n, 1, &d, err)) ||
                 (rc = p0_fig_stats(&d, st, err)))
                 goto done;
             p0_report_rowless(c, &d, what);
@@ -945,16 +928,16 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
         desc[s] = ncp_solver_find(t2_solvers[s]);
         if (!desc[s]) p0_absent(c, t2_solvers[s], "Table II");
     }
-    if (set->n > 0) {
+    if (set->cs.n > 0) {
         printf("000: Table II: %d AL loops of canal, al-trdogleg, al-dampedsn on %d dish "
-               "cases...\n", P0_AL_LOOPS, set->n);
+               "cases...\n", P0_AL_LOOPS, set->cs.n);
         fflush(stdout);
         if (!(cf = p0_open(c, "table2_cases.csv", cpath, sizeof cpath, err))) return err->code;
         fprintf(cf, "problem,solver,al_loops,inner_iterations,inner_failures,factorizations,"
                     "inner_max_per_loop,beta,status,al_residual,wall_ms\n");
     }
-    for (int i = 0; i < set->n && !p0_interrupted(c); i++) {
-        const ncp_problem *p = &set->probs[i];
+    for (int i = 0; i < set->cs.n && !p0_interrupted(c); i++) {
+        const ncp_problem *p = &set->cs.probs[i];
         free(lambda);
         free(v);
         ncp_metrics_ws_free(ws);
@@ -1007,7 +990,7 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
     }
     fprintf(f, "### Table II (§VII-D1): cascaded Newton (CANAL) versus semismooth Newton on "
                "eq. 19\n\n");
-    if (set->n == 0)
+    if (set->cs.n == 0)
         fprintf(f, "Not measured: the dish captures are missing (see Missing).\n\n");
     else
         fprintf(f,
@@ -1018,7 +1001,7 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
                 "(cases with any failure in brackets); residual = mean over cases of -log10 "
                 "al_residual (metrics/, from the returned lambda). Per case: "
                 "`table2_cases.csv`.\n\n",
-                set->n, P0_AL_LOOPS, P0_AL_LOOPS);
+                set->cs.n, P0_AL_LOOPS, P0_AL_LOOPS);
     fprintf(f, "| | %s | %s | %s |\n|---|---|---|---|\n", t2_labels[0], t2_labels[1],
             t2_labels[2]);
     fprintf(f, "| Inner iter. (paper) | %.2f | %.1f | %.1f |\n", t2_paper_inner[0],
@@ -1176,10 +1159,10 @@ static int p0_fig11(p0_ctx *c, ncp_error *err)
             return rc;
         p0_set set;
         if ((rc = p0_capture(c, file, dir, what, &set, err))) return rc;
-        if (set.n == 0) continue;
+        if (set.cs.n == 0) continue;
         dof[i] = set.nv_max;
         cont[i] = set.mean_contacts;
-        nprob[i] = set.n;
+        nprob[i] = set.cs.n;
         /* Fixed counts (§VII-C): 5 CANAL iterations, 100 for SubADMM and PGS; tol 0. */
         ncp_budget b5 = {0.0, 5, 0.0}, b100 = {0.0, 100, 0.0};
         p0_data d;
@@ -1188,7 +1171,7 @@ static int p0_fig11(p0_ctx *c, ncp_error *err)
         int ran = 0;
         if ((rc = p0_solve(c, &set, fig_solvers, 1, b5, 0, d5, "Fig. 11", &ran, err))) goto next;
         if (ran && !p0_interrupted(c)) {
-            if ((rc = p0_read(d5, fig_solvers, 1, set.n, 0, &d, err)) ||
+            if ((rc = p0_read(d5, fig_solvers, 1, set.cs.n, 0, &d, err)) ||
                 (rc = p0_means(&d, tmp, err)))
                 goto next;
             mean[i][0] = tmp[0];
@@ -1197,7 +1180,7 @@ static int p0_fig11(p0_ctx *c, ncp_error *err)
         if ((rc = p0_solve(c, &set, fig_solvers + 1, 2, b100, 0, d100, "Fig. 11", &ran, err)))
             goto next;
         if (ran && !p0_interrupted(c)) {
-            if ((rc = p0_read(d100, fig_solvers + 1, 2, set.n, 0, &d, err)) ||
+            if ((rc = p0_read(d100, fig_solvers + 1, 2, set.cs.n, 0, &d, err)) ||
                 (rc = p0_means(&d, tmp, err)))
                 goto next;
             p0_report_rowless(c, &d, "Fig. 11");
@@ -1379,16 +1362,16 @@ static int p0_table3_scene(p0_ctx *c, const char *file, const char *sub, p0_mean
     if ((rc = ncp_path_join(dir, sizeof dir, c->out, sub, err))) return rc;
     p0_set set;
     if ((rc = p0_capture(c, file, dir, what, &set, err))) return rc;
-    info->n = set.n;
+    info->cs.n = set.cs.n;
     info->nv_max = set.nv_max;
     info->mean_contacts = set.mean_contacts;
-    if (set.n == 0) return NCP_OK;
+    if (set.cs.n == 0) return NCP_OK;
     p0_data d;
     memset(&d, 0, sizeof d);
     ncp_budget b = {0.0, 100, 0.0}; /* fixed 100 iterations (§VII-D2) */
     if ((rc = p0_solve(c, &set, t3_solvers, P0_MAXS, b, 0, dir, what, &ran, err))) goto done;
     if (ran && !p0_interrupted(c)) {
-        if ((rc = p0_read(dir, t3_solvers, P0_MAXS, set.n, 0, &d, err)) ||
+        if ((rc = p0_read(dir, t3_solvers, P0_MAXS, set.cs.n, 0, &d, err)) ||
             (rc = p0_means(&d, m, err)))
             goto done;
         p0_report_rowless(c, &d, what);
@@ -1434,7 +1417,7 @@ static int p0_table3(p0_ctx *c, ncp_error *err)
                "solve) ms per step (ours: this machine); residual = mean -log10 al_residual. "
                "Data: `table3.dat`, `table3_laikago8/metrics.csv`, "
                "`table3_laikago27/metrics.csv`.\n\n",
-            i8.n, i8.nv_max, i8.mean_contacts, i27.n, i27.nv_max, i27.mean_contacts);
+            i8.cs.n, i8.nv_max, i8.mean_contacts, i27.cs.n, i27.nv_max, i27.mean_contacts);
     fprintf(f, "| | %s | %s | %s |\n|---|---|---|---|\n", t3_labels[0], t3_labels[1],
             t3_labels[2]);
     fprintf(f, "| Time ms (paper, 8 robots) | %.3f | %.2f | %.3f |\n", t3_paper_ms[0],

@@ -63,17 +63,9 @@ int ncp_resolve_solvers(const char *csv, const ncp_solver_desc **out, int cap, i
     return NCP_OK;
 }
 
-/* The capture callback keeps a copy of every problem (for the bench) and appends it to
- * problems.h5. */
-typedef struct capture_sink {
-    ncp_store *store;
-    ncp_problem *probs;
-    int n, cap;
-} capture_sink;
-
-static int sink_fn(void *ctx, const ncp_problem *p, ncp_error *err)
+int ncp_capture_sink_fn(void *ctx, const ncp_problem *p, ncp_error *err)
 {
-    capture_sink *s = ctx;
+    ncp_capture_sink *s = ctx;
     if (s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 64;
         ncp_problem *np = realloc(s->probs, (size_t)cap * sizeof *np);
@@ -85,6 +77,13 @@ static int sink_fn(void *ctx, const ncp_problem *p, ncp_error *err)
     if (rc) return rc;
     s->n++;
     return s->store ? ncp_store_append(s->store, p, err) : NCP_OK;
+}
+
+void ncp_capture_sink_free(ncp_capture_sink *s)
+{
+    ncp_problems_free(s->probs, s->n);
+    s->probs = NULL;
+    s->n = s->cap = 0;
 }
 
 static int params_merge(ncp_solver_params_entry *dst, int *n, int cap,
@@ -141,8 +140,9 @@ static int bench_and_plot(const ncp_problem *probs, int n, ncp_bench_opts *bo,
         int prc = ncp_plot_dir(bo->out_dir, NULL, NULL, &perr);
         if (prc == NCP_PLOT_SKIPPED) fprintf(stderr, "ncpbench: %s\n", perr.msg);
         else if (prc) fprintf(stderr, "ncpbench: figures failed: %s\n", perr.msg);
-        else if (!o->quiet) printf("figures: %s/residual_vs_time.{png,svg}, %s/time_vs_iteration.{png,svg}\n",
-                                   bo->out_dir, bo->out_dir);
+        else if (!o->quiet)
+            printf("figures: %s/residual_vs_time.{png,svg}, %s/time_vs_iteration.{png,svg}\n",
+                   bo->out_dir, bo->out_dir);
     }
     if (!o->quiet)
         printf("outputs: %s/{%ssolutions.h5,metrics.csv,%ssummary.json}\n", bo->out_dir,
@@ -181,7 +181,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     int nsolvers = 0;
     ncp_solver_params_entry *params = NULL;
     int nparams = 0;
-    capture_sink sink = {0};
+    ncp_capture_sink sink = {0};
     ncp_store *store = NULL;
     char csv[NCP_MAX_BENCH_SOLVERS * 33] = "";
     char out_dir[4096], path[4200];
@@ -232,7 +232,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
         printf("scene %s: capturing (%s)...\n", ncp_scene_name(scene), o->quick ? "quick" : "full");
         fflush(stdout);
     }
-    rc = ncp_scene_capture(scene, &co, sink_fn, &sink, err);
+    rc = ncp_scene_capture(scene, &co, ncp_capture_sink_fn, &sink, err);
     if (rc) {
         ncp_store_abort(store);
         store = NULL;
@@ -274,7 +274,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     rc = bench_and_plot(sink.probs, sink.n, &bo, o, sum, err);
 done:
     if (store) ncp_store_abort(store);
-    ncp_problems_free(sink.probs, sink.n);
+    ncp_capture_sink_free(&sink);
     free(params);
     ncp_scene_free(scene);
     return rc;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "bench.h"
+#include "store.h"
 
 typedef struct ncp_pipeline_opts {
     /* overrides of the scene's benchmark section; *_set = 0 keeps the scene's value */
@@ -42,6 +43,18 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
 /* Solves already-loaded problems (ncpbench solve) with the same driver. */
 int ncp_pipeline_solve(const ncp_problem *probs, int n, const char *source, const ncp_pipeline_opts *o,
                        ncp_bench_summary *sum, ncp_error *err);
+
+/* Capture callback (ncp_capture_fn) that keeps a copy of every captured problem and appends it
+ * to `store` when that is non-NULL. Zero-initialise; free the copies with
+ * ncp_capture_sink_free (which does not touch the store). */
+typedef struct ncp_capture_sink {
+    ncp_store *store;
+    ncp_problem *probs;
+    int n, cap;
+} ncp_capture_sink;
+
+int ncp_capture_sink_fn(void *ctx, const ncp_problem *p, ncp_error *err);
+void ncp_capture_sink_free(ncp_capture_sink *s);
 
 /* Prints the per-solver summary table. */
 void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_metric_name);
