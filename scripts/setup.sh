@@ -11,7 +11,7 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
 PKGS=(build-essential meson ninja-build pkg-config liblapack-dev libblas-dev liblapacke-dev
       libcjson-dev libhdf5-dev hdf5-tools gnuplot-nox libfclib-dev
-      python3-numpy python3-h5py python3-scipy)
+      python3-numpy python3-h5py python3-scipy procps)
 
 missing=()
 for p in "${PKGS[@]}"; do
