@@ -39,16 +39,19 @@ static int find_body(const ncp_model *m, const char *name)
     return -1;
 }
 
-static int get_num(const cJSON *o, const char *key, double def, double lo, const char *where,
-                   ncp_error *err, double *out)
+/* `prefix` ("" or "screw.") completes the JSON path in messages. */
+static int get_num(const cJSON *o, const char *prefix, const char *key, double def, double lo,
+                   const char *where, ncp_error *err, double *out)
 {
     const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
     if (!v) {
         *out = def;
         return NCP_OK;
     }
+    char label[64];
+    snprintf(label, sizeof label, "%s%s", prefix, key);
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo)
-        return fail(where, err, key, "must be a finite number >= %g", lo);
+        return fail(where, err, label, "must be a finite number >= %g", lo);
     *out = v->valuedouble;
     return NCP_OK;
 }
@@ -68,12 +71,15 @@ static int get_count(const cJSON *o, const char *key, int def, int lo, const cha
     return NCP_OK;
 }
 
-static int get_vec3(const cJSON *o, const char *key, const double *def, const char *where,
-                    ncp_error *err, double out[3])
+static int get_vec3(const cJSON *o, const char *prefix, const char *key, const double *def,
+                    const char *where, ncp_error *err, double out[3])
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    char label[64];
+    snprintf(label, sizeof label, "%s%s", prefix, key);
     if (!v) memcpy(out, def, 3 * sizeof(double));
-    else if (ncp_json_numbers(v, 3, out) != 3) return fail(where, err, key, "must be an array of 3 finite numbers");
+    else if (ncp_json_numbers(v, 3, out) != 3)
+        return fail(where, err, label, "must be an array of 3 finite numbers");
     return NCP_OK;
 }
 
@@ -115,10 +121,10 @@ int ncp_cases_parse(const cJSON *obj, const char *where, const ncp_model *m, ncp
     if (!rc) rc = get_count(obj, "configurations", 10, 1, where, err, &cfg->configurations);
     if (!rc) rc = get_count(obj, "wrenches", 10, 1, where, err, &cfg->wrenches);
     if (!rc) rc = get_count(obj, "settle_steps", 0, 0, where, err, &cfg->settle_steps);
-    if (!rc) rc = get_num(obj, "position_noise", 0.0, 0.0, where, err, &cfg->position_noise);
-    if (!rc) rc = get_num(obj, "rotation_noise", 0.0, 0.0, where, err, &cfg->rotation_noise);
-    if (!rc) rc = get_num(obj, "force", 1.0, 0.0, where, err, &cfg->force);
-    if (!rc) rc = get_num(obj, "torque", 0.1, 0.0, where, err, &cfg->torque);
+    if (!rc) rc = get_num(obj, "", "position_noise", 0.0, 0.0, where, err, &cfg->position_noise);
+    if (!rc) rc = get_num(obj, "", "rotation_noise", 0.0, 0.0, where, err, &cfg->rotation_noise);
+    if (!rc) rc = get_num(obj, "", "force", 1.0, 0.0, where, err, &cfg->force);
+    if (!rc) rc = get_num(obj, "", "torque", 0.1, 0.0, where, err, &cfg->torque);
     if (rc) return rc;
     if ((double)cfg->configurations * cfg->wrenches > 1e6)
         return fail(where, err, "wrenches", "configurations x wrenches must be at most 1000000");
@@ -155,9 +161,9 @@ int ncp_cases_parse(const cJSON *obj, const char *where, const ncp_model *m, ncp
         if (b < 0 || !free_root(m, b))
             return fail(where, err, "screw.body", "must name a dynamic free body of the scene");
         cfg->screw_body = b;
-        rc = get_vec3(sc, "axis", z, where, err, cfg->screw_axis);
-        if (!rc) rc = get_vec3(sc, "point", o, where, err, cfg->screw_point);
-        if (!rc) rc = get_num(sc, "lead", 0.0, -INFINITY, where, err, &cfg->screw_lead);
+        rc = get_vec3(sc, "screw.", "axis", z, where, err, cfg->screw_axis);
+        if (!rc) rc = get_vec3(sc, "screw.", "point", o, where, err, cfg->screw_point);
+        if (!rc) rc = get_num(sc, "screw.", "lead", 0.0, -INFINITY, where, err, &cfg->screw_lead);
         if (rc) return rc;
         if (ncp_v3_normalize(cfg->screw_axis) < 1e-12)
             return fail(where, err, "screw.axis", "must be a non-zero vector");

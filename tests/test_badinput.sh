@@ -40,7 +40,15 @@ expect 2 "stop-metric"           -- "$NCPBENCH" run scenes/incline.json --stop-m
 expect 2 "-o"                    -- "$NCPBENCH" capture scenes/incline.json
 expect 2 "not a valid JSON|entries" -- "$NCPBENCH" check "$T/malformed.json"
 
-for d in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10; do
+# a nested field of the case generator is named with its whole JSON path
+"${PYTHON:-/usr/bin/python3}" -c "
+import json, sys
+d = json.load(open('scenes/boltnut.json'))
+d['benchmark']['cases']['screw']['axis'] = [0, 0]
+json.dump(d, open(sys.argv[1], 'w'))" "$T/badscrew.json" || fail "could not write badscrew.json"
+expect 2 "benchmark.cases.screw.axis: must be an array of 3" -- "$NCPBENCH" capture "$T/badscrew.json" -o "$T/o11/bs.h5"
+
+for d in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10 o11; do
   [ -e "$T/$d" ] && fail "output $d left behind after bad input"
 done
 ls "$T" | grep -q "tmp-" && fail "temporary file left behind"
