@@ -733,12 +733,8 @@ int ncp_al_run(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params 
     memset(&cfg, 0, sizeof cfg);
     int rc = config(ps, &cfg, err);
     if (rc) return rc;
-    ncp_budget budget = {0.0, al_iterations, 0.0};
-    ncp_solve_in in = {p, budget, ps, lambda0, v0};
+    ncp_solve_in in;
     ncp_solve_out out;
-    memset(&out, 0, sizeof out);
-    out.lambda = lambda;
-    out.v = v;
-    out.status = -1;
+    ncp_direct_io(p, ps, al_iterations, lambda0, v0, lambda, v, &in, &out);
     return ncp_al_solve(s, &cfg, inner, &in, &out, NULL, al_iterations, stats, err);
 }

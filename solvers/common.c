@@ -311,3 +311,16 @@ double ncp_power_lmax(int m, void (*apply)(void *ctx, const double *x, double *y
     }
     return fmax(lam, 0.0);
 }
+
+void ncp_direct_io(const ncp_problem *p, const ncp_params *ps, int iterations,
+                   const double *lambda0, const double *v0, double *lambda, double *v,
+                   ncp_solve_in *in, ncp_solve_out *out)
+{
+    ncp_budget budget = {0.0, iterations, 0.0};
+    ncp_solve_in tmp = {p, budget, ps, lambda0, v0};
+    *in = tmp;
+    memset(out, 0, sizeof *out);
+    out->lambda = lambda;
+    out->v = v;
+    out->status = -1;
+}

@@ -1286,13 +1286,9 @@ int ncp_subadmm_run(const ncp_solver_desc *s, const ncp_problem *p, const ncp_pa
     ncp_subadmm_cfg cfg;
     int rc = ncp_subadmm_read_cfg(s, variant, ps, &cfg, err);
     if (rc) return rc;
-    ncp_budget budget = {0.0, iterations, 0.0};
-    ncp_solve_in in = {p, budget, ps, lambda0, v0};
+    ncp_solve_in in;
     ncp_solve_out out;
-    memset(&out, 0, sizeof out);
-    out.lambda = lambda;
-    out.v = v;
-    out.status = -1;
+    ncp_direct_io(p, ps, iterations, lambda0, v0, lambda, v, &in, &out);
     return ncp_subadmm_solve(s, &cfg, &in, &out, NULL, iterations, st, err);
 }
 
