@@ -14,32 +14,22 @@
  * Non-finite iterates: if lambda (or the resulting u) holds a NaN or Inf, every metric is NaN
  * and the call still returns NCP_OK. A diverged solver is a result to report (the harness marks
  * the row failed), not an error of the metrics module. */
-#include "metrics.h"
+#include "metrics/metrics.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cone.h"
-#include "la.h"
-#include "sap_model.h"
+#include "core/cone.h"
+#include "core/la.h"
+#include "core/sap_model.h"
 
 static const char *const metric_names[] = {
-    "al_residual",
-    "al_residual_other",
-    "natural_map_abs",
-    "natural_map_inf",
-    "natural_map_rel_acary",
-    "natural_map_rel_siconos",
-    "natural_map_rel_fclib",
-    "ncp_primal",
-    "ncp_dual",
-    "ncp_compl",
-    "penetration",
-    "sap_momentum",
-    "sap_compl",
+#define NCP_METRIC_NAME(name) #name,
+    NCP_METRIC_COLUMNS(NCP_METRIC_NAME)
+#undef NCP_METRIC_NAME
 };
-#define NMETRICS ((int)(sizeof metric_names / sizeof metric_names[0]))
+#define NMETRICS NCP_NMETRICS
 
 int ncp_metrics_count(void) { return NMETRICS; }
 
@@ -55,20 +45,17 @@ int ncp_metrics_index(const char *name)
 
 void ncp_metrics_values(const ncp_metrics *mt, double *out)
 {
-    /* Same order as metric_names and as the struct. */
-    out[0] = mt->al_residual;
-    out[1] = mt->al_residual_other;
-    out[2] = mt->natural_map_abs;
-    out[3] = mt->natural_map_inf;
-    out[4] = mt->natural_map_rel_acary;
-    out[5] = mt->natural_map_rel_siconos;
-    out[6] = mt->natural_map_rel_fclib;
-    out[7] = mt->ncp_primal;
-    out[8] = mt->ncp_dual;
-    out[9] = mt->ncp_compl;
-    out[10] = mt->penetration;
-    out[11] = mt->sap_momentum;
-    out[12] = mt->sap_compl;
+#define NCP_METRIC_VALUE(name) out[NCP_METRIC_##name] = mt->name;
+    NCP_METRIC_COLUMNS(NCP_METRIC_VALUE)
+#undef NCP_METRIC_VALUE
+}
+
+double ncp_metrics_at(const ncp_metrics *mt, int i)
+{
+    double v[NCP_NMETRICS];
+    if (i < 0 || i >= NCP_NMETRICS) return NAN;
+    ncp_metrics_values(mt, v);
+    return v[i];
 }
 
 struct ncp_metrics_ws {

@@ -1,4 +1,4 @@
-/* Solver-independent metrics (DESIGN.md §6). Computed from lambda only (and the problem), never
+/* Solver-independent metrics (docs/design.md, "Metrics"). Computed from lambda only (and the problem), never
  * from what a solver reports. One function fills every metric so that per-iteration traces and
  * final rows use the same code.
  *
@@ -7,43 +7,75 @@
  *   unilateral: F = lambda - max(0, lambda - u) = min(lambda, u);
  *               ncp_primal = max(0,-lambda); ncp_dual = max(0,-u); compl = |lambda u|
  *   soft:       F = lambda + k phi + c u (residual of its law); ncp_dual = |F|; primal 0
- *   contact:    F = lambda - Pi_K(lambda - (u + Gamma(u))) (seed 004 eq. 163)
+ *   contact:    F = lambda - Pi_K(lambda - (u + Gamma(u))) (NCP report 2025 eq. 163)
  */
 #ifndef NCP_METRICS_H
 #define NCP_METRICS_H
 
-#include "problem.h"
+#include "core/problem.h"
+
+/* The metric columns, in output order: the one list from which the struct, the names, the
+ * values and the count are generated (an X-macro, as MuJoCo's mjxmacro.h). Meanings:
+ *   al_residual             Lee et al. 2025 §VII (strict operator, beta = 1, u = -lambda):
+ *                           || [lambda_i - T_i(lambda_i - (J_i v + e_i))] ||_2 / ncontacts
+ *                           (contact rows only, as in the paper; see al_residual_other)
+ *   al_residual_other       the same over non-contact rows (their own T), not divided
+ *   natural_map_abs         ||F||_2
+ *   natural_map_inf         ||F||_inf (NCP report 2025 eq. 176)
+ *   natural_map_rel_acary   ||F||_2 / ||v_f||_2 (Acary et al. 2018)
+ *   natural_map_rel_siconos ||F||_2 / max(||v_f||, ||lambda||, ||u||) (Siconos >= 4.4)
+ *   natural_map_rel_fclib   ||F||_2 / (1 + sqrt(||v_f||_2)) (FCLib merit)
+ *   ncp_primal              NCP report 2025 eq. 156, L_inf
+ *   ncp_dual                NCP report 2025 eq. 174, L_inf
+ *   ncp_compl               NCP report 2025 eq. 175, L_inf
+ *   penetration             max_i max(0, -(phi_i + h u_n,i)); 0 if no geometry
+ *   sap_momentum            Castro et al. 2023 eq. 32 in SAP's compliant model
+ *                           (core/sap_model.h, the paper's beta = 1, sigma = 1e-3, the
+ *                           captured stiffness and dissipation; gamma = the model's impulse at
+ *                           u = D lambda + v_f): ||D_s J^T(lambda - gamma)|| / max(||D_s p||,
+ *                           ||D_s J^T gamma||, ||D_s J^T lambda||) (the last term is ours: see
+ *                           ncp_sap_momentum_parts), D_s = diag(A)^{-1/2}, p = b + J^T lambda;
+ *                           without primal data in the form A = I, J = L^T (D = L L^T):
+ *                           ||lambda - gamma||_D / max(||lambda||_D, ||gamma||_D)
+ *   sap_compl               Castro et al. 2023 eq. 33:
+ *                           mean_i |(u_hat_i + R_i lambda_i) . lambda_i| / l_p */
+#define NCP_METRIC_COLUMNS(X) \
+    X(al_residual)                \
+    X(al_residual_other)          \
+    X(natural_map_abs)            \
+    X(natural_map_inf)            \
+    X(natural_map_rel_acary)      \
+    X(natural_map_rel_siconos)    \
+    X(natural_map_rel_fclib)      \
+    X(ncp_primal)                 \
+    X(ncp_dual)                   \
+    X(ncp_compl)                  \
+    X(penetration)                \
+    X(sap_momentum)               \
+    X(sap_compl)
 
 typedef struct ncp_metrics {
-    double al_residual;             /* seed 000 §VII (strict operator, beta = 1, u = -lambda):
-                                       || [lambda_i - T_i(lambda_i - (J_i v + e_i))] ||_2 / ncontacts
-                                       (contact rows only, as in the paper; see al_residual_other) */
-    double al_residual_other;       /* the same over non-contact rows (their own T), not divided */
-    double natural_map_abs;         /* ||F||_2 */
-    double natural_map_inf;         /* ||F||_inf (seed 004 eq. 176) */
-    double natural_map_rel_acary;   /* ||F||_2 / ||v_f||_2          (Acary et al. 2018) */
-    double natural_map_rel_siconos; /* ||F||_2 / max(||v_f||, ||lambda||, ||u||) (Siconos >= 4.4) */
-    double natural_map_rel_fclib;   /* ||F||_2 / (1 + sqrt(||v_f||_2))  (FCLib merit) */
-    double ncp_primal;              /* seed 004 eq. 156, L_inf */
-    double ncp_dual;                /* seed 004 eq. 174, L_inf */
-    double ncp_compl;               /* seed 004 eq. 175, L_inf */
-    double penetration;             /* max_i max(0, -(phi_i + h u_n,i)); 0 if no geometry */
-    /* Seed 001 (SAP) errors of lambda w.r.t. SAP's compliant model (src/sap_model.h) with the
-     * paper's beta = 1, sigma = 1e-3 and the captured stiffness/dissipation; gamma = the model's
-     * impulse at u = D lambda + v_f (see ncp_sap_momentum_parts, ncp_sap_compl): */
-    double sap_momentum;            /* eq. 32: ||D_s J^T(lambda - gamma)|| / max(||D_s p||,
-                                       ||D_s J^T gamma||, ||D_s J^T lambda||) (the last term is
-                                       ours: see ncp_sap_momentum_parts), D_s = diag(A)^{-1/2},
-                                       p = b + J^T lambda;
-                                       without primal data in the form A = I, J = L^T (D = L L^T):
-                                       ||lambda - gamma||_D / max(||lambda||_D, ||gamma||_D) */
-    double sap_compl;               /* eq. 33: mean_i |(u_hat_i + R_i lambda_i) . lambda_i| / l_p */
+#define NCP_METRIC_FIELD(name) double name;
+    NCP_METRIC_COLUMNS(NCP_METRIC_FIELD)
+#undef NCP_METRIC_FIELD
 } ncp_metrics;
 
+/* Column indices (NCP_METRIC_al_residual, ...) and their number, NCP_NMETRICS: size buffers of
+ * metric values with it. */
+enum {
+#define NCP_METRIC_ENUM(name) NCP_METRIC_##name,
+    NCP_METRIC_COLUMNS(NCP_METRIC_ENUM)
+#undef NCP_METRIC_ENUM
+    NCP_NMETRICS
+};
+
 /* Names of the metric columns, in the order of ncp_metrics_values(). */
-int ncp_metrics_count(void);
+int ncp_metrics_count(void); /* NCP_NMETRICS */
 const char *ncp_metrics_name(int i);
+/* out: NCP_NMETRICS values in column order. */
 void ncp_metrics_values(const ncp_metrics *mt, double *out);
+/* One metric by column index (NaN if out of range). */
+double ncp_metrics_at(const ncp_metrics *mt, int i);
 /* Index of a metric by name, or -1. */
 int ncp_metrics_index(const char *name);
 

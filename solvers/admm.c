@@ -36,9 +36,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "admm_common.h"
-#include "la.h"
-#include "registry.h"
+#include "solvers/admm_common.h"
+#include "core/la.h"
+#include "solvers/registry.h"
 
 static const ncp_param_doc admm_params[] = {
     NCP_ADMM_PARAM_DOCS(0.1, 5.0),

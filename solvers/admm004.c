@@ -58,15 +58,15 @@
  * Needs: dual (D, v_f). Memory: two m x m matrices (D with the compliances, and its Cholesky
  * factor). Solves the NCP (desaxce) or the CCP.
  */
-#include "admm004.h"
+#include "solvers/admm004.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "cone.h"
-#include "la.h"
+#include "solvers/common.h"
+#include "core/cone.h"
+#include "core/la.h"
 
 /* y = Deff x for ncp_power_lmax (SA's L). */
 typedef struct dense_op {

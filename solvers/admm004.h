@@ -12,7 +12,7 @@
 #ifndef NCP_SOLVERS_ADMM004_H
 #define NCP_SOLVERS_ADMM004_H
 
-#include "solver.h"
+#include "solve/solver.h"
 
 /* Penalty rule (seed 004 §VI-F "Penalty Adaptation"). */
 typedef enum ncp_admm004_rule {

@@ -1,13 +1,13 @@
 /* The parts of seed 002's ADMM that admm and fadmm share (see admm_common.h). */
-#include "admm_common.h"
+#include "solvers/admm_common.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "cone.h"
-#include "la.h"
+#include "solvers/common.h"
+#include "core/cone.h"
+#include "core/la.h"
 
 /* Residual balancing safeguards (seed 002 §5.2 defaults) and our bound on rho. */
 #define ETA_MAX 50.0

@@ -55,7 +55,7 @@
 #ifndef NCP_ADMM_COMMON_H
 #define NCP_ADMM_COMMON_H
 
-#include "solver.h"
+#include "solve/solver.h"
 
 enum { NCP_ADMM_FORM_AUTO = 0, NCP_ADMM_FORM_DENSE = 1, NCP_ADMM_FORM_SADDLE = 2 };
 enum { NCP_ADMM_RHO_BALANCED = 1, NCP_ADMM_RHO_NORMALIZED = 2 };

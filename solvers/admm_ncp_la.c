@@ -21,9 +21,9 @@
  */
 #include <math.h>
 
-#include "admm004.h"
-#include "common.h"
-#include "registry.h"
+#include "solvers/admm004.h"
+#include "solvers/common.h"
+#include "solvers/registry.h"
 
 static const ncp_param_doc admm_ncp_la_params[] = {
     {"rho0", 1.0, "initial ALM penalty (> 0)"},

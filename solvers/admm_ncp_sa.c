@@ -21,9 +21,9 @@
  */
 #include <math.h>
 
-#include "admm004.h"
-#include "common.h"
-#include "registry.h"
+#include "solvers/admm004.h"
+#include "solvers/common.h"
+#include "solvers/registry.h"
 
 static const ncp_param_doc admm_ncp_sa_params[] = {
     {"eta", 1e-6, "proximal parameter of eq. 166, also the modulus m of eq. 172 (> 0)"},

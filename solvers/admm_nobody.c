@@ -17,8 +17,8 @@
  * two bodies of one subsystem (on rigid-body scenes, one body per subsystem, they are the same).
  * Needs: primal (A, b, J, e) and the subsystem structure. Solves the NCP.
  */
-#include "registry.h"
-#include "subadmm_core.h"
+#include "solvers/registry.h"
+#include "solvers/subadmm_core.h"
 
 static int nobody_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {

@@ -17,8 +17,8 @@
  * it (e.g. an imported FCLib problem) the same pseudo-density rule per dof: the geometric mean of
  * A_kk / (blocks touching dof k) — our extension. Solves the NCP.
  */
-#include "registry.h"
-#include "subadmm_core.h"
+#include "solvers/registry.h"
+#include "solvers/subadmm_core.h"
 
 static int nosub_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {

@@ -20,17 +20,17 @@
  * Matrix-vector products with the Jacobian (the dogleg's Cauchy point, the damped Newton's merit
  * gradient) are matrix-free: A y plus J^T (G (J y)) with the CSR J.
  */
-#include "al_common.h"
+#include "solvers/al_common.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "cone.h"
-#include "la.h"
-#include "registry.h"
+#include "solvers/common.h"
+#include "core/cone.h"
+#include "core/la.h"
+#include "solvers/registry.h"
 
 /* ====================== per-block operators ====================== */
 

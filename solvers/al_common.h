@@ -19,8 +19,8 @@
 #ifndef NCP_AL_COMMON_H
 #define NCP_AL_COMMON_H
 
-#include "canal.h"
-#include "solver.h"
+#include "solvers/canal.h"
+#include "solve/solver.h"
 
 /* ---- configuration ---- */
 

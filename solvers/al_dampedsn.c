@@ -33,10 +33,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "al_common.h"
-#include "common.h"
-#include "la.h"
-#include "registry.h"
+#include "solvers/al_common.h"
+#include "solvers/common.h"
+#include "core/la.h"
+#include "solvers/registry.h"
 
 static const ncp_param_doc dsn_params[] = {
     NCP_AL_DOC_COMMON("inner loop", "damped Newton steps"),

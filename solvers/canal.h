@@ -19,7 +19,7 @@
 #ifndef NCP_CANAL_H
 #define NCP_CANAL_H
 
-#include "solver.h"
+#include "solve/solver.h"
 
 /* One inner step, handed to the optional observer (tests use it to check that h decreases). The
  * pointers are valid only during the call. For canal, h is seed 000 eq. 22 with the per-type

@@ -1,12 +1,13 @@
 /* The solvers' shared toolkit (see common.h). The projected Gauss–Seidel sweep here is the one
  * described in the header of solvers/pgs.c. */
-#include "common.h"
+#include "solvers/common.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "cone.h"
-#include "la.h"
+#include "core/cone.h"
+#include "core/la.h"
+#include "solve/params.h"
 
 /* ---------- parameters ---------- */
 

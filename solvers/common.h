@@ -12,7 +12,7 @@
 #ifndef NCP_SOLVERS_COMMON_H
 #define NCP_SOLVERS_COMMON_H
 
-#include "solver.h"
+#include "solve/solver.h"
 
 /* ---- parameters ---- */
 

@@ -53,10 +53,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "admm_common.h"
-#include "common.h"
-#include "la.h"
-#include "registry.h"
+#include "solvers/admm_common.h"
+#include "solvers/common.h"
+#include "core/la.h"
+#include "solvers/registry.h"
 
 static const ncp_param_doc fadmm_params[] = {
     NCP_ADMM_PARAM_DOCS(0.05, 0.0),

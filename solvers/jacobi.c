@@ -41,9 +41,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "common.h"
-#include "la.h"
-#include "registry.h"
+#include "solvers/common.h"
+#include "core/la.h"
+#include "solvers/registry.h"
 
 static const ncp_param_doc jacobi_params[] = {
     {"omega", 1.0, "relaxation in (0, 2) multiplying the step inside the projection"},

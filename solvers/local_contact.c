@@ -1,12 +1,12 @@
 /* Per-contact local solvers of seed 004 §VI-C (see local_contact.h for the mathematics). */
-#include "local_contact.h"
+#include "solvers/local_contact.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
-#include "cone.h"
-#include "la.h"
+#include "core/cone.h"
+#include "core/la.h"
 
 static const double LC_PI = 3.14159265358979323846; /* M_PI is not in strict C11 */
 

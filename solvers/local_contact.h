@@ -37,7 +37,7 @@
 #ifndef NCP_LOCAL_CONTACT_H
 #define NCP_LOCAL_CONTACT_H
 
-#include "ncp_error.h"
+#include "util/ncp_error.h"
 
 /* One contact's local data, prepared once per solve. */
 typedef struct ncp_local_contact {

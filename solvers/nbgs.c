@@ -21,8 +21,8 @@
  * (solvers/splitting.h).
  * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the NCP (Preclik's QCP friction model).
  */
-#include "registry.h"
-#include "splitting.h"
+#include "solvers/registry.h"
+#include "solvers/splitting.h"
 
 static const ncp_param_doc nbgs_params[] = {
     NCP_SPLIT_DOC_OMEGA,     NCP_SPLIT_DOC_OMEGA_MIN, NCP_SPLIT_DOC_OMEGA_DECAY,

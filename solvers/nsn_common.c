@@ -1,11 +1,11 @@
 /* The semismooth Newton driver of nsn-nm and nsn-fb (see nsn_common.h for the algorithm). */
-#include "nsn_common.h"
+#include "solvers/nsn_common.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "common.h"
-#include "la.h"
+#include "solvers/common.h"
+#include "core/la.h"
 
 enum { NSN_HIST = 64, NSN_MAX_BURST = 1 << 20 };
 

@@ -42,7 +42,7 @@
 #ifndef NCP_SOLVERS_NSN_COMMON_H
 #define NCP_SOLVERS_NSN_COMMON_H
 
-#include "solver.h"
+#include "solve/solver.h"
 
 /* The equation of one solver. Bilateral and soft rows are the same in both solvers and are
  * written by the driver: F_r = rho_r u_r (bilateral), F_r = lambda_r + k phi + c u_r (soft, the

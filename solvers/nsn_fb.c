@@ -66,10 +66,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "cone.h"
-#include "la.h"
-#include "nsn_common.h"
-#include "registry.h"
+#include "core/cone.h"
+#include "core/la.h"
+#include "solvers/nsn_common.h"
+#include "solvers/registry.h"
 
 static const ncp_param_doc fb_params[] = {
     {"rho_scale", 10.0, "FB scaling of the velocity: rho_k = rho_scale / lambda_max(D_kk) (> 0)"},

@@ -29,11 +29,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "common.h"
-#include "cone.h"
-#include "la.h"
-#include "nsn_common.h"
-#include "registry.h"
+#include "solvers/common.h"
+#include "core/cone.h"
+#include "core/la.h"
+#include "solvers/nsn_common.h"
+#include "solvers/registry.h"
 
 static const ncp_param_doc nsn_params[] = {
     {"rho_scale", 1.0, "natural-map step: rho_k = rho_scale / lambda_max(D_kk) (> 0)"},

@@ -43,9 +43,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "common.h"
-#include "la.h"
-#include "registry.h"
+#include "solvers/common.h"
+#include "core/la.h"
+#include "solvers/registry.h"
 
 static const ncp_param_doc pgs_params[] = {
     {"omega", 1.0,

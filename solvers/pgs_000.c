@@ -37,10 +37,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "common.h"
-#include "la.h"
-#include "registry.h"
-#include "splitting.h"
+#include "solvers/common.h"
+#include "core/la.h"
+#include "solvers/registry.h"
+#include "solvers/splitting.h"
 
 static const ncp_param_doc pgs000_params[] = {
     NCP_SPLIT_DOC_STALL_TOL,

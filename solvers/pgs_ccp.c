@@ -25,8 +25,8 @@
  * runs end by the stall test (STALLED) or the budget.
  * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the CCP relaxation (desaxce = 0).
  */
-#include "registry.h"
-#include "splitting.h"
+#include "solvers/registry.h"
+#include "solvers/splitting.h"
 
 static const ncp_param_doc pgs_ccp_params[] = {
     NCP_SPLIT_DOC_OMEGA,

@@ -21,8 +21,8 @@
  * omega_decay 0.99, stall_tol 1e-15 (solvers/splitting.h).
  * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the NCP.
  */
-#include "registry.h"
-#include "splitting.h"
+#include "solvers/registry.h"
+#include "solvers/splitting.h"
 
 static const ncp_param_doc pgs_ncp_params[] = {
     {"tangent_max", 0.0,

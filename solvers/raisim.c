@@ -17,8 +17,8 @@
  * growth, x0.5 shrink) are fixed, and each phase takes at most 200 steps.
  * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the NCP (Preclik's QCP friction model).
  */
-#include "registry.h"
-#include "splitting.h"
+#include "solvers/registry.h"
+#include "solvers/splitting.h"
 
 static const ncp_param_doc raisim_params[] = {
     NCP_SPLIT_DOC_OMEGA,      NCP_SPLIT_DOC_OMEGA_MIN, NCP_SPLIT_DOC_OMEGA_DECAY,

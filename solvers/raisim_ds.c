@@ -29,8 +29,8 @@
  * local_iter 1, stall_tol 1e-15 (solvers/splitting.h).
  * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the NCP.
  */
-#include "registry.h"
-#include "splitting.h"
+#include "solvers/registry.h"
+#include "solvers/splitting.h"
 
 static const ncp_param_doc raisim_ds_params[] = {
     NCP_SPLIT_DOC_OMEGA,      NCP_SPLIT_DOC_OMEGA_MIN,  NCP_SPLIT_DOC_OMEGA_DECAY,

@@ -17,8 +17,8 @@
  * Needs: dual (D, v_f); uses A when present. Warm start: in->lambda0. Solves: the NCP (to the
  * accuracy its early stop allows).
  */
-#include "registry.h"
-#include "splitting.h"
+#include "solvers/registry.h"
+#include "solvers/splitting.h"
 
 static const ncp_param_doc raisim_ds_es_params[] = {
     {"es_tol", 1e-8, "stop (STALLED) when |f^i - f^(i-1)| / I_total <= es_tol (eq. 160), > 0"},

@@ -1,8 +1,8 @@
-/* The solver registry (DESIGN.md §5): a constant table of descriptors, in the order
+/* The solver registry (docs/design.md, "Solver interface"): a constant table of descriptors, in the order
  * `ncpbench list` shows them. No mutable state. */
 #include <string.h>
 
-#include "registry.h"
+#include "solvers/registry.h"
 
 static const ncp_solver_desc *const registry[] = {
     &ncp_solver_pgs,
@@ -34,6 +34,10 @@ static const ncp_solver_desc *const registry[] = {
 
 enum { REGISTRY_COUNT = (int)(sizeof registry / sizeof registry[0]) };
 
+static const ncp_solver_catalog catalog = {REGISTRY_COUNT, registry};
+
+const ncp_solver_catalog *ncp_registry_catalog(void) { return &catalog; }
+
 int ncp_solver_count(void) { return REGISTRY_COUNT; }
 
 const ncp_solver_desc *ncp_solver_at(int i)
@@ -41,10 +45,4 @@ const ncp_solver_desc *ncp_solver_at(int i)
     return (i >= 0 && i < REGISTRY_COUNT) ? registry[i] : NULL;
 }
 
-const ncp_solver_desc *ncp_solver_find(const char *name)
-{
-    if (!name) return NULL;
-    for (int i = 0; i < REGISTRY_COUNT; i++)
-        if (strcmp(registry[i]->name, name) == 0) return registry[i];
-    return NULL;
-}
+const ncp_solver_desc *ncp_solver_find(const char *name) { return ncp_catalog_find(&catalog, name); }

@@ -3,7 +3,8 @@
 #ifndef NCP_REGISTRY_H
 #define NCP_REGISTRY_H
 
-#include "solver.h"
+#include "solve/catalog.h"
+#include "solve/solver.h"
 
 extern const ncp_solver_desc ncp_solver_pgs;    /* solvers/pgs.c */
 extern const ncp_solver_desc ncp_solver_nsn_nm; /* solvers/nsn_nm.c */
@@ -30,5 +31,11 @@ extern const ncp_solver_desc ncp_solver_raisim_ds_es; /* solvers/raisim_ds_es.c 
 extern const ncp_solver_desc ncp_solver_subadmm;      /* solvers/subadmm.c (seed 000 Alg. 2) */
 extern const ncp_solver_desc ncp_solver_admm_nosub;   /* solvers/admm_nosub.c (seed 000) */
 extern const ncp_solver_desc ncp_solver_admm_nobody;  /* solvers/admm_nobody.c (seed 000) */
+
+/* The registry: a constant table, in the order `ncpbench list` shows it. No mutable state. */
+const ncp_solver_catalog *ncp_registry_catalog(void);
+int ncp_solver_count(void);
+const ncp_solver_desc *ncp_solver_at(int i);
+const ncp_solver_desc *ncp_solver_find(const char *name);
 
 #endif

@@ -51,10 +51,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "la.h"
-#include "registry.h"
-#include "sap_model.h"
+#include "solvers/common.h"
+#include "core/la.h"
+#include "solvers/registry.h"
+#include "core/sap_model.h"
 
 static const ncp_param_doc sap_params[] = {
     {"beta", NCP_SAP_BETA,

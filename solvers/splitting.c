@@ -1,12 +1,12 @@
 /* seed 004 Alg. 5 (see splitting.h). */
-#include "splitting.h"
+#include "solvers/splitting.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "la.h"
+#include "solvers/common.h"
+#include "core/la.h"
 
 void ncp_split_defaults(ncp_split_opts *o)
 {

@@ -42,8 +42,8 @@
 #ifndef NCP_SPLITTING_H
 #define NCP_SPLITTING_H
 
-#include "local_contact.h"
-#include "solver.h"
+#include "solvers/local_contact.h"
+#include "solve/solver.h"
 
 enum {
     NCP_SPLIT_PCCP = 0, /* Alg. 2 */

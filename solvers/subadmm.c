@@ -67,8 +67,8 @@
  * Needs: primal (A, b, J, e) and the subsystem structure. Solves the NCP (strict operator, no
  * relaxation). Ablations with the same core: admm-nosub (eq. 28), admm-nobody (no body split).
  */
-#include "registry.h"
-#include "subadmm_core.h"
+#include "solvers/registry.h"
+#include "solvers/subadmm_core.h"
 
 static int subadmm_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {

@@ -11,7 +11,7 @@
  * bitwise the same numbers for any number of threads (no reduction whose order depends on the
  * schedule: the maxima of eq. 42 are taken serially over per-item values afterwards).
  */
-#include "subadmm_core.h"
+#include "solvers/subadmm_core.h"
 
 #include <float.h>
 #include <math.h>
@@ -21,10 +21,10 @@
 #include <omp.h>
 #endif
 
-#include "al_common.h"
-#include "common.h"
-#include "la.h"
-#include "registry.h"
+#include "solvers/al_common.h"
+#include "solvers/common.h"
+#include "core/la.h"
+#include "solvers/registry.h"
 
 /* ====================== workspace ====================== */
 

@@ -18,7 +18,7 @@
 #ifndef NCP_SUBADMM_CORE_H
 #define NCP_SUBADMM_CORE_H
 
-#include "solver.h"
+#include "solve/solver.h"
 
 typedef enum ncp_subadmm_variant {
     NCP_SUBADMM_BODY = 0,   /* subadmm */

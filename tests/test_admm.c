@@ -25,12 +25,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "la.h"
-#include "metrics.h"
-#include "registry.h"
+#include "solve/harness.h"
+#include "core/la.h"
+#include "metrics/metrics.h"
+#include "solvers/registry.h"
 #include "tcheck.h"
 #include "testutil.h"
+#include "solve/params.h"
 
 static const ncp_solver_desc *S_ADMM, *S_FADMM, *S_PGS;
 

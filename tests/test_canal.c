@@ -34,12 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "al_common.h"
-#include "canal.h"
-#include "harness.h"
-#include "la.h"
-#include "metrics.h"
-#include "registry.h"
+#include "solvers/al_common.h"
+#include "solvers/canal.h"
+#include "solve/harness.h"
+#include "core/la.h"
+#include "metrics/metrics.h"
+#include "solvers/registry.h"
 #include "tcheck.h"
 #include "testutil.h"
 

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cone.h"
+#include "core/cone.h"
 #include "tcheck.h"
 #include "testutil.h"
 

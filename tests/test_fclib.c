@@ -12,9 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "tcheck.h"
 #include "testutil.h"
+#include "store/fclib_io.h"
 
 static char dir[256];
 

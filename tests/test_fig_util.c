@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fig_util.h"
+#include "figures/fig_util.h"
 #include "tcheck.h"
 #include "testutil.h"
 

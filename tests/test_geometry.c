@@ -7,18 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cases.h"
-#include "collision.h"
-#include "harness.h"
-#include "scene.h"
-#include "sdf.h"
-#include "sdf_contact.h"
-#include "spatial.h"
-#include "store.h"
+#include "capture/driver.h"
+#include "scene/cases.h"
+#include "geometry/collision.h"
+#include "solve/harness.h"
+#include "scene/scene.h"
+#include "geometry/sdf.h"
+#include "geometry/sdf_contact.h"
+#include "core/spatial.h"
+#include "store/store.h"
 #include "tcheck.h"
 #include "testutil.h"
-#include "world.h"
-#include "clock.h"
+#include "sim/world.h"
+#include "util/clock.h"
+#include "solvers/registry.h"
+#include "capture/capture.h"
+#include "geometry/contact.h"
+#include "geometry/sdf_revolved.h"
+#include "geometry/sdf_thread.h"
+#include "sim/step.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -371,7 +378,7 @@ static void test_boltnut_cases(void)
 {
     ncp_error err = {0};
     ncp_scene *sc = NULL;
-    CHECK_OK(ncp_scene_load("scenes/boltnut.json", &sc, &err), &err);
+    CHECK_OK(ncp_scene_load("scenes/boltnut.json", ncp_registry_catalog(), &sc, &err), &err);
     if (!sc) return;
     const ncp_bench_cfg *bc = ncp_scene_bench(sc);
     CHECK(strcmp(bc->capture, "cases") == 0);
@@ -379,7 +386,7 @@ static void test_boltnut_cases(void)
     ncp_capture_opts o = {0};
     o.seed = 1;
     count_ctx cc = {0, 1 << 30, 0, INFINITY};
-    CHECK_OK(ncp_scene_capture(sc, &o, count_fn, &cc, &err), &err);
+    CHECK_OK(ncp_capture_scene(sc, &o, count_fn, &cc, &err), &err);
     CHECK(cc.n == 100);
     CHECK(cc.minc >= 30 && cc.maxc <= 120);
     CHECK(cc.gmin > -1e-3); /* settled, not interpenetrating */
@@ -396,7 +403,7 @@ static long capture_file(const char *scene, uint64_t seed, int ncases, const cha
     ncp_scene *sc = NULL;
     ncp_store *st = NULL;
     *bytes = NULL;
-    CHECK_OK(ncp_scene_load(scene, &sc, &err), &err);
+    CHECK_OK(ncp_scene_load(scene, ncp_registry_catalog(), &sc, &err), &err);
     if (!sc) return -1;
     CHECK_OK(ncp_store_create(path, ncp_scene_name(sc), ncp_scene_text(sc), seed, &st, &err), &err);
     if (!st) {
@@ -406,7 +413,7 @@ static long capture_file(const char *scene, uint64_t seed, int ncases, const cha
     ncp_capture_opts o = {0};
     o.seed = seed;
     o.steps = ncases;
-    CHECK_OK(ncp_scene_capture(sc, &o, store_fn, st, &err), &err);
+    CHECK_OK(ncp_capture_scene(sc, &o, store_fn, st, &err), &err);
     CHECK_OK(ncp_store_close(st, &err), &err);
     ncp_scene_free(sc);
     FILE *f = fopen(path, "rb");
@@ -459,7 +466,9 @@ static ncp_world *simulate(ncp_scene *sc, const char *driver, double tol, int ma
     ncp_world *w = NULL;
     CHECK_OK(ncp_world_create(ncp_scene_model(sc), &w, &err), &err);
     if (!w) return NULL;
-    ncp_step_opts so = {ncp_solver_find(driver), NULL, {tol, max_iter, 0.0}, 1, NULL};
+    ncp_driver so_drv = {ncp_solver_find(driver), NULL, {tol, max_iter, 0.0}, NULL};
+    ncp_step_opts so;
+    ncp_driver_step_opts(&so_drv, 1, &so);
     CHECK(so.driver != NULL);
     for (int k = 0; k < steps && so.driver; k++) {
         ncp_step_info info;
@@ -485,7 +494,7 @@ static void test_nut_rests(void)
         " \"kind\": \"bolt\", \"material\": \"steel\"}]},"
         " {\"name\": \"nut\", \"type\": \"dynamic\", \"density\": 7850, \"position\": [0, 0, 0.0498845],"
         " \"shapes\": [{\"type\": \"sdf\", \"kind\": \"nut\", \"material\": \"steel\"}]}]}";
-    CHECK_OK(ncp_scene_parse(json, "nut-rests", &sc, &err), &err);
+    CHECK_OK(ncp_scene_parse(json, "nut-rests", ncp_registry_catalog(), &sc, &err), &err);
     if (!sc) return;
     gap_ctx gc = {INFINITY, 0};
     ncp_world *w = simulate(sc, "canal", 1e-10, 100, 480, &gc);
@@ -512,7 +521,7 @@ static void test_dish_stack(void)
 {
     ncp_error err = {0};
     ncp_scene *sc = NULL;
-    CHECK_OK(ncp_scene_load("scenes/dishes.json", &sc, &err), &err);
+    CHECK_OK(ncp_scene_load("scenes/dishes.json", ncp_registry_catalog(), &sc, &err), &err);
     if (!sc) return;
     ncp_world *w0 = NULL;
     CHECK_OK(ncp_world_create(ncp_scene_model(sc), &w0, &err), &err);
@@ -543,7 +552,7 @@ static void test_pouring(void)
 {
     ncp_error err = {0};
     ncp_scene *sc = NULL;
-    CHECK_OK(ncp_scene_load("scenes/pouring-sweep/pouring-9.json", &sc, &err), &err);
+    CHECK_OK(ncp_scene_load("scenes/pouring-sweep/pouring-9.json", ncp_registry_catalog(), &sc, &err), &err);
     if (!sc) return;
     gap_ctx gc = {INFINITY, 0};
     ncp_world *w = simulate(sc, "pgs", 1e-6, 200, 720, &gc);
@@ -574,7 +583,7 @@ static void expect_error(const char *json, const char *needle)
 {
     ncp_error err = {0};
     ncp_scene *sc = NULL;
-    int rc = ncp_scene_parse(json, "bad.json", &sc, &err);
+    int rc = ncp_scene_parse(json, "bad.json", ncp_registry_catalog(), &sc, &err);
     CHECK(rc == NCP_ERR_INPUT);
     CHECK(sc == NULL);
     CHECK(strstr(err.msg, needle) != NULL);

@@ -5,10 +5,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
-#include "harness.h"
+#include "util/clock.h"
+#include "solve/harness.h"
 #include "tcheck.h"
 #include "testutil.h"
+#include "solve/params.h"
 
 /* Spins for about `ms` of wall time (the solver's "work"). */
 static void spin(double ms)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "la.h"
+#include "core/la.h"
 #include "tcheck.h"
 #include "testutil.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "metrics/metrics.h"
 #include "tcheck.h"
 #include "testutil.h"
 
@@ -689,7 +689,7 @@ static void ref_sap(const ncp_problem *p, const double *D, const double *lambda,
 
 static void check_same(const ncp_metrics *a, const ncp_metrics *b, double tol)
 {
-    double va[32], vb[32];
+    double va[NCP_NMETRICS], vb[NCP_NMETRICS];
     ncp_metrics_values(a, va);
     ncp_metrics_values(b, vb);
     for (int i = 0; i < ncp_metrics_count(); i++) {
@@ -893,7 +893,7 @@ static void test_nan(void)
     if (ws) {
         ncp_metrics mt;
         CHECK(ncp_metrics_eval(ws, l, &mt, &err) == NCP_OK);
-        double v[32];
+        double v[NCP_NMETRICS];
         ncp_metrics_values(&mt, v);
         for (int i = 0; i < ncp_metrics_count(); i++) CHECK(isnan(v[i]));
         /* Inf also yields NaN everywhere (no partial numbers for a diverged iterate) */

@@ -10,20 +10,29 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "assemble.h"
-#include "collision.h"
-#include "scene.h"
-#include "spatial.h"
-#include "store.h"
+#include "capture/driver.h"
+#include "sim/assemble.h"
+#include "geometry/collision.h"
+#include "scene/scene.h"
+#include "core/spatial.h"
+#include "store/store.h"
 #include "tcheck.h"
 #include "testutil.h"
-#include "world.h"
+#include "sim/world.h"
+#include "solvers/registry.h"
+#include "capture/capture.h"
+#include "geometry/contact.h"
+#include "sim/collide.h"
+#include "sim/controllers.h"
+#include "sim/dynamics.h"
+#include "sim/kinematics.h"
+#include "sim/step.h"
 
 static ncp_scene *parse(const char *json)
 {
     ncp_error err = {0};
     ncp_scene *s = NULL;
-    CHECK_OK(ncp_scene_parse(json, "test", &s, &err), &err);
+    CHECK_OK(ncp_scene_parse(json, "test", ncp_registry_catalog(), &s, &err), &err);
     return s;
 }
 
@@ -31,7 +40,7 @@ static ncp_scene *load(const char *path)
 {
     ncp_error err = {0};
     ncp_scene *s = NULL;
-    CHECK_OK(ncp_scene_load(path, &s, &err), &err);
+    CHECK_OK(ncp_scene_load(path, ncp_registry_catalog(), &s, &err), &err);
     return s;
 }
 
@@ -310,7 +319,9 @@ static void test_jacobian(void)
 static int run(ncp_world *w, const char *driver, int steps, ncp_step_info *last)
 {
     ncp_error err = {0};
-    ncp_step_opts o = {ncp_solver_find(driver), NULL, {1e-10, 200, 0.0}, 1, NULL};
+    ncp_driver o_drv = {ncp_solver_find(driver), NULL, {1e-10, 200, 0.0}, NULL};
+    ncp_step_opts o;
+    ncp_driver_step_opts(&o_drv, 1, &o);
     CHECK(o.driver != NULL);
     if (!o.driver) return 1;
     for (int k = 0; k < steps; k++) {
@@ -729,7 +740,7 @@ static void test_bad_robots(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ncp_error err = {0};
         ncp_scene *s = NULL;
-        int rc = ncp_scene_parse(cases[i].json, "test", &s, &err);
+        int rc = ncp_scene_parse(cases[i].json, "test", ncp_registry_catalog(), &s, &err);
         CHECK(rc == NCP_ERR_INPUT && s == NULL);
         if (!strstr(err.msg, cases[i].msg)) {
             fprintf(stderr, "case %zu: message\n  %s\nlacks\n  %s\n", i, err.msg, cases[i].msg);
@@ -808,7 +819,7 @@ static void structure_case(ncp_scene *s, const char *label, const char *path, in
     sink sk = {NULL, 0};
     CHECK_OK(ncp_store_create(path, ncp_scene_name(s), ncp_scene_text(s), 1, &sk.st, &err), &err);
     ncp_capture_opts o = {1, 1, 0, NULL, NULL};
-    CHECK_OK(ncp_scene_capture(s, &o, to_store, &sk, &err), &err);
+    CHECK_OK(ncp_capture_scene(s, &o, to_store, &sk, &err), &err);
     CHECK_OK(ncp_store_close(sk.st, &err), &err);
     ncp_problem *pr = NULL;
     int n = 0;

@@ -7,13 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assemble.h"
-#include "collision.h"
-#include "scene.h"
-#include "spatial.h"
+#include "capture/driver.h"
+#include "sim/assemble.h"
+#include "geometry/collision.h"
+#include "scene/scene.h"
+#include "core/spatial.h"
 #include "tcheck.h"
 #include "testutil.h"
-#include "world.h"
+#include "sim/world.h"
+#include "solvers/registry.h"
+#include "capture/capture.h"
+#include "geometry/contact.h"
+#include "sim/collide.h"
+#include "sim/kinematics.h"
+#include "sim/step.h"
 
 static const double G = 9.81, H = 1.0 / 240.0, PI = 3.14159265358979323846;
 
@@ -23,7 +30,7 @@ static ncp_scene *parse(const char *json)
 {
     ncp_error err = {0};
     ncp_scene *s = NULL;
-    CHECK_OK(ncp_scene_parse(json, "test", &s, &err), &err);
+    CHECK_OK(ncp_scene_parse(json, "test", ncp_registry_catalog(), &s, &err), &err);
     return s;
 }
 
@@ -702,7 +709,9 @@ static void test_jacobian(void)
 static int run(ncp_world *w, const char *driver, int steps, double tol, int *max_iter_hits)
 {
     ncp_error err = {0};
-    ncp_step_opts o = {ncp_solver_find(driver), NULL, {tol, 200, 0.0}, 1, NULL};
+    ncp_driver o_drv = {ncp_solver_find(driver), NULL, {tol, 200, 0.0}, NULL};
+    ncp_step_opts o;
+    ncp_driver_step_opts(&o_drv, 1, &o);
     CHECK(o.driver != NULL);
     if (!o.driver) return 1;
     for (int k = 0; k < steps; k++) {
@@ -964,12 +973,12 @@ static void test_capture(void)
     /* box-on-plane quick capture: names, provenance, validity, and the dual from the primal */
     ncp_error err = {0};
     ncp_scene *s = NULL;
-    CHECK_OK(ncp_scene_load("scenes/box-on-plane.json", &s, &err), &err);
+    CHECK_OK(ncp_scene_load("scenes/box-on-plane.json", ncp_registry_catalog(), &s, &err), &err);
     if (!s) return;
     cap_store cs;
     memset(&cs, 0, sizeof cs);
     ncp_capture_opts o = {42, 1, 0, NULL, NULL};
-    CHECK_OK(ncp_scene_capture(s, &o, keep, &cs, &err), &err);
+    CHECK_OK(ncp_capture_scene(s, &o, keep, &cs, &err), &err);
     const ncp_bench_cfg *bc = ncp_scene_bench(s);
     CHECK(cs.n == bc->quick_steps);
     for (int i = 0; i < cs.n; i++) {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "ncp_config.h"
-#include "plot.h"
+#include "bench/plot.h"
 #include "tcheck.h"
 
 #define TOL 1e-9

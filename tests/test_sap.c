@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "la.h"
-#include "metrics.h"
-#include "registry.h"
-#include "sap_model.h"
+#include "solve/harness.h"
+#include "core/la.h"
+#include "metrics/metrics.h"
+#include "solvers/registry.h"
+#include "core/sap_model.h"
 #include "tcheck.h"
 #include "testutil.h"
 

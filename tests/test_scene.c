@@ -5,9 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scene.h"
+#include "scene/scene.h"
 #include "tcheck.h"
-#include "world.h"
+#include "sim/world.h"
+#include "solvers/registry.h"
+#include "capture/capture.h"
 
 /* A valid scene; the broken variants below replace one piece of it. */
 #define HEAD "{\"name\":\"t\",\"timestep\":0.01,\"duration\":1,"
@@ -123,13 +125,13 @@ static void test_validation(void)
     ncp_scene *s = NULL;
     /* the base text is valid: each broken case differs from it in one place */
     ncp_error_clear(&err);
-    CHECK_OK(ncp_scene_parse(GOOD, "test.json", &s, &err), &err);
+    CHECK_OK(ncp_scene_parse(GOOD, "test.json", ncp_registry_catalog(), &s, &err), &err);
     ncp_scene_free(s);
     int n = (int)(sizeof cases / sizeof cases[0]);
     for (int i = 0; i < n; i++) {
         ncp_error_clear(&err);
         s = NULL;
-        int rc = ncp_scene_parse(cases[i].json, "test.json", &s, &err);
+        int rc = ncp_scene_parse(cases[i].json, "test.json", ncp_registry_catalog(), &s, &err);
         CHECK(rc == NCP_ERR_INPUT);
         CHECK(err.code == NCP_ERR_INPUT);
         CHECK(s == NULL);
@@ -145,7 +147,7 @@ static void test_validation(void)
 
     /* files: a missing file and a malformed one name the file */
     ncp_error_clear(&err);
-    CHECK(ncp_scene_load("/nonexistent/scene.json", &s, &err) == NCP_ERR_INPUT);
+    CHECK(ncp_scene_load("/nonexistent/scene.json", ncp_registry_catalog(), &s, &err) == NCP_ERR_INPUT);
     CHECK(strstr(err.msg, "/nonexistent/scene.json: cannot open scene file") != NULL);
     char path[] = "/tmp/ncp_test_scene_XXXXXX";
     int fd = mkstemp(path);
@@ -155,7 +157,7 @@ static void test_validation(void)
         CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
         close(fd);
         ncp_error_clear(&err);
-        CHECK(ncp_scene_load(path, &s, &err) == NCP_ERR_INPUT);
+        CHECK(ncp_scene_load(path, ncp_registry_catalog(), &s, &err) == NCP_ERR_INPUT);
         char expect[128];
         snprintf(expect, sizeof expect, "%s: line 4, column 3: malformed JSON", path);
         CHECK(strstr(err.msg, expect) != NULL);
@@ -178,7 +180,7 @@ static void test_materials(void)
                  "\"bodies\":[" GROUND "]}", rules[r]);
         ncp_error err = {0};
         ncp_scene *s = NULL;
-        CHECK_OK(ncp_scene_parse(json, "test.json", &s, &err), &err);
+        CHECK_OK(ncp_scene_parse(json, "test.json", ncp_registry_catalog(), &s, &err), &err);
         if (!s) continue;
         const ncp_model *m = ncp_scene_model(s);
         CHECK(m->nmaterials == 4 && strcmp(m->materials[0].name, "default") == 0);
@@ -207,7 +209,7 @@ static void test_shipped_scenes(void)
         snprintf(path, sizeof path, "scenes/%s.json", names[i]);
         ncp_error err = {0};
         ncp_scene *s = NULL;
-        CHECK_OK(ncp_scene_load(path, &s, &err), &err);
+        CHECK_OK(ncp_scene_load(path, ncp_registry_catalog(), &s, &err), &err);
         if (!s) continue;
         CHECK(strcmp(ncp_scene_name(s), names[i]) == 0);
         CHECK_NEAR(ncp_scene_timestep(s), 1.0 / 240.0, 1e-15);
@@ -226,7 +228,7 @@ static void test_shipped_scenes(void)
     /* the sphere stack really has the 1 : 100 : 10000 mass ratio, bottom to top */
     ncp_error err = {0};
     ncp_scene *s = NULL;
-    CHECK_OK(ncp_scene_load("scenes/sphere-stack.json", &s, &err), &err);
+    CHECK_OK(ncp_scene_load("scenes/sphere-stack.json", ncp_registry_catalog(), &s, &err), &err);
     if (s) {
         const ncp_model *m = ncp_scene_model(s);
         CHECK(m->nbodies == 4 && m->ndynamic == 3 && m->nv == 18);
@@ -235,7 +237,7 @@ static void test_shipped_scenes(void)
         ncp_scene_free(s);
     }
     /* the incline is steeper than its friction angle, so the block slides */
-    CHECK_OK(ncp_scene_load("scenes/incline.json", &s, &err), &err);
+    CHECK_OK(ncp_scene_load("scenes/incline.json", ncp_registry_catalog(), &s, &err), &err);
     if (s) {
         const ncp_model *m = ncp_scene_model(s);
         double q0 = m->bodies[0].quat0[0], theta = 2.0 * acos(q0);
@@ -331,12 +333,12 @@ static void test_capture_determinism(void)
         snprintf(path, sizeof path, "scenes/%s.json", names[sc]);
         ncp_error err = {0};
         ncp_scene *s = NULL;
-        CHECK_OK(ncp_scene_load(path, &s, &err), &err);
+        CHECK_OK(ncp_scene_load(path, ncp_registry_catalog(), &s, &err), &err);
         if (!s) continue;
         run r1 = {0}, r2 = {0}, r3 = {0};
         ncp_capture_opts o = {2024, 1, 0, NULL, NULL};
-        CHECK_OK(ncp_scene_capture(s, &o, keep, &r1, &err), &err);
-        CHECK_OK(ncp_scene_capture(s, &o, keep, &r2, &err), &err);
+        CHECK_OK(ncp_capture_scene(s, &o, keep, &r1, &err), &err);
+        CHECK_OK(ncp_capture_scene(s, &o, keep, &r2, &err), &err);
         CHECK(r1.n == ncp_scene_bench(s)->quick_steps && r1.n == r2.n);
         int same = r1.n == r2.n;
         for (int i = 0; same && i < r1.n; i++) same &= same_problem(&r1.probs[i], &r2.probs[i], 0);
@@ -344,7 +346,7 @@ static void test_capture_determinism(void)
         /* another seed: only the provenance changes (the rigid-body trajectory draws no random
          * numbers) */
         o.seed = 2025;
-        CHECK_OK(ncp_scene_capture(s, &o, keep, &r3, &err), &err);
+        CHECK_OK(ncp_capture_scene(s, &o, keep, &r3, &err), &err);
         same = r1.n == r3.n;
         for (int i = 0; same && i < r1.n; i++) same &= same_problem(&r1.probs[i], &r3.probs[i], 1);
         CHECK(same);
@@ -355,18 +357,18 @@ static void test_capture_determinism(void)
 
         /* options: a steps override, another driver, an unknown driver, an interrupt */
         ncp_capture_opts o2 = {1, 0, 3, "pgs", NULL};
-        CHECK_OK(ncp_scene_capture(s, &o2, keep, &r1, &err), &err);
+        CHECK_OK(ncp_capture_scene(s, &o2, keep, &r1, &err), &err);
         CHECK(r1.n == 3);
         for (int i = 0; i < r1.n; i++) CHECK(strcmp(r1.probs[i].driver, "pgs") == 0);
         free_run(&r1);
         ncp_capture_opts o3 = {1, 1, 0, "no-such-solver", NULL};
         ncp_error_clear(&err);
-        CHECK(ncp_scene_capture(s, &o3, keep, &r1, &err) == NCP_ERR_INPUT);
+        CHECK(ncp_capture_scene(s, &o3, keep, &r1, &err) == NCP_ERR_INPUT);
         CHECK(strstr(err.msg, "no-such-solver") != NULL);
         volatile int stop = 1;
         ncp_capture_opts o4 = {1, 1, 0, NULL, &stop};
         ncp_error_clear(&err);
-        CHECK_OK(ncp_scene_capture(s, &o4, keep, &r1, &err), &err);
+        CHECK_OK(ncp_capture_scene(s, &o4, keep, &r1, &err), &err);
         CHECK(r1.n == 0);
         free_run(&r1);
         ncp_scene_free(s);

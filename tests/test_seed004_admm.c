@@ -29,11 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "harness.h"
-#include "la.h"
-#include "metrics.h"
-#include "registry.h"
+#include "solvers/common.h"
+#include "solve/harness.h"
+#include "core/la.h"
+#include "metrics/metrics.h"
+#include "solvers/registry.h"
 #include "tcheck.h"
 #include "testutil.h"
 

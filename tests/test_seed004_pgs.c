@@ -33,14 +33,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "la.h"
-#include "local_contact.h"
-#include "metrics.h"
-#include "registry.h"
-#include "scene.h"
+#include "solve/harness.h"
+#include "core/la.h"
+#include "solvers/local_contact.h"
+#include "metrics/metrics.h"
+#include "solvers/registry.h"
+#include "scene/scene.h"
 #include "tcheck.h"
 #include "testutil.h"
+#include "solve/params.h"
+#include "capture/capture.h"
 
 static const double PI = 3.14159265358979323846;
 
@@ -908,11 +910,11 @@ static void test_quadruped_captured(void)
     ncp_error err;
     ncp_error_clear(&err);
     ncp_scene *sc = NULL;
-    CHECK_OK(ncp_scene_load("scenes/quadruped.json", &sc, &err), &err);
+    CHECK_OK(ncp_scene_load("scenes/quadruped.json", ncp_registry_catalog(), &sc, &err), &err);
     if (!sc) return;
     quad_ctx q = {0, 0, 0, 0.0};
     ncp_capture_opts o = {1, 0, 40, NULL, NULL};
-    CHECK_OK(ncp_scene_capture(sc, &o, quad_problem, &q, &err), &err);
+    CHECK_OK(ncp_capture_scene(sc, &o, quad_problem, &q, &err), &err);
     ncp_scene_free(sc);
     printf("raisim-ds on quadruped steps 0-39: %d/%d problems with contacts solved to 1e-8 "
            "(worst natural map %.3g)\n",

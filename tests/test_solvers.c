@@ -26,12 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "la.h"
-#include "metrics.h"
-#include "registry.h"
+#include "solve/harness.h"
+#include "core/la.h"
+#include "metrics/metrics.h"
+#include "solvers/registry.h"
 #include "tcheck.h"
 #include "testutil.h"
+#include "solve/params.h"
 
 /* The independent checks (own cone projection, own u, the NCP's sign / complementarity
  * conditions; no cone.h / metrics code) are tutil_ref_check (testutil.h). */

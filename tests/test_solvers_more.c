@@ -27,10 +27,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness.h"
-#include "la.h"
-#include "metrics.h"
-#include "registry.h"
+#include "solve/harness.h"
+#include "core/la.h"
+#include "metrics/metrics.h"
+#include "solvers/registry.h"
 #include "tcheck.h"
 #include "testutil.h"
 

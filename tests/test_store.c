@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include "ncp_config.h"
-#include "store.h"
+#include "store/store.h"
 #include "tcheck.h"
 #include "testutil.h"
+#include "store/solutions.h"
 
 static char dir[256];
 

@@ -37,14 +37,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
-#include "la.h"
-#include "metrics.h"
-#include "registry.h"
-#include "scene.h"
-#include "subadmm_core.h"
+#include "solve/harness.h"
+#include "core/la.h"
+#include "metrics/metrics.h"
+#include "solvers/registry.h"
+#include "scene/scene.h"
+#include "solvers/subadmm_core.h"
 #include "tcheck.h"
 #include "testutil.h"
+#include "capture/capture.h"
 
 static const ncp_solver_desc *S_SUB, *S_NOSUB, *S_NOBODY, *S_NSN, *S_CANAL;
 
@@ -265,10 +266,10 @@ static void capture(const char *path, cap *c)
     ncp_error err = {0};
     ncp_scene *s = NULL;
     memset(c, 0, sizeof *c);
-    CHECK_OK(ncp_scene_load(path, &s, &err), &err);
+    CHECK_OK(ncp_scene_load(path, ncp_registry_catalog(), &s, &err), &err);
     if (!s) return;
     ncp_capture_opts o = {1, 1, 0, NULL, NULL};
-    CHECK_OK(ncp_scene_capture(s, &o, keep, c, &err), &err);
+    CHECK_OK(ncp_capture_scene(s, &o, keep, c, &err), &err);
     ncp_scene_free(s);
 }
 

@@ -2,9 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "la.h"
+#include "core/la.h"
 #include "tcheck.h"
 #include "testutil.h"
+#include "solve/params.h"
 
 int tcheck_failures = 0;
 int tcheck_checks = 0;

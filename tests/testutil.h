@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "harness.h"
-#include "problem.h"
+#include "solve/harness.h"
+#include "core/problem.h"
 
 /* Deterministic RNG (splitmix64) for tests. */
 typedef struct { uint64_t s; } trng;

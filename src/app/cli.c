@@ -1,0 +1,627 @@
+/* The ncpbench command line (cli.h). Each subcommand validates every input before it creates
+ * any output, so bad input leaves nothing behind. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/check.h"
+#include "app/cli.h"
+#include "util/fsutil.h"
+#include "ncp_config.h"
+#include "bench/pipeline.h"
+#include "figures/figures.h"
+#include "bench/plot.h"
+#include "store/store.h"
+#include "solvers/registry.h"
+#include "store/fclib_io.h"
+#include "solve/params.h"
+#include "capture/capture.h"
+
+#define EXIT_CHECK_FAILED 1
+#define EXIT_BAD_INPUT 2
+#define EXIT_FAILURE_IO 3
+#define EXIT_INTERRUPTED 130
+
+static const char *COMMON_HELP =
+    "Common options:\n"
+    "  --solvers a,b       solvers to run (default: the scene's list, else every registered one)\n"
+    "  --tol X             tolerance on the stopping metric (default: scene, else 1e-8)\n"
+    "  --max-iter N        iteration budget per solve (default: scene, else 1000)\n"
+    "  --budget-ms X       solver-time budget per solve in ms, setup included (default: none)\n"
+    "  --stop-metric NAME  metric compared with --tol (default natural_map_rel_acary;\n"
+    "                      see `ncpbench list metrics`)\n"
+    "  --param S.NAME=X    solver parameter, e.g. --param pgs.omega=1.2 (repeatable)\n"
+    "  --seed N            seed for everything random (default 1)\n"
+    "  --out DIR           output directory\n"
+    "  --quick             small sizes (the scene's quick_steps), for CI\n"
+    "  -j N                solve N problem x solver pairs in parallel threads (default 1;\n"
+    "                      timings are only comparable with -j 1)\n"
+    "  --no-traces         do not write traces.csv (and no figures)\n"
+    "  --no-figures        do not run gnuplot\n"
+    "  --no-progress       no progress bar (it is shown only on a terminal anyway)\n";
+
+static void usage_main(FILE *f)
+{
+    fprintf(f,
+            "ncpbench %s — benchmark contact solvers on captured robot-simulation problems\n\n"
+            "Usage: ncpbench COMMAND [options]\n\n"
+            "Commands:\n"
+            "  run SCENE           capture the scene, solve every problem with every solver,\n"
+            "                      write metrics, traces, solutions and figures\n"
+            "  capture SCENE -o F  only capture the scene's problems into the HDF5 file F\n"
+            "  solve FILE...       solve problems from our HDF5 files or plain FCLib files\n"
+            "  plot DIR            (re)draw the figures of an output directory\n"
+            "  list [WHAT]         list solvers (with their source), metrics and scenes\n"
+            "  export --fclib DIR FILE...  write every problem as a plain FCLib file\n"
+            "  check BASELINE      rerun the baseline's quick scenes, compare, exit 1 on regression\n"
+            "  figures [...]       regenerate the papers' figures and tables, performance profiles\n\n"
+            "`ncpbench COMMAND --help` describes each command. Exit codes: 0 success, 1 check\n"
+            "found regressions, 2 bad input or usage, 3 I/O or internal failure, 130 interrupted\n"
+            "(finished results are kept).\n",
+            NCP_VERSION);
+}
+
+typedef struct cli {
+    const char *cmd;
+    ncp_pipeline_opts po;
+    ncp_solver_params_entry params[NCP_MAX_BENCH_SOLVERS];
+    int nparams;
+    const char *output;   /* capture -o */
+    const char *fclib;    /* export --fclib */
+    const char *metric;   /* plot --metric */
+    int update;           /* check --update */
+    const char *pos[256];
+    int npos;
+} cli;
+
+static int bad(cli *c, const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "ncpbench %s: ", c->cmd);
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, "\n(see `ncpbench %s --help`)\n", c->cmd);
+    return EXIT_BAD_INPUT;
+}
+
+static int parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(x)) return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (errno || end == s || *end || x < lo || x > hi) return -1;
+    *out = x;
+    return 0;
+}
+
+static int add_param(cli *c, const char *spec)
+{
+    /* solver.name=value */
+    const char *dot = strchr(spec, '.'), *eq = strchr(spec, '=');
+    if (!dot || !eq || eq < dot || dot == spec || eq == dot + 1)
+        return bad(c, "--param: expected SOLVER.NAME=VALUE, got '%s'%s", spec, "");
+    char solver[32], name[48];
+    size_t ls = (size_t)(dot - spec), ln = (size_t)(eq - dot - 1);
+    if (ls >= sizeof solver || ln >= sizeof name)
+        return bad(c, "--param: name too long in '%s'%s", spec, "");
+    memcpy(solver, spec, ls);
+    solver[ls] = '\0';
+    memcpy(name, dot + 1, ln);
+    name[ln] = '\0';
+    double v;
+    if (parse_double(eq + 1, &v)) return bad(c, "--param %s: '%s' is not a finite number", spec, eq + 1);
+    int k = -1;
+    for (int i = 0; i < c->nparams; i++)
+        if (strcmp(c->params[i].solver, solver) == 0) k = i;
+    if (k < 0) {
+        if (c->nparams >= NCP_MAX_BENCH_SOLVERS) return bad(c, "too many --param solvers%s%s", "", "");
+        k = c->nparams++;
+        snprintf(c->params[k].solver, sizeof c->params[k].solver, "%s", solver);
+    }
+    ncp_error err = {0};
+    if (ncp_params_set(&c->params[k].params, name, v, &err)) return bad(c, "--param: %s%s", err.msg, "");
+    return 0;
+}
+
+/* Parses options shared by all commands; unknown options are errors. */
+static int parse_args(cli *c, int argc, char **argv, int *help)
+{
+    *help = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                          \
+    do {                                                                      \
+        if (!v) return bad(c, "option %s needs a value%s", a, "");            \
+        i++;                                                                  \
+    } while (0)
+        double d;
+        long l;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            *help = 1;
+        } else if (!strcmp(a, "--solvers")) {
+            NEED_VALUE();
+            c->po.solvers_csv = v;
+        } else if (!strcmp(a, "--tol")) {
+            NEED_VALUE();
+            if (parse_double(v, &d) || d < 0) return bad(c, "--tol: expected a number >= 0, got '%s'%s", v, "");
+            c->po.budget.tol = d;
+            c->po.tol_set = 1;
+        } else if (!strcmp(a, "--max-iter")) {
+            NEED_VALUE();
+            if (parse_int(v, 1, 100000000, &l)) return bad(c, "--max-iter: expected an integer >= 1, got '%s'%s", v, "");
+            c->po.budget.max_iter = (int)l;
+            c->po.max_iter_set = 1;
+        } else if (!strcmp(a, "--budget-ms")) {
+            NEED_VALUE();
+            if (parse_double(v, &d) || d <= 0) return bad(c, "--budget-ms: expected a number > 0, got '%s'%s", v, "");
+            c->po.budget.time_ms = d;
+            c->po.time_set = 1;
+        } else if (!strcmp(a, "--stop-metric")) {
+            NEED_VALUE();
+            c->po.stop_metric = v;
+        } else if (!strcmp(a, "--param")) {
+            NEED_VALUE();
+            int rc = add_param(c, v);
+            if (rc) return rc;
+        } else if (!strcmp(a, "--seed")) {
+            NEED_VALUE();
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(v, &end, 10);
+            if (errno || end == v || *end || v[0] == '-') return bad(c, "--seed: expected a non-negative integer, got '%s'%s", v, "");
+            c->po.seed = (uint64_t)s;
+        } else if (!strcmp(a, "--out")) {
+            NEED_VALUE();
+            c->po.out_dir = v;
+        } else if (!strcmp(a, "--quick")) {
+            c->po.quick = 1;
+        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+            NEED_VALUE();
+            if (parse_int(v, 1, 64, &l)) return bad(c, "-j: expected an integer in 1..64, got '%s'%s", v, "");
+            c->po.jobs = (int)l;
+        } else if (!strcmp(a, "--no-traces")) {
+            c->po.traces = 0;
+        } else if (!strcmp(a, "--no-figures")) {
+            c->po.figures = 0;
+        } else if (!strcmp(a, "--no-progress")) {
+            c->po.progress = 0;
+        } else if (!strcmp(a, "--driver")) {
+            NEED_VALUE();
+            c->po.driver = v;
+        } else if (!strcmp(a, "--steps")) {
+            NEED_VALUE();
+            if (parse_int(v, 1, 100000000, &l)) return bad(c, "--steps: expected an integer >= 1, got '%s'%s", v, "");
+            c->po.steps = (int)l;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            NEED_VALUE();
+            c->output = v;
+        } else if (!strcmp(a, "--fclib")) {
+            NEED_VALUE();
+            c->fclib = v;
+        } else if (!strcmp(a, "--metric")) {
+            NEED_VALUE();
+            c->metric = v;
+        } else if (!strcmp(a, "--update")) {
+            c->update = 1;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return bad(c, "unknown option '%s'%s", a, "");
+        } else {
+            if (c->npos >= (int)(sizeof c->pos / sizeof c->pos[0])) return bad(c, "too many arguments%s%s", "", "");
+            c->pos[c->npos++] = a;
+        }
+#undef NEED_VALUE
+    }
+    c->po.params = c->params;
+    c->po.nparams = c->nparams;
+    return 0;
+}
+
+static int exit_for(int rc)
+{
+    if (rc == NCP_ERR_INPUT) return EXIT_BAD_INPUT;
+    return EXIT_FAILURE_IO;
+}
+
+static int report(cli *c, const ncp_error *err)
+{
+    fprintf(stderr, "ncpbench %s: %s\n", c->cmd, err->msg[0] ? err->msg : "failed");
+    return exit_for(err->code ? err->code : NCP_ERR_INTERNAL);
+}
+
+static int cmd_run(cli *c, int help)
+{
+    if (help) {
+        printf("Usage: ncpbench run SCENE [options]\n\n"
+               "Simulates SCENE (JSON), captures every step's contact problem into\n"
+               "OUT/problems.h5, solves each with every selected solver under the budget, and\n"
+               "writes OUT/metrics.csv, OUT/traces.csv, OUT/solutions.h5, OUT/summary.json and\n"
+               "the figures OUT/residual_vs_time.{png,svg}, OUT/time_vs_iteration.{png,svg}.\n"
+               "OUT defaults to results/<scene name>.\n\n"
+               "  --driver NAME  solver that drives the trajectory (default: the scene's)\n"
+               "  --steps N      number of captured steps (default: the scene's)\n\n%s",
+               COMMON_HELP);
+        return 0;
+    }
+    if (c->npos != 1) return bad(c, "expected exactly one SCENE file, got %s argument(s)%s", c->npos ? "several" : "no", "");
+    ncp_bench_summary sum;
+    ncp_error err = {0};
+    int rc = ncp_pipeline_run_scene(c->pos[0], &c->po, &sum, NULL, 0, &err);
+    if (rc) return report(c, &err);
+    return sum.interrupted ? EXIT_INTERRUPTED : 0;
+}
+
+typedef struct count_sink {
+    void *store;
+    int n;
+} count_sink;
+
+static int capture_fn(void *ctx, const ncp_problem *p, ncp_error *err)
+{
+    count_sink *s = ctx;
+    s->n++;
+    return ncp_store_append((ncp_store *)s->store, p, err);
+}
+
+static int cmd_capture(cli *c, int help)
+{
+    if (help) {
+        printf("Usage: ncpbench capture SCENE -o FILE [--seed N] [--quick] [--steps N] "
+               "[--driver NAME]\n\n"
+               "Simulates SCENE and stores every captured contact problem in FILE (HDF5,\n"
+               "FCLib-compatible groups plus ncpbench's extras; see README.md).\n");
+        return 0;
+    }
+    if (c->npos != 1) return bad(c, "expected exactly one SCENE file%s%s", "", "");
+    if (!c->output) return bad(c, "missing -o FILE (where to write the problems)%s%s", "", "");
+    ncp_error err = {0};
+    ncp_scene *scene = NULL;
+    if (ncp_scene_load(c->pos[0], ncp_registry_catalog(), &scene, &err)) return report(c, &err);
+    if (c->po.driver && !ncp_solver_find(c->po.driver)) {
+        ncp_scene_free(scene);
+        return bad(c, "--driver: unknown solver '%s'%s", c->po.driver, "");
+    }
+    ncp_store *st = NULL;
+    if (ncp_store_create(c->output, ncp_scene_name(scene), ncp_scene_text(scene), c->po.seed, &st, &err)) {
+        ncp_scene_free(scene);
+        return report(c, &err);
+    }
+    count_sink sink = {st, 0};
+    ncp_capture_opts co = {c->po.seed, c->po.quick, c->po.steps, c->po.driver, c->po.interrupt};
+    int rc = ncp_capture_scene(scene, &co, capture_fn, &sink, &err);
+    ncp_scene_free(scene);
+    if (rc) {
+        ncp_store_abort(st);
+        return report(c, &err);
+    }
+    if (ncp_store_close(st, &err)) return report(c, &err);
+    printf("captured %d problems into %s\n", sink.n, c->output);
+    return c->po.interrupt && *c->po.interrupt ? EXIT_INTERRUPTED : 0;
+}
+
+/* Loads every file before anything is written; the problem names get the file's stem as a
+ * prefix when several files are given, so names stay unique. */
+static int load_all(cli *c, ncp_problem **out, int *nout, ncp_error *err)
+{
+    *out = NULL;
+    *nout = 0;
+    ncp_problem *all = NULL;
+    int n = 0;
+    for (int f = 0; f < c->npos; f++) {
+        ncp_problem *ps = NULL;
+        int k = 0;
+        int rc = ncp_load_problems(c->pos[f], &ps, &k, err);
+        if (rc) {
+            ncp_problems_free(all, n);
+            return rc;
+        }
+        ncp_problem *na = realloc(all, sizeof *na * (size_t)(n + k > 0 ? n + k : 1));
+        if (!na) {
+            ncp_problems_free(ps, k);
+            ncp_problems_free(all, n);
+            return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory loading problems");
+        }
+        all = na;
+        for (int i = 0; i < k; i++) {
+            all[n + i] = ps[i];
+            if (c->npos > 1) {
+                char stem[256], name[512];
+                ncp_path_stem(c->pos[f], stem, sizeof stem);
+                snprintf(name, sizeof name, "%s-%s", stem, ps[i].name ? ps[i].name : "p");
+                char *nn = ncp_strdup(err, name);
+                if (!nn) {
+                    ncp_problems_free(all, n + k);
+                    free(ps);
+                    return NCP_ERR_NOMEM;
+                }
+                free(all[n + i].name);
+                all[n + i].name = nn;
+            }
+        }
+        free(ps); /* the elements moved into `all` */
+        n += k;
+    }
+    *out = all;
+    *nout = n;
+    return NCP_OK;
+}
+
+static int cmd_solve(cli *c, int help)
+{
+    if (help) {
+        printf("Usage: ncpbench solve FILE... [options]\n\n"
+               "Solves every problem of the given files — ncpbench problems.h5 files or plain\n"
+               "FCLib files (fclib_local or fclib_global) — with every selected solver, and writes\n"
+               "the same outputs as `run` into --out (default results/solve).\n\n%s",
+               COMMON_HELP);
+        return 0;
+    }
+    if (c->npos < 1) return bad(c, "expected at least one problem FILE%s%s", "", "");
+    ncp_error err = {0};
+    ncp_problem *probs = NULL;
+    int n = 0;
+    if (load_all(c, &probs, &n, &err)) return report(c, &err);
+    if (n == 0) {
+        fprintf(stderr, "ncpbench solve: the given files hold no problem\n");
+        return EXIT_BAD_INPUT;
+    }
+    char source[2048] = "";
+    size_t used = 0;
+    for (int i = 0; i < c->npos && used < sizeof source; i++)
+        used += (size_t)snprintf(source + used, sizeof source - used, "%s%s", i ? " " : "", c->pos[i]);
+    ncp_bench_summary sum;
+    int rc = ncp_pipeline_solve(probs, n, source, &c->po, &sum, &err);
+    ncp_problems_free(probs, n);
+    if (rc) return report(c, &err);
+    return sum.interrupted ? EXIT_INTERRUPTED : 0;
+}
+
+static int cmd_plot(cli *c, int help)
+{
+    if (help) {
+        printf("Usage: ncpbench plot DIR [--metric NAME]\n\n"
+               "Redraws DIR/residual_vs_time.{png,svg} and DIR/time_vs_iteration.{png,svg} from\n"
+               "DIR/traces.csv with gnuplot (median and interquartile band over problems, one\n"
+               "curve per solver). --metric chooses the residual (default al_residual).\n");
+        return 0;
+    }
+    if (c->npos != 1) return bad(c, "expected exactly one output DIR%s%s", "", "");
+    if (c->metric && ncp_metrics_index(c->metric) < 0) return bad(c, "--metric: unknown metric '%s'%s", c->metric, "");
+    ncp_error err = {0};
+    int rc = ncp_plot_dir(c->pos[0], NULL, c->metric, &err);
+    if (rc == NCP_PLOT_SKIPPED) {
+        fprintf(stderr, "ncpbench plot: %s\n", err.msg);
+        return 0;
+    }
+    if (rc) return report(c, &err);
+    printf("figures written to %s\n", c->pos[0]);
+    return 0;
+}
+
+static void list_solvers(void)
+{
+    printf("Solvers (%d):\n", ncp_solver_count());
+    for (int i = 0; i < ncp_solver_count(); i++) {
+        const ncp_solver_desc *d = ncp_solver_at(i);
+        printf("  %-14s %s\n", d->name, d->summary);
+        printf("  %-14s source: %s\n", "", d->source);
+        printf("  %-14s needs: %s%s%s; solves the %s; file %s\n", "",
+               d->needs & NCP_NEEDS_DUAL ? "dual " : "", d->needs & NCP_NEEDS_PRIMAL ? "primal " : "",
+               d->needs & NCP_NEEDS_STRUCTURE ? "structure " : "", d->ccp ? "CCP relaxation" : "NCP",
+               d->file);
+        for (const ncp_param_doc *p = d->params; p && p->name; p++)
+            printf("  %-14s   param %s = %g: %s\n", "", p->name, p->def, p->doc);
+    }
+}
+
+static void list_metrics(void)
+{
+    static const char *doc[] = {
+        "seed 000 §VII: ||lambda - T_strict(lambda - u)|| over contact rows / #contacts",
+        "same over non-contact rows (their own T), not divided",
+        "||F||_2, F = lambda - Pi_K(lambda - (u + Gamma(u))) (natural map)",
+        "||F||_inf (seed 004 eq. 176)",
+        "||F||_2 / ||v_f||_2 (Acary et al. 2018)",
+        "||F||_2 / max(||v_f||, ||lambda||, ||u||) (Siconos >= 4.4)",
+        "||F||_2 / (1 + sqrt(||v_f||_2)) (FCLib merit normalisation)",
+        "seed 004 eq. 156: L_inf cone infeasibility of lambda",
+        "seed 004 eq. 174: L_inf dual-cone infeasibility of u + Gamma(u)",
+        "seed 004 eq. 175: L_inf per-block lambda^T (u + Gamma(u))",
+        "max over contacts of max(0, -(phi + h u_n)) after the step",
+        "seed 001 eq. 32: SAP momentum error of lambda in SAP's compliant model (beta 1, "
+        "sigma 1e-3)",
+        "seed 001 eq. 33: SAP complementarity error mean |g_i . lambda_i| / l_p",
+    };
+    printf("Metrics (%d; columns of metrics.csv and traces.csv):\n", ncp_metrics_count());
+    for (int i = 0; i < ncp_metrics_count(); i++)
+        printf("  %-24s %s\n", ncp_metrics_name(i),
+               i < (int)(sizeof doc / sizeof doc[0]) ? doc[i] : "");
+    printf("  plus per row: iterations, converged, status, setup_ms, solve_ms, ms_per_iter\n");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void list_scenes(void)
+{
+    const char *dir = ncp_scenes_dir();
+    DIR *d = opendir(dir);
+    printf("Scenes (%s):\n", dir);
+    if (!d) {
+        printf("  (cannot open the directory)\n");
+        return;
+    }
+    char *names[512];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 512) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".json")) {
+            names[n] = strdup(e->d_name);
+            if (names[n]) n++;
+        }
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_str);
+    for (int i = 0; i < n; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        ncp_scene *s = NULL;
+        ncp_error err = {0};
+        if (ncp_scene_load(path, ncp_registry_catalog(), &s, &err) == 0) {
+            const ncp_bench_cfg *b = ncp_scene_bench(s);
+            printf("  %-22s capture %s, %d steps (%d with --quick), driver %s\n", names[i], b->capture,
+                   b->steps, b->quick_steps, b->driver);
+            ncp_scene_free(s);
+        } else {
+            printf("  %-22s INVALID: %s\n", names[i], err.msg);
+        }
+        free(names[i]);
+    }
+}
+
+static int cmd_list(cli *c, int help)
+{
+    if (help) {
+        printf("Usage: ncpbench list [solvers|metrics|scenes]\n\n"
+               "Lists the registered solvers (source paper, needs, parameters), the metrics and\n"
+               "the shipped scenes; everything when WHAT is omitted.\n");
+        return 0;
+    }
+    const char *what = c->npos ? c->pos[0] : "all";
+    if (c->npos > 1) return bad(c, "expected at most one of solvers, metrics, scenes%s%s", "", "");
+    int all = !strcmp(what, "all");
+    if (!all && strcmp(what, "solvers") && strcmp(what, "metrics") && strcmp(what, "scenes"))
+        return bad(c, "unknown list '%s' (expected solvers, metrics or scenes)%s", what, "");
+    if (all || !strcmp(what, "solvers")) list_solvers();
+    if (all || !strcmp(what, "metrics")) list_metrics();
+    if (all || !strcmp(what, "scenes")) list_scenes();
+    return 0;
+}
+
+static int cmd_export(cli *c, int help)
+{
+    if (help) {
+        printf("Usage: ncpbench export --fclib DIR FILE...\n\n"
+               "Writes every problem of FILE... as a plain FCLib file DIR/<file>-<problem>.hdf5\n"
+               "(fclib_local, plus fclib_global when expressible). Problems with unilateral or\n"
+               "soft rows cannot be expressed in FCLib: they are listed and skipped.\n");
+        return 0;
+    }
+    if (!c->fclib) return bad(c, "missing --fclib DIR%s%s", "", "");
+    if (c->npos < 1) return bad(c, "expected at least one problem FILE%s%s", "", "");
+    ncp_error err = {0};
+    ncp_problem *all = NULL;
+    int n = 0;
+    for (int f = 0; f < c->npos; f++) { /* validate every input first */
+        ncp_problem *ps = NULL;
+        int k = 0;
+        if (ncp_load_problems(c->pos[f], &ps, &k, &err)) return report(c, &err);
+        ncp_problems_free(ps, k);
+    }
+    if (ncp_mkdir_p(c->fclib, &err)) return report(c, &err);
+    int written = 0, skipped = 0;
+    for (int f = 0; f < c->npos; f++) {
+        if (ncp_load_problems(c->pos[f], &all, &n, &err)) return report(c, &err);
+        char stem[256];
+        ncp_path_stem(c->pos[f], stem, sizeof stem);
+        for (int i = 0; i < n; i++) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s-%s.hdf5", c->fclib, stem, all[i].name);
+            ncp_error e2 = {0};
+            int rc = ncp_fclib_export(&all[i], path, &e2);
+            if (rc == NCP_ERR_INPUT) {
+                printf("not expressible in FCLib: %s problem %s: %s\n", c->pos[f], all[i].name, e2.msg);
+                skipped++;
+            } else if (rc) {
+                ncp_problems_free(all, n);
+                return report(c, &e2);
+            } else {
+                written++;
+            }
+        }
+        ncp_problems_free(all, n);
+    }
+    printf("wrote %d FCLib file%s into %s; %d problem%s not expressible\n", written,
+           written == 1 ? "" : "s", c->fclib, skipped, skipped == 1 ? "" : "s");
+    return 0;
+}
+
+static int cmd_check(cli *c, int help)
+{
+    if (help) {
+        printf("Usage: ncpbench check BASELINE [--update] [--out DIR] [-j N]\n\n"
+               "Reruns the quick scenes named in BASELINE (JSON, e.g.\n"
+               "results/baselines/quick.json) and compares, per scene x solver, the number of\n"
+               "problems and of converged solves, the median iterations, the median final\n"
+               "natural_map_rel_acary and al_residual against the stored values and bands.\n"
+               "Prints a table; exits 1 if anything regressed. --update rewrites the baseline's\n"
+               "values from this run (bands kept). Outputs go to --out (default results/check).\n");
+        return 0;
+    }
+    if (c->npos != 1) return bad(c, "expected exactly one BASELINE file%s%s", "", "");
+    ncp_check_opts co = {c->pos[0], c->po.out_dir ? c->po.out_dir : "results/check", c->update,
+                         c->po.jobs, c->po.interrupt};
+    int regressions = 0;
+    ncp_error err = {0};
+    if (ncp_check_run(&co, &regressions, &err)) return report(c, &err);
+    if (c->po.interrupt && *c->po.interrupt) return EXIT_INTERRUPTED;
+    return regressions ? EXIT_CHECK_FAILED : 0;
+}
+
+int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
+{
+    if (argc < 2) {
+        usage_main(stderr);
+        return EXIT_BAD_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        usage_main(stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("ncpbench %s (BLAS/LAPACK: %s)\n", NCP_VERSION, NCP_BLAS_BACKEND);
+        return 0;
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(cli *, int);
+    } cmds[] = {{"run", cmd_run},       {"capture", cmd_capture}, {"solve", cmd_solve},
+                {"plot", cmd_plot},     {"list", cmd_list},       {"export", cmd_export},
+                {"check", cmd_check}};
+    /* `figures` has its own options (src/figures.c) */
+    if (!strcmp(cmd, "figures")) return ncp_figures_cli(argc - 2, argv + 2, interrupt);
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        if (strcmp(cmd, cmds[i].name)) continue;
+        cli *c = calloc(1, sizeof *c);
+        if (!c) {
+            fprintf(stderr, "ncpbench: out of memory\n");
+            return EXIT_FAILURE_IO;
+        }
+        c->cmd = cmds[i].name;
+        ncp_pipeline_opts_default(&c->po);
+        c->po.interrupt = interrupt;
+        int help = 0;
+        int rc = parse_args(c, argc - 2, argv + 2, &help);
+        if (!rc) rc = cmds[i].fn(c, help);
+        free(c);
+        return rc;
+    }
+    fprintf(stderr, "ncpbench: unknown command '%s'\n\n", cmd);
+    usage_main(stderr);
+    return EXIT_BAD_INPUT;
+}

@@ -1,0 +1,331 @@
+/* Scene -> capture -> bench -> figures (pipeline.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fsutil.h"
+#include "bench/pipeline.h"
+#include "bench/plot.h"
+#include "store/store.h"
+#include "solvers/registry.h"
+#include "solve/params.h"
+#include "capture/capture.h"
+
+void ncp_pipeline_opts_default(ncp_pipeline_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->budget.tol = 1e-8;
+    o->budget.max_iter = 1000;
+    o->seed = 1;
+    o->jobs = 1;
+    o->traces = 1;
+    o->figures = 1;
+    o->progress = 1;
+}
+
+int ncp_resolve_solvers(const char *csv, const ncp_solver_desc **out, int cap, int *n,
+                        ncp_error *err)
+{
+    *n = 0;
+    if (!csv || !*csv) {
+        for (int i = 0; i < ncp_solver_count() && *n < cap; i++) out[(*n)++] = ncp_solver_at(i);
+        return NCP_OK;
+    }
+    const char *s = csv;
+    while (*s) {
+        const char *e = strchr(s, ',');
+        size_t len = e ? (size_t)(e - s) : strlen(s);
+        char name[64];
+        if (len == 0 || len >= sizeof name)
+            return ncp_error_set(err, NCP_ERR_INPUT, "--solvers: empty or too long name in '%s'",
+                                 csv);
+        memcpy(name, s, len);
+        name[len] = '\0';
+        const ncp_solver_desc *d = ncp_solver_find(name);
+        if (!d) {
+            char known[1024] = "";
+            size_t used = 0;
+            for (int i = 0; i < ncp_solver_count(); i++) {
+                int w = snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                                 ncp_solver_at(i)->name);
+                if (w < 0 || (size_t)w >= sizeof known - used) break;
+                used += (size_t)w;
+            }
+            return ncp_error_set(err, NCP_ERR_INPUT, "unknown solver '%s' (known: %s; see "
+                                 "`ncpbench list solvers`)", name, known);
+        }
+        for (int i = 0; i < *n; i++)
+            if (out[i] == d)
+                return ncp_error_set(err, NCP_ERR_INPUT, "solver '%s' listed twice", name);
+        if (*n >= cap) return ncp_error_set(err, NCP_ERR_INPUT, "too many solvers");
+        out[(*n)++] = d;
+        s += len;
+        if (*s == ',') s++;
+    }
+    return NCP_OK;
+}
+
+int ncp_capture_sink_fn(void *ctx, const ncp_problem *p, ncp_error *err)
+{
+    ncp_capture_sink *s = ctx;
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 64;
+        ncp_problem *np = realloc(s->probs, (size_t)cap * sizeof *np);
+        if (!np) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory storing captures");
+        s->probs = np;
+        s->cap = cap;
+    }
+    int rc = ncp_problem_copy(&s->probs[s->n], p, err);
+    if (rc) return rc;
+    s->n++;
+    return s->store ? ncp_store_append(s->store, p, err) : NCP_OK;
+}
+
+void ncp_capture_sink_free(ncp_capture_sink *s)
+{
+    ncp_problems_free(s->probs, s->n);
+    s->probs = NULL;
+    s->n = s->cap = 0;
+}
+
+static int params_merge(ncp_solver_params_entry *dst, int *n, int cap,
+                        const ncp_solver_params_entry *src, int nsrc, ncp_error *err)
+{
+    for (int i = 0; i < nsrc; i++) {
+        int k = -1;
+        for (int j = 0; j < *n; j++)
+            if (strcmp(dst[j].solver, src[i].solver) == 0) k = j;
+        if (k < 0) {
+            if (*n >= cap) return ncp_error_set(err, NCP_ERR_INPUT, "too many parameter sets");
+            k = (*n)++;
+            memset(&dst[k], 0, sizeof dst[k]);
+            snprintf(dst[k].solver, sizeof dst[k].solver, "%s", src[i].solver);
+        }
+        for (int j = 0; j < src[i].params.n; j++) {
+            int rc = ncp_params_set(&dst[k].params, src[i].params.items[j].name,
+                                    src[i].params.items[j].value, err);
+            if (rc) return rc;
+        }
+    }
+    return NCP_OK;
+}
+
+/* Every given parameter must be one the solver documents: a typo must not pass silently. */
+static int params_validate(const ncp_solver_params_entry *ps, int n, ncp_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        const ncp_solver_desc *d = ncp_solver_find(ps[i].solver);
+        if (!d)
+            return ncp_error_set(err, NCP_ERR_INPUT, "parameters given for unknown solver '%s'",
+                                 ps[i].solver);
+        for (int j = 0; j < ps[i].params.n; j++) {
+            int ok = 0;
+            for (const ncp_param_doc *pd = d->params; pd && pd->name; pd++)
+                if (strcmp(pd->name, ps[i].params.items[j].name) == 0) ok = 1;
+            if (!ok)
+                return ncp_error_set(err, NCP_ERR_INPUT, "solver '%s' has no parameter '%s' (see "
+                                     "`ncpbench list solvers`)", d->name,
+                                     ps[i].params.items[j].name);
+        }
+    }
+    return NCP_OK;
+}
+
+static int bench_and_plot(const ncp_problem *probs, int n, ncp_bench_opts *bo,
+                          const ncp_pipeline_opts *o, ncp_bench_summary *sum, ncp_error *err)
+{
+    int rc = ncp_bench_run(probs, n, bo, sum, err);
+    if (rc) return rc;
+    if (!o->quiet) ncp_pipeline_print_summary(sum, ncp_metrics_name(bo->stop_metric));
+    if (o->figures && bo->traces && !sum->interrupted) {
+        ncp_error perr = {0};
+        int prc = ncp_plot_dir(bo->out_dir, NULL, NULL, &perr);
+        if (prc == NCP_PLOT_SKIPPED) fprintf(stderr, "ncpbench: %s\n", perr.msg);
+        else if (prc) fprintf(stderr, "ncpbench: figures failed: %s\n", perr.msg);
+        else if (!o->quiet)
+            printf("figures: %s/residual_vs_time.{png,svg}, %s/time_vs_iteration.{png,svg}\n",
+                   bo->out_dir, bo->out_dir);
+    }
+    if (!o->quiet)
+        printf("outputs: %s/{%ssolutions.h5,metrics.csv,%ssummary.json}\n", bo->out_dir,
+               bo->scene_name && *bo->scene_name ? "problems.h5," : "",
+               bo->traces ? "traces.csv," : "");
+    return NCP_OK;
+}
+
+static int stop_metric_index(const ncp_pipeline_opts *o, ncp_error *err)
+{
+    const char *name = o->stop_metric ? o->stop_metric : "natural_map_rel_acary";
+    int k = ncp_metrics_index(name);
+    if (k < 0) {
+        char known[512] = "";
+        size_t used = 0;
+        for (int i = 0; i < ncp_metrics_count(); i++) {
+            int w = snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                             ncp_metrics_name(i));
+            if (w < 0 || (size_t)w >= sizeof known - used) break;
+            used += (size_t)w;
+        }
+        return -ncp_error_set(err, NCP_ERR_INPUT, "--stop-metric: unknown metric '%s' (known: %s)",
+                              name, known);
+    }
+    return k;
+}
+
+int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
+                           ncp_bench_summary *sum, char *out_dir_used, size_t cap, ncp_error *err)
+{
+    ncp_scene *scene = NULL;
+    int rc = ncp_scene_load(scene_path, ncp_registry_catalog(), &scene, err);
+    if (rc) return rc;
+    const ncp_bench_cfg *cfg = ncp_scene_bench(scene);
+    const ncp_solver_desc *solvers[NCP_MAX_BENCH_SOLVERS];
+    int nsolvers = 0;
+    ncp_solver_params_entry *params = NULL;
+    int nparams = 0;
+    ncp_capture_sink sink = {0};
+    ncp_store *store = NULL;
+    char csv[NCP_MAX_BENCH_SOLVERS * 33] = "";
+    char out_dir[4096], path[4200];
+
+    /* solvers: CLI, else the scene's list, else all */
+    if (o->solvers_csv) {
+        snprintf(csv, sizeof csv, "%s", o->solvers_csv);
+    } else {
+        size_t used = 0;
+        for (int i = 0; i < cfg->nsolvers; i++)
+            used += (size_t)snprintf(csv + used, sizeof csv - used, "%s%s", i ? "," : "",
+                                     cfg->solvers[i]);
+    }
+    if ((rc = ncp_resolve_solvers(csv, solvers, NCP_MAX_BENCH_SOLVERS, &nsolvers, err))) goto done;
+    params = ncp_calloc(err, 2 * NCP_MAX_BENCH_SOLVERS, sizeof *params);
+    if (!params) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    if ((rc = params_merge(params, &nparams, 2 * NCP_MAX_BENCH_SOLVERS, cfg->params, cfg->nparams,
+                           err)) ||
+        (rc = params_merge(params, &nparams, 2 * NCP_MAX_BENCH_SOLVERS, o->params, o->nparams,
+                           err)) ||
+        (rc = params_validate(params, nparams, err)))
+        goto done;
+    int stop = stop_metric_index(o, err);
+    if (stop < 0) {
+        rc = -stop;
+        goto done;
+    }
+    if (o->driver && !ncp_solver_find(o->driver)) {
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "--driver: unknown solver '%s'", o->driver);
+        goto done;
+    }
+    if (o->out_dir) snprintf(out_dir, sizeof out_dir, "%s", o->out_dir);
+    else snprintf(out_dir, sizeof out_dir, "results/%s", ncp_scene_name(scene));
+    if (out_dir_used) snprintf(out_dir_used, cap, "%s", out_dir);
+
+    /* Inputs are valid: now create outputs. */
+    if ((rc = ncp_mkdir_p(out_dir, err))) goto done;
+    if ((rc = ncp_path_join(path, sizeof path, out_dir, "problems.h5", err))) goto done;
+    if ((rc = ncp_store_create(path, ncp_scene_name(scene), ncp_scene_text(scene), o->seed, &store,
+                               err)))
+        goto done;
+    sink.store = store;
+    ncp_capture_opts co = {o->seed, o->quick, o->steps, o->driver, o->interrupt};
+    if (!o->quiet) {
+        printf("scene %s: capturing (%s)...\n", ncp_scene_name(scene), o->quick ? "quick" : "full");
+        fflush(stdout);
+    }
+    rc = ncp_capture_scene(scene, &co, ncp_capture_sink_fn, &sink, err);
+    if (rc) {
+        ncp_store_abort(store);
+        store = NULL;
+        goto done;
+    }
+    rc = ncp_store_close(store, err);
+    store = NULL;
+    if (rc) goto done;
+    if (!o->quiet) {
+        printf("captured %d problems into %s\n", sink.n, path);
+        fflush(stdout);
+    }
+    if (sink.n == 0) {
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: the simulation produced no contact problem "
+                           "(no contacts in the captured steps); check benchmark.skip/steps",
+                           scene_path);
+        goto done;
+    }
+    ncp_bench_opts bo;
+    memset(&bo, 0, sizeof bo);
+    bo.solvers = solvers;
+    bo.nsolvers = nsolvers;
+    bo.budget = cfg->budget;
+    if (o->tol_set) bo.budget.tol = o->budget.tol;
+    if (o->max_iter_set) bo.budget.max_iter = o->budget.max_iter;
+    if (o->time_set) bo.budget.time_ms = o->budget.time_ms;
+    bo.stop_metric = stop;
+    bo.params = params;
+    bo.nparams = nparams;
+    bo.jobs = o->jobs;
+    bo.traces = o->traces;
+    bo.progress = o->progress;
+    bo.interrupt = o->interrupt;
+    bo.out_dir = out_dir;
+    bo.scene_name = ncp_scene_name(scene);
+    bo.source = scene_path;
+    bo.seed = o->seed;
+    bo.quick = o->quick;
+    rc = bench_and_plot(sink.probs, sink.n, &bo, o, sum, err);
+done:
+    if (store) ncp_store_abort(store);
+    ncp_capture_sink_free(&sink);
+    free(params);
+    ncp_scene_free(scene);
+    return rc;
+}
+
+int ncp_pipeline_solve(const ncp_problem *probs, int n, const char *source,
+                       const ncp_pipeline_opts *o, ncp_bench_summary *sum, ncp_error *err)
+{
+    const ncp_solver_desc *solvers[NCP_MAX_BENCH_SOLVERS];
+    int nsolvers = 0, rc;
+    if ((rc = ncp_resolve_solvers(o->solvers_csv, solvers, NCP_MAX_BENCH_SOLVERS, &nsolvers, err)))
+        return rc;
+    if ((rc = params_validate(o->params, o->nparams, err))) return rc;
+    int stop = stop_metric_index(o, err);
+    if (stop < 0) return -stop;
+    ncp_bench_opts bo;
+    memset(&bo, 0, sizeof bo);
+    bo.solvers = solvers;
+    bo.nsolvers = nsolvers;
+    bo.budget = o->budget;
+    bo.stop_metric = stop;
+    bo.params = o->params;
+    bo.nparams = o->nparams;
+    bo.jobs = o->jobs;
+    bo.traces = o->traces;
+    bo.progress = o->progress;
+    bo.interrupt = o->interrupt;
+    bo.out_dir = o->out_dir ? o->out_dir : "results/solve";
+    bo.scene_name = "";
+    bo.source = source;
+    bo.seed = o->seed;
+    return bench_and_plot(probs, n, &bo, o, sum, err);
+}
+
+void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_metric_name)
+{
+    int kal = ncp_metrics_index("al_residual"), knm = ncp_metrics_index(stop_metric_name);
+    printf("\n%-14s %8s %9s %9s %11s %11s %13s %13s\n", "solver", "problems", "converged",
+           "med.iter", "med.setup", "med.solve", "med.al_resid", "med.stop");
+    printf("%-14s %8s %9s %9s %11s %11s %13s %13s\n", "", "", "", "", "(ms)", "(ms)", "",
+           "metric");
+    for (int i = 0; i < sum->nsolvers; i++) {
+        const ncp_solver_summary *s = &sum->solvers[i];
+        printf("%-14s %8d %9d %9.1f %11.4f %11.4f %13.3e %13.3e\n", s->solver, s->problems,
+               s->converged, s->median_iterations, s->median_setup_ms, s->median_solve_ms,
+               kal >= 0 ? s->median[kal] : NAN, knm >= 0 ? s->median[knm] : NAN);
+    }
+    printf("(stop metric: %s)%s\n\n", stop_metric_name,
+           sum->interrupted ? "  -- INTERRUPTED: partial results" : "");
+    fflush(stdout);
+}

@@ -1,0 +1,62 @@
+/* The whole pipeline for one scene: load -> capture (problems.h5) -> every solver on every
+ * problem (bench) -> figures. Shared by `ncpbench run` and `ncpbench check`. */
+#ifndef NCP_PIPELINE_H
+#define NCP_PIPELINE_H
+
+#include <stdint.h>
+
+#include "bench/bench.h"
+#include "store/store.h"
+
+typedef struct ncp_pipeline_opts {
+    /* overrides of the scene's benchmark section; *_set = 0 keeps the scene's value */
+    const char *solvers_csv;       /* NULL = scene's list (empty = all registered) */
+    ncp_budget budget;
+    int tol_set, max_iter_set, time_set;
+    const char *stop_metric;       /* NULL = natural_map_rel_siconos */
+    const char *driver;            /* NULL = scene's driver */
+    int steps;                     /* > 0 overrides captured steps */
+    uint64_t seed;
+    int quick;
+    int jobs;
+    int traces;
+    int figures;
+    int progress;
+    int quiet;                     /* no summary table on stdout */
+    const ncp_solver_params_entry *params; /* CLI --param, override the scene's */
+    int nparams;
+    const char *out_dir;           /* NULL = results/<scene name> */
+    const volatile int *interrupt;
+} ncp_pipeline_opts;
+
+void ncp_pipeline_opts_default(ncp_pipeline_opts *o);
+
+/* Resolves a comma-separated solver list ("" or NULL = every registered solver) into
+ * descriptors; unknown names -> NCP_ERR_INPUT listing the known ones. */
+int ncp_resolve_solvers(const char *csv, const ncp_solver_desc **out, int cap, int *n,
+                        ncp_error *err);
+
+/* Merges budget/params: scene values, then CLI overrides. */
+int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
+                           ncp_bench_summary *sum, char *out_dir_used, size_t cap, ncp_error *err);
+
+/* Solves already-loaded problems (ncpbench solve) with the same driver. */
+int ncp_pipeline_solve(const ncp_problem *probs, int n, const char *source, const ncp_pipeline_opts *o,
+                       ncp_bench_summary *sum, ncp_error *err);
+
+/* Capture callback (ncp_capture_fn) that keeps a copy of every captured problem and appends it
+ * to `store` when that is non-NULL. Zero-initialise; free the copies with
+ * ncp_capture_sink_free (which does not touch the store). */
+typedef struct ncp_capture_sink {
+    ncp_store *store;
+    ncp_problem *probs;
+    int n, cap;
+} ncp_capture_sink;
+
+int ncp_capture_sink_fn(void *ctx, const ncp_problem *p, ncp_error *err);
+void ncp_capture_sink_free(ncp_capture_sink *s);
+
+/* Prints the per-solver summary table. */
+void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_metric_name);
+
+#endif

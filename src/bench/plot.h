@@ -1,0 +1,50 @@
+/* Figures from a benchmark output directory: traces.csv is aggregated per solver (in C) into
+ * gnuplot-ready data files, then gnuplot (an external program, found on PATH) draws them with
+ * the scripts in scripts/:
+ *
+ *   DIR/fig_residual_time.dat -> scripts/residual_vs_time.gp  -> DIR/residual_vs_time.{png,svg}
+ *   DIR/fig_time_iter.dat     -> scripts/time_vs_iteration.gp -> DIR/time_vs_iteration.{png,svg}
+ *
+ * (the two panels of seed 000 Fig. 7 / Fig. 9: residual over computation time, computation
+ * time over iteration). gnuplot's own messages go to DIR/gnuplot.log. The aggregation rules are
+ * written in the header of each .dat file and in plot.c. */
+#ifndef NCP_PLOT_H
+#define NCP_PLOT_H
+
+#include "util/ncp_error.h"
+
+/* Returned by ncp_plot_dir when gnuplot is not on PATH: the data files were written, the
+ * figures were skipped, and err holds the one message the caller should print (it is not an
+ * error: the CLI goes on). Distinct from NCP_OK and from every NCP_ERR_* code. */
+#define NCP_PLOT_SKIPPED 1
+
+/* Number of points of the log-spaced time grid of fig_residual_time.dat (per solver). */
+#define NCP_PLOT_GRID 100
+
+/* Metric plotted when `metric` is NULL. */
+#define NCP_PLOT_DEFAULT_METRIC "al_residual"
+
+/* 1 if an executable `gnuplot` is on PATH, else 0. */
+int ncp_plot_available(void);
+
+/* Reads DIR/traces.csv and writes DIR/fig_residual_time.dat (the metric column `metric`, NULL
+ * for al_residual, versus solver time) and DIR/fig_time_iter.dat (solver time versus
+ * iteration). Bad or missing input -> NCP_ERR_INPUT naming file:line and the column. */
+int ncp_plot_aggregate(const char *dir, const char *metric, ncp_error *err);
+
+/* ncp_plot_aggregate, then runs gnuplot on scripts_dir/residual_vs_time.gp and
+ * scripts_dir/time_vs_iteration.gp. scripts_dir NULL or "": the source tree's scripts/ if present,
+ * else the installed share/ncpbench/scripts. The title is DIR/summary.json's "scene" if present,
+ * else the directory's name. Returns NCP_OK, NCP_PLOT_SKIPPED (gnuplot not on PATH; data files
+ * written) or an NCP_ERR_* code (gnuplot failing -> NCP_ERR_IO pointing at DIR/gnuplot.log). */
+int ncp_plot_dir(const char *dir, const char *scripts_dir, const char *metric, ncp_error *err);
+
+/* Runs one gnuplot script of the scripts directory (the source tree's scripts/ if present, else
+ * the installed share/ncpbench/scripts), scripts/<name>.gp, with the gnuplot variables
+ * dir='<dir>' and title='<title>' (quoted for gnuplot), output and messages appended to
+ * dir/gnuplot.log; the script must write dir/<name>.png and dir/<name>.svg, which are checked.
+ * For the `ncpbench figures` sets, whose data files are written by their own code. Returns
+ * NCP_OK, NCP_PLOT_SKIPPED (gnuplot not on PATH; err holds the message) or NCP_ERR_*. */
+int ncp_plot_script(const char *name, const char *dir, const char *title, ncp_error *err);
+
+#endif

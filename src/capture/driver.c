@@ -1,0 +1,65 @@
+/* The harness-backed contact solve of a step (driver.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "capture/driver.h"
+#include "solve/harness.h"
+#include "solvers/registry.h"
+#include "metrics/metrics.h"
+#include "sim/step.h"
+
+int ncp_driver_for_scene(const ncp_scene *s, const char *name, const volatile int *interrupt,
+                         ncp_driver *d, ncp_error *err)
+{
+    const ncp_bench_cfg *bc = ncp_scene_bench(s);
+    const char *dname = name ? name : bc->driver;
+    memset(d, 0, sizeof *d);
+    d->solver = ncp_solver_find(dname);
+    if (!d->solver)
+        return ncp_error_set(err, NCP_ERR_INPUT, "unknown driver solver \"%s\" (see `ncpbench list`)", dname);
+    for (int i = 0; i < bc->nparams; i++)
+        if (strcmp(bc->params[i].solver, d->solver->name) == 0) d->params = &bc->params[i].params;
+    d->budget = bc->driver_budget;
+    d->interrupt = interrupt;
+    return NCP_OK;
+}
+
+static int driver_solve(void *ctx, const ncp_problem *p, const double *lambda0,
+                        ncp_step_solve_out *out, ncp_error *err)
+{
+    const ncp_driver *d = ctx;
+    ncp_harness_opts ho;
+    ncp_harness_opts_default(&ho);
+    ho.budget = d->budget;
+    ho.interrupt = d->interrupt;
+    ncp_result res;
+    memset(&res, 0, sizeof res);
+    int rc = ncp_harness_solve(d->solver, p, d->params, lambda0, NULL, &ho, &res, err);
+    if (rc) {
+        ncp_result_free(&res);
+        return rc;
+    }
+    out->iterations = res.iterations;
+    out->status = res.status;
+    snprintf(out->status_name, sizeof out->status_name, "%s", ncp_status_name(res.status));
+    out->residual = ncp_metrics_at(&res.final, ho.stop_metric);
+    if (res.status == NCP_STATUS_STOPPED && d->interrupt && *d->interrupt) {
+        out->interrupted = 1;
+    } else if (res.status == NCP_STATUS_FAILED || !res.v) {
+        out->failed = 1;
+    } else {
+        memcpy(out->lambda, res.lambda, (size_t)p->m * sizeof(double));
+        memcpy(out->v, res.v, (size_t)p->nv * sizeof(double));
+    }
+    ncp_result_free(&res);
+    return NCP_OK;
+}
+
+void ncp_driver_step_opts(const ncp_driver *d, int warm_start, ncp_step_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->driver = d->solver->name;
+    o->solve = driver_solve;
+    o->solve_ctx = (void *)d;
+    o->warm_start = warm_start;
+}

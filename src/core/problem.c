@@ -1,0 +1,366 @@
+/* The captured problem: allocation, layout, dual from primal and primal from dual,
+ * validation (see problem.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/problem.h"
+
+const char *ncp_block_type_name(int type)
+{
+    switch (type) {
+    case NCP_BILATERAL: return "bilateral";
+    case NCP_UNILATERAL: return "unilateral";
+    case NCP_CONTACT: return "contact";
+    case NCP_SOFT: return "soft";
+    default: return "unknown";
+    }
+}
+
+int ncp_block_type_size(int type) { return type == NCP_CONTACT ? 3 : 1; }
+
+void ncp_problem_init(ncp_problem *p)
+{
+    memset(p, 0, sizeof *p);
+    p->step = -1;
+    p->case_index = -1;
+}
+
+void ncp_structure_free(ncp_structure *s)
+{
+    if (!s) return;
+    free(s->sub_dof_start);
+    free(s->sub_ndof);
+    if (s->bodies)
+        for (int i = 0; i < s->nbodies; i++) free(s->bodies[i].Jb);
+    free(s->bodies);
+    if (s->links)
+        for (int i = 0; i < s->nlinks; i++) free(s->links[i].Jib);
+    free(s->links);
+    free(s->dof_diag);
+    free(s);
+}
+
+void ncp_problem_free(ncp_problem *p)
+{
+    if (!p) return;
+    free(p->name);
+    free(p->blocks);
+    free(p->contacts);
+    free(p->A);
+    free(p->b);
+    ncp_csr_free(&p->J);
+    free(p->e);
+    free(p->D);
+    free(p->vf);
+    ncp_structure_free(p->structure);
+    free(p->scene);
+    free(p->driver);
+    ncp_problem_init(p);
+}
+
+int ncp_problem_alloc_blocks(ncp_problem *p, int nblocks, ncp_error *err)
+{
+    free(p->blocks);
+    p->blocks = ncp_calloc(err, nblocks, sizeof(ncp_block));
+    if (!p->blocks) return NCP_ERR_NOMEM;
+    p->nblocks = nblocks;
+    for (int i = 0; i < nblocks; i++) p->blocks[i].contact = -1;
+    return NCP_OK;
+}
+
+void ncp_problem_layout(ncp_problem *p)
+{
+    int row = 0, nc = 0;
+    for (int i = 0; i < p->nblocks; i++) {
+        ncp_block *bk = &p->blocks[i];
+        bk->row = row;
+        row += ncp_block_type_size(bk->type);
+        bk->contact = bk->type == NCP_CONTACT ? nc++ : -1;
+    }
+    p->m = row;
+    p->ncontacts = nc;
+}
+
+int ncp_problem_compute_dual(ncp_problem *p, ncp_error *err)
+{
+    if (!p->has_primal)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s has no primal data to derive D from",
+                             p->name ? p->name : "?");
+    free(p->D);
+    free(p->vf);
+    p->D = ncp_calloc(err, (size_t)p->m * p->m, sizeof(double));
+    p->vf = ncp_calloc(err, p->m, sizeof(double));
+    if (!p->D || !p->vf) return NCP_ERR_NOMEM;
+    int rc = ncp_delassus(p->nv, p->A, p->b, &p->J, p->e, p->D, p->vf, err);
+    if (rc) return ncp_error_prefix(err, "problem %s: ", p->name ? p->name : "?");
+    p->has_dual = 1;
+    return NCP_OK;
+}
+
+int ncp_problem_primal_from_dual(ncp_problem *p, ncp_error *err)
+{
+    if (!p->has_dual)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s has no dual data",
+                             p->name ? p->name : "?");
+    int m = p->m, rc;
+    /* Any factor D = F F^T gives A = I, J = F, b = 0, e = v_f with J A^{-1} J^T = D and
+     * J A^{-1} b + e = v_f. (DESIGN.md §5 writes J = L^T for D = L L^T; with A = I that gives
+     * L^T L, so the factor itself is used.) D is often only semi-definite (more contact rows
+     * than DOFs), where Cholesky fails; the symmetric eigendecomposition D = Q diag(w) Q^T with
+     * F = Q diag(sqrt(max(w, 0))) is exact for PSD D and needs no regularising shift. */
+    double *L = ncp_malloc(err, (size_t)m * m, sizeof(double));
+    double *w = ncp_malloc(err, m, sizeof(double));
+    if (!L || !w) {
+        free(L);
+        free(w);
+        return NCP_ERR_NOMEM;
+    }
+    memcpy(L, p->D, (size_t)m * m * sizeof(double));
+    rc = ncp_sym_eig(m, L, w, err);
+    if (rc) {
+        free(L);
+        free(w);
+        return ncp_error_prefix(err, "problem %s: cannot build a primal form from D: ",
+                                p->name ? p->name : "?");
+    }
+    double wmax = 0.0;
+    for (int i = 0; i < m; i++) wmax = fmax(wmax, fabs(w[i]));
+    for (int j = 0; j < m; j++) {
+        /* eigenvalues below -1e-10 relative mean D is not a Delassus matrix at all */
+        if (w[j] < -1e-10 * (wmax > 0 ? wmax : 1.0)) {
+            double wj = w[j];
+            free(L);
+            free(w);
+            return ncp_error_set(err, NCP_ERR_INPUT, "problem %s: W (the Delassus matrix) has a "
+                                 "negative eigenvalue %g: it must be symmetric positive "
+                                 "semi-definite", p->name ? p->name : "?", wj);
+        }
+        double sj = sqrt(w[j] > 0 ? w[j] : 0.0);
+        ncp_scal(m, sj, L + (size_t)j * m);
+    }
+    free(w);
+    free(p->A);
+    free(p->b);
+    free(p->e);
+    ncp_csr_free(&p->J);
+    p->A = ncp_calloc(err, (size_t)m * m, sizeof(double));
+    p->b = ncp_calloc(err, m, sizeof(double));
+    p->e = ncp_malloc(err, m, sizeof(double));
+    if (!p->A || !p->b || !p->e) {
+        free(L);
+        return NCP_ERR_NOMEM;
+    }
+    for (int i = 0; i < m; i++) p->A[i + (size_t)i * m] = 1.0;
+    memcpy(p->e, p->vf, (size_t)m * sizeof(double));
+    rc = ncp_csr_from_dense(&p->J, m, m, L, 0.0, err);
+    free(L);
+    if (rc) return rc;
+    p->nv = m;
+    p->has_primal = 1;
+    return NCP_OK;
+}
+
+static int check_finite(const double *x, size_t n, const char *where, const char *field,
+                        ncp_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s[%zu] is %s (must be finite)", where,
+                                 field, i, isnan(x[i]) ? "NaN" : "infinite");
+    return NCP_OK;
+}
+
+int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err)
+{
+    int rc;
+    if (p->m < 0 || p->nv < 0 || p->nblocks < 0)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: negative sizes (m %d, nv %d, blocks %d)",
+                             where, p->m, p->nv, p->nblocks);
+    int row = 0, nc = 0;
+    for (int i = 0; i < p->nblocks; i++) {
+        const ncp_block *bk = &p->blocks[i];
+        if (bk->type < NCP_BILATERAL || bk->type > NCP_SOFT)
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: blocks/type[%d] = %d is not a block type "
+                                 "(0 bilateral, 1 unilateral, 2 contact, 3 soft)", where, i, bk->type);
+        if (bk->row != row)
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: blocks/row[%d] = %d, expected %d (blocks "
+                                 "must tile the rows in order)", where, i, bk->row, row);
+        row += ncp_block_type_size(bk->type);
+        if (bk->type == NCP_CONTACT) {
+            if (!(bk->mu >= 0.0) || !isfinite(bk->mu))
+                return ncp_error_set(err, NCP_ERR_INPUT, "%s: mu of contact block %d is %g (must be "
+                                     "finite and >= 0)", where, i, bk->mu);
+            nc++;
+        }
+        if (bk->type == NCP_SOFT &&
+            (!isfinite(bk->k) || !isfinite(bk->c) || !isfinite(bk->phi) || bk->k < 0 || bk->c < 0))
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: soft block %d has k = %g, c = %g, phi = %g "
+                                 "(k, c must be finite and >= 0)", where, i, bk->k, bk->c, bk->phi);
+    }
+    if (row != p->m)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: blocks cover %d rows but the problem has m = %d",
+                             where, row, p->m);
+    if (nc != p->ncontacts)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: %d contact blocks but ncontacts = %d", where, nc,
+                             p->ncontacts);
+    if (!p->has_primal && !p->has_dual)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: neither primal (A, b, J, e) nor dual (D, v_f) "
+                             "data", where);
+    if (!(p->h >= 0.0) || !isfinite(p->h))
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: time step h = %g (must be finite, >= 0)", where,
+                             p->h);
+    if (p->has_primal) {
+        if (!p->A || !p->b || !p->e)
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: primal data incomplete", where);
+        if (p->J.m != p->m || p->J.n != p->nv)
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: J is %d x %d, expected %d x %d (m x nv)",
+                                 where, p->J.m, p->J.n, p->m, p->nv);
+        if (p->J.rowptr[0] != 0 || p->J.rowptr[p->J.m] != p->J.nnz)
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: J row pointers do not span its %d entries",
+                                 where, p->J.nnz);
+        for (int i = 0; i < p->J.m; i++)
+            if (p->J.rowptr[i + 1] < p->J.rowptr[i])
+                return ncp_error_set(err, NCP_ERR_INPUT, "%s: J row pointer %d decreases", where, i);
+        for (int k = 0; k < p->J.nnz; k++)
+            if (p->J.col[k] < 0 || p->J.col[k] >= p->nv)
+                return ncp_error_set(err, NCP_ERR_INPUT, "%s: J column index %d out of range [0, %d)",
+                                     where, p->J.col[k], p->nv);
+        if ((rc = check_finite(p->A, (size_t)p->nv * p->nv, where, "A", err))) return rc;
+        if ((rc = check_finite(p->b, p->nv, where, "b", err))) return rc;
+        if ((rc = check_finite(p->e, p->m, where, "e", err))) return rc;
+        if ((rc = check_finite(p->J.val, p->J.nnz, where, "J", err))) return rc;
+        for (int i = 0; i < p->nv; i++)
+            if (!(p->A[i + (size_t)i * p->nv] > 0.0))
+                return ncp_error_set(err, NCP_ERR_INPUT, "%s: A[%d,%d] = %g: A must be symmetric "
+                                     "positive definite", where, i, i, p->A[i + (size_t)i * p->nv]);
+    }
+    if (p->has_dual) {
+        if (!p->D || !p->vf)
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: dual data incomplete", where);
+        if ((rc = check_finite(p->D, (size_t)p->m * p->m, where, "D", err))) return rc;
+        if ((rc = check_finite(p->vf, p->m, where, "v_f", err))) return rc;
+    }
+    if (p->contacts)
+        for (int i = 0; i < p->ncontacts; i++)
+            if (!isfinite(p->contacts[i].gap))
+                return ncp_error_set(err, NCP_ERR_INPUT, "%s: contacts/gap[%d] is not finite", where,
+                                     i);
+    return NCP_OK;
+}
+
+static int dup_array(ncp_error *err, void **dst, const void *src, size_t n, size_t size)
+{
+    *dst = NULL;
+    if (!src) return NCP_OK;
+    *dst = ncp_malloc(err, n, size);
+    if (!*dst) return NCP_ERR_NOMEM;
+    if (n) memcpy(*dst, src, n * size);
+    return NCP_OK;
+}
+
+static int copy_structure(ncp_structure **dst, const ncp_structure *s, ncp_error *err)
+{
+    *dst = NULL;
+    if (!s) return NCP_OK;
+    ncp_structure *d = ncp_calloc(err, 1, sizeof *d);
+    if (!d) return NCP_ERR_NOMEM;
+    *dst = d;
+    d->nsub = s->nsub;
+    d->nbodies = s->nbodies;
+    d->nlinks = s->nlinks;
+    if (dup_array(err, (void **)&d->sub_dof_start, s->sub_dof_start, s->nsub, sizeof(int)) ||
+        dup_array(err, (void **)&d->sub_ndof, s->sub_ndof, s->nsub, sizeof(int)))
+        return NCP_ERR_NOMEM;
+    d->bodies = ncp_calloc(err, s->nbodies, sizeof *d->bodies);
+    d->links = ncp_calloc(err, s->nlinks, sizeof *d->links);
+    if (!d->bodies || !d->links) return NCP_ERR_NOMEM;
+    for (int i = 0; i < s->nbodies; i++) {
+        d->bodies[i] = s->bodies[i];
+        d->bodies[i].Jb = NULL;
+        if (dup_array(err, (void **)&d->bodies[i].Jb, s->bodies[i].Jb, 6 * (size_t)s->bodies[i].ndof,
+                      sizeof(double)))
+            return NCP_ERR_NOMEM;
+    }
+    for (int i = 0; i < s->nlinks; i++) {
+        d->links[i] = s->links[i];
+        d->links[i].Jib = NULL;
+    }
+    return NCP_OK;
+}
+
+int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err)
+{
+    ncp_problem_init(dst);
+    *dst = *src;
+    dst->name = dst->scene = dst->driver = NULL;
+    dst->blocks = NULL;
+    dst->contacts = NULL;
+    dst->A = dst->b = dst->e = dst->D = dst->vf = NULL;
+    memset(&dst->J, 0, sizeof dst->J);
+    dst->structure = NULL;
+    size_t nv = src->nv, m = src->m;
+    int rc = NCP_OK;
+    if ((src->name && !(dst->name = ncp_strdup(err, src->name))) ||
+        (src->scene && !(dst->scene = ncp_strdup(err, src->scene))) ||
+        (src->driver && !(dst->driver = ncp_strdup(err, src->driver))))
+        rc = NCP_ERR_NOMEM;
+    if (!rc) rc = dup_array(err, (void **)&dst->blocks, src->blocks, src->nblocks, sizeof(ncp_block));
+    if (!rc) rc = dup_array(err, (void **)&dst->contacts, src->contacts, src->ncontacts,
+                            sizeof(ncp_contact_info));
+    if (!rc && src->has_primal) {
+        rc = dup_array(err, (void **)&dst->A, src->A, nv * nv, sizeof(double));
+        if (!rc) rc = dup_array(err, (void **)&dst->b, src->b, nv, sizeof(double));
+        if (!rc) rc = dup_array(err, (void **)&dst->e, src->e, m, sizeof(double));
+        if (!rc) rc = ncp_csr_copy(&dst->J, &src->J, err);
+    }
+    if (!rc && src->has_dual) {
+        rc = dup_array(err, (void **)&dst->D, src->D, m * m, sizeof(double));
+        if (!rc) rc = dup_array(err, (void **)&dst->vf, src->vf, m, sizeof(double));
+    }
+    if (!rc) rc = copy_structure(&dst->structure, src->structure, err);
+    if (!rc && src->structure) /* link Jacobians: rows of the block x 6 */
+        for (int i = 0; i < src->structure->nlinks && !rc; i++) {
+            const ncp_structure_link *l = &src->structure->links[i];
+            int rows = (l->block >= 0 && l->block < src->nblocks)
+                           ? ncp_block_type_size(src->blocks[l->block].type) : 0;
+            rc = dup_array(err, (void **)&dst->structure->links[i].Jib, l->Jib, 6 * (size_t)rows,
+                           sizeof(double));
+        }
+    if (!rc && src->structure) /* joint-space diagonal: nv entries */
+        rc = dup_array(err, (void **)&dst->structure->dof_diag, src->structure->dof_diag,
+                       (size_t)src->nv, sizeof(double));
+    if (rc) ncp_problem_free(dst);
+    return rc;
+}
+
+int ncp_problem_velocity(const ncp_problem *p, const double *lambda, double *u, ncp_error *err)
+{
+    if (p->has_dual) {
+        ncp_copy(p->m, p->vf, u);
+        ncp_gemv(0, p->m, p->m, 1.0, p->D, lambda, 1.0, u);
+        return NCP_OK;
+    }
+    if (!p->has_primal)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem without data");
+    int n = p->nv, rc;
+    double *L = ncp_malloc(err, (size_t)n * n, sizeof(double));
+    double *v = ncp_malloc(err, n, sizeof(double));
+    if (!L || !v) {
+        free(L);
+        free(v);
+        return NCP_ERR_NOMEM;
+    }
+    memcpy(L, p->A, (size_t)n * n * sizeof(double));
+    ncp_copy(n, p->b, v);
+    ncp_csr_gemv_t(&p->J, 1.0, lambda, 1.0, v);
+    rc = ncp_chol_factor(n, L, err);
+    if (!rc) rc = ncp_chol_solve(n, L, 1, v, err);
+    if (!rc) {
+        ncp_csr_gemv(&p->J, 1.0, v, 0.0, u);
+        ncp_axpy(p->m, 1.0, p->e, u);
+    }
+    free(L);
+    free(v);
+    return rc;
+}

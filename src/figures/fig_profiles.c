@@ -1,0 +1,298 @@
+/* `ncpbench figures --profiles`: Dolan–Moré performance profiles of every registered solver over
+ * every captured problem of the shipped scenes (DESIGN.md §9, "beyond the papers").
+ *
+ * Methodology (Acary, Brémond, Huber 2018 §5, their faf tool; Dolan & Moré 2002):
+ *   - problems: fresh captures of every scene file (*.json) of the scenes directory, sorted
+ *     (or of the scenes named by --scenes),
+ *     each benchmarked with ncp_pipeline_run_scene into OUT/profiles/<scene>/ with its own
+ *     benchmark budget (tolerance, iterations) and the stopping metric natural_map_rel_acary;
+ *     `--quick` uses the scenes' quick captures;
+ *   - measure: time to reach the tolerance = setup_ms + solve_ms of a run that converged (the
+ *     harness stops at the tolerance); a run that did not converge (iteration or time budget,
+ *     stalled, failed) counts as infinitely slow. A per-solve time limit plays the role of the
+ *     paper's per-test-set limit: 1000 ms (20 ms with --quick, a CI smoke run; Acary et al. use
+ *     10 to 400 s on larger sets); times are floored at 1e-6 ms (the clock's resolution) so that
+ *     the ratios are defined;
+ *   - ratio r_ps = t_ps / min_s t_ps, profile rho_s(tau) = fraction of problems with r_ps <= tau,
+ *     tau from 1 to 100 on a log axis (201 log-spaced points; the curves are step functions);
+ *     rho_s(1) is the share of problems where s is fastest, rho_s(100) the share it solves within
+ *     100x the best time. A problem no solver solved counts against every solver.
+ * CCP solvers (ncpbench list solvers) are measured on the same NCP metric: where sliding contacts
+ * make the CCP's answer differ from the NCP's, they do not converge, by design of the metric.
+ *
+ * Outputs in OUT/profiles/: perf_profiles.dat (the profiles, one gnuplot index block per solver,
+ * methodology and per-solver summary in its header), perf_profiles.{png,svg} (gnuplot,
+ * scripts/perf_profiles.gp), and each scene's benchmark output directory.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "figures/fig_util.h"
+#include "figures/figures.h"
+#include "util/fsutil.h"
+#include "bench/pipeline.h"
+#include "solvers/registry.h"
+
+enum { PROF_NTAU = 201, PROF_MAX_SCENES = 256 };
+#define PROF_TIME_FLOOR_MS 1e-6
+#define PROF_LIMIT_FULL_MS 1000.0
+#define PROF_LIMIT_QUICK_MS 20.0
+
+/* Times of every solver (registry order) on every problem, grown one scene at a time. */
+typedef struct prof_table {
+    int ns, np, cap;
+    double *t;          /* np x ns, row-major; INFINITY = not solved */
+    int scene_first;    /* first problem row of the scene being read */
+    char scene[64];
+} prof_table;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* --scenes a,b: those scene files, which must exist in the scenes directory. */
+static int list_given(const char *csv, char **names, int cap, int *n, ncp_error *err)
+{
+    const char *dir = ncp_scenes_dir();
+    *n = 0;
+    for (const char *s = csv; *s;) {
+        size_t len = strcspn(s, ",");
+        char file[300], path[4400];
+        if (len == 0 || len > 250)
+            return ncp_error_set(err, NCP_ERR_INPUT, "--scenes: empty or too long name in '%s'",
+                                 csv);
+        snprintf(file, sizeof file, "%.*s.json", (int)len, s);
+        int rc = ncp_path_join(path, sizeof path, dir, file, err);
+        if (rc) return rc;
+        if (!ncp_file_exists(path))
+            return ncp_error_set(err, NCP_ERR_INPUT,
+                                 "--scenes: no scene '%.*s' (%s does not exist; see `ncpbench list "
+                                 "scenes`)",
+                                 (int)len, s, path);
+        if (*n >= cap) return ncp_error_set(err, NCP_ERR_INPUT, "--scenes: too many scenes");
+        if (!(names[*n] = ncp_strdup(err, file))) return NCP_ERR_NOMEM;
+        (*n)++;
+        s += len;
+        if (*s == ',') s++;
+    }
+    return NCP_OK;
+}
+
+/* The shipped scenes: *.json of the scenes directory, sorted. */
+static int list_scenes(char **names, int cap, int *n, ncp_error *err)
+{
+    const char *dir = ncp_scenes_dir();
+    DIR *d = opendir(dir);
+    *n = 0;
+    if (!d)
+        return ncp_error_set(err, NCP_ERR_IO, "cannot open the scenes directory %s", dir);
+    struct dirent *e;
+    int rc = NCP_OK;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l <= 5 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
+        if (*n >= cap) {
+            rc = ncp_error_set(err, NCP_ERR_INPUT, "more than %d scenes in %s", cap, dir);
+            break;
+        }
+        if (!(names[*n] = ncp_strdup(err, e->d_name))) {
+            rc = NCP_ERR_NOMEM;
+            break;
+        }
+        (*n)++;
+    }
+    closedir(d);
+    if (rc == NCP_OK) qsort(names, (size_t)*n, sizeof *names, cmp_str);
+    return rc;
+}
+
+/* Problem row for `problem` of the current scene (new rows start as failures). */
+static double *prof_row(prof_table *tb, const char *problem, ncp_error *err)
+{
+    char *end;
+    long id = strtol(problem, &end, 10);
+    if (*end || id < 0 || id > 10000000) {
+        ncp_error_set(err, NCP_ERR_INPUT, "problem id '%s' is not a number", problem);
+        return NULL;
+    }
+    int row = tb->scene_first + (int)id;
+    while (row >= tb->np) {
+        if (tb->np == tb->cap) {
+            int cap = tb->cap ? 2 * tb->cap : 256;
+            double *t = realloc(tb->t, (size_t)cap * (size_t)tb->ns * sizeof(double));
+            if (!t) {
+                ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading the benchmark results");
+                return NULL;
+            }
+            tb->t = t;
+            tb->cap = cap;
+        }
+        for (int s = 0; s < tb->ns; s++) tb->t[(size_t)tb->np * tb->ns + s] = INFINITY;
+        tb->np++;
+    }
+    return tb->t + (size_t)row * tb->ns;
+}
+
+/* metrics.csv row: problem, solver, converged, setup_ms, solve_ms. */
+static int prof_csv_row(void *ctx, const char *const *f, const char *path, long line,
+                        ncp_error *err)
+{
+    prof_table *tb = ctx;
+    const ncp_solver_desc *d = ncp_solver_find(f[1]);
+    int s = -1;
+    for (int i = 0; d && i < tb->ns; i++)
+        if (ncp_solver_at(i) == d) s = i;
+    if (s < 0)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s:%ld: solver '%s' is not registered", path,
+                             line, f[1]);
+    double *row = prof_row(tb, f[0], err);
+    if (!row) {
+        ncp_error_prefix(err, "%s:%ld: ", path, line);
+        return err->code ? err->code : NCP_ERR_INPUT;
+    }
+    char *e1, *e2, *e3;
+    long conv = strtol(f[2], &e1, 10);
+    double setup = strtod(f[3], &e2), solve = strtod(f[4], &e3);
+    if (*e1 || *e2 || *e3 || !isfinite(setup) || !isfinite(solve))
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "%s:%ld: converged/setup_ms/solve_ms '%s', '%s', '%s' are not numbers",
+                             path, line, f[2], f[3], f[4]);
+    row[s] = conv == 1 ? fmax(setup + solve, PROF_TIME_FLOOR_MS) : INFINITY;
+    return NCP_OK;
+}
+
+/* Benchmarks one scene and reads its metrics.csv into the table. */
+static int prof_scene(const ncp_fig_opts *o, const char *file, const char *out, prof_table *tb,
+                      int *nprob, ncp_error *err)
+{
+    char path[4200], dir[4200], csv[4300], stem[64];
+    int rc;
+    if ((rc = ncp_path_join(path, sizeof path, ncp_scenes_dir(), file, err))) return rc;
+    ncp_path_stem(file, stem, sizeof stem);
+    if ((rc = ncp_path_join(dir, sizeof dir, out, stem, err))) return rc;
+    ncp_pipeline_opts po;
+    ncp_fig_pipeline_opts(o, dir, &po);
+    po.solvers_csv = ""; /* every registered solver */
+    po.budget.time_ms = o->quick ? PROF_LIMIT_QUICK_MS : PROF_LIMIT_FULL_MS;
+    po.time_set = 1;
+    po.traces = 0;
+    printf("profiles: %s (%s capture, every solver)...\n", stem, o->quick ? "quick" : "full");
+    fflush(stdout);
+    int interrupted;
+    rc = ncp_fig_run_scene(path, &po, &interrupted, err);
+    if (rc) {
+        ncp_error_prefix(err, "scene %s: ", file);
+        return rc;
+    }
+    if (interrupted) return NCP_OK;
+    if ((rc = ncp_path_join(csv, sizeof csv, dir, "metrics.csv", err))) return rc;
+    static const char *const cols[5] = {"problem", "solver", "converged", "setup_ms", "solve_ms"};
+    tb->scene_first = tb->np;
+    snprintf(tb->scene, sizeof tb->scene, "%s", stem);
+    rc = ncp_csv_read(csv, cols, 5, prof_csv_row, tb, err);
+    *nprob = tb->np - tb->scene_first;
+    return rc;
+}
+
+static int prof_write(const char *path, const prof_table *tb, const double *r, const char *scenes,
+                      int quick, ncp_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
+    fprintf(f,
+            "# ncpbench performance profiles (Dolan & More 2002; Acary, Bremond, Huber 2018)\n"
+            "# problems: %d captured problems (%s captures) of the scenes: %s\n"
+            "# measure: setup_ms + solve_ms to reach each scene's tolerance on\n"
+            "# natural_map_rel_acary; not converged (budget, %g ms per-solve limit, stall,\n"
+            "# failure) = infinite. r = time / best time on the problem; rho(tau) = fraction\n"
+            "# of problems with r <= tau, tau log-spaced from 1 to 100 (%d points).\n"
+            "# summary: solver solved_fraction rho(1) rho(10) rho(100)\n",
+            tb->np, quick ? "quick" : "full", scenes,
+            quick ? PROF_LIMIT_QUICK_MS : PROF_LIMIT_FULL_MS, PROF_NTAU);
+    for (int s = 0; s < tb->ns; s++)
+        fprintf(f, "#   %-14s %.4f %.4f %.4f %.4f\n", ncp_solver_at(s)->name,
+                ncp_perf_rho(tb->np, tb->ns, r, s, INFINITY),
+                ncp_perf_rho(tb->np, tb->ns, r, s, 1.0), ncp_perf_rho(tb->np, tb->ns, r, s, 10.0),
+                ncp_perf_rho(tb->np, tb->ns, r, s, 100.0));
+    fprintf(f, "# One index block per solver (gnuplot: index i), registry order.\n"
+               "# columns: solver solver_index tau rho\n");
+    for (int s = 0; s < tb->ns; s++) {
+        if (s) fputs("\n\n", f);
+        fprintf(f, "# solver: %s\n", ncp_solver_at(s)->name);
+        for (int i = 0; i < PROF_NTAU; i++) {
+            double tau = pow(10.0, 2.0 * i / (PROF_NTAU - 1));
+            if (i == PROF_NTAU - 1) tau = 100.0;
+            fprintf(f, "%s %d %.10g %.10g\n", ncp_solver_at(s)->name, s, tau,
+                    ncp_perf_rho(tb->np, tb->ns, r, s, tau));
+        }
+    }
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    return NCP_OK;
+}
+
+int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
+{
+    char out[4200], dat[4300];
+    char *files[PROF_MAX_SCENES];
+    int nfiles = 0, rc;
+    prof_table tb = {0};
+    double *r = NULL;
+    char *scenes = NULL;
+    tb.ns = ncp_solver_count();
+    if ((rc = ncp_path_join(out, sizeof out, o->out_dir, "profiles", err)) ||
+        (rc = ncp_path_join(dat, sizeof dat, out, "perf_profiles.dat", err)) ||
+        (rc = o->scenes ? list_given(o->scenes, files, PROF_MAX_SCENES, &nfiles, err)
+                        : list_scenes(files, PROF_MAX_SCENES, &nfiles, err)))
+        goto done;
+    if (nfiles == 0) {
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "no scenes in %s", ncp_scenes_dir());
+        goto done;
+    }
+    if ((rc = ncp_mkdir_p(out, err))) goto done;
+    size_t slen = 1;
+    for (int i = 0; i < nfiles; i++) slen += strlen(files[i]) + 2;
+    if (!(scenes = ncp_calloc(err, slen, 1))) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    for (int i = 0; i < nfiles; i++) {
+        int np = 0;
+        if ((rc = prof_scene(o, files[i], out, &tb, &np, err))) goto done;
+        if (o->interrupt && *o->interrupt) goto done; /* the CLI reports the interruption */
+        char stem[64];
+        ncp_path_stem(files[i], stem, sizeof stem);
+        snprintf(scenes + strlen(scenes), slen - strlen(scenes), "%s%s(%d)", i ? ", " : "", stem,
+                 np);
+    }
+    if (!(r = ncp_malloc(err, (size_t)tb.np * (size_t)tb.ns + 1, sizeof(double)))) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    if ((rc = ncp_perf_ratios(tb.np, tb.ns, tb.t, r, err)) ||
+        (rc = prof_write(dat, &tb, r, scenes, o->quick, err)))
+        goto done;
+
+    printf("\nPerformance profiles over %d problems (%s): %s\n", tb.np, o->quick ? "quick" : "full",
+           scenes);
+    printf("%-14s %8s %8s %8s %8s\n", "solver", "solved", "rho(1)", "rho(10)", "rho(100)");
+    for (int s = 0; s < tb.ns; s++)
+        printf("%-14s %8.3f %8.3f %8.3f %8.3f\n", ncp_solver_at(s)->name,
+               ncp_perf_rho(tb.np, tb.ns, r, s, INFINITY), ncp_perf_rho(tb.np, tb.ns, r, s, 1.0),
+               ncp_perf_rho(tb.np, tb.ns, r, s, 10.0), ncp_perf_rho(tb.np, tb.ns, r, s, 100.0));
+    printf("(rho(1): share of problems where the solver is fastest; rho(100): solved within 100x "
+           "the best time; no published claim to compare with: beyond the papers, DESIGN.md §9)\n");
+    char title[300];
+    snprintf(title, sizeof title, "Performance profiles: %d problems from %d scenes (%s)", tb.np,
+             nfiles, o->quick ? "quick" : "full");
+    rc = ncp_fig_plot("perf_profiles", out, title, dat, err);
+done:
+    for (int i = 0; i < nfiles; i++) free(files[i]);
+    free(tb.t);
+    free(r);
+    free(scenes);
+    return rc;
+}

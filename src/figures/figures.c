@@ -1,0 +1,114 @@
+/* `ncpbench figures` (figures.h): a table of figure sets, each a function in its own file
+ * (fig_*.c) that captures what it needs, runs the solvers, writes data files and gnuplot
+ * figures into the output directory and prints the paper's claim beside our number. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "figures/figures.h"
+#include "util/fsutil.h"
+#include "util/ncp_error.h"
+
+typedef struct ncp_fig_set {
+    const char *id;        /* "000", "002", "004", "profiles" */
+    const char *what;      /* one line for --help */
+    int (*run)(const ncp_fig_opts *o, ncp_error *err);
+} ncp_fig_set;
+
+/* Figure sets register here (one line each). */
+static const ncp_fig_set fig_sets[] = {
+    {"profiles", "Dolan-More performance profiles: every solver on every shipped scene's captures",
+     ncp_fig_profiles},
+    {"002", "seed 002: residual vs iteration, ADMM/FADMM/Jacobi/APGD/PGS, sphere stack",
+     ncp_fig_002},
+    {"000", "seed 000 §VII: Fig. 7, 9, 11, Tables II, III (CANAL, SubADMM, PGS, ablations)",
+     ncp_fig_paper000},
+    {"004", "seed 004 §VII-D: accuracy metrics (r_pen, r_dual, r_ncp, r_nat) over its suite scenes",
+     ncp_fig_paper004},
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: ncpbench figures [--paper ID]... [--profiles] [--all] [--out DIR] [--quick]\n"
+               "                        [--seed N] [-j N] [--scenes A,B]\n\n"
+               "Regenerates figures and tables from fresh captures into --out (default\n"
+               "results/figures). Figure sets:\n");
+    int n = 0;
+    for (const ncp_fig_set *s = fig_sets; s->id; s++, n++)
+        fprintf(f, "  %-10s %s\n", s->id, s->what);
+    if (n == 0) fprintf(f, "  (none registered)\n");
+    fprintf(f, "--scenes A,B restricts the profiles to those shipped scenes (names without .json).\n");
+}
+
+int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt)
+{
+    ncp_fig_opts o = {"results/figures", 0, 1, 1, interrupt, NULL};
+    const char *want[16];
+    int nwant = 0, all = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if ((!strcmp(a, "--paper") || !strcmp(a, "--out") || !strcmp(a, "--seed") ||
+                    !strcmp(a, "-j") || !strcmp(a, "--scenes")) && i + 1 >= argc) {
+            fprintf(stderr, "ncpbench figures: option %s needs a value\n", a);
+            return 2;
+        } else if (!strcmp(a, "--paper")) {
+            if (nwant < 16) want[nwant++] = argv[++i];
+        } else if (!strcmp(a, "--profiles")) {
+            if (nwant < 16) want[nwant++] = "profiles";
+        } else if (!strcmp(a, "--all")) {
+            all = 1;
+        } else if (!strcmp(a, "--out")) {
+            o.out_dir = argv[++i];
+        } else if (!strcmp(a, "--quick")) {
+            o.quick = 1;
+        } else if (!strcmp(a, "--scenes")) {
+            o.scenes = argv[++i];
+        } else if (!strcmp(a, "--seed")) {
+            char *end;
+            o.seed = strtoull(argv[++i], &end, 10);
+            if (*end || argv[i][0] == '-') {
+                fprintf(stderr, "ncpbench figures: --seed: expected a non-negative integer\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "-j")) {
+            o.jobs = atoi(argv[++i]);
+            if (o.jobs < 1 || o.jobs > 64) {
+                fprintf(stderr, "ncpbench figures: -j: expected an integer in 1..64\n");
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "ncpbench figures: unknown option '%s'\n\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!all && nwant == 0) {
+        usage(stderr);
+        return 2;
+    }
+    for (int k = 0; k < nwant; k++) {
+        int found = 0;
+        for (const ncp_fig_set *s = fig_sets; s->id; s++) found |= !strcmp(s->id, want[k]);
+        if (!found) {
+            fprintf(stderr, "ncpbench figures: unknown figure set '%s'\n\n", want[k]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    for (const ncp_fig_set *s = fig_sets; s->id; s++) {
+        int sel = all;
+        for (int k = 0; k < nwant; k++) sel |= !strcmp(s->id, want[k]);
+        if (!sel) continue;
+        ncp_error err = {0};
+        if (s->run(&o, &err)) {
+            fprintf(stderr, "ncpbench figures %s: %s\n", s->id, err.msg);
+            return err.code == NCP_ERR_INPUT ? 2 : 3;
+        }
+        if (interrupt && *interrupt) return 130;
+    }
+    return 0;
+}

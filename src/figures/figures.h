@@ -1,0 +1,29 @@
+/* `ncpbench figures`: regenerates the papers' figures and tables and the Dolan–Moré performance
+ * profiles from fresh captures (DESIGN.md §9). Each figure set lives in its own file and is
+ * listed in the table in figures.c. */
+#ifndef NCP_FIGURES_H
+#define NCP_FIGURES_H
+
+#include "util/ncp_error.h"
+
+/* Options every figure set receives. */
+typedef struct ncp_fig_opts {
+    const char *out_dir;   /* default results/figures; each set writes into out_dir/<set id>/ */
+    int quick;             /* small sizes (CI) */
+    int jobs;
+    unsigned long long seed;
+    const volatile int *interrupt;
+    const char *scenes;    /* --scenes a,b: restrict the sets that sweep every shipped scene
+                              (profiles) to these scene names; NULL = all */
+} ncp_fig_opts;
+
+/* Figure sets (one file each, listed in figures.c's table): declare them here. */
+int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err); /* src/fig_profiles.c */
+int ncp_fig_002(const ncp_fig_opts *o, ncp_error *err);      /* src/fig_002.c */
+int ncp_fig_paper000(const ncp_fig_opts *o, ncp_error *err); /* src/fig_paper000.c */
+int ncp_fig_paper004(const ncp_fig_opts *o, ncp_error *err); /* src/fig_paper004.c */
+
+/* argv holds the options after "figures"; returns the process exit code (cli.h). */
+int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt);
+
+#endif

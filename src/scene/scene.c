@@ -1,0 +1,556 @@
+/* Scene files: JSON text -> validated model (world.h) and benchmark section (scene.h).
+ *
+ * The schema is documented in scenes/README.md. Validation is strict: every key must be known
+ * (a typo must not silently fall back to a default), every value has its type and range
+ * checked, and every message reads "<file>: <json.path>: <what is wrong> (expected ...)". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "scene/cases.h"
+#include "util/json_util.h"
+#include "scene/scene.h"
+#include "scene/scene_json.h"
+#include "solve/catalog.h"
+#include "solve/params.h"
+#include "scene/robot.h"
+#include "core/spatial.h"
+#include "sim/world.h"
+
+struct ncp_scene {
+    char *where;        /* file name (or label) used in messages */
+    char *text;         /* the JSON as read */
+    char name[NCP_NAME_MAX];
+    char *description;
+    ncp_model model;
+    ncp_bench_cfg bench;
+    ncp_cases_cfg cases; /* benchmark.cases (capture "cases"; cases.h) */
+};
+
+static int need_object(ncp_json_ctx *c, const cJSON *v, const char *path)
+{
+    return cJSON_IsObject(v) ? NCP_OK : ncp_json_expect(c, path, v, "an object");
+}
+
+/* A member that must be present. */
+static const cJSON *required(ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
+                             const char *expected)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        char p[NCP_JSON_PATH_MAX];
+        ncp_json_key(p, path, key);
+        ncp_json_fail(c, p, "missing (expected %s)", expected);
+    }
+    return v;
+}
+
+static const char *const combine_names[] = {"min", "max", "mean", "geometric", NULL};
+
+static int parse_materials(ncp_json_ctx *c, const cJSON *root, ncp_model *m)
+{
+    const cJSON *mats = cJSON_GetObjectItemCaseSensitive(root, "materials");
+    int n = 0;
+    if (mats) {
+        if (!cJSON_IsArray(mats)) return ncp_json_expect(c, "materials", mats, "an array of {name, friction}");
+        n = cJSON_GetArraySize(mats);
+    }
+    /* index 0 is the implicit "default" material (friction 0.5, documented), which a scene may
+     * redefine by listing a material named "default" */
+    m->materials = ncp_calloc(c->err, (size_t)n + 1, sizeof(ncp_material));
+    if (!m->materials) return NCP_ERR_NOMEM;
+    snprintf(m->materials[0].name, NCP_NAME_MAX, "default");
+    m->materials[0].friction = 0.5;
+    m->nmaterials = 1;
+    int i = 0, default_seen = 0;
+    for (const cJSON *it = mats ? mats->child : NULL; it; it = it->next, i++) {
+        static const char *const keys[] = {"name", "friction", "stiffness", "dissipation", NULL};
+        char p[NCP_JSON_PATH_MAX], name[NCP_NAME_MAX];
+        double mu, stiff, diss;
+        ncp_json_index(p, "materials", i);
+        int rc = ncp_json_check_keys(c, it, p, keys);
+        if (!rc) rc = ncp_json_get_string(c, it, p, "name", 1, "", name, sizeof name);
+        if (!rc) rc = ncp_json_get_number(c, it, p, "friction", 1, NCP_JSON_NONNEG, 0.0, &mu);
+        /* compliant contact (seed 001 eq. 2, used by sap): absent = rigid (0), no dissipation */
+        if (!rc) rc = ncp_json_get_number(c, it, p, "stiffness", 0, NCP_JSON_POSITIVE, 0.0, &stiff);
+        if (!rc) rc = ncp_json_get_number(c, it, p, "dissipation", 0, NCP_JSON_NONNEG, 0.0, &diss);
+        if (rc) return rc;
+        int k = ncp_scene_find_material(m, name);
+        if (k == 0) k = default_seen++ ? 1 : 0; /* "default" may be redefined once */
+        if (k > 0) {
+            char q[NCP_JSON_PATH_MAX];
+            ncp_json_key(q, p, "name");
+            return ncp_json_fail(c, q, "material \"%s\" is defined twice (expected unique names)", name);
+        }
+        if (k < 0) k = m->nmaterials++;
+        snprintf(m->materials[k].name, NCP_NAME_MAX, "%s", name);
+        m->materials[k].friction = mu;
+        m->materials[k].stiffness = stiff;
+        m->materials[k].dissipation = diss;
+    }
+    int nm = m->nmaterials;
+    m->pair_friction = ncp_calloc(c->err, (size_t)nm * nm, sizeof(double));
+    if (!m->pair_friction) return NCP_ERR_NOMEM;
+    for (int a = 0; a < nm; a++)
+        for (int b = 0; b < nm; b++) {
+            double x = m->materials[a].friction, y = m->materials[b].friction, f;
+            switch (m->combine) {
+            case NCP_COMBINE_MAX: f = fmax(x, y); break;
+            case NCP_COMBINE_MEAN: f = 0.5 * (x + y); break;
+            case NCP_COMBINE_GEOMETRIC: f = sqrt(x * y); break;
+            default: f = fmin(x, y);
+            }
+            m->pair_friction[a * nm + b] = f;
+        }
+    const cJSON *pairs = cJSON_GetObjectItemCaseSensitive(root, "material_pairs");
+    if (!pairs) return NCP_OK;
+    if (!cJSON_IsArray(pairs))
+        return ncp_json_expect(c, "material_pairs", pairs, "an array of {materials: [a, b], friction}");
+    i = 0;
+    for (const cJSON *it = pairs->child; it; it = it->next, i++) {
+        static const char *const keys[] = {"materials", "friction", NULL};
+        char p[NCP_JSON_PATH_MAX], q[NCP_JSON_PATH_MAX];
+        double mu;
+        ncp_json_index(p, "material_pairs", i);
+        int rc = ncp_json_check_keys(c, it, p, keys);
+        if (!rc) rc = ncp_json_get_number(c, it, p, "friction", 1, NCP_JSON_NONNEG, 0.0, &mu);
+        if (rc) return rc;
+        const cJSON *names = required(c, it, p, "materials", "an array of two material names");
+        if (!names) return NCP_ERR_INPUT;
+        ncp_json_key(q, p, "materials");
+        if (!cJSON_IsArray(names) || cJSON_GetArraySize(names) != 2 ||
+            !cJSON_IsString(names->child) || !cJSON_IsString(names->child->next))
+            return ncp_json_expect(c, q, names, "an array of two material names");
+        int ab[2];
+        for (int k = 0; k < 2; k++) {
+            const char *nm_k = (k ? names->child->next : names->child)->valuestring;
+            ab[k] = ncp_scene_find_material(m, nm_k);
+            if (ab[k] < 0) {
+                char r[NCP_JSON_PATH_MAX];
+                ncp_json_index(r, q, k);
+                return ncp_json_fail(c, r, "unknown material \"%s\" (expected a name from materials, or "
+                            "\"default\")", nm_k);
+            }
+        }
+        m->pair_friction[ab[0] * nm + ab[1]] = mu;
+        m->pair_friction[ab[1] * nm + ab[0]] = mu;
+    }
+    return NCP_OK;
+}
+
+static int parse_contact(ncp_json_ctx *c, const cJSON *root, ncp_model *m)
+{
+    static const char *const keys[] = {"margin", "erp", "max_recovery_velocity", "friction_combine", NULL};
+    const cJSON *ct = cJSON_GetObjectItemCaseSensitive(root, "contact");
+    static const cJSON empty = {0};
+    int rc = NCP_OK;
+    if (ct) {
+        rc = ncp_json_check_keys(c, ct, "contact", keys);
+        if (rc) return rc;
+    } else {
+        ct = &empty;
+    }
+    if (!rc) rc = ncp_json_get_number(c, ct, "contact", "margin", 0, NCP_JSON_NONNEG, 0.005, &m->margin);
+    if (!rc) rc = ncp_json_get_number(c, ct, "contact", "erp", 0, NCP_JSON_UNIT, 0.2, &m->erp);
+    if (!rc) rc = ncp_json_get_number(c, ct, "contact", "max_recovery_velocity", 0, NCP_JSON_NONNEG, 1.0, &m->max_recovery);
+    if (!rc) rc = ncp_json_get_enum(c, ct, "contact", "friction_combine", 0, combine_names, NCP_COMBINE_MIN, &m->combine);
+    return rc;
+}
+
+static int parse_bodies(ncp_json_ctx *c, const cJSON *root, ncp_model *m)
+{
+    const cJSON *bodies = required(c, root, "", "bodies", "a non-empty array of bodies");
+    if (!bodies) return NCP_ERR_INPUT;
+    if (!cJSON_IsArray(bodies) || cJSON_GetArraySize(bodies) < 1)
+        return ncp_json_expect(c, "bodies", bodies, "a non-empty array of bodies");
+    int nb = cJSON_GetArraySize(bodies), ns = 0;
+    for (const cJSON *b = bodies->child; b; b = b->next) {
+        const cJSON *shs = cJSON_IsObject(b) ? cJSON_GetObjectItemCaseSensitive(b, "shapes") : NULL;
+        if (cJSON_IsArray(shs)) ns += cJSON_GetArraySize(shs);
+    }
+    m->bodies = ncp_calloc(c->err, (size_t)nb, sizeof(ncp_body_model));
+    m->shapes = ncp_calloc(c->err, (size_t)ns, sizeof(ncp_shape_model));
+    double *density = ncp_calloc(c->err, (size_t)nb, sizeof(double));
+    double *mass = ncp_calloc(c->err, (size_t)nb, sizeof(double));
+    int rc = (!m->bodies || !m->shapes || !density || !mass) ? NCP_ERR_NOMEM : NCP_OK;
+    m->nbodies = nb;
+    static const char *const k_static[] = {"name", "type", "position", "quat", "axis", "angle", "shapes", "motion", NULL};
+    static const char *const k_dyn[] = {"name", "type", "position", "quat", "axis", "angle", "shapes",
+                                        "mass", "density", "velocity", "angular_velocity",
+                                        "force", "torque", NULL};
+    static const char *const types[] = {"static", "dynamic", NULL};
+    static const double zero[3] = {0, 0, 0};
+    int i = 0, s = 0;
+    for (const cJSON *b = bodies->child; b && !rc; b = b->next, i++) {
+        ncp_body_model *bd = &m->bodies[i];
+        char p[NCP_JSON_PATH_MAX], q[NCP_JSON_PATH_MAX];
+        ncp_json_index(p, "bodies", i);
+        rc = need_object(c, b, p);
+        if (!rc) rc = ncp_json_get_enum(c, b, p, "type", 1, types, 0, &bd->dynamic);
+        if (!rc && !bd->dynamic)
+            for (int k = 7; k_dyn[k] && !rc; k++)
+                if (cJSON_GetObjectItemCaseSensitive(b, k_dyn[k])) {
+                    ncp_json_key(q, p, k_dyn[k]);
+                    rc = ncp_json_fail(c, q, "only dynamic bodies take %s (this body is static)", k_dyn[k]);
+                }
+        if (!rc) rc = ncp_json_check_keys(c, b, p, bd->dynamic ? k_dyn : k_static);
+        if (!rc) rc = ncp_json_get_string(c, b, p, "name", 1, "", bd->name, sizeof bd->name);
+        for (int k = 0; k < i && !rc; k++)
+            if (strcmp(m->bodies[k].name, bd->name) == 0) {
+                ncp_json_key(q, p, "name");
+                rc = ncp_json_fail(c, q, "body name \"%s\" is already used by bodies[%d] (expected unique names)",
+                          bd->name, k);
+            }
+        if (!rc) rc = ncp_json_get_vec(c, b, p, "position", 0, 3, zero, bd->pos0);
+        if (!rc) rc = ncp_scene_get_orientation(c, b, p, bd->quat0);
+        const cJSON *mv = bd->dynamic ? NULL : cJSON_GetObjectItemCaseSensitive(b, "motion");
+        if (!rc && mv) { /* prescribed motion of a static body (motion.h) */
+            ncp_json_key(q, p, "motion");
+            rc = ncp_motion_parse(mv, c->where, q, &bd->motion, c->err);
+        }
+        if (!rc && bd->dynamic) {
+            const cJSON *vm = cJSON_GetObjectItemCaseSensitive(b, "mass");
+            const cJSON *vd = cJSON_GetObjectItemCaseSensitive(b, "density");
+            if (vm && vd) {
+                ncp_json_key(q, p, "density");
+                rc = ncp_json_fail(c, q, "give either mass or density, not both");
+            } else if (!vm && !vd) {
+                ncp_json_key(q, p, "mass");
+                rc = ncp_json_fail(c, q, "missing (expected a positive mass in kg, or a density in kg/m^3)");
+            } else if (vm) {
+                rc = ncp_json_get_number(c, b, p, "mass", 1, NCP_JSON_POSITIVE, 0.0, &mass[i]);
+            } else {
+                rc = ncp_json_get_number(c, b, p, "density", 1, NCP_JSON_POSITIVE, 0.0, &density[i]);
+            }
+            if (!rc) rc = ncp_json_get_vec(c, b, p, "velocity", 0, 3, zero, bd->vel0);
+            if (!rc) rc = ncp_json_get_vec(c, b, p, "angular_velocity", 0, 3, zero, bd->omega0);
+            if (!rc) rc = ncp_json_get_vec(c, b, p, "force", 0, 3, zero, bd->force);
+            if (!rc) rc = ncp_json_get_vec(c, b, p, "torque", 0, 3, zero, bd->torque);
+        }
+        if (rc) break;
+        const cJSON *shs = required(c, b, p, "shapes", "a non-empty array of shapes");
+        if (!shs) {
+            rc = NCP_ERR_INPUT;
+            break;
+        }
+        ncp_json_key(q, p, "shapes");
+        if (!cJSON_IsArray(shs) || cJSON_GetArraySize(shs) < 1) {
+            rc = ncp_json_expect(c, q, shs, "a non-empty array of shapes");
+            break;
+        }
+        bd->shape0 = s;
+        int j = 0, finite = 0;
+        for (const cJSON *sh = shs->child; sh && !rc; sh = sh->next, j++, s++) {
+            char r[NCP_JSON_PATH_MAX];
+            ncp_json_index(r, q, j);
+            rc = ncp_scene_parse_shape(sh, c->where, r, m, i, &m->shapes[s], c->err);
+            if (m->shapes[s].type != NCP_SHAPE_PLANE) finite++;
+        }
+        bd->nshapes = j;
+        if (!rc && bd->dynamic && !finite)
+            rc = ncp_json_fail(c, q, "a dynamic body needs at least one sphere, capsule or box");
+    }
+    m->nshapes = s;
+    if (!rc) {
+        rc = ncp_model_finalize(m, density, mass, c->err);
+        if (rc) ncp_error_prefix(c->err, "%s: bodies: ", c->where);
+    }
+    free(density);
+    free(mass);
+    return rc;
+}
+
+static int parse_budget(ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
+                        ncp_budget *b)
+{
+    static const char *const keys[] = {"tol", "max_iter", "budget_ms", NULL};
+    /* defaults = the harness's (ncp_harness_opts_default): tol 1e-8, 1000 iterations, no time
+     * limit */
+    b->tol = 1e-8;
+    b->max_iter = 1000;
+    b->time_ms = 0.0;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) return NCP_OK;
+    char p[NCP_JSON_PATH_MAX];
+    ncp_json_key(p, path, key);
+    int rc = ncp_json_check_keys(c, v, p, keys);
+    if (!rc) rc = ncp_json_get_number(c, v, p, "tol", 0, NCP_JSON_NONNEG, 1e-8, &b->tol);
+    if (!rc) rc = ncp_json_get_int(c, v, p, "max_iter", 0, 1, 1000, &b->max_iter);
+    if (!rc) rc = ncp_json_get_number(c, v, p, "budget_ms", 0, NCP_JSON_NONNEG, 0.0, &b->time_ms);
+    return rc;
+}
+
+static int solver_name(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSON *v,
+                       const char *path, char *out)
+{
+    if (!cJSON_IsString(v) || strlen(v->valuestring) >= 32)
+        return ncp_json_expect(c, path, v, "a registered solver name");
+    if (cat && !ncp_catalog_find(cat, v->valuestring)) {
+        char list[1024] = "";
+        for (int i = 0; i < cat->n; i++) {
+            size_t l = strlen(list);
+            snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", cat->solvers[i]->name);
+        }
+        return ncp_json_fail(c, path, "unknown solver \"%s\" (expected one of: %s)", v->valuestring, list);
+    }
+    snprintf(out, 32, "%s", v->valuestring);
+    return NCP_OK;
+}
+
+static int parse_params(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSON *bench,
+                        ncp_bench_cfg *cfg)
+{
+    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(bench, "params");
+    if (!ps) return NCP_OK;
+    int rc = need_object(c, ps, "benchmark.params");
+    for (const cJSON *it = ps ? ps->child : NULL; it && !rc; it = it->next) {
+        char p[NCP_JSON_PATH_MAX];
+        ncp_json_key(p, "benchmark.params", it->string);
+        /* the key is a solver name */
+        cJSON key = {0};
+        key.type = cJSON_String;
+        key.valuestring = it->string;
+        ncp_solver_params_entry *e = &cfg->params[cfg->nparams];
+        if (cfg->nparams >= NCP_MAX_BENCH_SOLVERS)
+            return ncp_json_fail(c, p, "too many entries (at most %d solvers)", NCP_MAX_BENCH_SOLVERS);
+        for (int k = 0; k < cfg->nparams; k++)
+            if (strcmp(cfg->params[k].solver, it->string) == 0)
+                return ncp_json_fail(c, p, "duplicate key (each key may appear once)");
+        rc = solver_name(c, cat, &key, p, e->solver);
+        if (!rc) rc = need_object(c, it, p);
+        if (rc) return rc;
+        const ncp_solver_desc *sd = cat ? ncp_catalog_find(cat, e->solver) : NULL;
+        memset(&e->params, 0, sizeof e->params);
+        for (const cJSON *pv = it->child; pv && !rc; pv = pv->next) {
+            char q[NCP_JSON_PATH_MAX];
+            ncp_json_key(q, p, pv->string);
+            int known = !sd; /* without a catalog, parameter names are not checked */
+            char list[512] = "";
+            for (int k = 0; sd && sd->params && sd->params[k].name; k++) {
+                size_t l = strlen(list);
+                snprintf(list + l, sizeof list - l, "%s%s", k ? ", " : "", sd->params[k].name);
+                if (strcmp(sd->params[k].name, pv->string) == 0) known = 1;
+            }
+            if (!known)
+                return ncp_json_fail(c, q, "unknown parameter of solver %s (expected one of: %s)", e->solver,
+                            list[0] ? list : "none, this solver takes no parameters");
+            for (const cJSON *pr = it->child; pr != pv; pr = pr->next)
+                if (strcmp(pr->string, pv->string) == 0) return ncp_json_fail(c, q, "duplicate key (each key may appear once)");
+            if (!cJSON_IsNumber(pv) || !isfinite(pv->valuedouble)) return ncp_json_expect(c, q, pv, "a finite number");
+            rc = ncp_params_set(&e->params, pv->string, pv->valuedouble, c->err);
+        }
+        cfg->nparams++;
+    }
+    return rc;
+}
+
+static int parse_bench(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSON *root,
+                       const ncp_model *m, ncp_bench_cfg *cfg,
+                       ncp_cases_cfg *cases)
+{
+    static const char *const keys[] = {"capture", "steps", "quick_steps", "skip", "every", "driver",
+                                       "driver_budget", "solvers", "budget", "params", "cases", NULL};
+    static const char *const captures[] = {"trajectory", "cases", NULL};
+    static const cJSON empty = {0};
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "benchmark");
+    int rc = NCP_OK, cap = 0;
+    memset(cfg, 0, sizeof *cfg);
+    if (b) {
+        rc = ncp_json_check_keys(c, b, "benchmark", keys);
+        if (rc) return rc;
+    } else {
+        b = &empty;
+    }
+    rc = ncp_json_get_enum(c, b, "benchmark", "capture", 0, captures, 0, &cap);
+    if (rc) return rc;
+    const cJSON *cj = cJSON_GetObjectItemCaseSensitive(b, "cases");
+    if (cap != 1 && cj)
+        return ncp_json_fail(c, "benchmark.cases", "only with \"capture\": \"cases\" (this scene captures a trajectory)");
+    if (cap == 1 && (rc = ncp_cases_parse(cj, c->where, m, cases, c->err))) return rc;
+    snprintf(cfg->capture, sizeof cfg->capture, "%s", captures[cap]);
+    rc = ncp_json_get_int(c, b, "benchmark", "skip", 0, 0, 0, &cfg->skip);
+    if (!rc) rc = ncp_json_get_int(c, b, "benchmark", "every", 0, 1, 1, &cfg->every);
+    if (rc) return rc;
+    if (cfg->skip >= m->nsteps)
+        return ncp_json_fail(c, "benchmark.skip", "must be less than the scene's %d steps, got %d", m->nsteps, cfg->skip);
+    /* candidate steps k = skip + i every < nsteps (steps without contacts are not captured) */
+    int fit = (m->nsteps - cfg->skip - 1) / cfg->every + 1;
+    if (cap == 1) fit = cases->configurations * cases->wrenches; /* steps counts cases */
+    rc = ncp_json_get_int(c, b, "benchmark", "steps", 0, 1, fit, &cfg->steps);
+    if (!rc && cap == 1 && cfg->steps > fit)
+        return ncp_json_fail(c, "benchmark.steps", "must be at most the %d cases (configurations x wrenches), "
+                    "got %d", fit, cfg->steps);
+    if (!rc && cfg->steps > fit)
+        return ncp_json_fail(c, "benchmark.steps", "must be at most %d (the captures that fit in the scene's "
+                    "%d steps with skip %d and every %d), got %d", fit, m->nsteps, cfg->skip,
+                    cfg->every, cfg->steps);
+    if (!rc)
+        rc = ncp_json_get_int(c, b, "benchmark", "quick_steps", 0, 1, cfg->steps < 10 ? cfg->steps : 10,
+                              &cfg->quick_steps);
+    if (!rc && cfg->quick_steps > cfg->steps)
+        return ncp_json_fail(c, "benchmark.quick_steps", "must be at most benchmark.steps (%d), got %d",
+                    cfg->steps, cfg->quick_steps);
+    if (rc) return rc;
+    const cJSON *drv = cJSON_GetObjectItemCaseSensitive(b, "driver");
+    if (drv) rc = solver_name(c, cat, drv, "benchmark.driver", cfg->driver);
+    else snprintf(cfg->driver, sizeof cfg->driver, "pgs");
+    if (!rc) rc = parse_budget(c, b, "benchmark", "driver_budget", &cfg->driver_budget);
+    if (!rc) rc = parse_budget(c, b, "benchmark", "budget", &cfg->budget);
+    if (rc) return rc;
+    const cJSON *sl = cJSON_GetObjectItemCaseSensitive(b, "solvers");
+    if (sl) {
+        if (!cJSON_IsArray(sl)) return ncp_json_expect(c, "benchmark.solvers", sl, "an array of solver names");
+        if (cJSON_GetArraySize(sl) > NCP_MAX_BENCH_SOLVERS)
+            return ncp_json_fail(c, "benchmark.solvers", "too many solvers (at most %d)", NCP_MAX_BENCH_SOLVERS);
+        int i = 0;
+        for (const cJSON *it = sl->child; it && !rc; it = it->next, i++) {
+            char p[NCP_JSON_PATH_MAX];
+            ncp_json_index(p, "benchmark.solvers", i);
+            rc = solver_name(c, cat, it, p, cfg->solvers[i]);
+            for (int k = 0; k < i && !rc; k++)
+                if (strcmp(cfg->solvers[k], cfg->solvers[i]) == 0)
+                    rc = ncp_json_fail(c, p, "solver \"%s\" is listed twice", cfg->solvers[i]);
+        }
+        cfg->nsolvers = i;
+    }
+    if (!rc) rc = parse_params(c, cat, b, cfg);
+    return rc;
+}
+
+static int parse_root(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSON *root,
+                      ncp_scene *sc)
+{
+    static const char *const keys[] = {"name", "description", "timestep", "duration", "steps",
+                                       "gravity", "materials", "material_pairs", "contact",
+                                       "bodies", "benchmark", "dynamics", "robots",
+                                       "constraints", "wrenches", NULL};
+    static const double g0[3] = {0, 0, -9.81};
+    ncp_model *m = &sc->model;
+    int rc = ncp_json_check_keys(c, root, "", keys); /* "(top level)" if not an object */
+    if (!rc) rc = ncp_json_get_string(c, root, "", "name", 1, "", sc->name, sizeof sc->name);
+    if (rc) return rc;
+    /* the name becomes a directory (results/<name>/) and an HDF5 attribute */
+    rc = ncp_json_check_name(c, "name", sc->name, NULL);
+    if (rc) return rc;
+    if (sc->name[0] == '.') return ncp_json_fail(c, "name", "must not start with '.', got \"%s\"", sc->name);
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "description");
+    if (d && !cJSON_IsString(d)) return ncp_json_expect(c, "description", d, "a string");
+    sc->description = ncp_strdup(c->err, d ? d->valuestring : "");
+    if (!sc->description) return NCP_ERR_NOMEM;
+    rc = ncp_json_get_number(c, root, "", "timestep", 1, NCP_JSON_POSITIVE, 0.0, &m->h);
+    if (rc) return rc;
+    const cJSON *vd = cJSON_GetObjectItemCaseSensitive(root, "duration");
+    const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "steps");
+    if (vd && vs) return ncp_json_fail(c, "steps", "give either duration or steps, not both");
+    if (!vd && !vs) return ncp_json_fail(c, "duration", "missing (expected the simulated time in s, or \"steps\")");
+    if (vs) {
+        rc = ncp_json_get_int(c, root, "", "steps", 1, 1, 0, &m->nsteps);
+    } else {
+        double T;
+        rc = ncp_json_get_number(c, root, "", "duration", 1, NCP_JSON_POSITIVE, 0.0, &T);
+        if (!rc) {
+            double n = floor(T / m->h + 0.5); /* nearest whole step: 1.0/(1/240) may round down */
+            if (n < 1.0 || n > 1e9)
+                return ncp_json_fail(c, "duration", "must be between one timestep and 1e9 timesteps, got %g s "
+                            "(%g steps)", T, T / m->h);
+            m->nsteps = (int)n;
+        }
+    }
+    if (!rc) rc = ncp_json_get_vec(c, root, "", "gravity", 0, 3, g0, m->gravity);
+    if (!rc) rc = parse_contact(c, root, m); /* before materials: the combine rule */
+    if (!rc) rc = parse_materials(c, root, m);
+    if (!rc) rc = parse_bodies(c, root, m);
+    if (!rc) rc = ncp_scene_parse_multibody(root, c->where, m, c->err); /* robot.c */
+    if (!rc) rc = parse_bench(c, cat, root, m, &sc->bench, &sc->cases);
+    return rc;
+}
+
+/* Line and column (1-based) of byte offset `off` in text. */
+static void line_col(const char *text, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && text[i]; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+int ncp_scene_parse(const char *json_text, const char *where, const ncp_solver_catalog *solvers,
+                    ncp_scene **out, ncp_error *err)
+{
+    *out = NULL;
+    if (!where) where = "(scene)";
+    ncp_scene *sc = ncp_calloc(err, 1, sizeof *sc);
+    if (!sc) return NCP_ERR_NOMEM;
+    sc->where = ncp_strdup(err, where);
+    sc->text = ncp_strdup(err, json_text);
+    if (!sc->where || !sc->text) {
+        ncp_scene_free(sc);
+        return NCP_ERR_NOMEM;
+    }
+    /* return_parse_end points at the error on failure (same as cJSON_GetErrorPtr, without
+     * reading cJSON's global) */
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(json_text, &end, 1);
+    if (!root) {
+        size_t off = end ? (size_t)(end - json_text) : 0;
+        int line, col;
+        line_col(json_text, off, &line, &col);
+        char near[32];
+        size_t k = 0;
+        for (const char *s = json_text + off; *s && *s != '\n' && k < 24; s++)
+            near[k++] = (*s >= 32 && *s < 127) ? *s : '?';
+        near[k] = '\0';
+        ncp_error_set(err, NCP_ERR_INPUT, "%s: line %d, column %d: malformed JSON near \"%s\" "
+                      "(expected a valid JSON document; check commas, quotes and brackets)",
+                      where, line, col, near);
+        ncp_scene_free(sc);
+        return NCP_ERR_INPUT;
+    }
+    ncp_json_ctx c = {where, err};
+    int rc = parse_root(&c, solvers, root, sc);
+    cJSON_Delete(root);
+    if (rc) {
+        ncp_scene_free(sc);
+        return rc;
+    }
+    *out = sc;
+    return NCP_OK;
+}
+
+int ncp_scene_load(const char *path, const ncp_solver_catalog *solvers, ncp_scene **out,
+                   ncp_error *err)
+{
+    *out = NULL;
+    char *buf = NULL;
+    /* a scene is text; anything larger than 64 MB is a mistake */
+    int rc = ncp_json_read_text(path, "scene file", (size_t)64 << 20, &buf, err);
+    if (!rc) rc = ncp_scene_parse(buf, path, solvers, out, err);
+    free(buf);
+    return rc;
+}
+
+void ncp_scene_free(ncp_scene *s)
+{
+    if (!s) return;
+    free(s->where);
+    free(s->text);
+    free(s->description);
+    ncp_model_free(&s->model);
+    free(s);
+}
+
+const char *ncp_scene_name(const ncp_scene *s) { return s->name; }
+const char *ncp_scene_text(const ncp_scene *s) { return s->text; }
+const ncp_bench_cfg *ncp_scene_bench(const ncp_scene *s) { return &s->bench; }
+double ncp_scene_timestep(const ncp_scene *s) { return s->model.h; }
+const ncp_model *ncp_scene_model(const ncp_scene *s) { return &s->model; }
+const ncp_cases_cfg *ncp_scene_cases(const ncp_scene *s) { return &s->cases; }

@@ -1,0 +1,44 @@
+/* JSON readers of scene objects shared by the scene parser (scene.c) and the robot parser
+ * (robot.c): orientations, materials and shapes. Messages name the file and the JSON path. */
+#ifndef NCP_SCENE_JSON_H
+#define NCP_SCENE_JSON_H
+
+#include <cjson/cJSON.h>
+
+#include "sim/world.h"
+#include "util/json_util.h"
+
+
+/* A number of range NCP_JSON_FINITE ... NCP_JSON_UNIT_OPEN. */
+int ncp_json_get_number(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                        const char *key, int req, int range, double def, double *out);
+/* An integer in [lo, 1e9]. */
+int ncp_json_get_int(const ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
+                     int req, int lo, int def, int *out);
+/* true or false (always optional). */
+int ncp_json_get_bool(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                      const char *key, int def, int *out);
+/* A non-empty string shorter than cap (copied into out). */
+int ncp_json_get_string(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                        const char *key, int req, const char *def, char *out, size_t cap);
+/* An array of n finite numbers; def (n numbers) may be NULL when req. */
+int ncp_json_get_vec(const ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
+                     int req, int n, const double *def, double *out);
+/* A string from the NULL-terminated `names`; *out = its index. */
+int ncp_json_get_enum(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                      const char *key, int req, const char *const *names, int def, int *out);
+/* Optional "quat" [w, x, y, z], normalised (identity if absent; a zero quaternion is an error). */
+int ncp_json_get_quat(const ncp_json_ctx *c, const cJSON *obj, const char *path, double q[4]);
+
+/* Orientation: "quat" [w, x, y, z] (normalised here) or "axis" + "angle" (rad); identity if
+ * neither is given. */
+int ncp_scene_get_orientation(ncp_json_ctx *c, const cJSON *obj, const char *path, double q[4]);
+
+/* Index of the material named `name` in the model, or -1. */
+int ncp_scene_find_material(const ncp_model *m, const char *name);
+
+/* One shape of body `body` at JSON path `path`. */
+int ncp_scene_parse_shape(const cJSON *sh, const char *where, const char *path, ncp_model *m,
+                          int body, ncp_shape_model *s, ncp_error *err);
+
+#endif

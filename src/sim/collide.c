@@ -1,0 +1,174 @@
+/* Collision of the world (collide.h): broad phase by sweep and prune on x over the posed
+ * shapes, narrow phase per pair (geometry/collision.h), pairs the model excludes dropped. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/spatial.h"
+#include "geometry/collision.h"
+#include "geometry/sdf_contact.h"
+#include "sim/collide.h"
+#include "geometry/contact.h"
+
+/* ---- broad phase ---- */
+
+typedef struct aabb {
+    double lo[3], hi[3];
+    int shape;
+} aabb;
+
+static void geom_aabb(const ncp_geom *g, double inflate, aabb *bx)
+{
+    double ext[3];
+    if (g->type == NCP_SHAPE_SDF) {
+        ncp_sdf_geom_aabb(g, bx->lo, bx->hi);
+        for (int k = 0; k < 3; k++) bx->lo[k] -= inflate, bx->hi[k] += inflate;
+        return;
+    }
+    for (int k = 0; k < 3; k++) {
+        switch (g->type) {
+        case NCP_SHAPE_SPHERE: ext[k] = g->radius; break;
+        case NCP_SHAPE_CAPSULE: ext[k] = g->half_length * fabs(g->rot[3 * k + 2]) + g->radius; break;
+        default: /* box: sum over its axes of |axis_k| * half extent */
+            ext[k] = g->half[0] * fabs(g->rot[3 * k]) + g->half[1] * fabs(g->rot[3 * k + 1]) +
+                     g->half[2] * fabs(g->rot[3 * k + 2]);
+        }
+        bx->lo[k] = g->pos[k] - ext[k] - inflate;
+        bx->hi[k] = g->pos[k] + ext[k] + inflate;
+    }
+}
+
+static int cmp_aabb(const void *x, const void *y)
+{
+    const aabb *a = x, *b = y;
+    if (a->lo[0] < b->lo[0]) return -1;
+    if (a->lo[0] > b->lo[0]) return 1;
+    return (a->shape > b->shape) - (a->shape < b->shape); /* total order: deterministic */
+}
+
+typedef struct pair {
+    int a, b;
+} pair;
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const pair *p = x, *q = y;
+    if (p->a != q->a) return (p->a > q->a) - (p->a < q->a);
+    return (p->b > q->b) - (p->b < q->b);
+}
+
+static int push_pair(pair **ps, int *n, int *cap, int a, int b, ncp_error *err)
+{
+    if (*n == *cap) {
+        int nc = *cap ? 2 * *cap : 64;
+        pair *np = realloc(*ps, (size_t)nc * sizeof(pair));
+        if (!np) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory in the broad phase");
+        *ps = np;
+        *cap = nc;
+    }
+    (*ps)[(*n)++] = (pair){a < b ? a : b, a < b ? b : a};
+    return NCP_OK;
+}
+
+static int pair_wanted(const ncp_model *m, int a, int b)
+{
+    int ba = m->shapes[a].body, bb = m->shapes[b].body;
+    return ba != bb && (m->bodies[ba].dynamic || m->bodies[bb].dynamic);
+}
+
+int ncp_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err)
+{
+    const ncp_model *m = w->model;
+    out->n = 0;
+    int ns = m->nshapes, nbox = 0, np = 0, capp = 0, rc = NCP_OK;
+    aabb *boxes = ncp_malloc(err, (size_t)ns, sizeof(aabb));
+    pair *pairs = NULL;
+    if (!boxes) return NCP_ERR_NOMEM;
+    for (int s = 0; s < ns; s++) {
+        if (m->shapes[s].type == NCP_SHAPE_PLANE) {
+            /* planes are infinite: pair with every finite shape of another, dynamic body */
+            for (int t = 0; t < ns && !rc; t++)
+                if (m->shapes[t].type != NCP_SHAPE_PLANE && pair_wanted(m, s, t))
+                    rc = push_pair(&pairs, &np, &capp, s, t, err);
+            continue;
+        }
+        geom_aabb(&w->geoms[s], 0.5 * m->margin, &boxes[nbox]);
+        boxes[nbox++].shape = s;
+    }
+    /* sweep and prune along x */
+    qsort(boxes, (size_t)nbox, sizeof(aabb), cmp_aabb);
+    for (int i = 0; i < nbox && !rc; i++)
+        for (int j = i + 1; j < nbox && boxes[j].lo[0] <= boxes[i].hi[0] && !rc; j++) {
+            if (boxes[j].lo[1] > boxes[i].hi[1] || boxes[i].lo[1] > boxes[j].hi[1] ||
+                boxes[j].lo[2] > boxes[i].hi[2] || boxes[i].lo[2] > boxes[j].hi[2])
+                continue;
+            if (pair_wanted(m, boxes[i].shape, boxes[j].shape))
+                rc = push_pair(&pairs, &np, &capp, boxes[i].shape, boxes[j].shape, err);
+        }
+    free(boxes);
+    if (rc) {
+        free(pairs);
+        return rc;
+    }
+    if (np > 1) qsort(pairs, (size_t)np, sizeof(pair), cmp_pair); /* contact order independent of the sweep */
+    for (int k = 0; k < np; k++) {
+        int s0 = pairs[k].a, s1 = pairs[k].b;
+        /* body[0] is the static body if there is one, else the lower body index */
+        if (!m->bodies[m->shapes[s0].body].dynamic) {
+            /* keep */
+        } else if (!m->bodies[m->shapes[s1].body].dynamic || m->shapes[s1].body < m->shapes[s0].body) {
+            int t = s0;
+            s0 = s1;
+            s1 = t;
+        }
+        const ncp_geom *g0 = &w->geoms[s0], *g1 = &w->geoms[s1];
+        int sdf = g0->type == NCP_SHAPE_SDF || g1->type == NCP_SHAPE_SDF;
+        int room = sdf ? ncp_sdf_pair_cap(g0, g1) : NCP_MAX_PAIR_CONTACTS;
+        if (out->n + room > out->cap) {
+            int nc = out->cap ? 2 * out->cap : 64;
+            while (nc < out->n + room) nc *= 2;
+            ncp_contact *c = realloc(out->c, (size_t)nc * sizeof(ncp_contact));
+            if (!c) {
+                free(pairs);
+                return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory storing contacts");
+            }
+            out->c = c;
+            out->cap = nc;
+        }
+        int n = 0;
+        if (sdf) { /* contact-rich pairs (sdf_contact.h): up to the pair's cap */
+            int rc2 = ncp_sdf_collide(g0, g1, m->margin, room, out->c + out->n, &n, err);
+            if (rc2) {
+                free(pairs);
+                return rc2;
+            }
+        } else {
+            n = ncp_collide_geoms(g0, g1, m->margin, out->c + out->n);
+        }
+        const ncp_shape_model *sh0 = &m->shapes[s0], *sh1 = &m->shapes[s1];
+        double mu = m->pair_friction[sh0->material * m->nmaterials + sh1->material];
+        for (int i = 0; i < n; i++) {
+            ncp_contact *c = &out->c[out->n + i];
+            c->shape[0] = s0;
+            c->shape[1] = s1;
+            c->body[0] = sh0->body;
+            c->body[1] = sh1->body;
+            c->mu = mu;
+        }
+        out->n += n;
+    }
+    free(pairs);
+    return NCP_OK;
+}
+
+int ncp_world_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err)
+{
+    int rc = ncp_collide(w, out, err);
+    if (rc) return rc;
+    const ncp_model *m = w->model;
+    int k = 0;
+    for (int i = 0; i < out->n; i++)
+        if (ncp_model_bodies_collide(m, out->c[i].body[0], out->c[i].body[1])) out->c[k++] = out->c[i];
+    out->n = k;
+    return NCP_OK;
+}

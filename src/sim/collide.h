@@ -1,0 +1,17 @@
+/* Collision of the world: every contact of the world in its current pose. Broad phase: world
+ * AABBs of finite shapes, sorted along x (sweep and prune); planes are infinite and are
+ * paired with every finite shape of another, moving body. Narrow phase: geometry/collision.h. */
+#ifndef NCP_COLLIDE_H
+#define NCP_COLLIDE_H
+
+#include "geometry/contact.h"
+#include "sim/world.h"
+
+/* All contacts of the world in its current pose, in a deterministic order (by shape pair,
+ * then by feature order of the narrow phase). The list is reused across calls. */
+int ncp_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err);
+
+/* The same without the pairs the model excludes (ncp_model_bodies_collide). */
+int ncp_world_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err);
+
+#endif

@@ -1,0 +1,37 @@
+/* Rigid-body dynamics: mass matrix (CRBA), inverse dynamics (RNEA), energy, the
+ * integrators' step matrices and the integration of a solved step (dynamics.c). */
+#ifndef NCP_DYNAMICS_H
+#define NCP_DYNAMICS_H
+
+#include "sim/world.h"
+
+/* Joint-space mass matrix by the composite rigid body algorithm, armature included
+ * (nv x nv, column-major). */
+int ncp_world_mass_matrix(const ncp_world *w, double *M, ncp_error *err);
+/* Inverse dynamics by recursive Newton-Euler: tau = M(q) qdd + C(q, v) v + g(q) at the
+ * world's q, for velocities v and accelerations qdd (NULL = 0); `gravity` switches g(q) on or
+ * off. Armature is included (armature qdd). */
+int ncp_world_rnea(const ncp_world *w, const double *v, const double *qdd, int gravity,
+                   double *tau, ncp_error *err);
+/* Kinetic and potential (gravity) energy at the world's state. */
+int ncp_world_energy(const ncp_world *w, double *kinetic, double *potential, ncp_error *err);
+/* The step's unconstrained problem A v_hat = b (v_hat: the velocity that moves the positions):
+ *   THETA (seed 000 eq. 2):  A = M/(1 - theta) + h (D + Kd) + h^2 Kp,
+ *                            b = M v_k/(1 - theta) + h (tau - bias(q_k, v_k));
+ *   MIDPOINT (seed 001 §II-D, theta = theta_vq = 1/2, unknown v_hat = (v_k + v_{k+1})/2):
+ *                            A = 2 M + h (D + Kd) + h^2/2 Kp,  b = A v_hat*, v_hat* the free
+ *                            implicit-midpoint velocity (chord iterations on A).
+ * M includes the armature; D the joint damping; Kp, Kd the implicit controller gains
+ * (controllers.c); tau the explicit actuation and wrenches. diag (nv, may be NULL) receives
+ * the joint-space diagonal that A adds to the scaled body inertias (structure.dof_diag), and
+ * mscale the factor on M (1/(1 - theta) or 2). */
+int ncp_world_step_matrices(const ncp_world *w, double *A, double *b, double *diag,
+                            double *mscale, ncp_error *err);
+/* x = A^{-1} y for A block diagonal over subsystems (as built above); A is not modified. */
+int ncp_world_solve(const ncp_world *w, const double *A, const double *y, double *x,
+                    ncp_error *err);
+/* Takes the solved v_hat: positions q += h v_hat (on the joint manifolds), then
+ * v_{k+1} = (v_hat - theta v_k)/(1 - theta) or 2 v_hat - v_k; advances step and time. */
+void ncp_world_integrate(ncp_world *w, const double *v_hat);
+
+#endif

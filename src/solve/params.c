@@ -1,0 +1,45 @@
+/* Named solver parameters and status names (solver.h). */
+#include <string.h>
+
+#include "solve/solver.h"
+#include "solve/params.h"
+
+const char *ncp_status_name(int status)
+{
+    switch (status) {
+    case NCP_STATUS_CONVERGED: return "converged";
+    case NCP_STATUS_MAX_ITER: return "max_iter";
+    case NCP_STATUS_TIMEOUT: return "timeout";
+    case NCP_STATUS_STALLED: return "stalled";
+    case NCP_STATUS_FAILED: return "failed";
+    case NCP_STATUS_STOPPED: return "stopped";
+    default: return "unknown";
+    }
+}
+
+double ncp_params_get(const ncp_params *ps, const char *name, double def)
+{
+    if (!ps) return def;
+    for (int i = 0; i < ps->n; i++)
+        if (strcmp(ps->items[i].name, name) == 0) return ps->items[i].value;
+    return def;
+}
+
+int ncp_params_set(ncp_params *ps, const char *name, double value, ncp_error *err)
+{
+    if (strlen(name) >= sizeof ps->items[0].name)
+        return ncp_error_set(err, NCP_ERR_INPUT, "parameter name '%s' is too long (max %zu chars)",
+                             name, sizeof ps->items[0].name - 1);
+    for (int i = 0; i < ps->n; i++)
+        if (strcmp(ps->items[i].name, name) == 0) {
+            ps->items[i].value = value;
+            return NCP_OK;
+        }
+    if (ps->n >= (int)(sizeof ps->items / sizeof ps->items[0]))
+        return ncp_error_set(err, NCP_ERR_INPUT, "too many solver parameters (max %zu)",
+                             sizeof ps->items / sizeof ps->items[0]);
+    strcpy(ps->items[ps->n].name, name);
+    ps->items[ps->n].value = value;
+    ps->n++;
+    return NCP_OK;
+}

@@ -1,0 +1,105 @@
+/* The one solver interface (DESIGN.md §5).
+ *
+ * A solver is a function that receives a problem, a budget, parameters, a warm start and a run
+ * context. It must:
+ *   1. do its setup (factorisations, Delassus, ...), then call ncp_run_setup_done(run);
+ *   2. after every iteration call ncp_run_iterate(run, k, lambda, v) with its current iterate
+ *      and stop when it returns non-zero (converged by the common metric, out of iterations,
+ *      out of time, or the monitor asked to stop);
+ *   3. set out->iterations, out->has_v and, only for STALLED / FAILED, out->status.
+ * The answer is the LAST iterate passed to ncp_run_iterate (so report the final iterate);
+ * out->lambda / out->v are scratch buffers of the right size the solver may use.
+ * The harness owns the clock: ncp_run_iterate pauses it while the common metrics are evaluated,
+ * so time-versus-residual curves measure the solver only. Solvers never compute the reported
+ * metrics themselves; they may keep an internal stopping test (e.g. stagnation) and then
+ * return early with NCP_STATUS_STALLED.
+ */
+#ifndef NCP_SOLVER_H
+#define NCP_SOLVER_H
+
+#include "core/problem.h"
+
+enum {
+    NCP_NEEDS_DUAL = 1u << 0,      /* D, v_f */
+    NCP_NEEDS_PRIMAL = 1u << 1,    /* A, b, J, e */
+    NCP_NEEDS_STRUCTURE = 1u << 2  /* subsystems and bodies */
+};
+
+typedef enum ncp_status {
+    NCP_STATUS_CONVERGED = 0,   /* common stopping metric <= tol */
+    NCP_STATUS_MAX_ITER = 1,    /* iteration budget used up */
+    NCP_STATUS_TIMEOUT = 2,     /* time budget used up */
+    NCP_STATUS_STALLED = 3,     /* solver's own test says it can make no progress */
+    NCP_STATUS_FAILED = 4,      /* numerical failure (factorisation, NaN) */
+    NCP_STATUS_STOPPED = 5      /* stopped by the monitor / user interrupt */
+} ncp_status;
+
+const char *ncp_status_name(int status);
+
+typedef struct ncp_budget {
+    double tol;        /* on the harness's stopping metric */
+    int max_iter;
+    double time_ms;    /* solver time (setup + iterations); <= 0: unlimited */
+} ncp_budget;
+
+/* Named solver parameters (from the scene's benchmark section or the CLI). */
+typedef struct ncp_param {
+    char name[48];
+    double value;
+} ncp_param;
+
+typedef struct ncp_params {
+    int n;
+    ncp_param items[32];
+} ncp_params;
+
+/* A solver parameter as documented for `ncpbench list` and validated by the harness. */
+typedef struct ncp_param_doc {
+    const char *name;
+    double def;
+    const char *doc;
+} ncp_param_doc;
+
+typedef struct ncp_run ncp_run; /* harness context, opaque to solvers */
+
+/* Ends the setup phase (its time is reported as setup_ms). Returns non-zero if the time budget
+ * is already exhausted. */
+int ncp_run_setup_done(ncp_run *run);
+/* Reports iterate `iter` (1-based). lambda has m entries; v has nv entries or is NULL. Returns
+ * non-zero when the solver must stop. */
+int ncp_run_iterate(ncp_run *run, int iter, const double *lambda, const double *v);
+/* Solver-clock milliseconds used so far (excluding monitor time). */
+double ncp_run_elapsed_ms(const ncp_run *run);
+
+typedef struct ncp_solve_in {
+    const ncp_problem *prob;
+    ncp_budget budget;
+    const ncp_params *params;
+    const double *lambda0;  /* warm start (m) or NULL = cold start (zeros) */
+    const double *v0;       /* warm start (nv) or NULL */
+} ncp_solve_in;
+
+typedef struct ncp_solve_out {
+    double *lambda;  /* m, allocated by the harness (scratch) */
+    double *v;       /* nv, allocated by the harness when the problem has primal data */
+    int has_v;       /* 1 if the v passed to ncp_run_iterate is the solver's own velocity */
+    int iterations;
+    int status;      /* ncp_status: set by the solver only for STALLED / FAILED; the harness
+                        fills the rest from the budget accounting */
+} ncp_solve_out;
+
+typedef int (*ncp_solve_fn)(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
+                            ncp_error *err);
+
+typedef struct ncp_solver_desc {
+    const char *name;     /* registry key, e.g. "pgs" */
+    const char *source;   /* paper and algorithm, e.g. "seed 000 §VII baseline" */
+    const char *summary;  /* one line */
+    unsigned needs;       /* NCP_NEEDS_* */
+    int ccp;              /* 1 if it solves the CCP relaxation, 0 for the NCP */
+    const char *file;     /* source file, for `ncpbench list` */
+    const ncp_param_doc *params; /* NULL-name terminated */
+    ncp_solve_fn solve;
+} ncp_solver_desc;
+
+#endif

@@ -1,0 +1,28 @@
+/* FCLib files: the fclib_local / fclib_global groups (written beside our own layout and by
+ * `ncpbench export --fclib`) and the reader of plain FCLib files (fclib_io.c). */
+#ifndef NCP_FCLIB_IO_H
+#define NCP_FCLIB_IO_H
+
+#include "store/h5util.h"
+
+
+/* Writes one plain FCLib file (fclib_local and, when expressible, fclib_global). Returns
+ * NCP_ERR_INPUT with a message if the problem has rows FCLib cannot express (unilateral or
+ * soft), without creating the file. */
+int ncp_fclib_export(const ncp_problem *p, const char *path, ncp_error *err);
+
+/* Writes the groups `fclib_local` (dual: W = D, q = v_f, mu; the problem must be contact-only)
+ * and `fclib_global` (primal: M = A, H = J^T of the contact rows, G = J^T of the bilateral
+ * rows, f = b, w = e of the contact rows, b = e of the bilateral rows) under loc. D and vf are
+ * passed separately so that a primal-only problem can provide freshly computed ones. A title
+ * string (fclib_local/info/title, fclib_global/info/title) is written when `title` is non-NULL. */
+int ncp_fclib_write_local_group(const ncp_h5ctx *c, hid_t loc, const char *gpath,
+                                const ncp_problem *p, const double *D, const double *vf,
+                                const char *title);
+int ncp_fclib_write_global_group(const ncp_h5ctx *c, hid_t loc, const char *gpath,
+                                 const ncp_problem *p, const char *title);
+/* Reads a plain FCLib file that is already open (root group has fclib_local and/or
+ * fclib_global) into *p (initialised by the caller); sets name/scene/provenance. */
+int ncp_fclib_read_file(const ncp_h5ctx *c, hid_t file, const char *name, ncp_problem *p);
+
+#endif

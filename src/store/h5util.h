@@ -1,0 +1,146 @@
+/* Private HDF5 helpers shared by store.c (problems.h5), fclib_io.c (FCLib groups and plain
+ * FCLib files) and solutions.c (solutions.h5). Implemented in store.c.
+ *
+ * Every helper takes a context naming the file, so that each error message says which file,
+ * which group/dataset and what is wrong. Readers never trust the file: they check the datatype
+ * class, the rank and every dimension before reading into a buffer, check indices against the
+ * matrix dimensions and reject non-finite values, so a malformed file is an NCP_ERR_INPUT and
+ * never a crash (unlike libfclib, which exit()s: research/ecosystem.md G4). Writers produce the
+ * exact datasets libfclib 3.1 writes (int32[1] scalars through H5LTmake_dataset_int, rank-1
+ * native doubles, H5LTmake_dataset_string strings: research/anchors-peers.md §1.3). */
+#ifndef NCP_H5UTIL_H
+#define NCP_H5UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hdf5.h>
+
+#include "core/la.h"
+#include "util/ncp_error.h"
+#include "core/problem.h"
+
+/* Turns off HDF5's automatic error-stack printing (we report errors ourselves). This is
+ * process-global HDF5 state, not ours; every public entry point of store.c, fclib_io.c and
+ * solutions.c calls it, and calling it again is harmless. */
+void ncp_h5_quiet(void);
+
+/* "gpath/name" into buf (n bytes; a cut name ends in "..."). */
+void ncp_h5_path(char *buf, size_t n, const char *gpath, const char *name);
+
+typedef struct ncp_h5ctx {
+    const char *file; /* path shown in messages */
+    ncp_error *err;
+} ncp_h5ctx;
+
+/* Creates (truncates) an HDF5 file with metadata checksums (format >= 1.8); < 0 on failure. */
+hid_t ncp_h5_create_file(const char *path);
+
+/* ---- writing (errors are NCP_ERR_IO: the data was validated before) ---- */
+int ncp_h5_group(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name, hid_t *out);
+int ncp_h5_write_int1(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name, int v);
+int ncp_h5_write_ivec(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name, int n,
+                      const int *v);
+int ncp_h5_write_dvec(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name, int n,
+                      const double *v);
+/* rank-2/3 arrays in C (row-major) order */
+int ncp_h5_write_iarr(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                      int rank, const hsize_t *dims, const int *v);
+int ncp_h5_write_darr(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                      int rank, const hsize_t *dims, const double *v);
+/* A column-major rows x cols matrix as a (rows, cols) dataset, so h5py/numpy show the matrix
+ * itself (HDF5 is row-major; we transpose on write and on read). */
+int ncp_h5_write_dmat(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                      int rows, int cols, const double *A);
+int ncp_h5_write_string(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                        const char *s);
+int ncp_h5_attr_int(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name, int v);
+int ncp_h5_attr_double(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
+                       double v);
+int ncp_h5_attr_u64(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
+                    uint64_t v);
+/* Fixed-length NUL-terminated UTF-8 string attribute (any length: format >= 1.8 moves large
+ * attributes to dense storage). NULL is written as "". */
+int ncp_h5_attr_str(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
+                    const char *s);
+
+/* FCLib matrix group (anchors-peers §1.3): nzmax, m, n, nz (>= 0 triplet with p = row and
+ * i = column indices, -1 CSC, -2 CSR), p, i, x. Arrays are borrowed. */
+typedef struct ncp_h5_sparse {
+    int nz; /* storage kind as in FCLib */
+    int m, n, nzmax;
+    const int *p, *i;
+    const double *x;
+} ncp_h5_sparse;
+int ncp_h5_write_sparse(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                        const ncp_h5_sparse *S);
+
+/* CSC of a dense column-major matrix (every entry != 0, i.e. the non-zeros; FCLib has no dense
+ * type, research/ecosystem.md G3). Allocates p (n+1), i, x (nzmax each). */
+int ncp_h5_csc_from_dense(int m, int n, const double *A, int **p, int **i, double **x, int *nnz,
+                          ncp_error *err);
+
+/* ---- reading (errors are NCP_ERR_INPUT naming file, dataset and the problem) ---- */
+int ncp_h5_exists(hid_t loc, const char *name); /* 1 if the link exists */
+int ncp_h5_open_group(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                      hid_t *out);
+/* int32[1] (what FCLib writes) or a scalar dataset */
+int ncp_h5_read_int1(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                     int *v);
+/* Rank-1 vectors; expect < 0 accepts any length. *v is allocated (even for length 0). */
+int ncp_h5_read_ivec(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                     long expect, int **v, int *n);
+int ncp_h5_read_dvec(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                     long expect, double **v, int *n); /* rejects NaN/Inf */
+/* Exact-shape arrays into caller buffers. */
+int ncp_h5_read_iarr(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                     int rank, const hsize_t *dims, int *v);
+int ncp_h5_read_darr(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                     int rank, const hsize_t *dims, double *v); /* rejects NaN/Inf */
+/* Inverse of ncp_h5_write_dmat: checks the shape (rows, cols) first, then allocates *A. */
+int ncp_h5_read_dmat(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                     int rows, int cols, double **A);
+/* NCP_ERR_INPUT (naming gpath/name) if a dense rows x cols matrix exceeds 16 GiB. */
+int ncp_h5_dense_ok(const ncp_h5ctx *c, const char *gpath, const char *name, int rows, int cols);
+int ncp_h5_read_attr_int(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
+                         int *v);
+int ncp_h5_read_attr_double(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
+                            double *v);
+int ncp_h5_read_attr_u64(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
+                         uint64_t *v);
+/* Fixed or variable-length string attribute; *s allocated with ncp_malloc. */
+int ncp_h5_read_attr_str(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
+                         char **s);
+
+/* An FCLib matrix group read in any of the three storages, validated (sizes, index ranges,
+ * pointer monotonicity, finite values) and returned as triplets in storage order. */
+typedef struct ncp_h5_triplets {
+    int m, n, nnz;
+    int *row, *col;
+    double *val;
+} ncp_h5_triplets;
+int ncp_h5_read_sparse(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                       ncp_h5_triplets *T);
+void ncp_h5_triplets_free(ncp_h5_triplets *T);
+/* Adds the triplets into a dense column-major matrix with leading dimension ld, at offset
+ * (r0, c0); transpose = 1 adds T^T. Duplicates are summed (CSparse's convention); the first
+ * entry of a position is stored as is, so -0.0 and every bit survive a round trip. */
+void ncp_h5_triplets_to_dense(const ncp_h5_triplets *T, int transpose, double *A, int ld, int r0,
+                              int c0);
+
+/* Builds a CSR matrix (rows sorted, columns sorted within rows, duplicates summed in file
+ * order) from nt triplet lists; list k is added transposed when transpose[k] and shifted down
+ * by row0[k] rows. */
+int ncp_h5_csr_from_triplets(int m, int n, int nt, const ncp_h5_triplets *const *T,
+                             const int *transpose, const int *row0, ncp_csr *S, ncp_error *err);
+
+/* Error helpers: a write failure (what, at gpath/name) as NCP_ERR_IO; a read problem as
+ * NCP_ERR_INPUT naming the file and the dataset path. */
+int ncp_h5_werr(const ncp_h5ctx *c, const char *what, const char *gpath, const char *name);
+int ncp_h5_rerr(const ncp_h5ctx *c, const char *gpath, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* A creation property list of class cls that does not track modification times, so that the
+ * same capture gives byte-identical files. */
+hid_t ncp_h5_untimed_plist(hid_t cls);
+
+#endif

@@ -1,0 +1,133 @@
+/* solutions.h5 (DESIGN.md §8): /solutions/<solver>/<problem>/{r, u, v} in FCLib's /solution
+ * names (r = lambda, u = constraint velocity, v = generalised velocity when the solver has
+ * one) with attributes iterations, converged and status.
+ *
+ * Written under path.tmp-<pid> and renamed by ncp_solutions_close. Every write ends with
+ * H5Fflush, so the results finished so far are on disk (in the temporary file) if the run is
+ * interrupted. Writing the same solver/problem twice replaces the earlier result (e.g. several
+ * budgets: the last one written stays). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "store/h5util.h"
+#include "store/solutions.h"
+
+struct ncp_solutions {
+    hid_t file;
+    hid_t root; /* /solutions */
+    char *path;
+    char *tmp;
+};
+
+static void sol_free(ncp_solutions *s)
+{
+    free(s->path);
+    free(s->tmp);
+    free(s);
+}
+
+int ncp_solutions_create(const char *path, ncp_solutions **out, ncp_error *err)
+{
+    ncp_h5_quiet();
+    *out = NULL;
+    ncp_solutions *s = ncp_calloc(err, 1, sizeof *s);
+    if (!s) return NCP_ERR_NOMEM;
+    s->file = s->root = -1;
+    size_t tl = strlen(path) + 48;
+    s->path = ncp_strdup(err, path);
+    s->tmp = ncp_malloc(err, tl, 1);
+    if (!s->path || !s->tmp) {
+        sol_free(s);
+        return NCP_ERR_NOMEM;
+    }
+    snprintf(s->tmp, tl, "%s.tmp-%ld", path, (long)getpid());
+    s->file = ncp_h5_create_file(s->tmp);
+    if (s->file < 0) {
+        int rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s (does the directory exist and is it writable?)", s->tmp);
+        sol_free(s);
+        return rc;
+    }
+    ncp_h5ctx c = {s->tmp, err};
+    int rc = ncp_h5_group(&c, s->file, "/", "solutions", &s->root);
+    if (!rc && H5Fflush(s->file, H5F_SCOPE_GLOBAL) < 0)
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s", s->tmp);
+    if (rc) {
+        if (s->root >= 0) H5Gclose(s->root);
+        H5Fclose(s->file);
+        remove(s->tmp);
+        sol_free(s);
+        return rc;
+    }
+    *out = s;
+    return NCP_OK;
+}
+
+static int usable(const char *what, const char *name, ncp_error *err)
+{
+    if (!name || !name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s name \"%s\" is not usable as an HDF5 group name (empty, '.', or contains '/')",
+                             what, name ? name : "(null)");
+    return NCP_OK;
+}
+
+int ncp_solutions_write(ncp_solutions *s, const char *solver, const char *problem, int m,
+                        const double *r, const double *u, int nv, const double *v, int iterations,
+                        int converged, const char *status, ncp_error *err)
+{
+    ncp_h5_quiet();
+    if (!s || s->root < 0) return ncp_error_set(err, NCP_ERR_INTERNAL, "ncp_solutions_write on a closed file");
+    int rc = usable("solver", solver, err);
+    if (!rc) rc = usable("problem", problem, err);
+    if (!rc && (m < 0 || nv < 0 || (m > 0 && (!r || !u))))
+        rc = ncp_error_set(err, NCP_ERR_INTERNAL, "ncp_solutions_write(%s, %s): bad sizes m = %d, nv = %d", solver, problem, m, nv);
+    if (rc) return rc;
+    ncp_h5ctx c = {s->tmp, err};
+    char sp[512], pp[1024];
+    snprintf(sp, sizeof sp, "/solutions/%s", solver);
+    snprintf(pp, sizeof pp, "%s/%s", sp, problem);
+    hid_t sg = -1, pg = -1;
+    if (ncp_h5_exists(s->root, solver)) {
+        sg = H5Gopen2(s->root, solver, H5P_DEFAULT);
+        if (sg < 0) rc = ncp_error_set(err, NCP_ERR_IO, "writing %s: cannot open group %s", s->tmp, sp);
+    } else {
+        rc = ncp_h5_group(&c, s->root, "/solutions", solver, &sg);
+    }
+    if (!rc && ncp_h5_exists(sg, problem) && H5Ldelete(sg, problem, H5P_DEFAULT) < 0)
+        rc = ncp_error_set(err, NCP_ERR_IO, "writing %s: cannot replace %s", s->tmp, pp);
+    if (!rc) rc = ncp_h5_group(&c, sg, sp, problem, &pg);
+    if (!rc) rc = ncp_h5_write_dvec(&c, pg, pp, "r", m, r);
+    if (!rc) rc = ncp_h5_write_dvec(&c, pg, pp, "u", m, u);
+    if (!rc && nv > 0 && v) rc = ncp_h5_write_dvec(&c, pg, pp, "v", nv, v);
+    if (!rc) rc = ncp_h5_attr_int(&c, pg, pp, "iterations", iterations);
+    if (!rc) rc = ncp_h5_attr_int(&c, pg, pp, "converged", converged);
+    if (!rc) rc = ncp_h5_attr_str(&c, pg, pp, "status", status);
+    if (pg >= 0) H5Gclose(pg);
+    if (rc && pg >= 0) H5Ldelete(sg, problem, H5P_DEFAULT); /* no half-written result */
+    if (sg >= 0) H5Gclose(sg);
+    /* flushed after every result: an interrupted run keeps what it finished */
+    if (H5Fflush(s->file, H5F_SCOPE_GLOBAL) < 0 && !rc)
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s (disk full?)", s->tmp);
+    return rc;
+}
+
+int ncp_solutions_close(ncp_solutions *s, ncp_error *err)
+{
+    ncp_h5_quiet();
+    if (!s) return NCP_OK;
+    int rc = NCP_OK;
+    if (s->root >= 0 && H5Gclose(s->root) < 0) rc = NCP_ERR_IO;
+    if (H5Fclose(s->file) < 0) rc = NCP_ERR_IO;
+    if (rc) {
+        /* keep the temporary file: what was flushed may still be readable */
+        ncp_error_set(err, NCP_ERR_IO, "cannot finish writing %s (disk full?); the partial results stay in that file", s->tmp);
+    } else if (rename(s->tmp, s->path) != 0) {
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot rename %s to %s: %s", s->tmp, s->path, strerror(errno));
+    }
+    sol_free(s);
+    return rc;
+}

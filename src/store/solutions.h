@@ -1,0 +1,17 @@
+/* solutions.h5: the answers of every solver on every problem (solutions.c). */
+#ifndef NCP_SOLUTIONS_H
+#define NCP_SOLUTIONS_H
+
+#include "util/ncp_error.h"
+
+
+/* solutions.h5: /solutions/<solver>/<problem>/{r, u, v} with attrs iterations, converged,
+ * status. */
+typedef struct ncp_solutions ncp_solutions;
+int ncp_solutions_create(const char *path, ncp_solutions **out, ncp_error *err);
+int ncp_solutions_write(ncp_solutions *s, const char *solver, const char *problem, int m,
+                        const double *r, const double *u, int nv, const double *v, int iterations,
+                        int converged, const char *status, ncp_error *err);
+int ncp_solutions_close(ncp_solutions *s, ncp_error *err);
+
+#endif
