@@ -7,15 +7,6 @@
 #include "testutil.h"
 #include "solve/params.h"
 
-int tcheck_failures = 0;
-int tcheck_checks = 0;
-
-int tcheck_exit(const char *name)
-{
-    printf("%s: %d checks, %d failed\n", name, tcheck_checks, tcheck_failures);
-    return tcheck_failures ? 1 : 0;
-}
-
 static uint64_t splitmix64(uint64_t *s)
 {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);

@@ -13,7 +13,7 @@ typedef struct ncp_pipeline_opts {
     const char *solvers_csv;       /* NULL = scene's list (empty = all registered) */
     ncp_budget budget;
     int tol_set, max_iter_set, time_set;
-    const char *stop_metric;       /* NULL = natural_map_rel_siconos */
+    const char *stop_metric;       /* NULL = natural_map_rel_acary (ncp_harness_opts_default) */
     const char *driver;            /* NULL = scene's driver */
     int steps;                     /* > 0 overrides captured steps */
     uint64_t seed;

@@ -9,24 +9,6 @@
 #include "util/json_util.h"
 
 
-/* A number of range NCP_JSON_FINITE ... NCP_JSON_UNIT_OPEN. */
-int ncp_json_get_number(const ncp_json_ctx *c, const cJSON *obj, const char *path,
-                        const char *key, int req, int range, double def, double *out);
-/* An integer in [lo, 1e9]. */
-int ncp_json_get_int(const ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
-                     int req, int lo, int def, int *out);
-/* true or false (always optional). */
-int ncp_json_get_bool(const ncp_json_ctx *c, const cJSON *obj, const char *path,
-                      const char *key, int def, int *out);
-/* A non-empty string shorter than cap (copied into out). */
-int ncp_json_get_string(const ncp_json_ctx *c, const cJSON *obj, const char *path,
-                        const char *key, int req, const char *def, char *out, size_t cap);
-/* An array of n finite numbers; def (n numbers) may be NULL when req. */
-int ncp_json_get_vec(const ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
-                     int req, int n, const double *def, double *out);
-/* A string from the NULL-terminated `names`; *out = its index. */
-int ncp_json_get_enum(const ncp_json_ctx *c, const cJSON *obj, const char *path,
-                      const char *key, int req, const char *const *names, int def, int *out);
 /* Optional "quat" [w, x, y, z], normalised (identity if absent; a zero quaternion is an error). */
 int ncp_json_get_quat(const ncp_json_ctx *c, const cJSON *obj, const char *path, double q[4]);
 

@@ -5,6 +5,10 @@
 
 #include "sim/world.h"
 
+/* Body frame origins (3 x nbodies) and orientations (4 x nbodies) at coordinates q, and (if
+ * janchor is not NULL) the origins of the bodies' joint frames (kinematics.c). */
+void ncp_model_forward_kinematics(const ncp_model *m, const double *q, double *origin, double *quat,
+                                  double *janchor);
 /* Recomputes body poses, world inertias, motion subspaces and shape poses from q. */
 void ncp_world_kinematics(ncp_world *w);
 /* The body Jacobian: for the material point of `body` currently at world point p,

@@ -237,10 +237,6 @@ int ncp_model_build(ncp_model *m, ncp_error *err);
 void ncp_model_free(ncp_model *m);
 /* The initial position coordinates (nq) of the model. */
 void ncp_model_initial_q(const ncp_model *m, double *q);
-/* Body frame origins (3 x nbodies) and orientations (4 x nbodies) at coordinates q, and (if
- * janchor is not NULL) the origins of the bodies' joint frames (kinematics.c). */
-void ncp_model_forward_kinematics(const ncp_model *m, const double *q, double *origin, double *quat,
-                                  double *janchor);
 /* 0 if two bodies never collide: the same body, both static, bodies welded together or on
  * the two sides of one joint (welded bodies merged), bodies joined by a closure or weld
  * constraint, or two links of one robot without self-collision. */

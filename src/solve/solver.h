@@ -60,7 +60,9 @@ typedef struct ncp_param_doc {
     const char *doc;
 } ncp_param_doc;
 
-typedef struct ncp_run ncp_run; /* harness context, opaque to solvers */
+/* The run context: opaque to solvers, implemented by the harness (harness.c), which owns the
+ * clock and the stopping rule. */
+typedef struct ncp_run ncp_run;
 
 /* Ends the setup phase (its time is reported as setup_ms). Returns non-zero if the time budget
  * is already exhausted. */

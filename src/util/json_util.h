@@ -51,6 +51,25 @@ void ncp_json_index(char *out, const char *path, int i);
 int ncp_json_check_keys(const ncp_json_ctx *c, const cJSON *obj, const char *path,
                         const char *const *allowed);
 
+/* A number of range NCP_JSON_FINITE ... NCP_JSON_UNIT_OPEN. */
+int ncp_json_get_number(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                        const char *key, int req, int range, double def, double *out);
+/* An integer in [lo, 1e9]. */
+int ncp_json_get_int(const ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
+                     int req, int lo, int def, int *out);
+/* true or false (always optional). */
+int ncp_json_get_bool(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                      const char *key, int def, int *out);
+/* A non-empty string shorter than cap (copied into out). */
+int ncp_json_get_string(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                        const char *key, int req, const char *def, char *out, size_t cap);
+/* An array of n finite numbers; def (n numbers) may be NULL when req. */
+int ncp_json_get_vec(const ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
+                     int req, int n, const double *def, double *out);
+/* A string from the NULL-terminated `names`; *out = its index. */
+int ncp_json_get_enum(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                      const char *key, int req, const char *const *names, int def, int *out);
+
 /* The getters read member `key` of obj (at path). Absent: an error if req, else *out = def.
  * Present: the type and range are checked; the message names path.key and what was found. */
 

@@ -1,0 +1,15 @@
+/* Status names of the solver interface (solver.h). */
+#include "solve/solver.h"
+
+const char *ncp_status_name(int status)
+{
+    switch (status) {
+    case NCP_STATUS_CONVERGED: return "converged";
+    case NCP_STATUS_MAX_ITER: return "max_iter";
+    case NCP_STATUS_TIMEOUT: return "timeout";
+    case NCP_STATUS_STALLED: return "stalled";
+    case NCP_STATUS_FAILED: return "failed";
+    case NCP_STATUS_STOPPED: return "stopped";
+    default: return "unknown";
+    }
+}
