@@ -1,11 +1,11 @@
-/* Solver-independent metrics (DESIGN.md §6), evaluated from lambda and the problem only.
+/* Solver-independent metrics (docs/design.md), evaluated from lambda and the problem only.
  *
- * Every metric is built from u = D lambda + v_f (one O(m^2) product; DESIGN.md §3). The
+ * Every metric is built from u = D lambda + v_f (one O(m^2) product; docs/design.md). The
  * header allows the primal route v = A^{-1}(b + J^T lambda), u = J v + e for al_residual; it is
  * the same vector (D = J A^{-1} J^T, v_f = J A^{-1} b + e), so we always take the dual route:
  * no factorisation per evaluation, and every metric sees the same u. tests/test_metrics.c
  * recomputes al_residual by the primal route and checks that the numbers agree.
- * sap_momentum (seed 001 eq. 32) is a statement about generalised momenta: with primal data it
+ * sap_momentum (Castro et al. 2023 eq. 32) is a statement about generalised momenta: with primal data it
  * also reads A's diagonal, b and J (J^T products, still no factorisation; src/sap_model.c).
  *
  * The workspace borrows the problem (and its D and v_f): the problem must outlive it and must
@@ -25,15 +25,22 @@
 #include "core/sap_model.h"
 
 static const char *const metric_names[] = {
-#define NCP_METRIC_NAME(name) #name,
+#define NCP_METRIC_NAME(name, doc) #name,
     NCP_METRIC_COLUMNS(NCP_METRIC_NAME)
 #undef NCP_METRIC_NAME
+};
+static const char *const metric_docs[] = {
+#define NCP_METRIC_DOC(name, doc) doc,
+    NCP_METRIC_COLUMNS(NCP_METRIC_DOC)
+#undef NCP_METRIC_DOC
 };
 #define NMETRICS NCP_NMETRICS
 
 int ncp_metrics_count(void) { return NMETRICS; }
 
 const char *ncp_metrics_name(int i) { return (i >= 0 && i < NMETRICS) ? metric_names[i] : NULL; }
+
+const char *ncp_metrics_doc(int i) { return (i >= 0 && i < NMETRICS) ? metric_docs[i] : NULL; }
 
 int ncp_metrics_index(const char *name)
 {
@@ -45,7 +52,7 @@ int ncp_metrics_index(const char *name)
 
 void ncp_metrics_values(const ncp_metrics *mt, double *out)
 {
-#define NCP_METRIC_VALUE(name) out[NCP_METRIC_##name] = mt->name;
+#define NCP_METRIC_VALUE(name, doc) out[NCP_METRIC_##name] = mt->name;
     NCP_METRIC_COLUMNS(NCP_METRIC_VALUE)
 #undef NCP_METRIC_VALUE
 }
@@ -66,7 +73,7 @@ struct ncp_metrics_ws {
     double *D_own;
     double *vf_own;
     double *u;            /* m: u = D lambda + v_f */
-    ncp_sap_model sap;    /* seed 001 model with the paper's beta, sigma (sap_* metrics) */
+    ncp_sap_model sap;    /* Castro et al. 2023 model with the paper's beta, sigma (sap_* metrics) */
     double *uhat, *gamma; /* m: SAP's velocity u + shift and the model's impulse there */
 };
 
@@ -196,13 +203,9 @@ int ncp_metrics_ws_create(const ncp_problem *p, ncp_metrics_ws **wsp, ncp_error 
 
 static void fill_nan(ncp_metrics *out)
 {
-    double v = NAN;
-    out->al_residual = out->al_residual_other = v;
-    out->natural_map_abs = out->natural_map_inf = v;
-    out->natural_map_rel_acary = out->natural_map_rel_siconos = out->natural_map_rel_fclib = v;
-    out->ncp_primal = out->ncp_dual = out->ncp_compl = v;
-    out->penetration = v;
-    out->sap_momentum = out->sap_compl = v;
+#define NCP_METRIC_NAN(name, doc) out->name = NAN;
+    NCP_METRIC_COLUMNS(NCP_METRIC_NAN)
+#undef NCP_METRIC_NAN
 }
 
 /* Normalised residual: num / den with 0/0 = 0 and x/0 = x (the absolute value). A zero norm
@@ -224,7 +227,7 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
     memset(out, 0, sizeof *out);
     if (m == 0) return NCP_OK; /* no constraint: every residual is exactly 0 */
 
-    /* u = D lambda + v_f (DESIGN.md §3). */
+    /* u = D lambda + v_f (docs/design.md). */
     ncp_copy(m, ws->vf, u);
     ncp_gemv(0, m, m, 1.0, ws->D, lambda, 1.0, u);
     if (!ncp_all_finite(m, lambda) || !ncp_all_finite(m, u)) {
@@ -252,7 +255,7 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
             break;
         }
         case NCP_UNILATERAL: {
-            /* 0 <= lambda _|_ u >= 0: T = max(0, .) (seed 000 eq. 14 with beta = 1), so
+            /* 0 <= lambda _|_ u >= 0: T = max(0, .) (Lee et al. 2025 eq. 14 with beta = 1), so
              * lambda - max(0, lambda - u) = min(lambda, u) for both the AL and natural map. */
             double l = lambda[r], v = u[r];
             double F = fmin(l, v);
@@ -265,7 +268,7 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
             break;
         }
         case NCP_SOFT: {
-            /* Law lambda = -k phi - c u (problem.h). Seed 000 eq. 15 in our names (its J v is
+            /* Law lambda = -k phi - c u (problem.h). Lee et al. 2025 eq. 15 in our names (its J v is
              * our u, its e the spring error phi, its b our c), beta = 1 and multiplier
              * u_AL = -lambda: T = -(c (u - lambda) + k phi) / (c + 1), hence
              * lambda - T = (lambda + k phi + c u) / (1 + c) = F / (1 + c). */
@@ -283,7 +286,7 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
             double x[3], t[3], uh[3];
             ncontacts++;
 
-            /* AL residual, seed 000 §VII: z_i = J_i v - lambda_i + T(-J_i v + lambda_i - e_i),
+            /* AL residual, Lee et al. 2025 §VII: z_i = J_i v - lambda_i + T(-J_i v + lambda_i - e_i),
              * so J_i v - z_i = lambda_i - T(lambda_i - (J_i v + e_i)) with T the strict
              * operator (eq. 17). Sign of e: eqs. 13-18 give lambda*_i = -beta J_i v - u_i -
              * beta e_i with the contact condition on J_i v + e_i >= 0 (eq. 5); with beta = 1
@@ -296,7 +299,7 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
                 al_c2 += a * a;
             }
 
-            /* Natural map, seed 004 eq. 163: F = lambda - Pi_K(lambda - (u + Gamma(u))). */
+            /* Natural map, NCP report 2025 eq. 163: F = lambda - Pi_K(lambda - (u + Gamma(u))). */
             ncp_desaxce(mu, v, uh);
             for (int j = 0; j < 3; j++) x[j] = l[j] - uh[j];
             ncp_cone_project(mu, x, t);
@@ -306,7 +309,7 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
                 nminf = fmax(nminf, fabs(F));
             }
 
-            /* Seed 004 eqs. 156-158 with v = u + Gamma(u) (NCP form, eqs. 174-175). */
+            /* The NCP report 2025 eqs. 156-158 with v = u + Gamma(u) (NCP form, eqs. 174-175). */
             ncp_cone_project(mu, l, t);
             for (int j = 0; j < 3; j++) x[j] = l[j] - t[j];
             rp = fmax(rp, max3abs(x));
@@ -315,7 +318,7 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
             rd = fmax(rd, max3abs(x));
             rc = fmax(rc, fabs(l[0] * uh[0] + l[1] * uh[1] + l[2] * uh[2]));
 
-            /* Penetration after the step, linearised: phi + h u_n (DESIGN.md §6). */
+            /* Penetration after the step, linearised: phi + h u_n (docs/design.md). */
             if (have_geom && bk->contact >= 0 && bk->contact < p->ncontacts) {
                 double after = p->contacts[bk->contact].gap + p->h * v[0];
                 pen = fmax(pen, -after);
@@ -341,7 +344,7 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
     out->ncp_compl = rc;
     out->penetration = pen; /* starts at 0: max(0, .) */
 
-    /* Seed 001 eqs. 32-33 (sap_model.h): gamma = the compliant model's impulse at the velocity
+    /* Castro et al. 2023 eqs. 32-33 (sap_model.h): gamma = the compliant model's impulse at the velocity
      * lambda produces; both are 0 when lambda is that impulse and (eq. 33) complementary. */
     for (int i = 0; i < m; i++) ws->uhat[i] = u[i] + ws->sap.shift[i];
     ncp_sap_eval(p, &ws->sap, ws->uhat, ws->gamma, NULL);

@@ -15,7 +15,8 @@
 #include "core/problem.h"
 
 /* The metric columns, in output order: the one list from which the struct, the names, the
- * values and the count are generated (an X-macro, as MuJoCo's mjxmacro.h). Meanings:
+ * values, the one-line docs of `ncpbench list metrics` and the count are generated (an X-macro,
+ * as MuJoCo's mjxmacro.h). Each entry is X(column, one-line doc). Meanings in full:
  *   al_residual             Lee et al. 2025 §VII (strict operator, beta = 1, u = -lambda):
  *                           || [lambda_i - T_i(lambda_i - (J_i v + e_i))] ||_2 / ncontacts
  *                           (contact rows only, as in the paper; see al_residual_other)
@@ -40,22 +41,22 @@
  *   sap_compl               Castro et al. 2023 eq. 33:
  *                           mean_i |(u_hat_i + R_i lambda_i) . lambda_i| / l_p */
 #define NCP_METRIC_COLUMNS(X) \
-    X(al_residual)                \
-    X(al_residual_other)          \
-    X(natural_map_abs)            \
-    X(natural_map_inf)            \
-    X(natural_map_rel_acary)      \
-    X(natural_map_rel_siconos)    \
-    X(natural_map_rel_fclib)      \
-    X(ncp_primal)                 \
-    X(ncp_dual)                   \
-    X(ncp_compl)                  \
-    X(penetration)                \
-    X(sap_momentum)               \
-    X(sap_compl)
+    X(al_residual, "Lee et al. 2025 §VII: ||lambda - T_strict(lambda - u)|| over contact rows / #contacts") \
+    X(al_residual_other, "same over non-contact rows (their own T), not divided") \
+    X(natural_map_abs, "||F||_2, F = lambda - Pi_K(lambda - (u + Gamma(u))) (natural map)") \
+    X(natural_map_inf, "||F||_inf (NCP report 2025 eq. 176)") \
+    X(natural_map_rel_acary, "||F||_2 / ||v_f||_2 (Acary et al. 2018)") \
+    X(natural_map_rel_siconos, "||F||_2 / max(||v_f||, ||lambda||, ||u||) (Siconos >= 4.4)") \
+    X(natural_map_rel_fclib, "||F||_2 / (1 + sqrt(||v_f||_2)) (FCLib merit normalisation)") \
+    X(ncp_primal, "NCP report 2025 eq. 156: L_inf cone infeasibility of lambda") \
+    X(ncp_dual, "NCP report 2025 eq. 174: L_inf dual-cone infeasibility of u + Gamma(u)") \
+    X(ncp_compl, "NCP report 2025 eq. 175: L_inf per-block lambda^T (u + Gamma(u))") \
+    X(penetration, "max over contacts of max(0, -(phi + h u_n)) after the step") \
+    X(sap_momentum, "Castro et al. 2023 eq. 32: SAP momentum error of lambda in SAP's compliant model (beta 1, sigma 1e-3)") \
+    X(sap_compl, "Castro et al. 2023 eq. 33: SAP complementarity error mean |g_i . lambda_i| / l_p")
 
 typedef struct ncp_metrics {
-#define NCP_METRIC_FIELD(name) double name;
+#define NCP_METRIC_FIELD(name, doc) double name;
     NCP_METRIC_COLUMNS(NCP_METRIC_FIELD)
 #undef NCP_METRIC_FIELD
 } ncp_metrics;
@@ -63,7 +64,7 @@ typedef struct ncp_metrics {
 /* Column indices (NCP_METRIC_al_residual, ...) and their number, NCP_NMETRICS: size buffers of
  * metric values with it. */
 enum {
-#define NCP_METRIC_ENUM(name) NCP_METRIC_##name,
+#define NCP_METRIC_ENUM(name, doc) NCP_METRIC_##name,
     NCP_METRIC_COLUMNS(NCP_METRIC_ENUM)
 #undef NCP_METRIC_ENUM
     NCP_NMETRICS
@@ -72,6 +73,8 @@ enum {
 /* Names of the metric columns, in the order of ncp_metrics_values(). */
 int ncp_metrics_count(void); /* NCP_NMETRICS */
 const char *ncp_metrics_name(int i);
+/* Its one-line description (`ncpbench list metrics`). */
+const char *ncp_metrics_doc(int i);
 /* out: NCP_NMETRICS values in column order. */
 void ncp_metrics_values(const ncp_metrics *mt, double *out);
 /* One metric by column index (NaN if out of range). */

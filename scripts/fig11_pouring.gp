@@ -14,7 +14,7 @@ if (!exists("dir")) dir = "."
 if (!exists("title")) title = "seed 000 Fig. 11: pouring"
 f = dir."/fig11.dat"
 
-# Same colours as the other seed 000 figures: index 0 canal, 1 subadmm, 2 pgs-000.
+# Same colours as the other seed 000 figures: index 0 canal, 1 subadmm, 2 pgs-decoupled.
 colors = "#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000 #F0E442 #7F7F7F #8C564B"
 col(k) = word(colors, int(k) % words(colors) + 1)
 marks = "7 5 9 13 11 6 4 8 12 10"

@@ -1,14 +1,14 @@
-/* admm-ncp-la — proximal ADMM on the NCP with the Linear Adaptation penalty rule (seed 004
+/* admm-ncp-la — proximal ADMM on the NCP with the Linear Adaptation penalty rule (NCP report 2025
  * Table I, "ADMM-NCP-LA").
  *
- * Source: seed 004 §VI-F, Alg. 6 (eqs. 165-170, after Carpentier et al.) with the penalty rule
- * eq. 171 ("Linear Adaptation", the residual balancing of Boyd et al. 2011 §3.4.1):
+ * Source: NCP report 2025 §VI-F, Alg. 6 (eqs. 165-170, after Carpentier et al.) with the penalty
+ * rule eq. 171 ("Linear Adaptation", the residual balancing of Boyd et al. 2011 §3.4.1):
  *     rho <- tau_inc rho   if r_p / r_d > mu_thr
  *     rho <- rho / tau_dec if r_d / r_p > mu_thr,   unchanged otherwise,
  * with r_p, r_d the primal and dual residuals of the iteration (eq. 170a-b); every change
  * refactorises D + (rho + eta) I. "LA" is the paper's name for this rule, nothing to do with
  * linearisation. Typical values from the paper: mu_thr 10, tau_inc = tau_dec = 1.5. The
- * iteration, residuals and block handling are in solvers/admm004.c.
+ * iteration, residuals and block handling are in solvers/admm_proximal.c.
  *
  * Convergence: as admm-ncp-fp (no guarantee for the non-convex NCP; fixed points are
  * solutions). Residual balancing can also oscillate rho; Boyd et al. suggest freezing it after a
@@ -21,7 +21,7 @@
  */
 #include <math.h>
 
-#include "solvers/admm004.h"
+#include "solvers/admm_proximal.h"
 #include "solvers/common.h"
 #include "solvers/registry.h"
 
@@ -31,7 +31,7 @@ static const ncp_param_doc admm_ncp_la_params[] = {
     {"mu_thr", 10.0, "residual-ratio threshold of eq. 171 (>= 1)"},
     {"tau_inc", 1.5, "penalty increase factor when r_p > mu_thr r_d (>= 1)"},
     {"tau_dec", 1.5, "penalty decrease divisor when r_d > mu_thr r_p (>= 1)"},
-    NCP_ADMM004_COMMON_PARAMS,
+    NCP_ADMM_PROX_COMMON_PARAMS,
     {NULL, 0.0, NULL},
 };
 
@@ -40,7 +40,7 @@ static int admm_ncp_la_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run
 {
     const ncp_solver_desc *self = &ncp_solver_admm_ncp_la;
     const ncp_params *ps = in->params;
-    ncp_admm004_opts o = {.desaxce = 1, .rule = NCP_ADMM004_LINEAR};
+    ncp_admm_prox_opts o = {.desaxce = 1, .rule = NCP_ADMM_PROX_LINEAR};
     int rc;
     if ((rc = ncp_solver_param_real(self, ps, "rho0", 0.0, INFINITY, NCP_PARAM_LO_OPEN, &o.rho0,
                                     err)) ||
@@ -48,9 +48,9 @@ static int admm_ncp_la_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run
         (rc = ncp_solver_param_real(self, ps, "mu_thr", 1.0, INFINITY, 0, &o.mu_thr, err)) ||
         (rc = ncp_solver_param_real(self, ps, "tau_inc", 1.0, INFINITY, 0, &o.tau_inc, err)) ||
         (rc = ncp_solver_param_real(self, ps, "tau_dec", 1.0, INFINITY, 0, &o.tau_dec, err)) ||
-        (rc = ncp_admm004_common_params(self, ps, &o, err)))
+        (rc = ncp_admm_prox_common_params(self, ps, &o, err)))
         return rc;
-    return ncp_admm004_solve(self, &o, in, out, run, err);
+    return ncp_admm_prox_solve(self, &o, in, out, run, err);
 }
 
 const ncp_solver_desc ncp_solver_admm_ncp_la = {

@@ -1,7 +1,8 @@
-/* admm-nobody — subsystem-based ADMM without the body split, the "No Body" ablation of seed 000
- * Table III (the algorithm of the authors' prior work, Lee, Lee, Lee, ICRA 2023, ref. [34]).
+/* admm-nobody — subsystem-based ADMM without the body split, the "No Body" ablation of Lee et
+ * al. 2025 Table III (the algorithm of the authors' prior work, Lee, Lee, Lee, ICRA 2023, ref.
+ * [34]).
  *
- * Source: seed 000 (Lee et al., T-RO 2025) §VI-A eq. 30 and §VII-D2. The system is split into
+ * Source: Lee et al. (T-RO 2025) §VI-A eq. 30 and §VII-D2. The system is split into
  * subsystems as in subadmm, but a constraint gets one piece per SUBSYSTEM it touches, not per body:
  *     J_ij = sum_{b in B_j} J_{i,b} J_{b,j}                                          (eq. 30)
  * (a contact between two links of one robot is one piece whose Jacobian is the sum), |Z_i| counts
@@ -13,21 +14,22 @@
  * eq. 42 uses the dense A_j. Everything else — the z / lambda updates (eqs. 35-39), beta_0, eq. 43,
  * the initial iterate, the parameters and their defaults — is subadmm's (solvers/subadmm.c, same
  * core solvers/subadmm_core.c). The paper does not restate [34]'s assembly and factorisation; dense
- * is our reading (digest §4.9). Its iterates differ from subadmm's only on constraints acting on
+ * is our reading. Its iterates differ from subadmm's only on constraints acting on
  * two bodies of one subsystem (on rigid-body scenes, one body per subsystem, they are the same).
  * Needs: primal (A, b, J, e) and the subsystem structure. Solves the NCP.
  */
 #include "solvers/registry.h"
 #include "solvers/subadmm_core.h"
 
+/* One piece per subsystem a constraint touches (eq. 30), dense factorisation per subsystem. */
+const ncp_subadmm_config ncp_subadmm_config_nobody = {
+    .desc = &ncp_solver_admm_nobody,
+    .split = NCP_SUBADMM_NOBODY,
+};
+
 static int nobody_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
-    ncp_subadmm_cfg cfg;
-    int rc =
-        ncp_subadmm_read_cfg(&ncp_solver_admm_nobody, NCP_SUBADMM_NOBODY, in->params, &cfg, err);
-    if (rc) return rc;
-    return ncp_subadmm_solve(&ncp_solver_admm_nobody, &cfg, in, out, run, in->budget.max_iter,
-                             NULL, err);
+    return ncp_subadmm_solve(&ncp_subadmm_config_nobody, in, out, run, err);
 }
 
 const ncp_solver_desc ncp_solver_admm_nobody = {

@@ -1,6 +1,7 @@
-/* admm-nosub — vanilla ADMM on the whole system, the "No Sub" ablation of seed 000 Table III.
+/* admm-nosub — vanilla ADMM on the whole system, the "No Sub" ablation of Lee et al. 2025
+ * Table III.
  *
- * Source: seed 000 (Lee et al., T-RO 2025) §VI, eq. 28 and §VII-D2. ADMM on the surrogate (11)
+ * Source: Lee et al. (T-RO 2025) §VI, eq. 28 and §VII-D2. ADMM on the surrogate (11)
  * without any splitting of the system: one piece per constraint (|Z_i| = 1), the z / lambda update
  * of eq. 13 / 18 with the strict operator and u = -lambda, and the v-update
  *     (A + beta J^T J) v = b + J^T (beta z - u)                                     (eq. 28)
@@ -8,7 +9,7 @@
  * per solve from the CSR rows), refactorised whenever eq. 43 changes beta. Everything else —
  * beta_0, eq. 42, eq. 43, the initial iterate, the parameters and their defaults — is subadmm's
  * (solvers/subadmm.c, same core solvers/subadmm_core.c), so that Table III compares splittings
- * only (digest §4.9: strict T and the same beta policy, which the paper does not state). With
+ * only (our reading: strict T and the same beta policy, which the paper does not state). With
  * one subsystem and no constraint acting on two of its bodies, subadmm's iterates are this
  * solver's (tests/test_subadmm.c).
  * The whole-system factorisation ignores the block structure on purpose (that is the ablation:
@@ -20,13 +21,15 @@
 #include "solvers/registry.h"
 #include "solvers/subadmm_core.h"
 
+/* One piece per constraint row block, one dense factorisation of the whole system (eq. 28). */
+const ncp_subadmm_config ncp_subadmm_config_nosub = {
+    .desc = &ncp_solver_admm_nosub,
+    .split = NCP_SUBADMM_NOSUB,
+};
+
 static int nosub_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
-    ncp_subadmm_cfg cfg;
-    int rc = ncp_subadmm_read_cfg(&ncp_solver_admm_nosub, NCP_SUBADMM_NOSUB, in->params, &cfg, err);
-    if (rc) return rc;
-    return ncp_subadmm_solve(&ncp_solver_admm_nosub, &cfg, in, out, run, in->budget.max_iter, NULL,
-                             err);
+    return ncp_subadmm_solve(&ncp_subadmm_config_nosub, in, out, run, err);
 }
 
 const ncp_solver_desc ncp_solver_admm_nosub = {

@@ -12,7 +12,7 @@
  *     touches both. A union-find over those couplings splits the dofs into connected components
  *     (separate objects, piles that do not touch, bodies whose contacts are all open), and each
  *     component is assembled densely and factorised on its own with LAPACK (Cholesky for canal,
- *     LU for the non-symmetric ablations) through src/la.h. Cost: sum over components of s^3/3
+ *     LU for the non-symmetric ablations) through core/la.h. Cost: sum over components of s^3/3
  *     instead of n^3/3; the partition is recomputed at every step because the active set
  *     changes. A component that really is dense (everything touching everything) is factorised
  *     densely: a sparse (fill-reducing) Cholesky would need a library beyond LAPACK; the paper
@@ -30,12 +30,11 @@
 #include "solvers/common.h"
 #include "core/cone.h"
 #include "core/la.h"
-#include "solvers/registry.h"
 
 /* ====================== per-block operators ====================== */
 
-/* Jacobian of the strict operator (seed 000 eq. 17) at x, normal first (seed-000 digest §2.4,
- * translated): 0 when x_n <= 0; I inside the disk; otherwise lambda_t = mu x_n x_t / s gives
+/* Jacobian of the strict operator (Lee et al. 2025 eq. 17) at x, normal first (differentiated
+ * here): 0 when x_n <= 0; I inside the disk; otherwise lambda_t = mu x_n x_t / s gives
  *   d lambda_n / dx = (1, 0, 0),  d lambda_t / dx_n = mu x_t / s,
  *   d lambda_t / dx_t = (mu x_n / s) P,
  * P = I - t t^T, t = x_t / s. Non-symmetric (the ablations use LU). At the kinks (x_n = 0,
@@ -64,7 +63,7 @@ double ncp_al_block_T(const ncp_block *b, int prox, double beta, const double *x
 {
     double psi = 0.0;
     switch (b->type) {
-    case NCP_BILATERAL: /* lambda free: T = identity (digest §7 item 4) */
+    case NCP_BILATERAL: /* lambda free: T = identity */
         out[0] = x[0];
         if (G) G[0] = 1.0;
         if (want_psi) psi = x[0] * x[0] / (2.0 * beta);
@@ -78,7 +77,7 @@ double ncp_al_block_T(const ncp_block *b, int prox, double beta, const double *x
         /* eq. 15 in problem.h's terms: lambda = -k phi - c z with beta z = beta(Jv + e) + u +
          * lambda and x = -beta(Jv + e) - u gives lambda = (c x - beta k phi) / (c + beta).
          * psi = (c x^2/2 - beta k phi x) / (beta (c + beta)) has grad psi = T / beta (the
-         * paper's ||lambda||^2/(2 beta) of eq. 22 does not, for this row: digest §3.2). */
+         * paper's ||lambda||^2/(2 beta) of eq. 22 does not, for this row). */
         double den = b->c + beta;
         out[0] = (b->c * x[0] - beta * b->k * b->phi) / den;
         if (G) G[0] = b->c / den;
@@ -389,7 +388,7 @@ int ncp_al_lin_solve(ncp_al_ws *w, int spd, double *rhs, ncp_error *err)
 void ncp_al_eval(ncp_al_ws *w, const double *v, int deriv)
 {
     const ncp_problem *p = w->p;
-    int n = w->n, m = w->m, prox = w->cfg.cascade;
+    int n = w->n, m = w->m, prox = w->cfg->cascade;
     /* x = lambda^l - beta (J v + e~)   (eq. 18/21 with u = -lambda^l) */
     ncp_csr_gemv(&p->J, 1.0, v, 0.0, w->x);
     for (int i = 0; i < m; i++) {
@@ -421,7 +420,7 @@ void ncp_al_eval(ncp_al_ws *w, const double *v, int deriv)
     double floor = NCP_AL_FLOOR * DBL_EPSILON *
                    (ncp_norm2(n, w->Av) + ncp_norm2(n, p->b) + ncp_norm2(n, w->jtT) +
                     ncp_norm2(n, w->jtl + n));
-    w->rtol = w->cfg.inner_tol * sqrt(step2);
+    w->rtol = w->set.inner_tol * sqrt(step2);
     w->rfloor = floor;
 }
 
@@ -451,29 +450,33 @@ void ncp_al_jac_apply(ncp_al_ws *w, int trans, const double *y, double *out)
 
 /* ====================== parameters ====================== */
 
-int ncp_al_read_common(const ncp_solver_desc *self, const ncp_params *ps, ncp_al_cfg *cfg,
-                       ncp_error *err)
+/* The parameters every member documents (NCP_AL_DOC_COMMON), then the member's own, from
+ * in->params against cfg->desc's table, validated. */
+static int read_settings(const ncp_al_config *cfg, const ncp_params *ps, ncp_al_settings *set,
+                         ncp_error *err)
 {
+    const ncp_solver_desc *self = cfg->desc;
+    memset(set, 0, sizeof *set);
     int rc;
     if ((rc = ncp_solver_param_real(self, ps, "beta0", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
-                                    &cfg->beta0, err)) ||
+                                    &set->beta0, err)) ||
         (rc = ncp_solver_param_real(self, ps, "kappa", 1.0, INFINITY, NCP_PARAM_LO_OPEN,
-                                    &cfg->kappa, err)) ||
+                                    &set->kappa, err)) ||
         (rc = ncp_solver_param_real(self, ps, "beta_max", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
-                                    &cfg->beta_max, err)) ||
-        (rc = ncp_solver_param_real(self, ps, "zeta", 0.0, INFINITY, 0, &cfg->zeta, err)) ||
-        (rc = ncp_solver_param_real(self, ps, "theta_al", 0.0, INFINITY, 0, &cfg->theta_al,
+                                    &set->beta_max, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "zeta", 0.0, INFINITY, 0, &set->zeta, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "theta_al", 0.0, INFINITY, 0, &set->theta_al,
                                     err)) ||
-        (rc = ncp_solver_param_real(self, ps, "inner_tol", 0.0, 1.0, 0, &cfg->inner_tol, err)) ||
-        (rc = ncp_solver_param_int(self, ps, "inner_max", 1, 100000, &cfg->inner_max, err)) ||
-        (rc = ncp_solver_param_real(self, ps, "stall_tol", 0.0, INFINITY, 0, &cfg->stall_tol,
+        (rc = ncp_solver_param_real(self, ps, "inner_tol", 0.0, 1.0, 0, &set->inner_tol, err)) ||
+        (rc = ncp_solver_param_int(self, ps, "inner_max", 1, 100000, &set->inner_max, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "stall_tol", 0.0, INFINITY, 0, &set->stall_tol,
                                     err)))
         return rc;
-    if (cfg->beta_max < cfg->beta0)
+    if (set->beta_max < set->beta0)
         return ncp_error_set(err, NCP_ERR_INPUT,
                              "%s: parameter beta_max = %g must be >= beta0 = %g", self->name,
-                             cfg->beta_max, cfg->beta0);
-    return NCP_OK;
+                             set->beta_max, set->beta0);
+    return cfg->read_params ? cfg->read_params(self, ps, set, err) : NCP_OK;
 }
 
 /* ====================== the AL loop (Alg. 1) ====================== */
@@ -544,10 +547,15 @@ static int initial_velocity(const ncp_problem *p, const double *lam, double *v, 
     return rc;
 }
 
-int ncp_al_solve(const ncp_solver_desc *self, const ncp_al_cfg *cfg, ncp_al_inner_fn inner,
-                 const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, int max_al,
-                 ncp_al_stats *st_user, ncp_error *err)
+/* The whole solve: setup, the AL loop of Alg. 1 with cfg->inner, reporting every AL loop to run
+ * (when run != NULL; else exactly max_al loops unless the own tests stop earlier). on_step and
+ * st_user may be NULL. */
+static int al_run(const ncp_al_config *cfg, const ncp_al_settings *set, const ncp_solve_in *in,
+                  ncp_solve_out *out, ncp_run *run, int max_al, ncp_al_step_fn on_step,
+                  void *on_step_ctx, ncp_al_stats *st_user, ncp_error *err)
 {
+    const ncp_solver_desc *self = cfg->desc;
+    const ncp_al_inner_fn inner = cfg->inner;
     const ncp_problem *p = in->prob;
     if (!p->has_primal || !p->A || !p->b || !p->e)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' has no primal data (A, b, J, e)",
@@ -561,20 +569,18 @@ int ncp_al_solve(const ncp_solver_desc *self, const ncp_al_cfg *cfg, ncp_al_inne
     ncp_al_stats st_local;
     memset(&st_local, 0, sizeof st_local);
     ncp_al_stats *st = st_user ? st_user : &st_local;
-    ncp_al_step_fn keep_fn = st->on_step;
-    void *keep_ctx = st->ctx;
     memset(st, 0, sizeof *st);
-    st->on_step = keep_fn;
-    st->ctx = keep_ctx;
 
     ncp_al_ws w;
     memset(&w, 0, sizeof w);
     w.p = p;
-    w.self = self;
-    w.cfg = *cfg;
+    w.cfg = cfg;
+    w.set = *set;
     w.n = p->nv;
     w.m = p->m;
     w.st = st;
+    w.on_step = on_step;
+    w.on_step_ctx = on_step_ctx;
     int n = w.n, m = w.m;
     double *lam = NULL, *z = NULL, *vgood = NULL;
     int rc = ws_alloc(&w, err);
@@ -601,7 +607,7 @@ int ncp_al_solve(const ncp_solver_desc *self, const ncp_al_cfg *cfg, ncp_al_inne
      * u = -lambda gives the same) */
     ncp_csr_gemv(&p->J, 1.0, w.v, 0.0, z);
     ncp_axpy(m, 1.0, p->e, z);
-    w.beta = cfg->beta0;
+    w.beta = set->beta0;
 
     int status = -1, l = 0;
     double res_prev = INFINITY;
@@ -656,8 +662,8 @@ int ncp_al_solve(const ncp_solver_desc *self, const ncp_al_cfg *cfg, ncp_al_inne
         st->beta = w.beta;
         int stop = run ? ncp_run_iterate(run, l, lam, w.v) : (l >= max_al);
         if (stop) break;
-        if (dmax <= cfg->stall_tol * fmax(1.0, ncp_norminf(m, lam)) ||
-            (cfg->theta_al > 0.0 && res < cfg->theta_al)) {
+        if (dmax <= set->stall_tol * fmax(1.0, ncp_norminf(m, lam)) ||
+            (set->theta_al > 0.0 && res < set->theta_al)) {
             status = NCP_STATUS_STALLED; /* the solver's own stopping test (Alg. 1 line 16) */
             break;
         }
@@ -666,8 +672,8 @@ int ncp_al_solve(const ncp_solver_desc *self, const ncp_al_cfg *cfg, ncp_al_inne
          * and from the inner tolerance, which grows in proportion to beta, so res = change/beta
          * can no longer drop and every raise would trigger the next (box-on-plane: al_residual
          * went from 1e-12 back to 1e-6 as beta climbed to 1e8) */
-        if (res > cfg->zeta * res_prev && sqrt(d2) > 1e3 * w.lam_floor)
-            w.beta = fmin(cfg->kappa * w.beta, cfg->beta_max);
+        if (res > set->zeta * res_prev && sqrt(d2) > 1e3 * w.lam_floor)
+            w.beta = fmin(set->kappa * w.beta, set->beta_max);
         res_prev = res;
     }
 finish:
@@ -686,55 +692,41 @@ done:
     return rc;
 }
 
-int ncp_al_solve_with(const ncp_solver_desc *self, ncp_al_config_fn config, ncp_al_inner_fn inner,
-                      const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
+int ncp_al_solve(const ncp_al_config *cfg, const ncp_solve_in *in, ncp_solve_out *out,
+                 ncp_run *run, ncp_error *err)
 {
-    ncp_al_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    int rc = config(in->params, &cfg, err);
+    ncp_al_settings set;
+    int rc = read_settings(cfg, in->params, &set, err);
     if (rc) return rc;
-    return ncp_al_solve(self, &cfg, inner, in, out, run, 0, NULL, err);
+    return al_run(cfg, &set, in, out, run, 0, NULL, NULL, NULL, err);
 }
 
 void ncp_al_notify_step(const ncp_al_ws *w, int step, const double *v_before,
                         const double *v_after, double alpha, double r_before)
 {
-    if (!w->st->on_step) return;
+    if (!w->on_step) return;
     ncp_al_step s = {w->p,     w->al_iter, step,  w->beta, w->lam_prev, w->eshift,
                      v_before, v_after,    alpha, r_before};
-    w->st->on_step(w->st->ctx, &s);
+    w->on_step(w->on_step_ctx, &s);
 }
 
-/* ====================== the public stats hook (canal.h) ====================== */
+/* ====================== the public observed run (al.h) ====================== */
 
-int ncp_al_run(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *ps,
-               const double *lambda0, const double *v0, int al_iterations, double *lambda,
-               double *v, ncp_al_stats *stats, ncp_error *err)
+int ncp_al_solve_observed(const ncp_al_config *cfg, const ncp_problem *p, const ncp_params *ps,
+                          const double *lambda0, const double *v0, int al_loops,
+                          ncp_al_step_fn on_step, void *ctx, double *lambda, double *v,
+                          ncp_al_stats *stats, ncp_error *err)
 {
-    ncp_al_inner_fn inner;
-    ncp_al_config_fn config;
-    if (s == &ncp_solver_canal) {
-        inner = ncp_al_inner_canal;
-        config = ncp_al_config_canal;
-    } else if (s == &ncp_solver_al_trdogleg) {
-        inner = ncp_al_inner_trdogleg;
-        config = ncp_al_config_trdogleg;
-    } else if (s == &ncp_solver_al_dampedsn) {
-        inner = ncp_al_inner_dampedsn;
-        config = ncp_al_config_dampedsn;
-    } else {
-        return ncp_error_set(err, NCP_ERR_INPUT, "ncp_al_run: solver '%s' is not one of canal, "
-                             "al-trdogleg, al-dampedsn", s ? s->name : "(null)");
-    }
-    if (al_iterations < 1)
-        return ncp_error_set(err, NCP_ERR_INPUT, "ncp_al_run: al_iterations = %d must be >= 1",
-                             al_iterations);
-    ncp_al_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    int rc = config(ps, &cfg, err);
+    if (!cfg || !cfg->desc || !cfg->inner)
+        return ncp_error_set(err, NCP_ERR_INPUT, "ncp_al_solve_observed: no AL configuration");
+    if (al_loops < 1)
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "ncp_al_solve_observed: al_loops = %d must be >= 1", al_loops);
+    ncp_al_settings set;
+    int rc = read_settings(cfg, ps, &set, err);
     if (rc) return rc;
     ncp_solve_in in;
     ncp_solve_out out;
-    ncp_direct_io(p, ps, al_iterations, lambda0, v0, lambda, v, &in, &out);
-    return ncp_al_solve(s, &cfg, inner, &in, &out, NULL, al_iterations, stats, err);
+    ncp_direct_io(p, ps, al_loops, lambda0, v0, lambda, v, &in, &out);
+    return al_run(cfg, &set, &in, &out, NULL, al_loops, on_step, ctx, stats, err);
 }

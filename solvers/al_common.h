@@ -1,6 +1,7 @@
 /* The augmented-Lagrangian machinery shared by `canal`, `al-trdogleg` and `al-dampedsn`
- * (seed 000 §IV-§V, Alg. 1, Table II). The three differ only in the surrogate problem of one AL
- * loop and in how it is solved; everything else is here:
+ * (Lee et al. 2025 §IV-§V, Alg. 1, Table II), private to those files (solvers/al.h is the
+ * family's public side). The three differ only in the surrogate problem of one AL loop and in how
+ * it is solved (their ncp_al_config); everything else is here:
  *
  *   - the per-block closed-form operators T of eqs. 14-17 (strict) / 21 (proximal), their
  *     derivatives (eq. 23 and the strict-operator Jacobian) and the potentials psi of h (eq. 22);
@@ -8,24 +9,25 @@
  *     assembled sparsely and factorised per connected component (see al_common.c);
  *   - the outer AL loop of Alg. 1: cascade e~ (eq. 21), z and u updates (eq. 12), the beta
  *     schedule (eq. 27), the stopping tests and the reporting to the harness.
+ * Dependencies go one way: each solver file uses this core; the core knows the solvers only
+ * through the ncp_al_config it is handed.
  *
- * Conventions (normal FIRST, DESIGN.md §3): the paper's slack z is J v; ours includes the bias,
+ * Conventions (normal FIRST, docs/design.md): the paper's slack z is J v; ours includes the bias,
  * z = J v + e, so that z is the constraint velocity u of problem.h at a fixed point (the paper's
  * contact e has only a normal entry; captured problems may carry tangential e, which this
  * reading treats as part of the velocity, as metrics/ does). Because z is defined from lambda,
- * eq. 12 gives u^{l+1} = -lambda^{l+1} exactly (seed-000 digest §3.7), so the multiplier is never
- * stored: x_i = lambda^l_i - beta (J_i v + e~_i) is the operator argument of eq. 18/21.
+ * eq. 12 gives u^{l+1} = -lambda^{l+1} exactly, so the multiplier is never stored:
+ * x_i = lambda^l_i - beta (J_i v + e~_i) is the operator argument of eq. 18/21.
  */
 #ifndef NCP_AL_COMMON_H
 #define NCP_AL_COMMON_H
 
-#include "solvers/canal.h"
 #include "solve/solver.h"
+#include "solvers/al.h"
 
-/* ---- configuration ---- */
+/* ---- parameter values of one run ---- */
 
-typedef struct ncp_al_cfg {
-    int cascade;        /* 1: canal (proximal operator, e~ from the previous z); 0: strict T, e */
+struct ncp_al_settings {
     double beta0;       /* initial penalty (paper: 1e4) */
     double kappa;       /* eq. 27 growth factor (> 1) */
     double beta_max;    /* eq. 27 cap */
@@ -34,23 +36,23 @@ typedef struct ncp_al_cfg {
     double inner_tol;   /* relative tolerance on ||r||, see ncp_al_eval */
     int inner_max;      /* inner steps per AL loop */
     double stall_tol;   /* own stop: max change of lambda <= stall_tol max(1, |lambda|_inf) */
-    /* inner-solver specific (each solver reads what it documents) */
+    /* inner-solver specific (each solver reads, through its read_params, what it documents) */
     double ls_tol;      /* canal: rtsafe tolerance on |phi'| relative to |phi'(0)| */
     int ls_max;         /* canal: rtsafe iterations; dampedsn: step halvings */
     double armijo;      /* dampedsn: sufficient decrease */
     double dsn_rho;     /* dampedsn: descent test grad^T d <= -rho |d|^p */
     double dsn_p;
     double tr_eta;      /* trdogleg: acceptance ratio */
-} ncp_al_cfg;
+};
 
 /* ---- workspace ---- */
 
 typedef struct ncp_al_lin ncp_al_lin; /* sparse assembly + per-component factorisation */
 
-typedef struct ncp_al_ws {
+struct ncp_al_ws {
     const ncp_problem *p;
-    const ncp_solver_desc *self;
-    ncp_al_cfg cfg;
+    const ncp_al_config *cfg; /* the solver being run */
+    ncp_al_settings set;      /* its parameter values */
     int n, m;
     double beta;
     double *lam_prev;   /* lambda^l (m) */
@@ -73,8 +75,10 @@ typedef struct ncp_al_ws {
     double *w, *xs;     /* m each */
     ncp_al_lin *lin;
     ncp_al_stats *st;   /* never NULL inside (a local one when the caller gave none) */
+    ncp_al_step_fn on_step; /* the caller's inner-step observer, or NULL */
+    void *on_step_ctx;
     int al_iter;
-} ncp_al_ws;
+};
 
 /* Per-block operator at x (block rows of x): out = T(x); G = dT/dx if non-NULL (9 entries,
  * column-major, scalar blocks fill G[0]); returns psi(x) when want_psi (the potential with
@@ -102,23 +106,13 @@ void ncp_al_jac_apply(ncp_al_ws *w, int trans, const double *y, double *out);
  * Cholesky per component when spd, LU otherwise. NCP_ERR_NUMERIC if singular / not SPD. */
 int ncp_al_lin_solve(ncp_al_ws *w, int spd, double *rhs, ncp_error *err);
 
-/* Inner solver of one AL loop: from w->v, solve r(v) = 0 for the current lam_prev, eshift, beta;
- * on return w->v is the new velocity and w->T = T(x(w->v)) is lambda^{l+1} (ncp_al_eval at w->v
- * must be the last evaluation). *ok = 1 if ||r|| <= rtol was reached. Counts go to
- * w->st (each step to inner_iterations; ncp_al_solve derives inner_max_per_loop from them).
- * Returns an error code only for allocation / internal failures. */
+/* Inner solver of one AL loop (ncp_al_config.inner): from w->v, solve r(v) = 0 for the current
+ * lam_prev, eshift, beta; on return w->v is the new velocity and w->T = T(x(w->v)) is
+ * lambda^{l+1} (ncp_al_eval at w->v must be the last evaluation). *ok = 1 if ||r|| <= rtol was
+ * reached. Counts go to w->st (each step to inner_iterations; the AL loop derives
+ * inner_max_per_loop from them). Returns an error code only for allocation / internal failures
+ * (NCP_ERR_NUMERIC: a singular system, which ends the run as FAILED). */
 typedef int (*ncp_al_inner_fn)(ncp_al_ws *w, int *ok, ncp_error *err);
-
-/* Each solver file provides its inner solver and reads its parameters (the common ones through
- * ncp_al_read_common) into a configuration. */
-typedef int (*ncp_al_config_fn)(const ncp_params *ps, ncp_al_cfg *cfg, ncp_error *err);
-
-int ncp_al_inner_canal(ncp_al_ws *w, int *ok, ncp_error *err);     /* solvers/canal.c */
-int ncp_al_config_canal(const ncp_params *ps, ncp_al_cfg *cfg, ncp_error *err);
-int ncp_al_inner_trdogleg(ncp_al_ws *w, int *ok, ncp_error *err);  /* solvers/al_trdogleg.c */
-int ncp_al_config_trdogleg(const ncp_params *ps, ncp_al_cfg *cfg, ncp_error *err);
-int ncp_al_inner_dampedsn(ncp_al_ws *w, int *ok, ncp_error *err);  /* solvers/al_dampedsn.c */
-int ncp_al_config_dampedsn(const ncp_params *ps, ncp_al_cfg *cfg, ncp_error *err);
 
 /* The documentation rows (ncp_param_doc) of the parameters every AL solver has, one text for
  * the three files; loop names the inner loop ("Newton loop"), steps its steps ("Newton steps"). */
@@ -136,25 +130,15 @@ int ncp_al_config_dampedsn(const ncp_params *ps, ncp_al_cfg *cfg, ncp_error *err
     {"stall_tol", 1e-15,                                                                       \
      "stop (STALLED) when an AL loop changes lambda by <= stall_tol * max(1, |lambda|_inf)"}
 
-/* Reads the parameters every AL solver documents (beta0, kappa, beta_max, zeta, theta_al,
- * inner_tol, inner_max, stall_tol) from self's table into cfg, validating ranges. */
-int ncp_al_read_common(const ncp_solver_desc *self, const ncp_params *ps, ncp_al_cfg *cfg,
-                       ncp_error *err);
-
-/* The whole solve: setup, the AL loop of Alg. 1 with `inner`, reporting every AL loop to run
- * (when run != NULL; else exactly max_al loops unless the own tests stop earlier). st may be
- * NULL. */
-int ncp_al_solve(const ncp_solver_desc *self, const ncp_al_cfg *cfg, ncp_al_inner_fn inner,
-                 const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, int max_al,
-                 ncp_al_stats *st, ncp_error *err);
-
-/* A solver file's solve function (solver.h): its configuration from in->params through config,
- * then ncp_al_solve with inner under the harness's budget. */
-int ncp_al_solve_with(const ncp_solver_desc *self, ncp_al_config_fn config, ncp_al_inner_fn inner,
-                      const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err);
+/* A member's solve function (solver.h): the common parameters (beta0, kappa, beta_max, zeta,
+ * theta_al, inner_tol, inner_max, stall_tol) and then cfg->read_params's from in->params,
+ * validated against cfg->desc's table, and the AL loop of Alg. 1 with cfg->inner under the
+ * harness's budget. */
+int ncp_al_solve(const ncp_al_config *cfg, const ncp_solve_in *in, ncp_solve_out *out,
+                 ncp_run *run, ncp_error *err);
 
 /* Hands one inner step (1-based `step` of the current AL loop, from v_before to v_after with
- * length alpha; r_before = ||r(v_before)||) to the stats observer, if there is one. */
+ * length alpha; r_before = ||r(v_before)||) to the caller's observer, if there is one. */
 void ncp_al_notify_step(const ncp_al_ws *w, int step, const double *v_before,
                         const double *v_after, double alpha, double r_before);
 

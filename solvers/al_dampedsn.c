@@ -1,7 +1,7 @@
-/* al-dampedsn — the AL of seed 000 eq. 19 with each surrogate solved by a damped semismooth
+/* al-dampedsn — the AL of Lee et al. 2025 eq. 19 with each surrogate solved by a damped semismooth
  * Newton method (Table II, "DampedSN").
  *
- * Source: seed 000 §VII-D1 (ablation of CANAL): the same AL loop as canal (solvers/al_common.c:
+ * Source: Lee et al. 2025 §VII-D1 (ablation of CANAL): the same AL loop as canal (al_common.c:
  * eq. 12 updates, u = -lambda, the beta schedule of eq. 27) but WITHOUT the cascade: the
  * surrogate keeps the strict operator of eqs. 16-17 and the true bias e, and its equation
  *   r(v) = A v - b - sum_i J_i^T T_i(lambda^l_i - beta (J_i v + e_i))        (eq. 19)
@@ -19,7 +19,7 @@
  * Inner stop as canal (al_common.h, ncp_al_eval): ||r|| <= inner_tol ||J^T (lambda - lambda^l)||,
  * or r at its round-off level and no longer halving; inner_max steps. One
  * inner iteration = one direction + its line search (Table II counts these).
- * Choices the paper leaves open (digest §6.5): rho 1e-8, p 2.1, armijo 1e-4 (DFK's typical
+ * Choices the paper leaves open: rho 1e-8, p 2.1, armijo 1e-4 (DFK's typical
  * values), ls_max 30; everything else shared with canal (beta0 1e4, kappa 10, beta_max 1e6,
  * zeta 0.5, inner_tol 1e-6, inner_max 100).
  * Accuracy (what tests/test_canal.c checks): on its 40 seeded random problems 36 reach natural
@@ -38,6 +38,10 @@
 #include "core/la.h"
 #include "solvers/registry.h"
 
+static int dsn_inner(ncp_al_ws *w, int *ok, ncp_error *err);
+static int dsn_read_params(const ncp_solver_desc *self, const ncp_params *ps, ncp_al_settings *s,
+                           ncp_error *err);
+
 static const ncp_param_doc dsn_params[] = {
     NCP_AL_DOC_COMMON("inner loop", "damped Newton steps"),
     {"armijo", 1e-4, "Armijo sufficient-decrease constant on 1/2||r||^2, in (0, 0.5)"},
@@ -47,24 +51,30 @@ static const ncp_param_doc dsn_params[] = {
     {NULL, 0.0, NULL},
 };
 
-int ncp_al_config_dampedsn(const ncp_params *ps, ncp_al_cfg *cfg, ncp_error *err)
+/* Eq. 19 (strict operator, true e), each loop's r(v) = 0 by damped semismooth Newton steps. */
+const ncp_al_config ncp_al_config_dampedsn = {
+    .desc = &ncp_solver_al_dampedsn,
+    .cascade = 0,
+    .read_params = dsn_read_params,
+    .inner = dsn_inner,
+};
+
+static int dsn_read_params(const ncp_solver_desc *self, const ncp_params *ps, ncp_al_settings *s,
+                           ncp_error *err)
 {
-    const ncp_solver_desc *self = &ncp_solver_al_dampedsn;
     int rc;
-    if ((rc = ncp_al_read_common(self, ps, cfg, err)) ||
-        (rc = ncp_solver_param_real(self, ps, "armijo", 0.0, 0.5,
-                                    NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &cfg->armijo, err)) ||
-        (rc = ncp_solver_param_int(self, ps, "ls_max", 1, 1000, &cfg->ls_max, err)) ||
+    if ((rc = ncp_solver_param_real(self, ps, "armijo", 0.0, 0.5,
+                                    NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &s->armijo, err)) ||
+        (rc = ncp_solver_param_int(self, ps, "ls_max", 1, 1000, &s->ls_max, err)) ||
         (rc = ncp_solver_param_real(self, ps, "rho", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
-                                    &cfg->dsn_rho, err)) ||
-        (rc = ncp_solver_param_real(self, ps, "p", 2.0, INFINITY, NCP_PARAM_LO_OPEN,
-                                    &cfg->dsn_p, err)))
+                                    &s->dsn_rho, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "p", 2.0, INFINITY, NCP_PARAM_LO_OPEN, &s->dsn_p,
+                                    err)))
         return rc;
-    cfg->cascade = 0;
     return NCP_OK;
 }
 
-int ncp_al_inner_dampedsn(ncp_al_ws *w, int *ok, ncp_error *err)
+static int dsn_inner(ncp_al_ws *w, int *ok, ncp_error *err)
 {
     int n = w->n, steps = 0;
     double prev = INFINITY;
@@ -75,7 +85,7 @@ int ncp_al_inner_dampedsn(ncp_al_ws *w, int *ok, ncp_error *err)
             *ok = 1;
             break;
         }
-        if (steps >= w->cfg.inner_max) break;
+        if (steps >= w->set.inner_max) break;
         prev = w->rnorm;
         steps++;
         w->st->inner_iterations++;
@@ -86,7 +96,7 @@ int ncp_al_inner_dampedsn(ncp_al_ws *w, int *ok, ncp_error *err)
         if (rc && rc != NCP_ERR_NUMERIC) return rc;
         double dn = ncp_norm2(n, w->d);
         if (rc || !ncp_all_finite(n, w->d) ||
-            ncp_dot(n, w->g, w->d) > -w->cfg.dsn_rho * pow(dn, w->cfg.dsn_p)) {
+            ncp_dot(n, w->g, w->d) > -w->set.dsn_rho * pow(dn, w->set.dsn_p)) {
             ncp_error_clear(err);
             for (int i = 0; i < n; i++) w->d[i] = -w->g[i];
         }
@@ -98,11 +108,11 @@ int ncp_al_inner_dampedsn(ncp_al_ws *w, int *ok, ncp_error *err)
         ncp_copy(n, w->v, w->vt);
         double t = 1.0;
         int accepted = 0;
-        for (int h = 0; h <= w->cfg.ls_max; h++, t *= 0.5) {
+        for (int h = 0; h <= w->set.ls_max; h++, t *= 0.5) {
             for (int i = 0; i < n; i++) w->t1[i] = w->vt[i] + t * w->d[i];
             ncp_al_eval(w, w->t1, 0);
             w->st->ls_evals++;
-            if (0.5 * w->rnorm * w->rnorm <= psi0 + w->cfg.armijo * t * slope) {
+            if (0.5 * w->rnorm * w->rnorm <= psi0 + w->set.armijo * t * slope) {
                 accepted = 1;
                 break;
             }
@@ -122,8 +132,7 @@ int ncp_al_inner_dampedsn(ncp_al_ws *w, int *ok, ncp_error *err)
 
 static int dsn_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
-    return ncp_al_solve_with(&ncp_solver_al_dampedsn, ncp_al_config_dampedsn,
-                             ncp_al_inner_dampedsn, in, out, run, err);
+    return ncp_al_solve(&ncp_al_config_dampedsn, in, out, run, err);
 }
 
 const ncp_solver_desc ncp_solver_al_dampedsn = {

@@ -1,7 +1,7 @@
-/* al-trdogleg — the AL of seed 000 eq. 19 with each surrogate solved by a trust-region dogleg
- * method (Table II, "TRDogleg").
+/* al-trdogleg — the AL of Lee et al. 2025 eq. 19 with each surrogate solved by a trust-region
+ * dogleg method (Table II, "TRDogleg").
  *
- * Source: seed 000 §VII-D1 (ablation of CANAL): the same AL loop as canal (solvers/al_common.c)
+ * Source: Lee et al. 2025 §VII-D1 (ablation of CANAL): the same AL loop as canal (al_common.c)
  * without the cascade: strict operator (eqs. 16-17), true bias e, and the surrogate equation
  *   r(v) = A v - b - sum_i J_i^T T_i(lambda^l_i - beta (J_i v + e_i))        (eq. 19)
  * solved directly. Method: Nocedal & Wright, Numerical Optimization (2nd ed., ref. [48]),
@@ -38,27 +38,33 @@
 #include "core/la.h"
 #include "solvers/registry.h"
 
+static int tr_inner(ncp_al_ws *w, int *ok, ncp_error *err);
+static int tr_read_params(const ncp_solver_desc *self, const ncp_params *ps, ncp_al_settings *s,
+                          ncp_error *err);
+
 static const ncp_param_doc tr_params[] = {
     NCP_AL_DOC_COMMON("inner loop", "trust-region trial steps"),
     {"eta", 1e-4, "accept a trial step when actual/predicted reduction > eta, in [0, 0.25)"},
     {NULL, 0.0, NULL},
 };
 
-int ncp_al_config_trdogleg(const ncp_params *ps, ncp_al_cfg *cfg, ncp_error *err)
+/* Eq. 19 (strict operator, true e), each loop's r(v) = 0 by trust-region dogleg steps. */
+const ncp_al_config ncp_al_config_trdogleg = {
+    .desc = &ncp_solver_al_trdogleg,
+    .cascade = 0,
+    .read_params = tr_read_params,
+    .inner = tr_inner,
+};
+
+static int tr_read_params(const ncp_solver_desc *self, const ncp_params *ps, ncp_al_settings *s,
+                          ncp_error *err)
 {
-    const ncp_solver_desc *self = &ncp_solver_al_trdogleg;
-    int rc;
-    if ((rc = ncp_al_read_common(self, ps, cfg, err)) ||
-        (rc = ncp_solver_param_real(self, ps, "eta", 0.0, 0.25, NCP_PARAM_HI_OPEN, &cfg->tr_eta,
-                                    err)))
-        return rc;
-    cfg->cascade = 0;
-    return NCP_OK;
+    return ncp_solver_param_real(self, ps, "eta", 0.0, 0.25, NCP_PARAM_HI_OPEN, &s->tr_eta, err);
 }
 
 static double sq(double a) { return a * a; }
 
-int ncp_al_inner_trdogleg(ncp_al_ws *w, int *ok, ncp_error *err)
+static int tr_inner(ncp_al_ws *w, int *ok, ncp_error *err)
 {
     int n = w->n, steps = 0, need_jac = 1, newton_ok = 0;
     double delta = -1.0, pn_norm = 0.0, pu_norm = 0.0, g_norm = 0.0;
@@ -71,7 +77,7 @@ int ncp_al_inner_trdogleg(ncp_al_ws *w, int *ok, ncp_error *err)
             *ok = 1;
             break;
         }
-        if (steps >= w->cfg.inner_max) break;
+        if (steps >= w->set.inner_max) break;
         prev = w->rnorm;
         if (need_jac) { /* Newton and Cauchy points at the current v */
             ncp_al_jac_apply(w, 1, w->r, g);
@@ -129,7 +135,7 @@ int ncp_al_inner_trdogleg(ncp_al_ws *w, int *ok, ncp_error *err)
         double rho = pred > 0.0 ? ared / pred : -1.0;
         if (rho < 0.25) delta = 0.25 * pnorm;
         else if (rho > 0.75 && pnorm >= delta * (1.0 - 1e-12)) delta = 2.0 * delta;
-        int accept = rho > w->cfg.tr_eta && isfinite(ared);
+        int accept = rho > w->set.tr_eta && isfinite(ared);
         ncp_al_notify_step(w, steps, w->v, accept ? trial : w->v, accept ? 1.0 : 0.0,
                            sqrt(2.0 * m0));
         if (accept) {
@@ -149,8 +155,7 @@ int ncp_al_inner_trdogleg(ncp_al_ws *w, int *ok, ncp_error *err)
 
 static int tr_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
-    return ncp_al_solve_with(&ncp_solver_al_trdogleg, ncp_al_config_trdogleg,
-                             ncp_al_inner_trdogleg, in, out, run, err);
+    return ncp_al_solve(&ncp_al_config_trdogleg, in, out, run, err);
 }
 
 const ncp_solver_desc ncp_solver_al_trdogleg = {

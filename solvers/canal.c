@@ -1,7 +1,7 @@
-/* canal — Cascaded Newton-based Augmented Lagrangian (seed 000 §V, Alg. 1).
+/* canal — Cascaded Newton-based Augmented Lagrangian (Lee et al. 2025 §V, Alg. 1).
  *
  * Source: Lee, Lee, Park, Yun, Lee, "Variations of Augmented Lagrangian for Robotic Multi-Contact
- * Simulation" (IEEE T-RO 2025, arXiv 2502.16898), §IV-§V and Alg. 1; short version in seed 003.
+ * Simulation" (IEEE T-RO 2025, arXiv 2502.16898), §IV-§V and Alg. 1.
  * Formulas are the paper's, translated to normal-first frames (n, t1, t2).
  *
  * One iteration (the one the harness sees and the paper's figures count) is one AL loop:
@@ -19,10 +19,10 @@
  *      until ||r|| <= inner_tol ||J^T (lambda - lambda^l)|| or r is at its round-off level
  *      (ncp_al_eval in al_common.h: Alg. 1 line 8 with a relative threshold that tightens as the
  *      AL loop converges; the paper gives no theta_N, and an absolute one is unit-dependent and
- *      unreachable at large beta, digest §3.7), inner_max steps, or no descent left;
+ *      unreachable at large beta), inner_max steps, or no descent left;
  *   3. z^{l+1}, u^{l+1} by eq. 12-13 (u = -lambda), beta <- min(kappa beta, beta_max) when
  *      ||J v - z|| did not drop below zeta times its previous value (eq. 27, Alg. 1 line 19).
- * h per block type (eq. 22 gives only the contact term; digest §3.2, checked against finite
+ * h per block type (eq. 22 gives only the contact term; ours, checked against finite
  * differences in tests/test_canal.c): contact ||Pi_K(x)||^2/(2 beta), unilateral
  * max(0,x)^2/(2 beta), bilateral x^2/(2 beta), soft (c x^2/2 - beta k phi x)/(beta (c + beta)).
  *
@@ -54,7 +54,7 @@
  * Needs: primal (A, b, J, e). Solves the NCP (the cascade removes the De Saxcé lag at the fixed
  * point: there z = J v + e and e~ = e + Gamma(z)). Linear algebra: solvers/al_common.c (sparse
  * assembly, Cholesky per connected component of the Hessian's graph). Inner counts for Table II:
- * solvers/canal.h.
+ * ncp_al_solve_observed (solvers/al.h) with ncp_al_config_canal.
  */
 #include <float.h>
 #include <math.h>
@@ -65,6 +65,10 @@
 #include "core/la.h"
 #include "solvers/registry.h"
 
+static int canal_inner(ncp_al_ws *w, int *ok, ncp_error *err);
+static int canal_read_params(const ncp_solver_desc *self, const ncp_params *ps,
+                             ncp_al_settings *s, ncp_error *err);
+
 static const ncp_param_doc canal_params[] = {
     NCP_AL_DOC_COMMON("Newton loop", "Newton steps"),
     {"ls_tol", 1e-10, "exact line search: stop when |phi'(a)| <= ls_tol |phi'(0)|, in (0, 1)"},
@@ -72,16 +76,23 @@ static const ncp_param_doc canal_params[] = {
     {NULL, 0.0, NULL},
 };
 
-int ncp_al_config_canal(const ncp_params *ps, ncp_al_cfg *cfg, ncp_error *err)
+/* The cascade of eq. 21 with the proximal operator, each loop's h minimised by Newton steps with
+ * an exact line search. */
+const ncp_al_config ncp_al_config_canal = {
+    .desc = &ncp_solver_canal,
+    .cascade = 1,
+    .read_params = canal_read_params,
+    .inner = canal_inner,
+};
+
+static int canal_read_params(const ncp_solver_desc *self, const ncp_params *ps,
+                             ncp_al_settings *s, ncp_error *err)
 {
-    const ncp_solver_desc *self = &ncp_solver_canal;
     int rc;
-    if ((rc = ncp_al_read_common(self, ps, cfg, err)) ||
-        (rc = ncp_solver_param_real(self, ps, "ls_tol", 0.0, 1.0,
-                                    NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &cfg->ls_tol, err)) ||
-        (rc = ncp_solver_param_int(self, ps, "ls_max", 2, 100000, &cfg->ls_max, err)))
+    if ((rc = ncp_solver_param_real(self, ps, "ls_tol", 0.0, 1.0,
+                                    NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &s->ls_tol, err)) ||
+        (rc = ncp_solver_param_int(self, ps, "ls_max", 2, 100000, &s->ls_max, err)))
         return rc;
-    cfg->cascade = 1;
     return NCP_OK;
 }
 
@@ -122,7 +133,7 @@ static double ls_eval(const ls_ctx *c, double a, double *d2)
 static double line_search(ncp_al_ws *w)
 {
     const ncp_problem *p = w->p;
-    int n = w->n, budget = w->cfg.ls_max;
+    int n = w->n, budget = w->set.ls_max;
     ls_ctx c = {w, 0.0, 0.0};
     ncp_csr_gemv(&p->J, 1.0, w->d, 0.0, w->w);
     ncp_gemv(0, n, n, 1.0, p->A, w->d, 0.0, w->g);
@@ -132,7 +143,7 @@ static double line_search(ncp_al_ws *w)
     double f0 = ls_eval(&c, 0.0, &dd);
     budget--;
     if (!(f0 < 0.0) || !(c.c2 > 0.0)) return 0.0;
-    double tol = w->cfg.ls_tol * fabs(f0);
+    double tol = w->set.ls_tol * fabs(f0);
     double ddhi, fhi = ls_eval(&c, 1.0, &ddhi);
     budget--;
     if (fabs(fhi) <= tol) return 1.0;
@@ -168,7 +179,7 @@ static double line_search(ncp_al_ws *w)
 
 /* ---- the Newton loop of one AL iteration (Alg. 1 lines 4-14) ---- */
 
-int ncp_al_inner_canal(ncp_al_ws *w, int *ok, ncp_error *err)
+static int canal_inner(ncp_al_ws *w, int *ok, ncp_error *err)
 {
     int n = w->n, steps = 0, at_floor = 0;
     double prev = INFINITY;
@@ -179,7 +190,7 @@ int ncp_al_inner_canal(ncp_al_ws *w, int *ok, ncp_error *err)
             *ok = 1;
             break;
         }
-        if (at_floor || steps >= w->cfg.inner_max) break;
+        if (at_floor || steps >= w->set.inner_max) break;
         prev = w->rnorm;
         for (int i = 0; i < n; i++) w->d[i] = -w->r[i];
         int rc = ncp_al_lin_solve(w, 1, w->d, err); /* eq. 25 */
@@ -203,8 +214,7 @@ int ncp_al_inner_canal(ncp_al_ws *w, int *ok, ncp_error *err)
 
 static int canal_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
-    return ncp_al_solve_with(&ncp_solver_canal, ncp_al_config_canal, ncp_al_inner_canal, in, out,
-                             run, err);
+    return ncp_al_solve(&ncp_al_config_canal, in, out, run, err);
 }
 
 const ncp_solver_desc ncp_solver_canal = {

@@ -104,9 +104,9 @@ int ncp_block_fo_steps(const ncp_problem *p, double *step, ncp_error *err);
 double ncp_power_lmax(int m, void (*apply)(void *ctx, const double *x, double *y), void *ctx,
                       int max_iter, double rtol, double *v, double *w);
 
-/* In/out records for a run without the harness (run == NULL, e.g. ncp_al_run, ncp_subadmm_run):
- * exactly `iterations` iterations, no tolerance or time budget, the answer written into lambda
- * (m) and v (nv, or NULL). */
+/* In/out records for a run without the harness (run == NULL: ncp_al_solve_observed in al.h,
+ * ncp_subadmm_run in subadmm.h): exactly `iterations` iterations, no tolerance or time budget,
+ * the answer written into lambda (m) and v (nv, or NULL). */
 void ncp_direct_io(const ncp_problem *p, const ncp_params *ps, int iterations,
                    const double *lambda0, const double *v0, double *lambda, double *v,
                    ncp_solve_in *in, ncp_solve_out *out);

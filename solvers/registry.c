@@ -1,5 +1,5 @@
-/* The solver registry (docs/design.md, "Solver interface"): a constant table of descriptors, in the order
- * `ncpbench list` shows them. No mutable state. */
+/* The solver registry (docs/design.md, "Solver interface"): a constant table of descriptors, in
+ * the order `ncpbench list` shows them. No mutable state. */
 #include <string.h>
 
 #include "solvers/registry.h"
@@ -10,7 +10,7 @@ static const ncp_solver_desc *const registry[] = {
     &ncp_solver_canal,
     &ncp_solver_al_trdogleg,
     &ncp_solver_al_dampedsn,
-    &ncp_solver_pgs_000,
+    &ncp_solver_pgs_decoupled,
     &ncp_solver_admm_ccp,
     &ncp_solver_admm_ncp_fp,
     &ncp_solver_admm_ncp_la,

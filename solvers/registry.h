@@ -8,29 +8,30 @@
 
 extern const ncp_solver_desc ncp_solver_pgs;    /* solvers/pgs.c */
 extern const ncp_solver_desc ncp_solver_nsn_nm; /* solvers/nsn_nm.c */
-extern const ncp_solver_desc ncp_solver_canal;       /* solvers/canal.c (seed 000 Alg. 1) */
-extern const ncp_solver_desc ncp_solver_al_trdogleg; /* solvers/al_trdogleg.c (seed 000) */
-extern const ncp_solver_desc ncp_solver_al_dampedsn; /* solvers/al_dampedsn.c (seed 000) */
-extern const ncp_solver_desc ncp_solver_pgs_000;     /* solvers/pgs_000.c (seed 000) */
-extern const ncp_solver_desc ncp_solver_admm_ccp;    /* solvers/admm_ccp.c (seed 004) */
-extern const ncp_solver_desc ncp_solver_admm_ncp_fp; /* solvers/admm_ncp_fp.c (seed 004) */
-extern const ncp_solver_desc ncp_solver_admm_ncp_la; /* solvers/admm_ncp_la.c (seed 004) */
-extern const ncp_solver_desc ncp_solver_admm_ncp_sa; /* solvers/admm_ncp_sa.c (seed 004) */
-extern const ncp_solver_desc ncp_solver_admm;  /* solvers/admm.c (seed 002) */
-extern const ncp_solver_desc ncp_solver_fadmm; /* solvers/fadmm.c (seed 002) */
+extern const ncp_solver_desc ncp_solver_canal;       /* solvers/canal.c (Lee et al. 2025 Alg. 1) */
+extern const ncp_solver_desc ncp_solver_al_trdogleg; /* solvers/al_trdogleg.c (Lee et al. 2025) */
+extern const ncp_solver_desc ncp_solver_al_dampedsn; /* solvers/al_dampedsn.c (Lee et al. 2025) */
+/* solvers/pgs_decoupled.c (Lee et al. 2025's PGS baseline) */
+extern const ncp_solver_desc ncp_solver_pgs_decoupled;
+extern const ncp_solver_desc ncp_solver_admm_ccp;    /* solvers/admm_ccp.c (NCP report 2025) */
+extern const ncp_solver_desc ncp_solver_admm_ncp_fp; /* solvers/admm_ncp_fp.c (NCP report 2025) */
+extern const ncp_solver_desc ncp_solver_admm_ncp_la; /* solvers/admm_ncp_la.c (NCP report 2025) */
+extern const ncp_solver_desc ncp_solver_admm_ncp_sa; /* solvers/admm_ncp_sa.c (NCP report 2025) */
+extern const ncp_solver_desc ncp_solver_admm;  /* solvers/admm.c (Tasora et al. 2021) */
+extern const ncp_solver_desc ncp_solver_fadmm; /* solvers/fadmm.c (Tasora et al. 2021) */
 extern const ncp_solver_desc ncp_solver_jacobi; /* solvers/jacobi.c (projected block Jacobi) */
 extern const ncp_solver_desc ncp_solver_apgd;   /* solvers/apgd.c (Mazhar et al. 2015) */
 extern const ncp_solver_desc ncp_solver_nsn_fb; /* solvers/nsn_fb.c (Siconos NSN_FB) */
-extern const ncp_solver_desc ncp_solver_sap;    /* solvers/sap.c (seed 001 SAP) */
-extern const ncp_solver_desc ncp_solver_pgs_ccp;      /* solvers/pgs_ccp.c (seed 004) */
-extern const ncp_solver_desc ncp_solver_pgs_ncp;      /* solvers/pgs_ncp.c (seed 004) */
-extern const ncp_solver_desc ncp_solver_nbgs;         /* solvers/nbgs.c (seed 004) */
-extern const ncp_solver_desc ncp_solver_raisim;       /* solvers/raisim.c (seed 004) */
-extern const ncp_solver_desc ncp_solver_raisim_ds;    /* solvers/raisim_ds.c (seed 004) */
-extern const ncp_solver_desc ncp_solver_raisim_ds_es; /* solvers/raisim_ds_es.c (seed 004) */
-extern const ncp_solver_desc ncp_solver_subadmm;      /* solvers/subadmm.c (seed 000 Alg. 2) */
-extern const ncp_solver_desc ncp_solver_admm_nosub;   /* solvers/admm_nosub.c (seed 000) */
-extern const ncp_solver_desc ncp_solver_admm_nobody;  /* solvers/admm_nobody.c (seed 000) */
+extern const ncp_solver_desc ncp_solver_sap;    /* solvers/sap.c (Castro et al. 2023 SAP) */
+extern const ncp_solver_desc ncp_solver_pgs_ccp;      /* solvers/pgs_ccp.c (NCP report 2025) */
+extern const ncp_solver_desc ncp_solver_pgs_ncp;      /* solvers/pgs_ncp.c (NCP report 2025) */
+extern const ncp_solver_desc ncp_solver_nbgs;         /* solvers/nbgs.c (NCP report 2025) */
+extern const ncp_solver_desc ncp_solver_raisim;       /* solvers/raisim.c (NCP report 2025) */
+extern const ncp_solver_desc ncp_solver_raisim_ds;    /* solvers/raisim_ds.c (NCP report 2025) */
+extern const ncp_solver_desc ncp_solver_raisim_ds_es; /* solvers/raisim_ds_es.c (NCP report 2025) */
+extern const ncp_solver_desc ncp_solver_subadmm;      /* solvers/subadmm.c (Lee et al. 2025) */
+extern const ncp_solver_desc ncp_solver_admm_nosub;   /* solvers/admm_nosub.c (Lee et al. 2025) */
+extern const ncp_solver_desc ncp_solver_admm_nobody;  /* solvers/admm_nobody.c (Lee et al. 2025) */
 
 /* The registry: a constant table, in the order `ncpbench list` shows it. No mutable state. */
 const ncp_solver_catalog *ncp_registry_catalog(void);

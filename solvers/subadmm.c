@@ -1,4 +1,4 @@
-/* subadmm — Subsystem-based ADMM (seed 000 §VI, Alg. 2).
+/* subadmm — Subsystem-based ADMM (Lee et al. 2025 §VI, Alg. 2).
  *
  * Source: Lee, Lee, Park, Yun, Lee, "Variations of Augmented Lagrangian for Robotic Multi-Contact
  * Simulation" (IEEE T-RO 2025, arXiv 2502.16898), §VI and Appendix A. Formulas are the paper's,
@@ -34,7 +34,7 @@
  * O(sum_b 6 |path_b|^2) instead of CRBA's O(sum_k 6 depth(k))). Remark 1's articulated-body
  * alternative is not implemented (the paper itself found factorisation faster).
  *
- * Choices the paper leaves open (seed-000 digest §7), and ours:
+ * Choices the paper leaves open, and ours:
  *   - beta_0 (§VI-D): the geometric mean over bodies of m_b / n_b, n_b the contact points on the
  *     body (a body-body contact counts for both bodies; bodies without contacts or mass are left
  *     out; if no body has a contact, every constraint piece counts). beta0 > 0 overrides it.
@@ -43,7 +43,7 @@
  *     laikago8 (80 captured steps) 7.5e-5 / 3.8e-5 / 2.2e-5 for gamma = 10 / 5 / 2 and 4.8e-4 with
  *     beta fixed at beta_0; dishes (quick) 5.6e-4 / 3.6e-4 / 4.1e-4 (8.2e-4 fixed); boltnut
  *     (quick) 1.1e-5 / 6.7e-6 / 1.6e-5 (6.6e-5 fixed). Eq. 43 is kept as printed although
- *     theta_p / theta_d has units (1/kg; digest §4.6). beta stays within [beta_0 / beta_range,
+ *     theta_p / theta_d has units (1/kg). beta stays within [beta_0 / beta_range,
  *     beta_0 beta_range], beta_range = 1e4. Eq. 43 is skipped once BOTH residuals are at their
  *     round-off level (theta_p <= 1e3 eps max(|J_p v|, |lambda| / beta), theta_d <= 1e3 eps
  *     |rhs of eq. 34|): their ratio is then noise, and on a fixed iteration count (Table III) it
@@ -57,7 +57,7 @@
  *   - e: the paper's contact bias has a normal entry only; the block's whole e is used (the
  *     constraint velocity of problem.h is J v + e).
  *   - a block with no pieces (all its bodies static: J_i = 0) gets T(-beta e_i).
- *   - threads: 1 by default (single-thread timings are the primary ones, digest §7 item 19);
+ *   - threads: 1 by default (single-thread timings are the primary ones);
  *     phases 1-3 and the refactorisations are OpenMP loops over subsystems / constraints whose
  *     results do not depend on the thread count (solvers/subadmm_core.c).
  * The setup checks that the structure describes the problem (J = sum J_{i,b} J_{b,j}, each
@@ -70,13 +70,15 @@
 #include "solvers/registry.h"
 #include "solvers/subadmm_core.h"
 
+/* Pieces per body (eq. 31), subsystem matrices factorised along their tree (Appendix A). */
+const ncp_subadmm_config ncp_subadmm_config_subadmm = {
+    .desc = &ncp_solver_subadmm,
+    .split = NCP_SUBADMM_BODY,
+};
+
 static int subadmm_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
-    ncp_subadmm_cfg cfg;
-    int rc = ncp_subadmm_read_cfg(&ncp_solver_subadmm, NCP_SUBADMM_BODY, in->params, &cfg, err);
-    if (rc) return rc;
-    return ncp_subadmm_solve(&ncp_solver_subadmm, &cfg, in, out, run, in->budget.max_iter, NULL,
-                             err);
+    return ncp_subadmm_solve(&ncp_subadmm_config_subadmm, in, out, run, err);
 }
 
 const ncp_solver_desc ncp_solver_subadmm = {

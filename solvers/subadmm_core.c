@@ -1,7 +1,7 @@
 /* The ADMM core of subadmm, admm-nobody and admm-nosub (see subadmm_core.h; the algorithm and
  * its open choices are documented in solvers/subadmm.c).
  *
- * Layout. Every variant works on "pieces": piece p of constraint block i has its own slack z_p
+ * Layout. Every splitting works on "pieces": piece p of constraint block i has its own slack z_p
  * (k rows, eq. 32) and Jacobian J_p acting on the velocities of one linear system (a subsystem,
  * or the whole system for admm-nosub). The pieces of a block are contiguous (blk_pptr), so the
  * per-constraint update of eqs. 35-39 reads and writes only its own pieces and its own lambda
@@ -24,12 +24,11 @@
 #include "solvers/al_common.h"
 #include "solvers/common.h"
 #include "core/la.h"
-#include "solvers/registry.h"
 
 /* ====================== workspace ====================== */
 
 typedef struct sa_piece {
-    int block, sub, body, k; /* body: structure body (BODY variant), else -1 */
+    int block, sub, body, k; /* body: structure body (BODY split), else -1 */
     const double *J;         /* BODY: the link's J_{i,b} (k x 6, column-major);
                                 NOBODY: J_p = sum_{b in j} J_{i,b} J_{b,j} (k x n_j, owned);
                                 NOSUB: NULL (the CSR rows of J) */
@@ -63,8 +62,8 @@ typedef struct sa_sub {
 typedef struct sa_ws {
     const ncp_problem *p;
     const ncp_structure *s;
-    ncp_subadmm_cfg cfg;
-    int variant, n, m, nb, nsub, nbody, npiece, nt;
+    ncp_subadmm_split split;
+    int n, m, nb, nsub, nbody, npiece, nt;
     sa_sub *subs;
     sa_body *bodies;
     sa_piece *pieces;     /* sorted by block */
@@ -94,7 +93,7 @@ static void ws_free(sa_ws *w)
             tree_free(w->subs[j].tree);
             free(w->subs[j].K);
             free(w->subs[j].G);
-            if (w->variant == NCP_SUBADMM_NOBODY) free(w->subs[j].A);
+            if (w->split == NCP_SUBADMM_NOBODY) free(w->subs[j].A);
             free(w->subs[j].r);
             free(w->subs[j].W);
         }
@@ -154,8 +153,9 @@ static void body_scatter(const sa_body *B, const double *f, double *y)
 /* ====================== the tree (branch-induced) Cholesky ====================== */
 /* K = L^T L with L lower triangular whose row k is non-zero only at k and k's ancestors:
  * Featherstone, "Rigid Body Dynamics Algorithms" (2008), §6.5 (Table 6.3, the LTL factorisation)
- * — the "branch-induced sparse" factorisation of seed 000 §VI-C. No fill-in outside the ancestor
- * pattern; cost sum_k depth(k)^2 instead of n^3 / 3. la.h offers only dense LAPACK, hence this.
+ * — the "branch-induced sparse" factorisation of Lee et al. 2025 §VI-C. No fill-in outside the
+ * ancestor pattern; cost sum_k depth(k)^2 instead of n^3 / 3. la.h offers only dense LAPACK,
+ * hence this.
  * Storage (sa_tree): row k of K, then of L, contiguous along k's ancestor chain:
  *   val[ptr[k] + t] = entry (k, anc_t(k)), anc_0(k) = k, anc_{t+1}(k) = parent(anc_t(k)),
  *   idx[ptr[k] + t] = anc_t(k),  t = 0 .. depth(k)  (depth(root) = 0),
@@ -321,7 +321,7 @@ static int factor_sub(sa_ws *w, int j, double beta)
     sa_sub *S = &w->subs[j];
     int n = S->n;
     if (n == 0) return 0;
-    if (w->variant == NCP_SUBADMM_BODY) {
+    if (w->split == NCP_SUBADMM_BODY) {
         assemble_body(w, j, beta, 1, S->K);
         if (S->tree) return tree_factor(n, S->tree);
     } else { /* K = A_j + beta G_j (eq. 28 / 34), dense */
@@ -358,7 +358,7 @@ static void sub_rhs(sa_ws *w, int j, double c, double *r)
     const ncp_problem *p = w->p;
     sa_sub *S = &w->subs[j];
     ncp_copy(S->n, p->b + S->d0, r);
-    if (w->variant == NCP_SUBADMM_BODY) {
+    if (w->split == NCP_SUBADMM_BODY) {
         for (int q = w->sub_cptr[j]; q < w->sub_cptr[j + 1]; q++) {
             int b = w->sub_clist[q];
             double f[6] = {0, 0, 0, 0, 0, 0};
@@ -374,7 +374,7 @@ static void sub_rhs(sa_ws *w, int j, double c, double *r)
             }
             body_scatter(&w->bodies[b], f, r);
         }
-    } else if (w->variant == NCP_SUBADMM_NOBODY) {
+    } else if (w->split == NCP_SUBADMM_NOBODY) {
         for (int e = w->sub_pptr[j]; e < w->sub_pptr[j + 1]; e++) {
             const sa_piece *P = &w->pieces[w->sub_plist[e]];
             const double *lam = w->lam + p->blocks[P->block].row;
@@ -399,7 +399,7 @@ static void sub_rhs(sa_ws *w, int j, double c, double *r)
 /* Twists of the bodies of subsystem j that carry pieces, from its velocities (BODY). */
 static void sub_twists(sa_ws *w, int j)
 {
-    if (w->variant != NCP_SUBADMM_BODY) return;
+    if (w->split != NCP_SUBADMM_BODY) return;
     const double *vj = w->v + w->subs[j].d0;
     for (int q = w->sub_cptr[j]; q < w->sub_cptr[j + 1]; q++) {
         sa_body *B = &w->bodies[w->sub_clist[q]];
@@ -410,14 +410,14 @@ static void sub_twists(sa_ws *w, int j)
 /* out = J_p v (twists current for BODY). */
 static void piece_apply(const sa_ws *w, const sa_piece *P, double *out)
 {
-    if (w->variant == NCP_SUBADMM_BODY) {
+    if (w->split == NCP_SUBADMM_BODY) {
         const double *t = w->bodies[P->body].t;
         for (int rr = 0; rr < P->k; rr++) {
             double s = 0.0;
             for (int a = 0; a < 6; a++) s += P->J[a * P->k + rr] * t[a];
             out[rr] = s;
         }
-    } else if (w->variant == NCP_SUBADMM_NOBODY) {
+    } else if (w->split == NCP_SUBADMM_NOBODY) {
         const sa_sub *S = &w->subs[P->sub];
         const double *vj = w->v + S->d0;
         for (int rr = 0; rr < P->k; rr++) out[rr] = 0.0;
@@ -509,7 +509,7 @@ static void dual_res(sa_ws *w, int j)
         return;
     }
     ncp_zero(n, r);
-    if (w->variant == NCP_SUBADMM_BODY) {
+    if (w->split == NCP_SUBADMM_BODY) {
         for (int q = w->sub_cptr[j]; q < w->sub_cptr[j + 1]; q++) {
             int b = w->sub_clist[q];
             double f[6] = {0, 0, 0, 0, 0, 0};
@@ -523,7 +523,7 @@ static void dual_res(sa_ws *w, int j)
             }
             body_scatter(&w->bodies[b], f, r);
         }
-    } else if (w->variant == NCP_SUBADMM_NOBODY) {
+    } else if (w->split == NCP_SUBADMM_NOBODY) {
         for (int e = w->sub_pptr[j]; e < w->sub_pptr[j + 1]; e++) {
             const sa_piece *P = &w->pieces[w->sub_plist[e]];
             for (int col = 0; col < n; col++) {
@@ -661,7 +661,7 @@ static int build_pieces(sa_ws *w, ncp_error *err)
     int nb = p->nblocks;
     w->blk_pptr = ncp_calloc(err, (size_t)nb + 1, sizeof(int));
     if (!w->blk_pptr) return NCP_ERR_NOMEM;
-    if (w->variant == NCP_SUBADMM_NOSUB) {
+    if (w->split == NCP_SUBADMM_NOSUB) {
         w->npiece = nb;
         w->pieces = ncp_calloc(err, (size_t)(nb > 0 ? nb : 1), sizeof(sa_piece));
         if (!w->pieces) return NCP_ERR_NOMEM;
@@ -683,7 +683,7 @@ static int build_pieces(sa_ws *w, ncp_error *err)
         for (int i = 0; i < nb; i++) lptr[i + 1] += lptr[i];
         for (int l = 0; l < nl; l++) llist[lptr[s->links[l].block] + fill[s->links[l].block]++] = l;
     }
-    if (!rc && w->variant == NCP_SUBADMM_BODY) {
+    if (!rc && w->split == NCP_SUBADMM_BODY) {
         w->npiece = nl;
         w->pieces = ncp_calloc(err, (size_t)(nl > 0 ? nl : 1), sizeof(sa_piece));
         w->body_pptr = ncp_calloc(err, (size_t)w->nbody + 1, sizeof(int));
@@ -811,11 +811,11 @@ static int build_pieces(sa_ws *w, ncp_error *err)
     return rc;
 }
 
-/* Per-subsystem matrices: K (and A_j, G_j for the dense variants), scratch, the tree. */
+/* Per-subsystem matrices: K (and A_j, G_j for the dense splittings), scratch, the tree. */
 static int build_subsystems(sa_ws *w, ncp_error *err)
 {
     const ncp_problem *p = w->p;
-    if (w->variant == NCP_SUBADMM_NOSUB) {
+    if (w->split == NCP_SUBADMM_NOSUB) {
         w->nsub = 1;
         w->subs = ncp_calloc(err, 1, sizeof(sa_sub));
         if (!w->subs) return NCP_ERR_NOMEM;
@@ -829,7 +829,7 @@ static int build_subsystems(sa_ws *w, ncp_error *err)
         S->K = ncp_malloc(err, nn, sizeof(double));
         S->r = ncp_calloc(err, n > 0 ? n : 1, sizeof(double));
         if (!S->K || !S->r) return NCP_ERR_NOMEM;
-        if (w->variant == NCP_SUBADMM_BODY) {
+        if (w->split == NCP_SUBADMM_BODY) {
             int maxs = 1;
             for (int q = w->sub_bptr[j]; q < w->sub_bptr[j + 1]; q++)
                 if (w->bodies[w->sub_blist[q]].ns > maxs) maxs = w->bodies[w->sub_blist[q]].ns;
@@ -842,7 +842,7 @@ static int build_subsystems(sa_ws *w, ncp_error *err)
         }
         S->G = ncp_calloc(err, nn, sizeof(double));
         if (!S->G) return NCP_ERR_NOMEM;
-        if (w->variant == NCP_SUBADMM_NOBODY) {
+        if (w->split == NCP_SUBADMM_NOBODY) {
             S->A = ncp_malloc(err, nn, sizeof(double));
             if (!S->A) return NCP_ERR_NOMEM;
             for (size_t c = 0; c < n; c++)
@@ -962,7 +962,7 @@ static int check_consistency(sa_ws *w, double rtol, int full, ncp_error *err)
                 break;
             }
     free(sub_of);
-    if (rc || w->variant != NCP_SUBADMM_BODY) return rc;
+    if (rc || w->split != NCP_SUBADMM_BODY) return rc;
     for (int j = 0; j < w->nsub && !rc; j++) {
         sa_sub *S = &w->subs[j];
         assemble_body(w, j, 0.0, 0, S->K); /* dense: every entry of the block is compared */
@@ -981,9 +981,9 @@ static int check_consistency(sa_ws *w, double rtol, int full, ncp_error *err)
     return rc;
 }
 
-/* beta_0 (seed 000 §VI-D): the geometric mean over bodies of the pseudo-density m_b / n_b, n_b
- * the number of contact points on body b. Bodies without contacts (infinite pseudo-density) and
- * without mass are left out; a body-body contact counts once for each body (digest §4.7). If no
+/* beta_0 (Lee et al. 2025 §VI-D): the geometric mean over bodies of the pseudo-density m_b / n_b,
+ * n_b the number of contact points on body b. Bodies without contacts (infinite pseudo-density) and
+ * without mass are left out; a body-body contact counts once for each body (our reading). If no
  * body carries a contact, every constraint piece counts (each adds beta J_{i,b}^T J_{i,b} to
  * H_b, the balance the rule is about). Without structure (admm-nosub on an imported problem) the
  * same rule per dof: A_kk / (number of blocks whose J rows touch dof k) — our extension. If
@@ -1042,26 +1042,27 @@ static int initial_beta(const ncp_problem *p, double *beta0, ncp_error *err)
     return NCP_OK;
 }
 
-static int check_problem(const ncp_solver_desc *self, const ncp_problem *p, int variant,
+/* name: the solver's, for the messages */
+static int check_problem(const char *name, const ncp_problem *p, ncp_subadmm_split split,
                          ncp_error *err)
 {
     if (!p->has_primal || (p->nv > 0 && (!p->A || !p->b)) || (p->m > 0 && !p->e) ||
         p->J.m != p->m || p->J.n != p->nv)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' has no primal data (A, b, J, e)",
-                             self->name, pname(p));
+                             name, pname(p));
     for (int bi = 0; bi < p->nblocks; bi++) {
         int t = p->blocks[bi].type;
         if (t != NCP_BILATERAL && t != NCP_UNILATERAL && t != NCP_CONTACT && t != NCP_SOFT)
             return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s', block %d has unknown type "
-                                 "%d", self->name, pname(p), bi, t);
+                                 "%d", name, pname(p), bi, t);
     }
-    if (variant != NCP_SUBADMM_NOSUB && !p->structure)
+    if (split != NCP_SUBADMM_NOSUB && !p->structure)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' has no subsystem structure "
                              "(capture it with ncpbench from a scene; imported FCLib problems "
-                             "have none)", self->name, pname(p));
+                             "have none)", name, pname(p));
     if (p->structure) {
         int rc = check_ranges(p, err);
-        if (rc) ncp_error_prefix(err, "%s: ", self->name);
+        if (rc) ncp_error_prefix(err, "%s: ", name);
         return rc;
     }
     return NCP_OK;
@@ -1069,29 +1070,29 @@ static int check_problem(const ncp_solver_desc *self, const ncp_problem *p, int 
 
 /* Everything up to the factorisation at beta_0 and the initial iterate. *numfail = 1 when a
  * matrix is not positive definite (a numerical failure of this solve, not an error). */
-static int ws_setup(sa_ws *w, const ncp_solver_desc *self, const ncp_subadmm_cfg *cfg,
+static int ws_setup(sa_ws *w, const ncp_subadmm_config *cfg, const ncp_subadmm_settings *set,
                     const ncp_solve_in *in, int *numfail, ncp_error *err)
 {
     const ncp_problem *p = in->prob;
     *numfail = 0;
     w->p = p;
     w->s = p->structure;
-    w->cfg = *cfg;
-    w->variant = cfg->variant;
+    w->split = cfg->split;
     w->n = p->nv;
     w->m = p->m;
     w->nb = p->nblocks;
 #ifdef _OPENMP
-    w->nt = cfg->threads > 0 ? cfg->threads : omp_get_max_threads();
+    w->nt = set->threads > 0 ? set->threads : omp_get_max_threads();
 #else
     w->nt = 1;
 #endif
-    int rc = check_problem(self, p, w->variant, err);
+    const char *name = cfg->desc->name;
+    int rc = check_problem(name, p, w->split, err);
     if (rc) return rc;
-    if (w->variant != NCP_SUBADMM_NOSUB && (rc = build_bodies(w, err))) return rc;
+    if (w->split != NCP_SUBADMM_NOSUB && (rc = build_bodies(w, err))) return rc;
     if ((rc = build_pieces(w, err)) || (rc = build_subsystems(w, err))) return rc;
-    if (w->variant != NCP_SUBADMM_NOSUB && (rc = check_consistency(w, 1e-8, 0, err))) {
-        ncp_error_prefix(err, "%s: ", self->name);
+    if (w->split != NCP_SUBADMM_NOSUB && (rc = check_consistency(w, 1e-8, 0, err))) {
+        ncp_error_prefix(err, "%s: ", name);
         return rc;
     }
     size_t m1 = (size_t)(w->m > 0 ? w->m : 1), n1 = (size_t)(w->n > 0 ? w->n : 1);
@@ -1103,13 +1104,13 @@ static int ws_setup(sa_ws *w, const ncp_solver_desc *self, const ncp_subadmm_cfg
     w->bchg = ncp_calloc(err, b1, sizeof(unsigned char));
     w->g = ncp_calloc(err, m1, sizeof(double));
     if (!w->lam || !w->v || !w->bres || !w->bscl || !w->bchg || !w->g) return NCP_ERR_NOMEM;
-    double b0 = cfg->beta0;
+    double b0 = set->beta0;
     if (b0 <= 0.0 && (rc = initial_beta(p, &b0, err))) return rc;
     w->beta = b0;
 
     /* initial iterate (Alg. 2 line 7): lambda^0 = lambda0 (u^0 = -lambda0) or 0; z_p^0 = J_p v0,
      * v0 given or A^{-1}(b + J^T lambda0) (one extra factorisation at beta = 0), so that a warm
-     * start from a solution is a fixed point; cold: z^0 = 0 (digest §7 item 12) */
+     * start from a solution is a fixed point; cold: z^0 = 0 (our choice) */
     if (in->lambda0) ncp_copy(w->m, in->lambda0, w->lam);
     if (in->v0 || in->lambda0) {
         if (in->v0) {
@@ -1137,9 +1138,11 @@ static int ws_setup(sa_ws *w, const ncp_solver_desc *self, const ncp_subadmm_cfg
 
 /* ====================== the iteration (Alg. 2) ====================== */
 
-int ncp_subadmm_solve(const ncp_solver_desc *self, const ncp_subadmm_cfg *cfg,
-                      const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, int max_iter,
-                      ncp_subadmm_stats *st_user, ncp_error *err)
+/* The whole solve (solver.h protocol when run != NULL; else exactly max_iter iterations unless
+ * the own test stops earlier). st_user may be NULL. */
+static int sa_run(const ncp_subadmm_config *cfg, const ncp_subadmm_settings *set,
+                  const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, int max_iter,
+                  ncp_subadmm_stats *st_user, ncp_error *err)
 {
     ncp_subadmm_stats st_local;
     ncp_subadmm_stats *st = st_user ? st_user : &st_local;
@@ -1147,7 +1150,7 @@ int ncp_subadmm_solve(const ncp_solver_desc *self, const ncp_subadmm_cfg *cfg,
     sa_ws w;
     memset(&w, 0, sizeof w);
     int numfail = 0;
-    int rc = ws_setup(&w, self, cfg, in, &numfail, err);
+    int rc = ws_setup(&w, cfg, set, in, &numfail, err);
     if (rc) {
         ws_free(&w);
         return rc;
@@ -1194,7 +1197,7 @@ int ncp_subadmm_solve(const ncp_solver_desc *self, const ncp_subadmm_cfg *cfg,
         }
         st->iterations = l;
         if (run ? ncp_run_iterate(run, l, w.lam, w.v) : l >= max_iter) break;
-        if (cfg->theta_th > 0.0 && tp + td < cfg->theta_th) { /* Alg. 2 line 13 */
+        if (set->theta_th > 0.0 && tp + td < set->theta_th) { /* Alg. 2 line 13 */
             status = NCP_STATUS_STALLED;
             break;
         }
@@ -1204,10 +1207,10 @@ int ncp_subadmm_solve(const ncp_solver_desc *self, const ncp_subadmm_cfg *cfg,
          * 100 iterations: 17 refactorisations after convergence) */
         double nbeta = w.beta;
         int noise = tp <= 1e3 * DBL_EPSILON * sp && td <= 1e3 * DBL_EPSILON * sd;
-        if (cfg->adaptive && !noise && tp > 0.0 && td > 0.0 &&
-            (tp > cfg->gamma * td || td > cfg->gamma * tp)) {
+        if (set->adaptive && !noise && tp > 0.0 && td > 0.0 &&
+            (tp > set->gamma * td || td > set->gamma * tp)) {
             nbeta = w.beta * sqrt(tp / td);
-            nbeta = fmin(fmax(nbeta, st->beta0 / cfg->beta_range), st->beta0 * cfg->beta_range);
+            nbeta = fmin(fmax(nbeta, st->beta0 / set->beta_range), st->beta0 * set->beta_range);
         }
         if (nbeta != w.beta) {
             w.beta = nbeta;
@@ -1250,58 +1253,64 @@ const ncp_param_doc ncp_subadmm_params[] = {
     {NULL, 0.0, NULL},
 };
 
-int ncp_subadmm_read_cfg(const ncp_solver_desc *self, int variant, const ncp_params *ps,
-                         ncp_subadmm_cfg *cfg, ncp_error *err)
+/* The documented parameters of cfg->desc (beta0, adaptive, gamma, beta_range, theta_th, threads)
+ * into set, validated (NCP_ERR_INPUT naming solver and parameter). */
+static int read_settings(const ncp_subadmm_config *cfg, const ncp_params *ps,
+                         ncp_subadmm_settings *set, ncp_error *err)
 {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->variant = variant;
+    const ncp_solver_desc *self = cfg->desc;
+    memset(set, 0, sizeof *set);
     int rc;
-    if ((rc = ncp_solver_param_real(self, ps, "beta0", 0.0, INFINITY, 0, &cfg->beta0, err)) ||
-        (rc = ncp_solver_param_int(self, ps, "adaptive", 0, 1, &cfg->adaptive, err)) ||
+    if ((rc = ncp_solver_param_real(self, ps, "beta0", 0.0, INFINITY, 0, &set->beta0, err)) ||
+        (rc = ncp_solver_param_int(self, ps, "adaptive", 0, 1, &set->adaptive, err)) ||
         (rc = ncp_solver_param_real(self, ps, "gamma", 1.0, INFINITY, NCP_PARAM_LO_OPEN,
-                                    &cfg->gamma, err)) ||
-        (rc = ncp_solver_param_real(self, ps, "beta_range", 1.0, INFINITY, 0, &cfg->beta_range,
+                                    &set->gamma, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "beta_range", 1.0, INFINITY, 0, &set->beta_range,
                                     err)) ||
-        (rc = ncp_solver_param_real(self, ps, "theta_th", 0.0, INFINITY, 0, &cfg->theta_th,
+        (rc = ncp_solver_param_real(self, ps, "theta_th", 0.0, INFINITY, 0, &set->theta_th,
                                     err)) ||
-        (rc = ncp_solver_param_int(self, ps, "threads", 0, 1024, &cfg->threads, err)))
+        (rc = ncp_solver_param_int(self, ps, "threads", 0, 1024, &set->threads, err)))
         return rc;
     return NCP_OK;
 }
 
-int ncp_subadmm_run(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *ps,
+int ncp_subadmm_solve(const ncp_subadmm_config *cfg, const ncp_solve_in *in, ncp_solve_out *out,
+                      ncp_run *run, ncp_error *err)
+{
+    ncp_subadmm_settings set;
+    int rc = read_settings(cfg, in->params, &set, err);
+    if (rc) return rc;
+    return sa_run(cfg, &set, in, out, run, in->budget.max_iter, NULL, err);
+}
+
+int ncp_subadmm_run(const ncp_subadmm_config *cfg, const ncp_problem *p, const ncp_params *ps,
                     const double *lambda0, const double *v0, int iterations, double *lambda,
                     double *v, ncp_subadmm_stats *st, ncp_error *err)
 {
-    int variant;
-    if (s == &ncp_solver_subadmm) variant = NCP_SUBADMM_BODY;
-    else if (s == &ncp_solver_admm_nobody) variant = NCP_SUBADMM_NOBODY;
-    else if (s == &ncp_solver_admm_nosub) variant = NCP_SUBADMM_NOSUB;
-    else
-        return ncp_error_set(err, NCP_ERR_INPUT, "ncp_subadmm_run: solver '%s' is not one of "
-                             "subadmm, admm-nobody, admm-nosub", s ? s->name : "(null)");
+    if (!cfg || !cfg->desc)
+        return ncp_error_set(err, NCP_ERR_INPUT, "ncp_subadmm_run: no SubADMM configuration");
     if (iterations < 1)
         return ncp_error_set(err, NCP_ERR_INPUT, "ncp_subadmm_run: iterations = %d must be >= 1",
                              iterations);
-    ncp_subadmm_cfg cfg;
-    int rc = ncp_subadmm_read_cfg(s, variant, ps, &cfg, err);
+    ncp_subadmm_settings set;
+    int rc = read_settings(cfg, ps, &set, err);
     if (rc) return rc;
     ncp_solve_in in;
     ncp_solve_out out;
     ncp_direct_io(p, ps, iterations, lambda0, v0, lambda, v, &in, &out);
-    return ncp_subadmm_solve(s, &cfg, &in, &out, NULL, iterations, st, err);
+    return sa_run(cfg, &set, &in, &out, NULL, iterations, st, err);
 }
 
 int ncp_subadmm_check_structure(const ncp_problem *p, double rtol, ncp_error *err)
 {
-    const ncp_solver_desc *self = &ncp_solver_subadmm;
-    int rc = check_problem(self, p, NCP_SUBADMM_BODY, err);
+    /* the requirements of the body split, the strictest; messages name subadmm, its solver */
+    int rc = check_problem("subadmm", p, NCP_SUBADMM_BODY, err);
     if (rc) return rc;
     sa_ws w;
     memset(&w, 0, sizeof w);
     w.p = p;
     w.s = p->structure;
-    w.variant = NCP_SUBADMM_BODY;
+    w.split = NCP_SUBADMM_BODY;
     w.n = p->nv;
     w.m = p->m;
     w.nb = p->nblocks;

@@ -129,7 +129,7 @@ def check_fig79(d, md, sub):
         return
     mrows = rows(f"{d}/{sub}/metrics.csv")
     trows = rows(f"{d}/{sub}/traces.csv")
-    for label, solver in [("CANAL (`canal`)", "canal"), ("PGS (`pgs-000`)", "pgs-000")]:
+    for label, solver in [("CANAL (`canal`)", "canal"), ("PGS (`pgs-decoupled`)", "pgs-decoupled")]:
         cells = md_row(f"{d}/{md}", label)
         ms = [r for r in mrows if r["solver"] == solver]
         if cells is None or not ms:

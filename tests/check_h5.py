@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Independent check of the FCLib groups in an ncpbench problems.h5 (or a plain FCLib file).
 
-For every problem that has both fclib_local and fclib_global (research/anchors-peers.md §1.2:
+For every problem that has both fclib_local and fclib_global (FCLib's definition:
 without G, W = H^T M^-1 H and q = w + H^T M^-1 f), rebuilds the sparse matrices with scipy from
 the raw FCLib datasets (triplet nz >= 0 with p = rows / i = columns, CSC nz = -1, CSR nz = -2)
 and verifies

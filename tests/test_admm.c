@@ -1,4 +1,4 @@
-/* Tests of seed 002's `admm` and `fadmm` (solvers/admm.c, solvers/fadmm.c), run through the
+/* Tests of Tasora et al. 2021's `admm` and `fadmm` (solvers/admm.c, solvers/fadmm.c), run through the
  * harness as the benchmark runs them.
  *
  * Both solve the CCP (Anitescu's relaxation): K* ∋ u ⊥ lambda ∈ K with u = D lambda + v_f (no De
@@ -7,7 +7,7 @@
  *   (a) hand-derived CCP solutions: one contact (open / stick / slide with lift-off / grazing
  *       slide the NCP would leave open / frictionless / stick limit), and every scalar block
  *       type (bilateral, unilateral, soft with damping, soft without damping);
- *   (b) seed 002's TEST 1 stack (20 point masses, the 10th 1000x heavier) with its analytic
+ *   (b) Tasora et al. 2021's TEST 1 stack (20 point masses, the 10th 1000x heavier) with its analytic
  *       solutions 1.A (all contacts active) and 1.B (the heavy one pulled up: the contact below
  *       it opens); pgs on the same problems for the mass-ratio claim;
  *   (c) seeded random problems (contact-only and mixed blocks): CCP natural map <= tol ||v_f||,
@@ -53,7 +53,7 @@ static int t_random(ncp_problem *p, int i, int mixed, int shape, ncp_error *err)
     return NCP_OK;
 }
 
-/* Seed 002 TEST 1 (§8.1): a vertical stack of n point masses (3 dofs each) on the ground, all
+/* Tasora et al. 2021 TEST 1 (§8.1): a vertical stack of n point masses (3 dofs each) on the ground, all
  * 10 kg except the 10th (index 9), 10000 kg; g = 9.8, h = 0.01, mu = 0.5, one contact per pair
  * (normal +z first, tangents x, y), e = 0, v0 = 0. pull = 1 adds an upward force of twice the
  * heavy mass's weight on it (TEST 1.B). Fills the primal data and computes the dual. */
@@ -293,7 +293,7 @@ static void test_empty_and_bad_input(void)
     ncp_problem_free(&p);
 }
 
-/* ---------- (b) seed 002 TEST 1 ---------- */
+/* ---------- (b) Tasora et al. 2021 TEST 1 ---------- */
 
 static void test_stack(void)
 {
@@ -338,7 +338,7 @@ static void test_stack(void)
         CHECK(iters[0][0] == iters[0][1] && iters[1][0] == iters[1][1]);
         ncp_result rp;
         CHECK_OK(t_solve(S_PGS, &p, NULL, NULL, 1e-10, budget, &rp), &err);
-        printf("seed 002 TEST 1.%s (20 masses, ratio 1000, tol 1e-10): admm %d, fadmm %d "
+        printf("Tasora et al. 2021 TEST 1.%s (20 masses, ratio 1000, tol 1e-10): admm %d, fadmm %d "
                "iterations; pgs %s after %d (natural map rel %.2g)\n",
                pull ? "B" : "A", iters[0][0], iters[1][0], ncp_status_name(rp.status),
                rp.iterations, rp.final.natural_map_rel_acary);
@@ -576,7 +576,7 @@ static void test_descriptors_and_params(void)
 {
     const ncp_solver_desc *ss[2] = {S_ADMM, S_FADMM};
     for (int si = 0; si < 2; si++) {
-        CHECK(ss[si]->ccp == 1);                  /* seed 002 solves the CCP */
+        CHECK(ss[si]->ccp == 1);                  /* Tasora et al. 2021 solves the CCP */
         CHECK(ss[si]->needs == NCP_NEEDS_DUAL);
     }
     ncp_problem p;

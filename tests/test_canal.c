@@ -1,6 +1,6 @@
-/* Tests of the augmented-Lagrangian solvers of seed 000: canal (Alg. 1) and the Table II
+/* Tests of the augmented-Lagrangian solvers of Lee et al. 2025: canal (Alg. 1) and the Table II
  * ablations al-trdogleg and al-dampedsn (solvers/al_common.c, canal.c, al_trdogleg.c,
- * al_dampedsn.c), through the harness and through the stats hook of solvers/canal.h.
+ * al_dampedsn.c), through the harness and through the observed run of solvers/al.h.
  *
  * (a) the per-block operators: T's derivative G against central finite differences (proximal
  *     and strict contact operators, every scalar type) and grad psi = T / beta (eq. 22's h);
@@ -15,14 +15,14 @@
  *     reaches natural map <= 1e-9 and nsn-nm <= 1e-10, both checked again by an independent
  *     natural-map computation; where D is SPD the two lambdas agree;
  * (d) warm start from a solution: converged after one iteration; budgets: max_iter respected;
- *     ncp_al_run runs exactly the requested loops, its counts match the observed steps, and it
- *     gives the same iterate as the harness path;
+ *     ncp_al_solve_observed runs exactly the requested loops, its counts match the observed
+ *     steps, and it gives the same iterate as the harness path;
  * (e) the ablations: what they reach on the same random problems (documented in their headers)
  *     and that their inner failures are counted;
  * (f) parameters: bad values rejected by name, defaults equal the documented ones, determinism;
  * (g) one contact with a diagonal Delassus operator, hand-derived answers (testutil.c: open,
- *     grazing, stick, slide, frictionless, stick limit) for the three AL solvers and pgs-000;
- *     pgs-000 on the SPD random family.
+ *     grazing, stick, slide, frictionless, stick limit) for the three AL solvers and
+ *     pgs-decoupled; pgs-decoupled on the SPD random family.
  *
  * Random problems are tests/test_solvers.c's families (tutil_random_family): e shifted by
  * tutil_feasible_shift so that v = 0 is strictly feasible (about 5% of raw draws have no
@@ -34,8 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solvers/al_common.h"
-#include "solvers/canal.h"
+#include "solvers/al.h"
+#include "solvers/al_common.h" /* ncp_al_block_T, tested directly in (a) */
 #include "solve/harness.h"
 #include "core/la.h"
 #include "metrics/metrics.h"
@@ -264,7 +264,7 @@ static void on_canal_step(void *ctx, const ncp_al_step *s)
         else if (b->type == NCP_UNILATERAL) G[0] = x[q] > 0.0;
         else if (b->type == NCP_SOFT) G[0] = b->c / (b->c + s->beta);
         else {
-            /* eq. 23 in normal-first order, written out (seed-000 digest §0, §2.3); at the kinks
+            /* eq. 23 in normal-first order, written out; at the kinks
              * the element of the region tested first (stick, then open) */
             double mu = b->mu, xn = x[q], st = hypot(x[q + 1], x[q + 2]);
             if (xn >= 0.0 && st <= mu * xn) {
@@ -374,14 +374,13 @@ static void test_newton_steps(void)
             CHECK(c.J != NULL);
             if (!c.J) return;
             ncp_al_stats st;
-            memset(&st, 0, sizeof st);
-            st.on_step = on_canal_step;
-            st.ctx = &c;
             double *lam = calloc((size_t)p.m + 1, sizeof(double));
             double *v = calloc((size_t)p.nv + 1, sizeof(double));
             CHECK(lam != NULL && v != NULL);
             if (!lam || !v) return;
-            CHECK_OK(ncp_al_run(S_CANAL, &p, NULL, NULL, NULL, 8, lam, v, &st, &err), &err);
+            CHECK_OK(ncp_al_solve_observed(&ncp_al_config_canal, &p, NULL, NULL, NULL, 8,
+                                           on_canal_step, &c, lam, v, &st, &err),
+                     &err);
             CHECK(st.al_iterations >= 1);
             CHECK(c.steps == st.inner_iterations);   /* every step was observed */
             CHECK(st.factorizations == st.inner_iterations); /* one Cholesky per Newton step */
@@ -489,6 +488,9 @@ static void on_count(void *ctx, const ncp_al_step *s)
 static void test_stats_hook(void)
 {
     const ncp_solver_desc *ss[3] = {S_CANAL, S_TR, S_DSN};
+    const ncp_al_config *cs[3] = {&ncp_al_config_canal, &ncp_al_config_trdogleg,
+                                  &ncp_al_config_dampedsn};
+    for (int si = 0; si < 3; si++) CHECK(cs[si]->desc == ss[si]); /* the registered solvers */
     for (int i = 0; i < 6; i++) {
         ncp_problem p;
         ncp_error err;
@@ -496,21 +498,19 @@ static void test_stats_hook(void)
         CHECK_OK(t_random(&p, 400 + i, i % 2, 0, &err), &err);
         for (int si = 0; si < 3; si++) {
             ncp_al_stats st;
-            memset(&st, 0, sizeof st);
             count_steps = 0;
-            st.on_step = on_count;
-            st.ctx = &count_steps;
             double *lam = calloc((size_t)p.m + 1, sizeof(double));
             double *v = calloc((size_t)p.nv + 1, sizeof(double));
             CHECK(lam != NULL && v != NULL);
             if (!lam || !v) return;
-            CHECK_OK(ncp_al_run(ss[si], &p, NULL, NULL, NULL, 10, lam, v, &st, &err), &err);
+            CHECK_OK(ncp_al_solve_observed(cs[si], &p, NULL, NULL, NULL, 10, on_count,
+                                           &count_steps, lam, v, &st, &err),
+                     &err);
             CHECK(st.al_iterations == 10 || st.status == NCP_STATUS_STALLED);
             CHECK(st.status == NCP_STATUS_MAX_ITER || st.status == NCP_STATUS_STALLED);
             CHECK(count_steps == st.inner_iterations);
             CHECK(st.inner_failures >= 0 && st.inner_failures <= st.al_iterations);
             CHECK(st.inner_max_per_loop <= 100);
-            CHECK(st.on_step == on_count); /* kept */
             /* the harness path runs the same algorithm: the same iterate after as many loops */
             ncp_result res;
             CHECK_OK(tutil_solve(ss[si], &p, NULL, NULL, 1e-300, st.al_iterations, &res), &err);
@@ -522,16 +522,17 @@ static void test_stats_hook(void)
         }
         ncp_problem_free(&p);
     }
-    /* wrong solver, bad loop count */
+    /* no configuration, bad loop count */
     ncp_problem p;
     ncp_error err;
     ncp_error_clear(&err);
     CHECK_OK(t_random(&p, 1, 0, 0, &err), &err);
     double lam[64], v[64];
     ncp_al_stats st;
-    memset(&st, 0, sizeof st);
-    CHECK(ncp_al_run(S_NSN, &p, NULL, NULL, NULL, 10, lam, v, &st, &err) == NCP_ERR_INPUT);
-    CHECK(ncp_al_run(S_CANAL, &p, NULL, NULL, NULL, 0, lam, v, &st, &err) == NCP_ERR_INPUT);
+    CHECK(ncp_al_solve_observed(NULL, &p, NULL, NULL, NULL, 10, NULL, NULL, lam, v, &st, &err) ==
+          NCP_ERR_INPUT);
+    CHECK(ncp_al_solve_observed(&ncp_al_config_canal, &p, NULL, NULL, NULL, 0, NULL, NULL, lam, v,
+                                &st, &err) == NCP_ERR_INPUT);
     ncp_problem_free(&p);
 }
 
@@ -540,6 +541,7 @@ static void test_stats_hook(void)
 static void test_ablations(int count)
 {
     const ncp_solver_desc *ss[2] = {S_TR, S_DSN};
+    const ncp_al_config *cs[2] = {&ncp_al_config_trdogleg, &ncp_al_config_dampedsn};
     for (int si = 0; si < 2; si++) {
         int conv = 0, inner = 0, fails = 0, loops = 0;
         for (int i = 0; i < count; i++) {
@@ -556,12 +558,13 @@ static void test_ablations(int count)
                 CHECK(tutil_ref_natural_map(&p, res.lambda, 0) <= 1.01e-9);
             }
             ncp_al_stats st;
-            memset(&st, 0, sizeof st);
             double *lam = calloc((size_t)p.m + 1, sizeof(double));
             double *v = calloc((size_t)p.nv + 1, sizeof(double));
             CHECK(lam != NULL && v != NULL);
             if (!lam || !v) return;
-            CHECK_OK(ncp_al_run(ss[si], &p, NULL, NULL, NULL, 10, lam, v, &st, &err), &err);
+            CHECK_OK(ncp_al_solve_observed(cs[si], &p, NULL, NULL, NULL, 10, NULL, NULL, lam, v,
+                                           &st, &err),
+                     &err);
             inner += st.inner_iterations;
             fails += st.inner_failures;
             loops += st.al_iterations;
@@ -617,20 +620,20 @@ static void analytic_case(const tutil_contact_case *k, ncp_problem *p, void *ctx
 
 /* One contact with A = I, J = diag(sqrt(a), sqrt(b), sqrt(b)), b = 0, e = v_f: D = diag(a, b, b).
  * The answers are testutil.c's hand derivations (open, grazing, stick, slide, frictionless,
- * stick limit); every AL solver and pgs-000 must reproduce them. */
+ * stick limit); every AL solver and pgs-decoupled must reproduce them. */
 static void test_analytic(void)
 {
-    const ncp_solver_desc *ss[4] = {S_CANAL, S_TR, S_DSN, ncp_solver_find("pgs-000")};
+    const ncp_solver_desc *ss[4] = {S_CANAL, S_TR, S_DSN, ncp_solver_find("pgs-decoupled")};
     CHECK(ss[3] != NULL);
     tutil_for_contact_cases(analytic_case, ss);
 }
 
-/* pgs-000 (seed 000's baseline, solvers/pgs_000.c) on the random families: it reaches the
- * natural map 1e-8 where D is SPD (nv >= m); on the rank-deficient ones it is allowed the slow
- * convergence every PGS shows, and its answer must stay finite and in the cone. */
-static void test_pgs000(void)
+/* pgs-decoupled (Lee et al. 2025's baseline, solvers/pgs_decoupled.c) on the random families: it
+ * reaches the natural map 1e-8 where D is SPD (nv >= m); on the rank-deficient ones it is allowed
+ * the slow convergence every PGS shows, and its answer must stay finite and in the cone. */
+static void test_pgs_decoupled(void)
 {
-    const ncp_solver_desc *s = ncp_solver_find("pgs-000");
+    const ncp_solver_desc *s = ncp_solver_find("pgs-decoupled");
     CHECK(s != NULL);
     if (!s) return;
     int conv = 0, total = 0;
@@ -654,7 +657,7 @@ static void test_pgs000(void)
         ncp_result_free(&res);
         ncp_problem_free(&p);
     }
-    printf("pgs-000: %d of %d SPD random problems to natural map 1e-8\n", conv, total);
+    printf("pgs-decoupled: %d of %d SPD random problems to natural map 1e-8\n", conv, total);
 }
 
 static void test_empty(void)
@@ -700,7 +703,7 @@ int main(void)
     test_ablations(40);
     test_params();
     test_analytic();
-    test_pgs000();
+    test_pgs_decoupled();
     test_empty();
     return tcheck_exit("canal");
 }

@@ -296,7 +296,7 @@ static void test_jacobian(void)
     CHECK(tested[2] > 100);
 }
 
-/* Strict operator (seed 000 eq. 17): lambda_n = max(x_n, 0), then the tangent is clamped
+/* Strict operator (Lee et al. 2025 eq. 17): lambda_n = max(x_n, 0), then the tangent is clamped
  * radially to the disk of radius mu lambda_n. */
 static void test_strict(void)
 {

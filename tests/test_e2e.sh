@@ -129,7 +129,7 @@ else
   cat "$T/prof.log"; fail "figures --profiles"
 fi
 
-# seed 000 figure set (quick): tables, data files and claims exist, and their numbers agree with
+# Lee et al. 2025 figure set (quick): tables, data files and claims exist, and their numbers agree with
 # an independent recomputation from the raw metrics/traces (tests/check_fig000.py)
 if "$NCPBENCH" figures --paper 000 --quick --out "$T/fig000" > "$T/fig000.log" 2>&1; then
   "$PY" tests/check_fig000.py "$T/fig000/000" || fail "figures --paper 000: outputs"
@@ -142,12 +142,12 @@ else
   cat "$T/fig000.log"; fail "figures --paper 000"
 fi
 
-# seed 004 accuracy metrics (quick): data file, PNG when gnuplot exists, and every median/p90 in
+# NCP report 2025 accuracy metrics (quick): data file, PNG when gnuplot exists, and every median/p90 in
 # accuracy.dat recomputed from the scenes' metrics.csv (numpy's linear percentile = type 7)
-if "$NCPBENCH" figures --paper 004 --quick --out "$T/fig004" > "$T/fig004.log" 2>&1; then
-  [ -s "$T/fig004/004/accuracy.dat" ] || fail "figures --paper 004: no accuracy.dat"
-  [ $have_gnuplot = 0 ] || [ -s "$T/fig004/004/fig004_accuracy.png" ] || fail "figures --paper 004: no PNG"
-  "$PY" - "$T/fig004/004" <<'PYEOF' || fail "figures --paper 004: accuracy.dat disagrees with metrics.csv"
+if "$NCPBENCH" figures --paper ncpreport2025 --quick --out "$T/fig004" > "$T/fig004.log" 2>&1; then
+  [ -s "$T/fig004/ncpreport2025/accuracy.dat" ] || fail "figures --paper ncpreport2025: no accuracy.dat"
+  [ $have_gnuplot = 0 ] || [ -s "$T/fig004/ncpreport2025/ncpreport2025_accuracy.png" ] || fail "figures --paper ncpreport2025: no PNG"
+  "$PY" - "$T/fig004/ncpreport2025" <<'PYEOF' || fail "figures --paper ncpreport2025: accuracy.dat disagrees with metrics.csv"
 import csv, sys, numpy as np
 d, ok, seen = sys.argv[1], True, 0
 cols = ["penetration", "ncp_dual", "ncp_compl", "natural_map_inf"]
@@ -164,7 +164,7 @@ for l in open(f"{d}/accuracy.dat"):
 sys.exit(0 if ok and seen >= 7 else 1)
 PYEOF
 else
-  cat "$T/fig004.log"; fail "figures --paper 004"
+  cat "$T/fig004.log"; fail "figures --paper ncpreport2025"
 fi
 
 echo "e2e: $fails failure(s)"

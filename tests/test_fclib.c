@@ -2,7 +2,7 @@
  * of the format): our exports read by fclib_read_local / fclib_read_global, and files written
  * by fclib_write_local / fclib_write_global (CSC, CSR, triplet storage; V/R and G equality
  * rows) read by ncp_load_problems. The local/global relation W = H^T M^-1 H, q = w + H^T M^-1 f
- * (anchors-peers §1.2) is checked with a dense Gaussian elimination written here, independent
+ * (FCLib's definition) is checked with a dense Gaussian elimination written here, independent
  * of src/la.c. */
 #include <fclib.h>
 #include <hdf5.h>
@@ -225,7 +225,7 @@ static void mu_of(const ncp_problem *p, double *mu)
 static void path_of(char *buf, size_t n, const char *name)
 {
     snprintf(buf, n, "%s/%s", dir, name);
-    unlink(buf); /* fclib_write_* refuse to add a group that exists (ecosystem.md G5) */
+    unlink(buf); /* fclib_write_* refuse to add a group that exists  */
 }
 
 static int load_one(const char *path, ncp_problem **q)
@@ -328,7 +328,7 @@ static void test_export_bilateral(void)
     char path[512];
     path_of(path, sizeof path, "global_g.hdf5");
     CHECK_OK(ncp_fclib_export(&p, path, &err), &err);
-    /* no fclib_local: W would have to fold the bilateral rows in (DESIGN.md §4) */
+    /* no fclib_local: W would have to fold the bilateral rows in (docs/design.md) */
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     CHECK(f >= 0);
     CHECK(H5Lexists(f, "/fclib_local", H5P_DEFAULT) == 0);

@@ -1,11 +1,9 @@
-/* Figure-set helpers (src/fig_util.h): the Dolan–Moré profile against hand-computed ratios and
- * its invariants, the quantile against numpy's values, and the CSV reader on good and bad files.
- */
+/* Figure-set helpers (src/figures/fig_util.h): the Dolan–Moré profile against hand-computed
+ * ratios and its invariants. (The figure sets' CSV reader and quantile are util's:
+ * tests/test_util.c.) */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "figures/fig_util.h"
 #include "tcheck.h"
@@ -97,90 +95,9 @@ static void test_profile_invariants(void)
     }
 }
 
-static void test_quantile(void)
-{
-    /* numpy.percentile([1, 2, 3, 4], [25, 50, 75]) = 1.75, 2.5, 3.25 */
-    double x[4] = {1, 2, 3, 4};
-    CHECK_NEAR(ncp_quantile_sorted(x, 4, 0.25), 1.75, 1e-15);
-    CHECK_NEAR(ncp_quantile_sorted(x, 4, 0.5), 2.5, 1e-15);
-    CHECK_NEAR(ncp_quantile_sorted(x, 4, 0.75), 3.25, 1e-15);
-    CHECK_NEAR(ncp_quantile_sorted(x, 4, 1.0), 4.0, 0.0);
-    CHECK_NEAR(ncp_quantile_sorted(x, 1, 0.5), 1.0, 0.0);
-    CHECK(isnan(ncp_quantile_sorted(x, 0, 0.5)));
-}
-
-typedef struct csv_acc {
-    int n;
-    char got[8][3][16];
-} csv_acc;
-
-static int acc_row(void *ctx, const char *const *f, const char *path, long line, ncp_error *err)
-{
-    (void)path;
-    (void)line;
-    (void)err;
-    csv_acc *a = ctx;
-    if (a->n < 8)
-        for (int i = 0; i < 3; i++) snprintf(a->got[a->n][i], 16, "%s", f[i]);
-    a->n++;
-    return NCP_OK;
-}
-
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
-    if (!f) return;
-    fputs(text, f);
-    fclose(f);
-}
-
-static void test_csv(void)
-{
-    char dir[] = "/tmp/ncp_test_fig_util_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
-    char path[128];
-    snprintf(path, sizeof path, "%s/m.csv", dir);
-    const char *const cols[3] = {"solver", "problem", "solve_ms"};
-    ncp_error err;
-
-    /* columns come back in the requested order; a blank line is skipped */
-    write_file(path, "problem,solver,converged,solve_ms\n000001,pgs,1,0.5\n\n000002,apgd,0,1e-3\n");
-    csv_acc a = {0};
-    ncp_error_clear(&err);
-    CHECK_OK(ncp_csv_read(path, cols, 3, acc_row, &a, &err), &err);
-    CHECK(a.n == 2);
-    CHECK(!strcmp(a.got[0][0], "pgs") && !strcmp(a.got[0][1], "000001") &&
-          !strcmp(a.got[0][2], "0.5"));
-    CHECK(!strcmp(a.got[1][0], "apgd") && !strcmp(a.got[1][2], "1e-3"));
-
-    struct {
-        const char *text, *needle;
-    } bad[] = {
-        {"problem,solver\n1,pgs\n", "no column 'solve_ms'"},
-        {"problem,solver,solve_ms\n1,pgs,0.5\n2,pgs\n", ":3: 2 fields"},
-        {"problem,solver,solve_ms\n1,\"pgs\",0.5\n", ":2: quoted"},
-        {"", "empty file"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        write_file(path, bad[i].text);
-        csv_acc b = {0};
-        ncp_error_clear(&err);
-        CHECK(ncp_csv_read(path, cols, 3, acc_row, &b, &err) == NCP_ERR_INPUT);
-        CHECK(strstr(err.msg, bad[i].needle) != NULL && strstr(err.msg, "m.csv") != NULL);
-        if (!strstr(err.msg, bad[i].needle)) fprintf(stderr, "  message: %s\n", err.msg);
-    }
-    unlink(path);
-    ncp_error_clear(&err);
-    CHECK(ncp_csv_read(path, cols, 3, acc_row, &a, &err) == NCP_ERR_INPUT); /* missing file */
-    rmdir(dir);
-}
-
 int main(void)
 {
     test_profile_hand();
     test_profile_invariants();
-    test_quantile();
-    test_csv();
     return tcheck_exit("fig_util");
 }

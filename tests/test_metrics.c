@@ -7,7 +7,7 @@
  *   - independent recomputation on random problems: al_residual by the primal route
  *     (v = A^{-1}(b + J^T lambda) by Gaussian elimination here, u = J v + e from the CSR
  *     arrays), and the natural map and ncp_* with projections written here (not cone.h);
- *   - sap_momentum / sap_compl (seed 001 eqs. 32-33): a hand-computed contact, and on random
+ *   - sap_momentum / sap_compl (Castro et al. 2023 eqs. 32-33): a hand-computed contact, and on random
  *     problems a reference that projects in the R-norm through App. C's change of variables
  *     (Euclidean projection of R^{1/2} y onto the cone with mu sqrt(R_t/R_n), here) instead of
  *     the closed form, builds R and the stabilisation itself, and takes the momentum residual
@@ -141,7 +141,7 @@ static void test_stick(void)
     ncp_problem_free(&p);
 }
 
-/* SAP's errors (seed 001 eqs. 32-33) on one contact, D = I, dual only (no primal e: the
+/* SAP's errors (Castro et al. 2023 eqs. 32-33) on one contact, D = I, dual only (no primal e: the
  * stabilisation is the problem's own, u_hat = u). w = ||I||_F / 3 = 1/sqrt(3),
  * R_n = w/(4 pi^2), R_t = 1e-3 w (beta = 1, sigma = 1e-3; eqs. 29-30), mu = 0.5.
  *   lambda = (1, 0.1, 0), v_f = -(I + R) lambda: u = -R lambda, y = -R^{-1} u = lambda is in
@@ -297,7 +297,7 @@ static void test_frictionless(void)
  *   unilateral lambda = -0.1, u = 0.3: min(lambda, u) = -0.1; primal 0.1; dual 0;
  *              compl |lambda u| = 0.03.
  *   soft k = 2, c = 0.5, phi = 0.1, lambda = -0.1, u = -0.4: F = lambda + k phi + c u =
- *              -0.1 + 0.2 - 0.2 = -0.1; AL (seed 000 eq. 15, beta = 1, u_AL = -lambda):
+ *              -0.1 + 0.2 - 0.2 = -0.1; AL (Lee et al. 2025 eq. 15, beta = 1, u_AL = -lambda):
  *              T = -(c (u - lambda) + k phi)/(1 + c) = -(0.5*(-0.3) + 0.2)/1.5 = -1/30,
  *              lambda - T = -0.1 + 1/30 = -1/15 = F/(1 + c); dual |F| = 0.1.
  * No contacts: al_residual = 0; al_residual_other = sqrt(0.04 + 0.01 + 1/225). */
@@ -538,7 +538,7 @@ static ncp_metrics ref_metrics(const ncp_problem *p, const double *lambda, const
             r.ncp_compl = fmax(r.ncp_compl, fabs(l[0] * v[0]));
         } else if (bk->type == NCP_SOFT) {
             F[0] = l[0] + bk->k * bk->phi + bk->c * v[0];
-            /* seed 000 eq. 15 with beta = 1, u_AL = -lambda, written out */
+            /* Lee et al. 2025 eq. 15 with beta = 1, u_AL = -lambda, written out */
             double T = -(bk->c * (v[0] - l[0]) + bk->k * bk->phi) / (bk->c + 1.0);
             alo += (l[0] - T) * (l[0] - T);
             r.ncp_dual = fmax(r.ncp_dual, fabs(F[0]));
@@ -577,7 +577,7 @@ static ncp_metrics ref_metrics(const ncp_problem *p, const double *lambda, const
 }
 
 /* Reference for sap_momentum and sap_compl (see the file header). R and the stabilisation from
- * D, the contact data, h and e (seed 001 eqs. 29-30, §V-A; beta = 1, sigma = 1e-3); gamma per
+ * D, the contact data, h and e (Castro et al. 2023 eqs. 29-30, §V-A; beta = 1, sigma = 1e-3); gamma per
  * contact = R^{-1/2} Pi_{mu~}(R^{1/2} y), y = -R^{-1} u_hat (App. C); other rows: bilateral
  * -u/R, unilateral max(0, -u/R), soft -(c u + k phi). u is the constraint velocity at lambda. */
 static void ref_sap(const ncp_problem *p, const double *D, const double *lambda, const double *u,
@@ -701,7 +701,7 @@ static void check_same(const ncp_metrics *a, const ncp_metrics *b, double tol)
 
 /* Random problems, random lambda: the module against the reference, with u by the primal
  * route for every metric (so al_residual's dual shortcut is checked against the paper's
- * primal procedure, seed 000 §VII). */
+ * primal procedure, Lee et al. 2025 §VII). */
 static void test_random_independent(void)
 {
     ncp_error err;

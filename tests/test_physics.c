@@ -882,7 +882,7 @@ static void test_incline(void)
 
 static void test_odd_mass_stack(void)
 {
-    /* Spheres of 1, 100 and 10000 kg stacked on a plane (seed 002 TEST 1.A: all contacts
+    /* Spheres of 1, 100 and 10000 kg stacked on a plane (Tasora et al. 2021 TEST 1.A: all contacts
      * active, exact solution known): every contact carries the weight above it, so an exact
      * solve keeps v = 0 and the stack does not move; the bound is argued as for the resting
      * box. With PGS the heavy sphere sinks (mass ratio 1e4), which the benchmark shows. */

@@ -1,5 +1,5 @@
-/* Tests of seed 004's ADMM configurations (solvers/admm004.c and the four thin files), run
- * through the harness as the benchmark runs them.
+/* Tests of the NCP report 2025's ADMM configurations (solvers/admm_proximal.c and the four thin
+ * files), run through the harness as the benchmark runs them.
  *
  * (a) analytic problems derived by hand (diagonal D): NCP answers (open / stick / slide /
  *     frictionless contact, the scalar block types, soft rows with c > 0 and c = 0, a coupled
@@ -336,7 +336,7 @@ static void test_structure(void)
         memcpy(Q, p.D, (size_t)m * m * sizeof(double));
         CHECK_OK(ncp_sym_eig(m, Q, w, &err), &err);
         double L = w[m - 1];
-        /* the soft rows add 1/c to the diagonal (their compliance, admm004.c); this draw has
+        /* the soft rows add 1/c to the diagonal (their compliance, admm_proximal.c); this draw has
          * none, or the equivalence would need Deff */
         int nsoft = 0;
         for (int bi = 0; bi < p.nblocks; bi++) nsoft += p.blocks[bi].type == NCP_SOFT;

@@ -1,4 +1,4 @@
-/* Tests of subadmm (seed 000 Alg. 2) and its Table III ablations admm-nosub and admm-nobody
+/* Tests of subadmm (Lee et al. 2025 Alg. 2) and its Table III ablations admm-nosub and admm-nobody
  * (solvers/subadmm_core.c, subadmm.c, admm_nosub.c, admm_nobody.c).
  *
  * Problems: hand-built structured problems (random trees of dofs per subsystem, one body per dof
@@ -42,12 +42,16 @@
 #include "metrics/metrics.h"
 #include "solvers/registry.h"
 #include "scene/scene.h"
-#include "solvers/subadmm_core.h"
+#include "solvers/subadmm.h"
 #include "tcheck.h"
 #include "testutil.h"
 #include "capture/capture.h"
 
 static const ncp_solver_desc *S_SUB, *S_NOSUB, *S_NOBODY, *S_NSN, *S_CANAL;
+/* the same three solvers' configurations, for the fixed-iteration runs of subadmm.h */
+static const ncp_subadmm_config *const C_SUB = &ncp_subadmm_config_subadmm;
+static const ncp_subadmm_config *const C_NOSUB = &ncp_subadmm_config_nosub;
+static const ncp_subadmm_config *const C_NOBODY = &ncp_subadmm_config_nobody;
 
 /* ---------- hand-built structured problems ---------- */
 
@@ -281,7 +285,8 @@ static void cap_free(cap *c)
 
 /* ---------- independent helpers ---------- */
 
-/* Strict operator (seed 000 eq. 17, normal first): clamp the normal, then the tangent radially. */
+/* Strict operator (Lee et al. 2025 eq. 17, normal first): clamp the normal, then the tangent
+ * radially. */
 static void t_strict(double mu, const double x[3], double y[3])
 {
     double ln = x[0] > 0.0 ? x[0] : 0.0, s = sqrt(x[1] * x[1] + x[2] * x[2]);
@@ -457,7 +462,7 @@ static const hb_opts HB_MIXED = {3, 3, 7, 1, 2, 5, 1, 0.5, 0.5, 0, 3.0, 0};
 
 static void test_reference(void)
 {
-    const ncp_solver_desc *sv[3] = {S_SUB, S_NOBODY, S_NOSUB};
+    const ncp_subadmm_config *cv[3] = {C_SUB, C_NOBODY, C_NOSUB};
     int checked = 0, intra = 0, dense = 0;
     for (int seed = 1; seed <= 15; seed++) {
         ncp_problem p;
@@ -475,12 +480,13 @@ static void test_reference(void)
         double *ref = calloc((size_t)p.m, sizeof(double));
         double *v = calloc((size_t)p.nv, sizeof(double));
         for (int vi = 0; vi < 3 && lam && ref && v; vi++) {
-            CHECK_OK(ncp_subadmm_run(sv[vi], &p, &ps, NULL, NULL, 25, lam, v, &st, &err), &err);
+            CHECK_OK(ncp_subadmm_run(cv[vi], &p, &ps, NULL, NULL, 25, lam, v, &st, &err), &err);
             CHECK(st.iterations == 25 || st.status == NCP_STATUS_STALLED);
             CHECK_OK(ref_admm(&p, vi, beta, st.iterations, ref), &err);
             double d = rel_diff(p.m, lam, ref);
             if (!(d <= 1e-9))
-                fprintf(stderr, "reference seed %d %s: rel diff %.3g\n", seed, sv[vi]->name, d);
+                fprintf(stderr, "reference seed %d %s: rel diff %.3g\n", seed, cv[vi]->desc->name,
+                        d);
             CHECK(d <= 1e-9);
             if (vi == 0) { /* the tree factorisation was used, and the body split mattered */
                 CHECK(o.scramble || st.tree == p.structure->nsub);
@@ -591,8 +597,8 @@ static void test_agreement(void)
 
 /* ---------- (c) same iterates ---------- */
 
-static double iter_diff(const ncp_solver_desc *a, const ncp_solver_desc *b, const ncp_problem *p,
-                        const ncp_params *ps, int iters)
+static double iter_diff(const ncp_subadmm_config *a, const ncp_subadmm_config *b,
+                        const ncp_problem *p, const ncp_params *ps, int iters)
 {
     ncp_error err = {0};
     double *la = calloc((size_t)p->m, sizeof(double)), *lb = calloc((size_t)p->m, sizeof(double));
@@ -627,15 +633,15 @@ static void test_same_iterates(void)
              * one body against the ground: subadmm = admm-nosub = admm-nobody */
             hb_opts o = {1, 6, 9, 1, 1, 3, 1, 0.0, 1.0, 0, 2.0, 0};
             CHECK_OK(hb_build(&p, 500 + seed, &o, &err), &err);
-            CHECK(iter_diff(S_SUB, S_NOSUB, &p, &ps, 40) <= 1e-9);
-            CHECK(iter_diff(S_NOBODY, S_NOSUB, &p, &ps, 40) <= 1e-9);
+            CHECK(iter_diff(C_SUB, C_NOSUB, &p, &ps, 40) <= 1e-9);
+            CHECK(iter_diff(C_NOBODY, C_NOSUB, &p, &ps, 40) <= 1e-9);
             ncp_problem_free(&p);
             /* one subsystem with constraints on two of its bodies: admm-nobody is still admm-nosub
              * (one piece per constraint), subadmm splits them (eq. 31) and its iterates differ */
             o.p_two = 1.0;
             CHECK_OK(hb_build(&p, 600 + seed, &o, &err), &err);
-            CHECK(iter_diff(S_NOBODY, S_NOSUB, &p, &ps, 40) <= 1e-9);
-            CHECK(iter_diff(S_SUB, S_NOSUB, &p, &ps, 40) > 1e-6);
+            CHECK(iter_diff(C_NOBODY, C_NOSUB, &p, &ps, 40) <= 1e-9);
+            CHECK(iter_diff(C_SUB, C_NOSUB, &p, &ps, 40) > 1e-6);
             ncp_problem_free(&p);
         }
         /* rigid-body captures: one body per subsystem, so the body split is the subsystem split */
@@ -643,14 +649,14 @@ static void test_same_iterates(void)
         capture("scenes/sphere-stack.json", &c);
         CHECK(c.n >= 2);
         for (int i = 0; i < c.n; i++)
-            CHECK(iter_diff(S_SUB, S_NOBODY, &c.probs[i], &ps, 40) <= 1e-9);
+            CHECK(iter_diff(C_SUB, C_NOBODY, &c.probs[i], &ps, 40) <= 1e-9);
         cap_free(&c);
     }
 }
 
 /* ---------- (d) threads ---------- */
 
-static void threads_on(const ncp_solver_desc *s, const ncp_problem *p)
+static void threads_on(const ncp_subadmm_config *s, const ncp_problem *p)
 {
     ncp_error err = {0};
     int m = p->m, n = p->nv;
@@ -682,19 +688,19 @@ static void threads_on(const ncp_solver_desc *s, const ncp_problem *p)
 
 static void test_threads(void)
 {
-    const ncp_solver_desc *sv[3] = {S_SUB, S_NOBODY, S_NOSUB};
+    const ncp_subadmm_config *cv[3] = {C_SUB, C_NOBODY, C_NOSUB};
     ncp_error err = {0};
     ncp_problem p;
     hb_opts o = HB_MIXED;
     o.nsub = 8;
     CHECK_OK(hb_build(&p, 777, &o, &err), &err);
-    for (int k = 0; k < 3; k++) threads_on(sv[k], &p);
+    for (int k = 0; k < 3; k++) threads_on(cv[k], &p);
     ncp_problem_free(&p);
     cap c;
     capture("scenes/laikago8.json", &c);
     CHECK(c.n >= 1 && c.probs[0].structure && c.probs[0].structure->nsub == 8);
     for (int i = 0; i < c.n; i++)
-        for (int k = 0; k < 3; k++) threads_on(sv[k], &c.probs[i]);
+        for (int k = 0; k < 3; k++) threads_on(cv[k], &c.probs[i]);
     cap_free(&c);
 }
 
@@ -719,8 +725,8 @@ static void test_residuals(void)
         tutil_param(&ps, "adaptive", 0);
         ncp_subadmm_stats st;
         int N = 7 + seed;
-        CHECK_OK(ncp_subadmm_run(S_SUB, &p, &ps, NULL, NULL, N - 1, l0, v, &st, &err), &err);
-        CHECK_OK(ncp_subadmm_run(S_SUB, &p, &ps, NULL, NULL, N, l1, v, &st, &err), &err);
+        CHECK_OK(ncp_subadmm_run(C_SUB, &p, &ps, NULL, NULL, N - 1, l0, v, &st, &err), &err);
+        CHECK_OK(ncp_subadmm_run(C_SUB, &p, &ps, NULL, NULL, N, l1, v, &st, &err), &err);
         /* theta_p = max_{i,p} ||J_p v - z_p|| = max_i ||lambda_i^{N-1} - lambda_i^N|| / beta */
         double tp = 0.0;
         for (int bi = 0; bi < p.nblocks; bi++) {
@@ -743,11 +749,11 @@ static void test_residuals(void)
         ps.n = 0;
         tutil_param(&ps, "adaptive", 0);
         ncp_subadmm_stats s1, s2;
-        CHECK_OK(ncp_subadmm_run(S_SUB, &p, &ps, NULL, NULL, 1, l0, v, &s1, &err), &err);
+        CHECK_OK(ncp_subadmm_run(C_SUB, &p, &ps, NULL, NULL, 1, l0, v, &s1, &err), &err);
         ps.n = 0;
         tutil_param(&ps, "gamma", 1.0 + 1e-9);
         tutil_param(&ps, "beta_range", 1e300);
-        CHECK_OK(ncp_subadmm_run(S_SUB, &p, &ps, NULL, NULL, 2, l0, v, &s2, &err), &err);
+        CHECK_OK(ncp_subadmm_run(C_SUB, &p, &ps, NULL, NULL, 2, l0, v, &s2, &err), &err);
         CHECK(s1.theta_p > 0.0 && s1.theta_d > 0.0);
         CHECK_REL(s2.beta, s1.beta0 * sqrt(s1.theta_p / s1.theta_d), 1e-12);
         CHECK(s2.beta_updates == 1 && s2.factorizations == 2);
@@ -782,15 +788,15 @@ static void test_beta0(void)
     CHECK(q >= 2);
     double *lam = calloc((size_t)p.m, sizeof(double)), *v = calloc((size_t)p.nv, sizeof(double));
     ncp_subadmm_stats st;
-    const ncp_solver_desc *sv[3] = {S_SUB, S_NOBODY, S_NOSUB};
+    const ncp_subadmm_config *cv[3] = {C_SUB, C_NOBODY, C_NOSUB};
     for (int k = 0; k < 3 && lam && v; k++) {
-        CHECK_OK(ncp_subadmm_run(sv[k], &p, NULL, NULL, NULL, 1, lam, v, &st, &err), &err);
+        CHECK_OK(ncp_subadmm_run(cv[k], &p, NULL, NULL, NULL, 1, lam, v, &st, &err), &err);
         CHECK_REL(st.beta0, exp(sum / q), 1e-12);
     }
     /* an explicit beta0 overrides it */
     ncp_params ps = {0};
     tutil_param(&ps, "beta0", 3.5);
-    CHECK_OK(ncp_subadmm_run(S_SUB, &p, &ps, NULL, NULL, 1, lam, v, &st, &err), &err);
+    CHECK_OK(ncp_subadmm_run(C_SUB, &p, &ps, NULL, NULL, 1, lam, v, &st, &err), &err);
     CHECK(st.beta0 == 3.5);
     free(lam);
     free(v);
@@ -814,9 +820,9 @@ static void test_roundoff_guard(void)
         if (!lam || !v) {
             CHECK(0);
         } else {
-            CHECK_OK(ncp_subadmm_run(S_SUB, p, NULL, NULL, NULL, 150, lam, v, &s1, &err), &err);
+            CHECK_OK(ncp_subadmm_run(C_SUB, p, NULL, NULL, NULL, 150, lam, v, &s1, &err), &err);
             double nm = rel_natural_map(p, lam);
-            CHECK_OK(ncp_subadmm_run(S_SUB, p, NULL, NULL, NULL, 300, lam, v, &s2, &err), &err);
+            CHECK_OK(ncp_subadmm_run(C_SUB, p, NULL, NULL, NULL, 300, lam, v, &s2, &err), &err);
             CHECK(nm <= 1e-12);
             CHECK(s2.beta_updates == s1.beta_updates);
             CHECK(rel_natural_map(p, lam) <= 1e-12);
@@ -871,7 +877,7 @@ static void test_warm_and_budgets(void)
         double *v = calloc((size_t)p.nv, sizeof(double));
         ncp_subadmm_stats st;
         if (lam && v) {
-            CHECK_OK(ncp_subadmm_run(S_SUB, &p, NULL, NULL, NULL, 13, lam, v, &st, &err), &err);
+            CHECK_OK(ncp_subadmm_run(C_SUB, &p, NULL, NULL, NULL, 13, lam, v, &st, &err), &err);
             CHECK(st.iterations == 13 && st.status == NCP_STATUS_MAX_ITER);
         }
         free(lam);
@@ -907,13 +913,13 @@ static void test_bad_input(void)
     ncp_error_clear(&err);
     expect_input_error(ncp_subadmm_check_structure(&p, 1e-10, &err), &err, "does not describe J");
     ncp_error_clear(&err);
-    expect_input_error(ncp_subadmm_run(S_SUB, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err,
+    expect_input_error(ncp_subadmm_run(C_SUB, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err,
                        "handbuilt");
     s->links[0].Jib[0] -= 0.1;
     /* a body inertia that no longer matches A */
     s->bodies[1].M[0] *= 1.5;
     ncp_error_clear(&err);
-    expect_input_error(ncp_subadmm_run(S_SUB, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err,
+    expect_input_error(ncp_subadmm_run(C_SUB, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err,
                        "does not describe A");
     s->bodies[1].M[0] /= 1.5;
     /* A coupling two subsystems (the full check) */
@@ -925,7 +931,7 @@ static void test_bad_input(void)
     /* overlapping subsystems */
     s->sub_dof_start[1] -= 1;
     ncp_error_clear(&err);
-    expect_input_error(ncp_subadmm_run(S_NOBODY, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err,
+    expect_input_error(ncp_subadmm_run(C_NOBODY, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err,
                        "overlap");
     s->sub_dof_start[1] += 1;
     ncp_error_clear(&err);
@@ -943,16 +949,16 @@ static void test_bad_input(void)
     ncp_params ps = {0}; /* ncp_subadmm_run reads the same table */
     tutil_param(&ps, "gamma", 1.0);
     ncp_error_clear(&err);
-    expect_input_error(ncp_subadmm_run(S_SUB, &p, &ps, NULL, NULL, 3, lam, v, &st, &err), &err,
+    expect_input_error(ncp_subadmm_run(C_SUB, &p, &ps, NULL, NULL, 3, lam, v, &st, &err), &err,
                        "gamma");
     ncp_error_clear(&err);
-    expect_input_error(ncp_subadmm_run(S_NSN, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err,
-                       "nsn-nm");
+    expect_input_error(ncp_subadmm_run(NULL, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err,
+                       "configuration");
     /* no structure: subadmm and admm-nobody refuse, admm-nosub runs (beta_0 per dof) */
     ncp_structure_free(p.structure);
     p.structure = NULL;
     ncp_error_clear(&err);
-    expect_input_error(ncp_subadmm_run(S_NOBODY, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err,
+    expect_input_error(ncp_subadmm_run(C_NOBODY, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err,
                        "no subsystem structure");
     ncp_result res;
     ncp_harness_opts ho;
@@ -960,7 +966,7 @@ static void test_bad_input(void)
     ncp_error_clear(&err);
     expect_input_error(ncp_harness_solve(S_SUB, &p, NULL, NULL, NULL, &ho, &res, &err), &err, NULL);
     ncp_error_clear(&err);
-    CHECK_OK(ncp_subadmm_run(S_NOSUB, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err);
+    CHECK_OK(ncp_subadmm_run(C_NOSUB, &p, NULL, NULL, NULL, 3, lam, v, &st, &err), &err);
     CHECK(st.beta0 > 0.0 && isfinite(st.beta0));
     free(lam);
     free(v);
@@ -993,6 +999,8 @@ int main(void)
     S_CANAL = ncp_solver_find("canal");
     CHECK(S_SUB && S_NOSUB && S_NOBODY && S_NSN && S_CANAL);
     if (!S_SUB || !S_NOSUB || !S_NOBODY || !S_NSN || !S_CANAL) return tcheck_exit("subadmm");
+    /* the configurations name the registered solvers */
+    CHECK(C_SUB->desc == S_SUB && C_NOSUB->desc == S_NOSUB && C_NOBODY->desc == S_NOBODY);
     test_reference();
     test_same_iterates();
     test_threads();

@@ -427,26 +427,9 @@ static void list_solvers(void)
 
 static void list_metrics(void)
 {
-    static const char *doc[] = {
-        "seed 000 §VII: ||lambda - T_strict(lambda - u)|| over contact rows / #contacts",
-        "same over non-contact rows (their own T), not divided",
-        "||F||_2, F = lambda - Pi_K(lambda - (u + Gamma(u))) (natural map)",
-        "||F||_inf (seed 004 eq. 176)",
-        "||F||_2 / ||v_f||_2 (Acary et al. 2018)",
-        "||F||_2 / max(||v_f||, ||lambda||, ||u||) (Siconos >= 4.4)",
-        "||F||_2 / (1 + sqrt(||v_f||_2)) (FCLib merit normalisation)",
-        "seed 004 eq. 156: L_inf cone infeasibility of lambda",
-        "seed 004 eq. 174: L_inf dual-cone infeasibility of u + Gamma(u)",
-        "seed 004 eq. 175: L_inf per-block lambda^T (u + Gamma(u))",
-        "max over contacts of max(0, -(phi + h u_n)) after the step",
-        "seed 001 eq. 32: SAP momentum error of lambda in SAP's compliant model (beta 1, "
-        "sigma 1e-3)",
-        "seed 001 eq. 33: SAP complementarity error mean |g_i . lambda_i| / l_p",
-    };
     printf("Metrics (%d; columns of metrics.csv and traces.csv):\n", ncp_metrics_count());
     for (int i = 0; i < ncp_metrics_count(); i++)
-        printf("  %-24s %s\n", ncp_metrics_name(i),
-               i < (int)(sizeof doc / sizeof doc[0]) ? doc[i] : "");
+        printf("  %-24s %s\n", ncp_metrics_name(i), ncp_metrics_doc(i));
     printf("  plus per row: iterations, converged, status, setup_ms, solve_ms, ms_per_iter\n");
 }
 

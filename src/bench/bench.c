@@ -216,7 +216,7 @@ int ncp_bench_run(const ncp_problem *probs, int nprobs, const ncp_bench_opts *o,
         c.tasks[i].prob = i / o->nsolvers;
         c.tasks[i].solver = i % o->nsolvers;
     }
-    pthread_t threads[64];
+    pthread_t threads[NCP_BENCH_MAX_JOBS];
     int nthreads = 0;
     ncp_progress pg;
     ncp_progress_begin(&pg, "solving", c.ntasks, o->progress);
@@ -238,7 +238,7 @@ int ncp_bench_run(const ncp_problem *probs, int nprobs, const ncp_bench_opts *o,
     if ((rc = ncp_path_join(path, sizeof path, o->out_dir, "solutions.h5", err))) goto done;
     if ((rc = ncp_solutions_create(path, &w.sol, err))) goto done;
 
-    int jobs = o->jobs < 1 ? 1 : (o->jobs > 64 ? 64 : o->jobs);
+    int jobs = o->jobs < 1 ? 1 : (o->jobs > NCP_BENCH_MAX_JOBS ? NCP_BENCH_MAX_JOBS : o->jobs);
     if (jobs == 1) {
         for (int t = 0; t < c.ntasks; t++) {
             if (o->interrupt && *o->interrupt) break;

@@ -1,6 +1,6 @@
 /* The benchmark driver: every problem x every selected solver under one budget, with
  * per-iteration traces, writing metrics.csv, traces.csv, solutions.h5 and summary.json into an
- * output directory (DESIGN.md §8). Rows are written as soon as they are complete and in a
+ * output directory (docs/design.md). Rows are written as soon as they are complete and in a
  * deterministic order (problem-major, solvers in the given order) whatever -j is, so an
  * interrupted run keeps every finished row. */
 #ifndef NCP_BENCH_H
@@ -29,6 +29,10 @@ typedef struct ncp_bench_opts {
     int quick;
 } ncp_bench_opts;
 
+/* Capacities of one benchmark run: solvers compared, worker threads (-j). */
+#define NCP_BENCH_MAX_SOLVERS 64
+#define NCP_BENCH_MAX_JOBS 64
+
 /* Aggregates of one solver over all problems (for summary.json and `ncpbench check`). */
 typedef struct ncp_solver_summary {
     char solver[32];
@@ -48,7 +52,7 @@ typedef struct ncp_solver_summary {
 
 typedef struct ncp_bench_summary {
     int nsolvers;
-    ncp_solver_summary solvers[64];
+    ncp_solver_summary solvers[NCP_BENCH_MAX_SOLVERS];
     int nproblems;
     int interrupted;
 } ncp_bench_summary;

@@ -1,5 +1,5 @@
 /* Regression check (`ncpbench check BASELINE`): reruns the baseline's quick scenes and compares,
- * per scene x solver, the median final natural map (Siconos-relative), the median al_residual,
+ * per scene x solver, the median final natural map (natural_map_rel_acary), the median al_residual,
  * the median iterations and the number of converged problems against stored bands. */
 #ifndef NCP_CHECK_H
 #define NCP_CHECK_H

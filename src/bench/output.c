@@ -7,6 +7,7 @@
 #include "util/fsutil.h"
 #include "ncp_config.h"
 #include "bench/output.h"
+#include "util/stats.h"
 #include "solvers/registry.h"
 
 static void put_num(FILE *f, double x)
@@ -64,23 +65,7 @@ int ncp_out_traces_row(FILE *f, const char *problem, const char *solver, int ite
     return ferror(f);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double ncp_median(double *x, int n)
-{
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (!isnan(x[i])) x[k++] = x[i];
-    if (k == 0) return NAN;
-    qsort(x, k, sizeof *x, cmp_double);
-    return k % 2 ? x[k / 2] : 0.5 * (x[k / 2 - 1] + x[k / 2]);
-}
-
-/* cJSON prints doubles with 15 digits and NaN as null (ecosystem.md G11): raw %.17g keeps
+/* cJSON prints doubles with 15 digits and NaN as null (cJSON 1.7): raw %.17g keeps
  * them exact. */
 static cJSON *num(double x)
 {

@@ -1,4 +1,4 @@
-/* Output formats (DESIGN.md §8): CSV rows readable as they are by pandas and gnuplot, and
+/* Output formats (docs/design.md): CSV rows readable as they are by pandas and gnuplot, and
  * summary.json. Numbers are printed with %.17g so they round-trip; NaN prints as "nan" in CSV
  * (pandas and gnuplot read it) and null in JSON. */
 #ifndef NCP_OUTPUT_H
@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "bench/bench.h"
+#include "util/stats.h" /* ncp_median, which the summary uses */
 
 /* metrics.csv */
 int ncp_out_metrics_header(FILE *f);
@@ -19,7 +20,5 @@ int ncp_out_traces_row(FILE *f, const char *problem, const char *solver, int ite
 int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_summary *s,
                     ncp_error *err);
 
-/* Median of n values (NaN ignored; NaN if none); the array is reordered. */
-double ncp_median(double *x, int n);
 
 #endif

@@ -2,7 +2,7 @@
  *
  * Aggregation (done here in C so the gnuplot scripts only draw):
  *
- * (a) metric versus solver time (fig_residual_time.dat; seed 000 Fig. 7/9 left). Each
+ * (a) metric versus solver time (fig_residual_time.dat; Lee et al. 2025 Fig. 7/9 left). Each
  *     problem's trace is a step function of time. An iteration counts as reached at its
  *     time_ms, or at the latest time_ms of the iterations before it if that is later (a solver
  *     cannot finish iteration k before iteration k-1; this only matters if a trace's times
@@ -20,8 +20,8 @@
  *     how many remain).
  *
  * Percentiles interpolate linearly between order statistics (Hyndman-Fan type 7, numpy's
- * default): for sorted x_0..x_{n-1}, q(p) = x_j + (h - j)(x_{j+1} - x_j) with h = (n-1)p,
- * j = floor(h). The median is q(0.5).
+ * default; ncp_quantile_sorted, util/stats.h): for sorted x_0..x_{n-1},
+ * q(p) = x_j + (h - j)(x_{j+1} - x_j) with h = (n-1)p, j = floor(h). The median is q(0.5).
  *
  * Files: one index block per solver (blocks separated by two blank lines, so gnuplot's `index i`
  * selects solver i), solvers in order of first appearance in traces.csv; every row starts with
@@ -45,6 +45,8 @@
 
 #include "ncp_config.h"
 #include "bench/plot.h"
+#include "util/csv.h"
+#include "util/stats.h"
 
 extern char **environ;
 
@@ -159,71 +161,6 @@ static void traces_free(traces *t)
     memset(t, 0, sizeof *t);
 }
 
-/* Splits a CSV line in place (RFC 4180 quoting: "a,b" and "" inside quotes). Returns the number
- * of fields, or -1 if a quoted field is not closed properly; at most maxf fields are stored but
- * all are counted. */
-static int csv_split(char *line, char **fields, int maxf)
-{
-    int nf = 0;
-    char *p = line;
-    for (;;) {
-        char *start = p;
-        if (*p == '"') {
-            char *w = p;
-            p++;
-            for (;;) {
-                if (*p == '\0') return -1;
-                if (*p == '"') {
-                    if (p[1] == '"') {
-                        *w++ = '"';
-                        p += 2;
-                        continue;
-                    }
-                    p++;
-                    break;
-                }
-                *w++ = *p++;
-            }
-            if (*p != ',' && *p != '\0') return -1;
-            char end = *p;
-            *w = '\0';
-            if (nf < maxf) fields[nf] = start;
-            nf++;
-            if (end == '\0') return nf;
-            p++;
-        } else {
-            while (*p != ',' && *p != '\0') p++;
-            char end = *p;
-            *p = '\0';
-            if (nf < maxf) fields[nf] = start;
-            nf++;
-            if (end == '\0') return nf;
-            p++;
-        }
-    }
-}
-
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t') s++;
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
-    return s;
-}
-
-/* strtod over the whole field; "nan" and "inf" are accepted (as written by %.17g). */
-static int parse_double(const char *s, double *out)
-{
-    if (*s == '\0') return -1;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end != '\0') return -1;
-    /* ERANGE on underflow still gives a usable (denormal or 0) value; overflow gives inf. */
-    *out = v;
-    return 0;
-}
-
 static int parse_long(const char *s, long *out)
 {
     if (*s == '\0') return -1;
@@ -242,8 +179,6 @@ static int field_error(ncp_error *err, const char *path, long line, const char *
                          line, col, fieldno, text, what);
 }
 
-#define MAX_COLS 64
-
 static int is_fixed_column(const char *name)
 {
     return !strcmp(name, "problem") || !strcmp(name, "solver") || !strcmp(name, "iteration") ||
@@ -252,95 +187,37 @@ static int is_fixed_column(const char *name)
 
 static int read_traces(const char *path, const char *metric, traces *t, ncp_error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return ncp_error_set(err, NCP_ERR_INPUT,
-                             "cannot open %s: %s (run the benchmark first; it writes traces.csv)",
-                             path, strerror(errno));
-    char *line = NULL;
-    size_t linecap = 0;
-    ssize_t len;
-    long lineno = 0;
-    int rc = NCP_OK;
-    int ncols = 0;
-    int c_problem = -1, c_solver = -1, c_iter = -1, c_time = -1, c_metric = -1;
-    char *header[MAX_COLS];
-    char *fields[MAX_COLS];
-    char header_names[MAX_COLS][64];
+    ncp_csv r;
+    int rc = ncp_csv_open(&r, path, "run the benchmark first; it writes traces.csv", err);
+    if (rc) return rc;
+    static const char *const need[] = {"problem", "solver", "iteration", "time_ms"};
+    int col[4], c_metric = ncp_csv_column(&r, metric);
+    for (int k = 0; k < 4 && !rc; k++)
+        rc = ncp_csv_need_column(&r, need[k], "expected problem,solver,iteration,time_ms,<metrics>",
+                                 &col[k], err);
+    if (rc) goto done;
+    const int c_problem = col[0], c_solver = col[1], c_iter = col[2], c_time = col[3];
+    if (c_metric < 0 || is_fixed_column(metric)) {
+        char list[600] = "";
+        for (int i = 0; i < r.ncols; i++) {
+            if (is_fixed_column(r.header[i])) continue;
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%.63s", used ? ", " : "", r.header[i]);
+        }
+        rc = ncp_error_set(err, NCP_ERR_INPUT,
+                           "%s:1: '%s' is not a metric column of this file (choose one of: %s)",
+                           path, metric, list);
+        goto done;
+    }
     long last_s = -1, last_p = -1;
     char last_sname[256] = "", last_pname[256] = "";
 
-    while ((len = getline(&line, &linecap, f)) != -1) {
-        lineno++;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
-        if ((size_t)len != strlen(line)) {
-            rc = ncp_error_set(err, NCP_ERR_INPUT, "%s:%ld: contains a NUL byte (not a text CSV)",
-                               path, lineno);
-            goto done;
-        }
-        if (lineno == 1) {
-            /* A UTF-8 byte-order mark (spreadsheet exports) is not part of the first name. */
-            char *hl = strncmp(line, "\xEF\xBB\xBF", 3) == 0 ? line + 3 : line;
-            int nf = csv_split(hl, header, MAX_COLS);
-            if (nf < 0 || nf > MAX_COLS) {
-                rc = ncp_error_set(err, NCP_ERR_INPUT,
-                                   "%s:1: cannot read the header (%s)", path,
-                                   nf < 0 ? "unterminated quote" : "more than 64 columns");
-                goto done;
-            }
-            ncols = nf;
-            for (int i = 0; i < nf; i++) {
-                snprintf(header_names[i], sizeof header_names[i], "%s", trim(header[i]));
-                const char *h = header_names[i];
-                if (!strcmp(h, "problem")) c_problem = i;
-                else if (!strcmp(h, "solver")) c_solver = i;
-                else if (!strcmp(h, "iteration")) c_iter = i;
-                else if (!strcmp(h, "time_ms")) c_time = i;
-                if (!strcmp(h, metric)) c_metric = i;
-            }
-            const char *need[] = {"problem", "solver", "iteration", "time_ms"};
-            int have[] = {c_problem, c_solver, c_iter, c_time};
-            for (int k = 0; k < 4; k++)
-                if (have[k] < 0) {
-                    rc = ncp_error_set(err, NCP_ERR_INPUT,
-                                       "%s:1: the header has no column '%s' (expected "
-                                       "problem,solver,iteration,time_ms,<metrics>)",
-                                       path, need[k]);
-                    goto done;
-                }
-            if (c_metric < 0 || is_fixed_column(metric)) {
-                char list[600] = "";
-                for (int i = 0; i < nf; i++) {
-                    if (is_fixed_column(header_names[i])) continue;
-                    size_t used = strlen(list);
-                    snprintf(list + used, sizeof list - used, "%s%.63s", used ? ", " : "",
-                             header_names[i]);
-                }
-                rc = ncp_error_set(err, NCP_ERR_INPUT,
-                                   "%s:1: '%s' is not a metric column of this file (choose one "
-                                   "of: %s)",
-                                   path, metric, list);
-                goto done;
-            }
-            continue;
-        }
-        if (len == 0) continue; /* tolerate blank lines (e.g. a trailing one) */
-        int nf = csv_split(line, fields, MAX_COLS);
-        if (nf < 0) {
-            rc = ncp_error_set(err, NCP_ERR_INPUT, "%s:%ld: unterminated or misplaced quote",
-                               path, lineno);
-            goto done;
-        }
-        if (nf != ncols) {
-            rc = ncp_error_set(err, NCP_ERR_INPUT,
-                               "%s:%ld: %d fields, but the header has %d columns", path, lineno,
-                               nf, ncols);
-            goto done;
-        }
-        trace_row r;
-        r.line = lineno;
-        const char *sname = trim(fields[c_solver]);
-        const char *pname = trim(fields[c_problem]);
+    while ((rc = ncp_csv_next(&r, err)) == NCP_OK) {
+        long lineno = r.line;
+        trace_row tr;
+        tr.line = lineno;
+        const char *sname = r.field[c_solver];
+        const char *pname = r.field[c_problem];
         if (*sname == '\0') {
             rc = field_error(err, path, lineno, "solver", c_solver + 1, "is empty", sname);
             goto done;
@@ -349,41 +226,41 @@ static int read_traces(const char *path, const char *metric, traces *t, ncp_erro
             rc = field_error(err, path, lineno, "problem", c_problem + 1, "is empty", pname);
             goto done;
         }
-        const char *it = trim(fields[c_iter]);
-        if (parse_long(it, &r.iter) || r.iter < 0 || r.iter > INT_MAX) {
+        const char *it = r.field[c_iter];
+        if (parse_long(it, &tr.iter) || tr.iter < 0 || tr.iter > INT_MAX) {
             rc = field_error(err, path, lineno, "iteration", c_iter + 1,
                              "is not an iteration number (integer >= 0)", it);
             goto done;
         }
-        const char *tm = trim(fields[c_time]);
-        if (parse_double(tm, &r.time_ms) || !isfinite(r.time_ms) || r.time_ms < 0) {
+        const char *tm = r.field[c_time];
+        if (ncp_csv_number(tm, &tr.time_ms) || !isfinite(tr.time_ms) || tr.time_ms < 0) {
             rc = field_error(err, path, lineno, "time_ms", c_time + 1,
                              "is not a time in ms (finite number >= 0)", tm);
             goto done;
         }
-        const char *mv = trim(fields[c_metric]);
-        if (parse_double(mv, &r.value)) {
+        const char *mv = r.field[c_metric];
+        if (ncp_csv_number(mv, &tr.value)) {
             rc = field_error(err, path, lineno, metric, c_metric + 1,
                              "is not a number (write nan for a missing value)", mv);
             goto done;
         }
         /* Rows of one trace are normally contiguous: remember the last ids. */
         if (last_s >= 0 && !strcmp(sname, last_sname)) {
-            r.solver = (int)last_s;
+            tr.solver = (int)last_s;
         } else {
             long id = strtab_intern(&t->solvers, sname, err);
             if (id < 0) { rc = NCP_ERR_NOMEM; goto done; }
-            r.solver = (int)id;
+            tr.solver = (int)id;
             last_s = id;
             snprintf(last_sname, sizeof last_sname, "%s", sname);
             if (strlen(sname) >= sizeof last_sname) last_s = -1;
         }
         if (last_p >= 0 && !strcmp(pname, last_pname)) {
-            r.problem = (int)last_p;
+            tr.problem = (int)last_p;
         } else {
             long id = strtab_intern(&t->problems, pname, err);
             if (id < 0) { rc = NCP_ERR_NOMEM; goto done; }
-            r.problem = (int)id;
+            tr.problem = (int)id;
             last_p = id;
             snprintf(last_pname, sizeof last_pname, "%s", pname);
             if (strlen(pname) >= sizeof last_pname) last_p = -1;
@@ -399,23 +276,15 @@ static int read_traces(const char *path, const char *metric, traces *t, ncp_erro
             t->rows = rows;
             t->cap = cap;
         }
-        t->rows[t->n++] = r;
+        t->rows[t->n++] = tr;
     }
-    if (ferror(f)) {
-        rc = ncp_error_set(err, NCP_ERR_IO, "error reading %s: %s", path, strerror(errno));
-        goto done;
-    }
-    if (lineno == 0) {
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s:1: the file is empty (expected a header)",
-                           path);
-        goto done;
-    }
+    if (rc != NCP_CSV_END) goto done;
+    rc = NCP_OK;
     if (t->n == 0)
         rc = ncp_error_set(err, NCP_ERR_INPUT,
                            "%s: no trace rows after the header: nothing to plot", path);
 done:
-    free(line);
-    fclose(f);
+    ncp_csv_close(&r);
     return rc;
 }
 
@@ -432,17 +301,6 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-/* Type-7 percentile of sorted x[0..n-1], n >= 1 (see the top of this file). */
-static double quantile_sorted(const double *x, size_t n, double p)
-{
-    double h = (double)(n - 1) * p;
-    size_t j = (size_t)floor(h);
-    if (j + 1 >= n) return x[n - 1];
-    double frac = h - (double)j;
-    if (frac == 0.0 || x[j] == x[j + 1]) return x[j]; /* also keeps inf - inf out */
-    return x[j] + frac * (x[j + 1] - x[j]);
 }
 
 /* gnuplot splits data rows at whitespace: names are written with such characters replaced. */
@@ -556,8 +414,8 @@ static int write_residual_time(const traces *t, const char *path, const char *me
             qsort(vals, nv, sizeof *vals, cmp_double);
             fprint_name(f, t->solvers.names[sid]);
             fprintf(f, " %d %.12g %.12g %.12g %.12g %zu %zu\n", sid, tg,
-                    quantile_sorted(vals, nv, 0.5), quantile_sorted(vals, nv, 0.25),
-                    quantile_sorted(vals, nv, 0.75), nv, np);
+                    ncp_quantile_sorted(vals, nv, 0.5), ncp_quantile_sorted(vals, nv, 0.25),
+                    ncp_quantile_sorted(vals, nv, 0.75), nv, np);
         }
     }
     if (skipped[0]) fprintf(f, "\n# solvers without any value of %s:%s\n", metric, skipped);
@@ -631,8 +489,8 @@ static int write_time_iter(const traces *t, const char *path, ncp_error *err)
             /* vals is sorted: it[] is sorted by (iteration, time). */
             fprint_name(f, t->solvers.names[sid]);
             fprintf(f, " %d %ld %.12g %.12g %.12g %zu\n", sid, it[a].iter,
-                    quantile_sorted(vals, nv, 0.5), quantile_sorted(vals, nv, 0.25),
-                    quantile_sorted(vals, nv, 0.75), nv);
+                    ncp_quantile_sorted(vals, nv, 0.5), ncp_quantile_sorted(vals, nv, 0.25),
+                    ncp_quantile_sorted(vals, nv, 0.75), nv);
         }
     }
     rc = close_checked(f, path, err);

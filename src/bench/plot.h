@@ -5,9 +5,9 @@
  *   DIR/fig_residual_time.dat -> scripts/residual_vs_time.gp  -> DIR/residual_vs_time.{png,svg}
  *   DIR/fig_time_iter.dat     -> scripts/time_vs_iteration.gp -> DIR/time_vs_iteration.{png,svg}
  *
- * (the two panels of seed 000 Fig. 7 / Fig. 9: residual over computation time, computation
- * time over iteration). gnuplot's own messages go to DIR/gnuplot.log. The aggregation rules are
- * written in the header of each .dat file and in plot.c. */
+ * (the two panels of Lee et al. 2025 Fig. 7 / Fig. 9: residual over computation time,
+ * computation time over iteration). gnuplot's own messages go to DIR/gnuplot.log. The
+ * aggregation rules are written in the header of each .dat file and in plot.c. */
 #ifndef NCP_PLOT_H
 #define NCP_PLOT_H
 

@@ -1,4 +1,4 @@
-/* Single-step case generation (seed 000 §VII-A1, §VII-B1; DESIGN.md §2): at N configurations
+/* Single-step case generation (Lee et al. 2025 §VII-A1, §VII-B1; docs/design.md): at N configurations
  * of the scene, capture the step's problem under M random external wrenches each, N x M cases.
  *
  * Configuration i (0-based) starts from the scene's initial state; then

@@ -15,7 +15,7 @@ void ncp_cone_project(double mu, const double x[3], double out[3])
     } else if (mu * s <= -xn) { /* open: inside the polar cone */
         out[0] = out[1] = out[2] = 0.0;
     } else { /* slip: s > 0 here (s = 0 falls in one of the cases above) */
-        double a = (xn + mu * s) / (1.0 + mu * mu); /* seed 004 eq. 150 */
+        double a = (xn + mu * s) / (1.0 + mu * mu); /* NCP report 2025 eq. 150 */
         double f = mu * a / s;
         out[0] = a;
         out[1] = f * t1;
@@ -33,7 +33,7 @@ void ncp_cone_project_dual(double mu, const double x[3], double out[3])
         out[2] = t2;
     } else if (s <= -mu * xn) { /* inside the polar of K* (= -K) */
         out[0] = out[1] = out[2] = 0.0;
-    } else { /* seed 004 eq. 151: K*_mu = K_{1/mu}; s > 0 here */
+    } else { /* NCP report 2025 eq. 151: K*_mu = K_{1/mu}; s > 0 here */
         double t = (s + mu * xn) / (1.0 + mu * mu);
         out[0] = mu * t;
         out[1] = t * t1 / s;
@@ -43,7 +43,7 @@ void ncp_cone_project_dual(double mu, const double x[3], double out[3])
 
 void ncp_cone_project_strict(double mu, const double x[3], double out[3])
 {
-    /* seed 000 eq. 17: clamp the normal, then clamp the tangent radially onto the disk of
+    /* Lee et al. 2025 eq. 17: clamp the normal, then clamp the tangent radially onto the disk of
      * radius mu * lambda_n (not the Euclidean projection). */
     double ln = x[0] > 0.0 ? x[0] : 0.0;
     double r = mu * ln;
@@ -69,7 +69,7 @@ void ncp_cone_project_jacobian(double mu, const double x[3], double G[9])
     } else if (mu * s <= -xn) {
         /* zero */
     } else {
-        /* seed 000 eq. 23 (slip), normal first, block transposes corrected (digest §2.3):
+        /* Lee et al. 2025 eq. 23 (slip), normal first, block transposes corrected (digest §2.3):
          * G = 1/(1+mu^2) [[1, mu tb^T], [mu tb, mu^2 I + (mu xn / s) P]], P = I - tb tb^T. */
         double tb[2] = {t1 / s, t2 / s};
         double c = 1.0 / (1.0 + mu * mu);

@@ -105,7 +105,7 @@ int ncp_problem_primal_from_dual(ncp_problem *p, ncp_error *err)
                              p->name ? p->name : "?");
     int m = p->m, rc;
     /* Any factor D = F F^T gives A = I, J = F, b = 0, e = v_f with J A^{-1} J^T = D and
-     * J A^{-1} b + e = v_f. (DESIGN.md §5 writes J = L^T for D = L L^T; with A = I that gives
+     * J A^{-1} b + e = v_f. (docs/design.md writes J = L^T for D = L L^T; with A = I that gives
      * L^T L, so the factor itself is used.) D is often only semi-definite (more contact rows
      * than DOFs), where Cholesky fails; the symmetric eigendecomposition D = Q diag(w) Q^T with
      * F = Q diag(sqrt(max(w, 0))) is exact for PSD D and needs no regularising shift. */

@@ -1,14 +1,14 @@
-/* The captured contact problem (DESIGN.md §4): everything any solver needs, so that a solver
+/* The captured contact problem (docs/design.md): everything any solver needs, so that a solver
  * never needs the scene.
  *
  *   primal:  A v = b + J^T lambda,  u = J v + e          (A SPD, n_v x n_v)
  *   dual:    u = D lambda + v_f,    D = J A^{-1} J^T,  v_f = J A^{-1} b + e
  *
- * Rows are grouped in blocks (DESIGN.md §3); contact blocks are 3 rows, normal first.
+ * Rows are grouped in blocks (docs/design.md); contact blocks are 3 rows, normal first.
  *   BILATERAL  1 row, lambda free, u = 0
  *   UNILATERAL 1 row, 0 <= lambda  _|_  u >= 0
  *   CONTACT    3 rows, K*_mu  ∋ u + Gamma(u)  _|_  lambda ∈ K_mu
- *   SOFT       1 row, lambda = -k * phi - c * u   (seed 000 eq. 4; k, c, phi already scaled
+ *   SOFT       1 row, lambda = -k * phi - c * u   (Lee et al. 2025 eq. 4; k, c, phi already scaled
  *              to impulse units by the integrator that built the row)
  */
 #ifndef NCP_PROBLEM_H
@@ -46,14 +46,14 @@ typedef struct ncp_contact_info {
     double frame[9];  /* rows n, t1, t2 (world), row-major: frame[0..2] = normal */
     int body[2];      /* body indices (-1 = world/static). The normal points from body[0]
                          towards body[1]: lambda_n > 0 pushes body[1] along +n, body[0] along -n */
-    /* Compliant contact model of seed 001 (eq. 2), used by SAP and the sap_* metrics
+    /* Compliant contact model of Castro et al. 2023 (eq. 2), used by SAP and the sap_* metrics
      * (src/sap_model.h), from the scene's materials: */
     double stiffness;   /* k, N/m, > 0; 0 = rigid (not given: the default; +inf also reads as
                            rigid, but files hold finite numbers only) */
     double dissipation; /* tau_d, s (>= 0; default 0) */
 } ncp_contact_info;
 
-/* Subsystem / body structure for SubADMM (seed 000 §VI). Filled by src/assemble.c: one subsystem
+/* Subsystem / body structure for SubADMM (Lee et al. 2025 §VI). Filled by src/assemble.c: one subsystem
  * per tree of moving bodies rooted at the ground (a free body, a robot); body coordinates are
  * (v_c, omega), centre-of-mass velocity and angular velocity in world axes (assemble.h). Dense
  * blocks, column-major. */
@@ -124,8 +124,10 @@ int ncp_problem_alloc_blocks(ncp_problem *p, int nblocks, ncp_error *err);
 void ncp_problem_layout(ncp_problem *p);
 /* Fills D and v_f from the primal data (sets has_dual). */
 int ncp_problem_compute_dual(ncp_problem *p, ncp_error *err);
-/* For dual-only input: A = I, J = L^T with D = L L^T, b = 0 and e = v_f reproduce D and v_f
- * exactly (DESIGN.md §5). Sets has_primal. */
+/* For dual-only input: A = I, J^T = F with D = F F^T, b = 0 and e = v_f reproduce D and v_f
+ * exactly; F = Q diag(sqrt(w)) from the symmetric eigendecomposition D = Q diag(w) Q^T (exact
+ * for a PSD D of any rank, where a Cholesky factor L would fail; docs/design.md). Sets
+ * has_primal. */
 int ncp_problem_primal_from_dual(ncp_problem *p, ncp_error *err);
 /* Checks sizes, finiteness (names the offending field), mu >= 0, SPD-ness of A is left to the
  * factorisation. `where` names the source for the message (file and group). */

@@ -1,4 +1,4 @@
-/* The compliant contact model of seed 001 (see sap_model.h). */
+/* The compliant contact model of Castro et al. 2023 (see sap_model.h). */
 #include "core/sap_model.h"
 
 #include <math.h>

@@ -1,10 +1,10 @@
-/* The compliant contact model of seed 001 (Castro, Permenter, Han, "An Unconstrained Convex
+/* The compliant contact model of Castro et al. 2023 (Castro, Permenter, Han, "An Unconstrained Convex
  * Formulation of Compliant Contact": SAP) written once, for the solver (solvers/sap.c) and for
  * the sap_momentum / sap_compl metrics (metrics/metrics.c).
  *
  * The problem SAP solves, in our variables. Our constraint velocity is u = J v + e (problem.h).
  * SAP's is u_hat = u + shift, and every block b has a convex cost l_b(u_hat) whose negative
- * gradient is the block's impulse gamma_b(u_hat) and whose Hessian is G_b (seed 001 eqs. 23,
+ * gradient is the block's impulse gamma_b(u_hat) and whose Hessian is G_b (Castro et al. 2023 eqs. 23,
  * 35-37, 39). SAP minimises over v
  *     l_p(v) = 1/2 ||v - v*||_A^2 + sum_b l_b(u_hat_b(v)),    v* = A^{-1} b      (eq. 24)
  * whose optimality condition A (v - v*) = J^T gamma(v) is the momentum balance. Per block:
@@ -63,7 +63,7 @@ int ncp_sap_model_build(const ncp_problem *p, const double *D, double beta, doub
 void ncp_sap_model_free(ncp_sap_model *sm);
 
 /* Projection of y onto F = {|g_t| <= mu g_n} in the norm of R = diag(Rn, Rt, Rt), normal
- * first (seed 001 App. C eq. 27; Rn, Rt > 0). Regions tested stick (y in F), open (y_n <
+ * first (Castro et al. 2023 App. C eq. 27; Rn, Rt > 0). Regions tested stick (y in F), open (y_n <
  * -mu_hat y_r, the interior of the R-polar cone), else slide; the boundaries go to stick and
  * slide as App. D says. dg (may be NULL) receives dgamma/dy, 3x3 column-major. Returns the
  * region. out may alias y. */
@@ -80,7 +80,7 @@ double ncp_sap_block(const ncp_problem *p, const ncp_sap_model *sm, int bi, cons
 double ncp_sap_eval(const ncp_problem *p, const ncp_sap_model *sm, const double *uhat,
                     double *gamma, double *G9);
 
-/* Seed 001 eq. 32 at an impulse lambda whose velocity is v = A^{-1}(b + J^T lambda), with gamma
+/* Castro et al. 2023 eq. 32 at an impulse lambda whose velocity is v = A^{-1}(b + J^T lambda), with gamma
  * the model's impulse there: the momentum residual is J^T (lambda - gamma), p = A v = b + J^T
  * lambda, j_c = J^T gamma, scaled by D_s = diag(A)^{-1/2} (the paper's diag(M)^{-1/2}; A = M for
  * rigid bodies). num = ||D_s J^T(lambda - gamma)||,
@@ -89,13 +89,13 @@ double ncp_sap_eval(const ncp_problem *p, const ncp_sap_model *sm, const double 
  * At another solver's lambda the two impulses differ (e.g. a resting rigid answer: u = 0, so the
  * compliant model's gamma is ~0 and p = A v ~0): we take the larger of the two, which keeps the
  * ratio in [0, 2] and equals eq. 32 when lambda = gamma.
- * Without primal data it uses the canonical primal form of DESIGN.md §5 (A = I, J = L^T with
+ * Without primal data it uses the canonical primal form of docs/design.md (A = I, J = L^T with
  * D = L L^T, b = 0, so p = J^T lambda): num = ||lambda - gamma||_D, den = max(||lambda||_D,
  * ||gamma||_D), with ||x||_D = sqrt(x^T D x) (D = p->D). Uses sm->work. */
 void ncp_sap_momentum_parts(const ncp_problem *p, ncp_sap_model *sm, const double *lambda,
                             const double *gamma, double *num, double *den);
 
-/* Seed 001 eq. 33 at lambda: (1/n_c) sum_contacts |g_i . lambda_i| / l_p with
+/* Castro et al. 2023 eq. 33 at lambda: (1/n_c) sum_contacts |g_i . lambda_i| / l_p with
  * g_i = u_hat_i + R_i lambda_i (eq. 19 with sigma = lambda) and
  * l_p = 1/2 lambda^T D lambda + 1/2 sum_rows R_r lambda_r^2 (soft rows: only the first term).
  * u = D lambda + v_f is given. 0 when both are 0 (no impulse); without contacts 0. */

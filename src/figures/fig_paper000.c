@@ -5,22 +5,22 @@
  * What runs (solvers that are not registered, scenes that do not exist and problems without the
  * structure a solver needs are reported as missing, in the output and in claims.md):
  *   Fig. 7 (bolt-nut) and Fig. 9 (dishes), §VII-A1/B1: the scene's single-step cases (100; the
- *     scene's quick count with --quick), canal / subadmm / pgs-000 under the scene's iteration
- *     and time budget, stopped at al_residual <= 1e-10 (below the paper's 1e-8 level, so the
- *     curves show what happens after it), cold start. Captured once into figN_<scene>/
+ *     scene's quick count with --quick), canal / subadmm / pgs-decoupled under the scene's
+ *     iteration and time budget, stopped at al_residual <= 1e-10 (below the paper's 1e-8 level,
+ *     so the curves show what happens after it), cold start. Captured once into figN_<scene>/
  *     problems.h5, solved by ncp_pipeline_solve (traces, metrics, residual_vs_time and
  *     time_vs_iteration figures of src/plot.c); the statistics below are read back from
  *     metrics.csv and traces.csv. The dish captures also feed Table II.
  *   Fig. 11 (pouring), §VII-C: scenes/pouring-sweep/pouring-N.json, N = 9..45 particles (9, 18
  *     with --quick), each trajectory captured once; canal with exactly 5 iterations and
- *     subadmm / pgs-000 with exactly 100 (tolerance 0: the paper fixes the counts), cold start
- *     on every captured step. Per solver and N: mean (setup + solve) ms per step and mean
+ *     subadmm / pgs-decoupled with exactly 100 (tolerance 0: the paper fixes the counts), cold
+ *     start on every captured step. Per solver and N: mean (setup + solve) ms per step and mean
  *     al_residual against the system DOF (nv of the captures).
  *   Table II, §VII-D1: on every dish case, 10 AL loops of canal / al-trdogleg / al-dampedsn
- *     through ncp_al_run (solvers/canal.h); inner iterations = all inner steps of the 10 loops
- *     (mean over cases); failure % = loops whose inner solve missed its tolerance over all loops
- *     (the paper's 1.2 % and 1.1 % over 100 cases are not whole numbers of cases, so they count
- *     loops: 12 and 11 of 1000); residual = mean over cases of -log10 al_residual computed by
+ *     through ncp_al_solve_observed (solvers/al.h); inner iterations = all inner steps of the 10
+ *     loops (mean over cases); failure % = loops whose inner solve missed its tolerance over all
+ *     loops (the paper's 1.2 % and 1.1 % over 100 cases are not whole numbers of cases, so they
+ *     count loops: 12 and 11 of 1000); residual = mean over cases of -log10 al_residual computed by
  *     metrics/ from the returned lambda (never the solver's own).
  *   Table III, §VII-D2: laikago8 and laikago27 trajectories, subadmm / admm-nosub / admm-nobody
  *     with exactly 100 iterations; time = mean (setup + solve) ms per captured step; residual =
@@ -48,7 +48,7 @@
 #include "bench/pipeline.h"
 #include "bench/plot.h"
 #include "store/store.h"
-#include "solvers/canal.h"
+#include "solvers/al.h"
 #include "util/clock.h"
 #include "solvers/registry.h"
 #include "capture/capture.h"
@@ -62,9 +62,11 @@
 
 enum { P0_MAXS = 3, P0_MAXCLAIMS = 32, P0_NPOUR = 5 };
 
-static const char *const fig_solvers[P0_MAXS] = {"canal", "subadmm", "pgs-000"};
+static const char *const fig_solvers[P0_MAXS] = {"canal", "subadmm", "pgs-decoupled"};
 static const char *const fig_labels[P0_MAXS] = {"CANAL", "SubADMM", "PGS"};
 static const char *const t2_solvers[P0_MAXS] = {"canal", "al-trdogleg", "al-dampedsn"};
+static const ncp_al_config *const t2_configs[P0_MAXS] = {
+    &ncp_al_config_canal, &ncp_al_config_trdogleg, &ncp_al_config_dampedsn};
 static const char *const t2_labels[P0_MAXS] = {"CANAL", "TRDogleg", "DampedSN"};
 static const char *const t3_solvers[P0_MAXS] = {"subadmm", "admm-nosub", "admm-nobody"};
 static const char *const t3_labels[P0_MAXS] = {"SubADMM", "No Sub", "No Body"};
@@ -680,7 +682,7 @@ static int p0_fig_md(p0_ctx *c, const char *name, const char *title, const char 
     return p0_close(f, path, err);
 }
 
-/* CANAL > PGS > SubADMM (s = 0 canal, 1 subadmm, 2 pgs-000) on the time-versus-iteration
+/* CANAL > PGS > SubADMM (s = 0 canal, 1 subadmm, 2 pgs-decoupled) on the time-versus-iteration
  * panel at iteration 10 (setup included: the paper credits SubADMM's "negligible preparation
  * phase cost"), and on the solve time per iteration alone. */
 static int p0_cost_order_t10(const p0_figstat st[P0_MAXS])
@@ -693,9 +695,9 @@ static int p0_cost_order_mspi(const p0_figstat st[P0_MAXS])
     return st[0].med_mspi > st[2].med_mspi && st[2].med_mspi > st[1].med_mspi;
 }
 
-/* CANAL's Newton steps per AL loop, through ncp_al_run's step observer (solvers/canal.h): the
- * clock-independent form of "the number of required Newton iterations ... decreases" as the AL
- * loop converges (§VII-A1). steps[k] = mean over the cases that ran loop k + 1. */
+/* CANAL's Newton steps per AL loop, through ncp_al_solve_observed's step observer (solvers/al.h):
+ * the clock-independent form of "the number of required Newton iterations ... decreases" as the
+ * AL loop converges (§VII-A1). steps[k] = mean over the cases that ran loop k + 1. */
 typedef struct p0_newton {
     double steps[P0_AL_LOOPS];
     int reached[P0_AL_LOOPS];
@@ -721,10 +723,10 @@ static int p0_newton_profile(const p0_ctx *c, const p0_set *set, p0_newton *q, n
         if (!lambda || !v) rc = NCP_ERR_NOMEM;
         ncp_al_stats st;
         memset(&st, 0, sizeof st);
-        st.on_step = p0_newton_step;
-        st.ctx = q;
         memset(q->cur, 0, sizeof q->cur);
-        if (!rc) rc = ncp_al_run(canal, p, NULL, NULL, NULL, P0_AL_LOOPS, lambda, v, &st, err);
+        if (!rc)
+            rc = ncp_al_solve_observed(&ncp_al_config_canal, p, NULL, NULL, NULL, P0_AL_LOOPS,
+                                       p0_newton_step, q, lambda, v, &st, err);
         for (int k = 0; !rc && k < st.al_iterations && k < P0_AL_LOOPS; k++) {
             q->steps[k] += q->cur[k];
             q->reached[k]++;
@@ -792,8 +794,8 @@ static int p0_fig79(p0_ctx *c, int fig, p0_set *keep, ncp_error *err)
                 rc = ncp_error_set(err, NCP_ERR_IO, "cannot append to %s", mpath);
                 goto done;
             }
-            fprintf(f, "CANAL's Newton steps per AL loop (ncp_al_run, %d loops from a cold start, "
-                       "mean over the cases that ran the loop): ", P0_AL_LOOPS);
+            fprintf(f, "CANAL's Newton steps per AL loop (ncp_al_solve_observed, %d loops from a "
+                       "cold start, mean over the cases that ran the loop): ", P0_AL_LOOPS);
             for (int k = 0; k < P0_AL_LOOPS; k++)
                 fprintf(f, "%s%.3g", k ? ", " : "", newton.steps[k]);
             fprintf(f, ".\n\n");
@@ -960,7 +962,8 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
             ncp_al_stats st;
             memset(&st, 0, sizeof st);
             double t0 = ncp_now_ms();
-            rc = ncp_al_run(desc[s], p, NULL, NULL, NULL, P0_AL_LOOPS, lambda, v, &st, err);
+            rc = ncp_al_solve_observed(t2_configs[s], p, NULL, NULL, NULL, P0_AL_LOOPS, NULL, NULL,
+                                       lambda, v, &st, err);
             double ms = ncp_now_ms() - t0;
             if (rc) {
                 ncp_error_prefix(err, "Table II, %s on case %s: ", t2_solvers[s], p->name);
@@ -1001,12 +1004,12 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
     else
         fprintf(f,
                 "%d dish cases (the Fig. 9 captures, `fig9_dishes/problems.h5`), %d AL loops "
-                "each from a cold start with the solvers' default parameters (ncp_al_run, "
-                "solvers/canal.h). Inner iter. = inner steps over the %d loops, mean over cases; "
-                "failure = AL loops whose inner solve missed its tolerance, %% of all loops "
-                "(cases with any failure in brackets); residual = mean over cases of -log10 "
-                "al_residual (metrics/, from the returned lambda). Per case: "
-                "`table2_cases.csv`.\n\n",
+                "each from a cold start with the solvers' default parameters "
+                "(ncp_al_solve_observed, solvers/al.h). Inner iter. = inner steps over the %d "
+                "loops, mean over cases; failure = AL loops whose inner solve missed its "
+                "tolerance, %% of all loops (cases with any failure in brackets); residual = "
+                "mean over cases of -log10 al_residual (metrics/, from the returned lambda). Per "
+                "case: `table2_cases.csv`.\n\n",
                 set->cs.n, P0_AL_LOOPS, P0_AL_LOOPS);
     fprintf(f, "| | %s | %s | %s |\n|---|---|---|---|\n", t2_labels[0], t2_labels[1],
             t2_labels[2]);
@@ -1204,7 +1207,7 @@ static int p0_fig11(p0_ctx *c, ncp_error *err)
     if (!f) return err->code;
     fprintf(f, "# ncpbench figure data: seed 000 Fig. 11 (pouring), per solver and particle count "
                "N: mean\n# (setup + solve) ms per captured step and mean al_residual at a fixed "
-               "iteration count\n# (canal 5, subadmm and pgs-000 100), cold start on every "
+               "iteration count\n# (canal 5, subadmm and pgs-decoupled 100), cold start on every "
                "step. DOF = nv of the captures.\n# One index block per solver (gnuplot: index "
                "i); solvers without data have no rows.\n# columns: solver solver_index N dof "
                "mean_ms median_ms mean_residual geomean_residual problems mean_iterations\n");

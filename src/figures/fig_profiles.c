@@ -1,5 +1,5 @@
 /* `ncpbench figures --profiles`: Dolan–Moré performance profiles of every registered solver over
- * every captured problem of the shipped scenes (DESIGN.md §9, "beyond the papers").
+ * every captured problem of the shipped scenes (docs/design.md, "beyond the papers").
  *
  * Methodology (Acary, Brémond, Huber 2018 §5, their faf tool; Dolan & Moré 2002):
  *   - problems: fresh captures of every scene file (*.json) of the scenes directory, sorted
@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "figures/fig_util.h"
+#include "figures/fig_profiles.h"
 #include "figures/figures.h"
 #include "util/fsutil.h"
 #include "bench/pipeline.h"
@@ -284,7 +285,7 @@ int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
                ncp_perf_rho(tb.np, tb.ns, r, s, INFINITY), ncp_perf_rho(tb.np, tb.ns, r, s, 1.0),
                ncp_perf_rho(tb.np, tb.ns, r, s, 10.0), ncp_perf_rho(tb.np, tb.ns, r, s, 100.0));
     printf("(rho(1): share of problems where the solver is fastest; rho(100): solved within 100x "
-           "the best time; no published claim to compare with: beyond the papers, DESIGN.md §9)\n");
+           "the best time; no published claim to compare with: beyond the papers, docs/design.md)\n");
     char title[300];
     snprintf(title, sizeof title, "Performance profiles: %d problems from %d scenes (%s)", tb.np,
              nfiles, o->quick ? "quick" : "full");

@@ -1,5 +1,5 @@
 /* `ncpbench figures`: regenerates the papers' figures and tables and the Dolan–Moré performance
- * profiles from fresh captures (DESIGN.md §9). Each figure set lives in its own file and is
+ * profiles from fresh captures (docs/design.md). Each figure set lives in its own file and is
  * listed in the table in figures.c. */
 #ifndef NCP_FIGURES_H
 #define NCP_FIGURES_H
@@ -17,11 +17,9 @@ typedef struct ncp_fig_opts {
                               (profiles) to these scene names; NULL = all */
 } ncp_fig_opts;
 
-/* Figure sets (one file each, listed in figures.c's table): declare them here. */
-int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err); /* src/fig_profiles.c */
-int ncp_fig_002(const ncp_fig_opts *o, ncp_error *err);      /* src/fig_002.c */
-int ncp_fig_paper000(const ncp_fig_opts *o, ncp_error *err); /* src/fig_paper000.c */
-int ncp_fig_paper004(const ncp_fig_opts *o, ncp_error *err); /* src/fig_paper004.c */
+/* Figure sets: one file and header each (fig_profiles.h, fig_tasora2021.h, ...), listed in
+ * figures.c's table. */
+int ncp_fig_paper000(const ncp_fig_opts *o, ncp_error *err); /* fig_paper000.c */
 
 /* argv holds the options after "figures"; returns the process exit code (cli.h). */
 int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt);

@@ -1,7 +1,7 @@
-/* Signed distance geometry for contact-rich shapes (seed 000 §VII-A/B/C and Appendix B):
+/* Signed distance geometry for contact-rich shapes (Lee et al. 2025 §VII-A/B/C and Appendix B):
  * a threaded M48 bolt and its hex nut (ISO 68-1 basic profile, helical), and revolved-profile
  * dishes and bottles. Each shape gives the value f and the gradient of its signed distance
- * function (f > 0 outside, DESIGN.md §3), a surface sample set for contact generation
+ * function (f > 0 outside, docs/design.md), a surface sample set for contact generation
  * (sdf_contact.h), a bounding box and its mass properties.
  *
  * Frames. A shape is built in its GEOMETRY frame (bolt: axis z, threaded from z = 0 to
@@ -15,7 +15,7 @@
  * Exactness (what the tests check):
  *   - revolved: exact (the revolution of an exact 2-D distance; App. B eq. 45);
  *   - thread: f = g / lambda_c, g the exact distance in the meridional half-plane to the
- *     helically swept ISO profile (robot-geometry-facts.md §7). Its zero set is exactly the
+ *     helically swept ISO profile. Its zero set is exactly the
  *     thread surface; |grad f| <= 1 wherever r >= r_c = d1/2 - P (within one pitch of every
  *     thread point), and on the surface 1/lambda_c <= |grad f| <= 1 with lambda_c =
  *     sqrt(1 + k^2/r_c^2) (k = lead/2pi): 0.9988 for M48 x 5. Near the axis (r < k, more than
@@ -35,9 +35,9 @@ typedef enum ncp_sdf_kind {
 } ncp_sdf_kind;
 
 #define NCP_SDF_MAX_PROFILE 8        /* points of a revolved profile polyline */
-#define NCP_SDF_DEFAULT_MAX_CONTACTS 120 /* per pair; seed 000 §VII-A */
+#define NCP_SDF_DEFAULT_MAX_CONTACTS 120 /* per pair; Lee et al. 2025 §VII-A */
 
-/* ISO 68-1 thread (robot-geometry-facts.md §6.1). */
+/* ISO 68-1 thread. */
 typedef struct ncp_thread_geom {
     double d;         /* major diameter (bolt crest / nut root) */
     double P;         /* pitch = lead (single start) */

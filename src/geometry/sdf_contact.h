@@ -1,7 +1,7 @@
 /* Contact generation for signed distance shapes (sdf.h) against each other and against the
  * primitive shapes (plane, sphere, capsule, box).
  *
- * Method (seed 000 §VII-A uses an SDF for the bolt and Frank-Wolfe on a triangulated nut; we
+ * Method (Lee et al. 2025 §VII-A uses an SDF for the bolt and Frank-Wolfe on a triangulated nut; we
  * sample instead, both ways):
  *   1. Candidates. The precomputed surface samples of each finite, non-sphere shape (the SDF
  *      samples of sdf.h; boxes and capsules are sampled on the fly at the SDF's spacing) are
@@ -11,7 +11,7 @@
  *      point x - phi_b(x)/2 grad phi_b/|grad phi_b| (midway between x and its closest point on
  *      b, to first order); and symmetrically for the samples of b in phi_a.
  *   2. Reduction. If there are more candidates than the pair's cap (the smaller max_contacts
- *      of its SDF shapes, 120 by default as in seed 000 §VII-A), they are clustered by
+ *      of its SDF shapes, 120 by default as in Lee et al. 2025 §VII-A), they are clustered by
  *      k-centre clustering (Gonzalez's farthest-point algorithm) in the 6-D feature
  *      (x, w n), w = 10 sample spacings, so that opposite thread flanks a few millimetres apart
  *      stay in different clusters; the first centre is the deepest candidate. Each cluster

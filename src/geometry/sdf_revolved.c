@@ -1,4 +1,4 @@
-/* Revolved-profile shapes: dishes (bowl, plate, pot) and a bottle, seed 000 Appendix B:
+/* Revolved-profile shapes: dishes (bowl, plate, pot) and a bottle, Lee et al. 2025 Appendix B:
  *
  *     SDF_3d(p) = SDF_2d([sqrt(p1^2 + p2^2), p3])                              (App. B)
  *     SDF_2d(p) = min(dist(p, OA), dist(p, AB)) - d                            (eq. 45)
@@ -174,7 +174,7 @@ static int revolved_sample(ncp_sdf *s, ncp_error *err)
 int ncp_sdf_dish_preset(const char *kind, double *rz, int *npts, double *pad)
 {
     /* Dimensions (m) after the YCB bowl (159 x 53 mm) and plate (258 x 24 mm), a 24 cm pot and
-     * a 0.5 L bottle (robot-geometry-facts.md §8); O at the origin, the base's underside at
+     * a 0.5 L bottle; O at the origin, the base's underside at
      * z = -pad. Outer size = (B_r + pad) radius, (B_z + 2 pad) height. */
     static const struct {
         const char *name;
@@ -208,7 +208,7 @@ int ncp_sdf_revolved_create(const char *label, const double *rz, int npts, doubl
                              label, npts, NCP_SDF_MAX_PROFILE);
     if (rz[0] != 0.0)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: the first profile point must lie on the axis "
-                             "(r = 0, point O of seed 000 App. B), got r = %g", label, rz[0]);
+                             "(r = 0, point O of Lee et al. 2025 App. B), got r = %g", label, rz[0]);
     for (int i = 0; i < npts; i++) {
         if (!isfinite(rz[2 * i]) || !isfinite(rz[2 * i + 1]) || rz[2 * i] < 0.0)
             return ncp_error_set(err, NCP_ERR_INPUT, "%s: profile point %d (%g, %g) must be finite "

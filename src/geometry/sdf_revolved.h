@@ -4,7 +4,7 @@
 
 #include "geometry/sdf.h"
 
-/* Revolved profile (seed 000 App. B eq. 45, generalised from O-A-B to a polyline): rz holds
+/* Revolved profile (Lee et al. 2025 App. B eq. 45, generalised from O-A-B to a polyline): rz holds
  * npts >= 2 points (r, z), the first on the axis (r = 0), the others with r >= 0;
  * f2(p) = min_i dist(p, segment_i) - pad, revolved about z. */
 int ncp_sdf_revolved_create(const char *label, const double *rz, int npts, double pad,

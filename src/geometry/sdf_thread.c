@@ -1,6 +1,6 @@
 /* Helical ISO metric thread: bolt (external thread) and hex nut (internal thread).
  *
- * Basic profile (ISO 68-1; robot-geometry-facts.md §6.1), in the meridional half-plane with
+ * Basic profile (ISO 68-1), in the meridional half-plane with
  * s the axial distance from the centre of a bolt crest, folded into one half period
  * s in [0, P/2], and r the radius:
  *     crest  r = d/2    for s in [0, P/16]            (flat P/8 wide)
@@ -10,7 +10,7 @@
  * root flat the bolt's crest flat (at D = d), as in the standard. The bolt's ISO-rounded root
  * (d3) is not modelled: with the basic profile the nut crest clears it anyway.
  *
- * Helix (robot-geometry-facts.md §7, the meridional-section SDF of deadsy/sdfx screw.go):
+ * Helix (the meridional-section SDF of deadsy/sdfx screw.go):
  * right-hand single start, u = z - k theta (k = P / 2 pi), s = |u - P round(u / P)|. g(r, s)
  * is the exact 2-D distance to the profile (both fold lines meet the profile at right angles,
  * so folding does not change it), negative inside the bolt. In 3-D,

@@ -1,8 +1,5 @@
 /* The benchmark.cases section of a scene (cases.h). */
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "scene/cases.h"
@@ -12,19 +9,6 @@
 static const double PI = 3.14159265358979323846;
 
 /* ---- parsing (benchmark.cases) ---- */
-
-static int fail(const char *where, ncp_error *err, const char *key, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(const char *where, ncp_error *err, const char *key, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return ncp_error_set(err, NCP_ERR_INPUT, "%s: benchmark.cases%s%s: %s", where, key ? "." : "",
-                         key ? key : "", msg);
-}
 
 static int free_root(const ncp_model *m, int b)
 {
@@ -38,70 +22,40 @@ static int find_body(const ncp_model *m, const char *name)
     return -1;
 }
 
-/* `prefix` ("" or "screw.") completes the JSON path in messages. */
-static int get_num(const cJSON *o, const char *prefix, const char *key, double def, double lo,
-                   const char *where, ncp_error *err, double *out)
+/* The screw motion section benchmark.cases.screw (sc, at path). */
+static int parse_screw(const ncp_json_ctx *c, const cJSON *sc, const char *path, const ncp_model *m,
+                       ncp_cases_cfg *cfg)
 {
-    const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-    if (!v) {
-        *out = def;
-        return NCP_OK;
+    static const char *const keys[] = {"body", "axis", "point", "lead", "angle", NULL};
+    static const double z[3] = {0, 0, 1}, o[3] = {0, 0, 0};
+    char p[NCP_JSON_PATH_MAX];
+    if (!cJSON_IsObject(sc))
+        return ncp_json_fail(c, path, "must be an object {body, axis, point, lead, angle}");
+    int rc = ncp_json_check_keys(c, sc, path, keys);
+    if (rc) return rc;
+    const cJSON *bn = cJSON_GetObjectItemCaseSensitive(sc, "body");
+    int b = cJSON_IsString(bn) ? find_body(m, bn->valuestring) : -1;
+    if (b < 0 || !free_root(m, b)) {
+        ncp_json_key(p, path, "body");
+        return ncp_json_fail(c, p, "must name a dynamic free body of the scene");
     }
-    char label[64];
-    snprintf(label, sizeof label, "%s%s", prefix, key);
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo)
-        return fail(where, err, label, "must be a finite number >= %g", lo);
-    *out = v->valuedouble;
-    return NCP_OK;
-}
-
-static int get_count(const cJSON *o, const char *key, int def, int lo, const char *where,
-                     ncp_error *err, int *out)
-{
-    const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-    if (!v) {
-        *out = def;
-        return NCP_OK;
+    cfg->screw_body = b;
+    rc = ncp_json_get_vec(c, sc, path, "axis", 0, 3, z, cfg->screw_axis);
+    if (!rc) rc = ncp_json_get_vec(c, sc, path, "point", 0, 3, o, cfg->screw_point);
+    if (!rc) rc = ncp_json_get_number(c, sc, path, "lead", 0, NCP_JSON_FINITE, 0.0, &cfg->screw_lead);
+    if (rc) return rc;
+    if (ncp_v3_normalize(cfg->screw_axis) < 1e-12) {
+        ncp_json_key(p, path, "axis");
+        return ncp_json_fail(c, p, "must be a non-zero vector");
     }
-    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < lo ||
-        v->valuedouble > 1e6)
-        return fail(where, err, key, "must be an integer in [%d, 1000000]", lo);
-    *out = (int)v->valuedouble;
-    return NCP_OK;
-}
-
-static int get_vec3(const cJSON *o, const char *prefix, const char *key, const double *def,
-                    const char *where, ncp_error *err, double out[3])
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    char label[64];
-    snprintf(label, sizeof label, "%s%s", prefix, key);
-    if (!v) memcpy(out, def, 3 * sizeof(double));
-    else if (ncp_json_numbers(v, 3, out) != 3)
-        return fail(where, err, label, "must be an array of 3 finite numbers");
-    return NCP_OK;
-}
-
-static int check_keys(const cJSON *o, const char *const *keys, const char *prefix, const char *where,
-                      ncp_error *err)
-{
-    for (const cJSON *it = o->child; it; it = it->next) {
-        int ok = 0;
-        for (int i = 0; keys[i]; i++)
-            if (strcmp(keys[i], it->string) == 0) ok = 1;
-        for (const cJSON *pr = o->child; pr != it && ok; pr = pr->next)
-            if (strcmp(pr->string, it->string) == 0) ok = 2;
-        char k[96];
-        snprintf(k, sizeof k, "%s%s", prefix, it->string);
-        if (ok == 2) return fail(where, err, k, "duplicate key (each key may appear once)");
-        if (!ok) {
-            char list[400] = "";
-            for (int i = 0; keys[i]; i++) {
-                size_t l = strlen(list);
-                snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", keys[i]);
-            }
-            return fail(where, err, k, "unknown key (expected one of: %s)", list);
-        }
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(sc, "angle");
+    if (!an) {
+        cfg->screw_angle[0] = 0.0;
+        cfg->screw_angle[1] = 2.0 * PI;
+    } else if (ncp_json_numbers(an, 2, cfg->screw_angle) != 2 ||
+               !(cfg->screw_angle[0] <= cfg->screw_angle[1])) {
+        ncp_json_key(p, path, "angle");
+        return ncp_json_fail(c, p, "must be [lo, hi] in radians with lo <= hi");
     }
     return NCP_OK;
 }
@@ -112,34 +66,44 @@ int ncp_cases_parse(const cJSON *obj, const char *where, const ncp_model *m, ncp
     static const char *const keys[] = {"configurations", "wrenches", "settle_steps", "bodies",
                                        "screw", "position_noise", "rotation_noise", "force",
                                        "torque", NULL};
-    static const char *const skeys[] = {"body", "axis", "point", "lead", "angle", NULL};
+    static const char path[] = "benchmark.cases";
+    const ncp_json_ctx c = {where, err};
+    char p[NCP_JSON_PATH_MAX], q[NCP_JSON_PATH_MAX];
     memset(cfg, 0, sizeof *cfg);
     cfg->screw_body = -1;
-    if (obj && !cJSON_IsObject(obj)) return fail(where, err, NULL, "must be an object");
-    int rc = obj ? check_keys(obj, keys, "", where, err) : NCP_OK;
-    if (!rc) rc = get_count(obj, "configurations", 10, 1, where, err, &cfg->configurations);
-    if (!rc) rc = get_count(obj, "wrenches", 10, 1, where, err, &cfg->wrenches);
-    if (!rc) rc = get_count(obj, "settle_steps", 0, 0, where, err, &cfg->settle_steps);
-    if (!rc) rc = get_num(obj, "", "position_noise", 0.0, 0.0, where, err, &cfg->position_noise);
-    if (!rc) rc = get_num(obj, "", "rotation_noise", 0.0, 0.0, where, err, &cfg->rotation_noise);
-    if (!rc) rc = get_num(obj, "", "force", 1.0, 0.0, where, err, &cfg->force);
-    if (!rc) rc = get_num(obj, "", "torque", 0.1, 0.0, where, err, &cfg->torque);
+    /* obj NULL (no cases section): every member is absent and takes its default */
+    int rc = obj ? ncp_json_check_keys(&c, obj, path, keys) : NCP_OK;
+    const int nonneg = NCP_JSON_NONNEG, most = 1000000;
+    if (!rc) rc = ncp_json_get_int_in(&c, obj, path, "configurations", 0, 1, most, 10, &cfg->configurations);
+    if (!rc) rc = ncp_json_get_int_in(&c, obj, path, "wrenches", 0, 1, most, 10, &cfg->wrenches);
+    if (!rc) rc = ncp_json_get_int_in(&c, obj, path, "settle_steps", 0, 0, most, 0, &cfg->settle_steps);
+    if (!rc) rc = ncp_json_get_number(&c, obj, path, "position_noise", 0, nonneg, 0.0, &cfg->position_noise);
+    if (!rc) rc = ncp_json_get_number(&c, obj, path, "rotation_noise", 0, nonneg, 0.0, &cfg->rotation_noise);
+    if (!rc) rc = ncp_json_get_number(&c, obj, path, "force", 0, nonneg, 1.0, &cfg->force);
+    if (!rc) rc = ncp_json_get_number(&c, obj, path, "torque", 0, nonneg, 0.1, &cfg->torque);
     if (rc) return rc;
-    if ((double)cfg->configurations * cfg->wrenches > 1e6)
-        return fail(where, err, "wrenches", "configurations x wrenches must be at most 1000000");
-    const cJSON *bl = obj ? cJSON_GetObjectItemCaseSensitive(obj, "bodies") : NULL;
+    if ((double)cfg->configurations * cfg->wrenches > 1e6) {
+        ncp_json_key(p, path, "wrenches");
+        return ncp_json_fail(&c, p, "configurations x wrenches must be at most 1000000");
+    }
+    const cJSON *bl = cJSON_GetObjectItemCaseSensitive(obj, "bodies");
+    ncp_json_key(p, path, "bodies");
     if (bl) {
-        if (!cJSON_IsArray(bl) || cJSON_GetArraySize(bl) < 1 || cJSON_GetArraySize(bl) > NCP_CASES_MAX_BODIES)
-            return fail(where, err, "bodies", "must be an array of 1 to %d body names", NCP_CASES_MAX_BODIES);
+        int n = cJSON_IsArray(bl) ? cJSON_GetArraySize(bl) : 0;
+        if (n < 1 || n > NCP_CASES_MAX_BODIES) {
+            char what[48];
+            snprintf(what, sizeof what, "an array of 1 to %d body names", NCP_CASES_MAX_BODIES);
+            return ncp_json_expect(&c, p, bl, what);
+        }
         int i = 0;
         for (const cJSON *it = bl->child; it; it = it->next, i++) {
-            char k[32];
-            snprintf(k, sizeof k, "bodies[%d]", i);
+            ncp_json_index(q, p, i);
             int b = cJSON_IsString(it) ? find_body(m, it->valuestring) : -1;
-            if (b < 0) return fail(where, err, k, "must name a body of the scene");
-            if (!free_root(m, b)) return fail(where, err, k, "body \"%s\" must be a dynamic free body", it->valuestring);
+            if (b < 0) return ncp_json_fail(&c, q, "must name a body of the scene");
+            const char *name = it->valuestring;
+            if (!free_root(m, b)) return ncp_json_fail(&c, q, "body \"%s\" must be a dynamic free body", name);
             for (int j = 0; j < i; j++)
-                if (cfg->bodies[j] == b) return fail(where, err, k, "body \"%s\" is listed twice", it->valuestring);
+                if (cfg->bodies[j] == b) return ncp_json_fail(&c, q, "body \"%s\" is listed twice", name);
             cfg->bodies[i] = b;
         }
         cfg->nbodies = i;
@@ -147,38 +111,9 @@ int ncp_cases_parse(const cJSON *obj, const char *where, const ncp_model *m, ncp
         for (int b = 0; b < m->nbodies && cfg->nbodies < NCP_CASES_MAX_BODIES; b++)
             if (free_root(m, b)) cfg->bodies[cfg->nbodies++] = b;
         if (cfg->nbodies == 0)
-            return fail(where, err, "bodies", "the scene has no dynamic free body to apply wrenches to");
+            return ncp_json_fail(&c, p, "the scene has no dynamic free body to apply wrenches to");
     }
-    const cJSON *sc = obj ? cJSON_GetObjectItemCaseSensitive(obj, "screw") : NULL;
-    if (sc) {
-        static const double z[3] = {0, 0, 1}, o[3] = {0, 0, 0};
-        if (!cJSON_IsObject(sc)) return fail(where, err, "screw", "must be an object {body, axis, point, lead, angle}");
-        rc = check_keys(sc, skeys, "screw.", where, err);
-        if (rc) return rc;
-        const cJSON *bn = cJSON_GetObjectItemCaseSensitive(sc, "body");
-        int b = cJSON_IsString(bn) ? find_body(m, bn->valuestring) : -1;
-        if (b < 0 || !free_root(m, b))
-            return fail(where, err, "screw.body", "must name a dynamic free body of the scene");
-        cfg->screw_body = b;
-        rc = get_vec3(sc, "screw.", "axis", z, where, err, cfg->screw_axis);
-        if (!rc) rc = get_vec3(sc, "screw.", "point", o, where, err, cfg->screw_point);
-        if (!rc) rc = get_num(sc, "screw.", "lead", 0.0, -INFINITY, where, err, &cfg->screw_lead);
-        if (rc) return rc;
-        if (ncp_v3_normalize(cfg->screw_axis) < 1e-12)
-            return fail(where, err, "screw.axis", "must be a non-zero vector");
-        const cJSON *an = cJSON_GetObjectItemCaseSensitive(sc, "angle");
-        if (!an) {
-            cfg->screw_angle[0] = 0.0;
-            cfg->screw_angle[1] = 2.0 * PI;
-        } else if (cJSON_IsArray(an) && cJSON_GetArraySize(an) == 2 && cJSON_IsNumber(an->child) &&
-                   cJSON_IsNumber(an->child->next) && isfinite(an->child->valuedouble) &&
-                   isfinite(an->child->next->valuedouble) &&
-                   an->child->valuedouble <= an->child->next->valuedouble) {
-            cfg->screw_angle[0] = an->child->valuedouble;
-            cfg->screw_angle[1] = an->child->next->valuedouble;
-        } else {
-            return fail(where, err, "screw.angle", "must be [lo, hi] in radians with lo <= hi");
-        }
-    }
-    return NCP_OK;
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(obj, "screw");
+    ncp_json_key(p, path, "screw");
+    return sc ? parse_screw(&c, sc, p, m, cfg) : NCP_OK;
 }

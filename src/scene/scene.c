@@ -74,7 +74,7 @@ static int parse_materials(ncp_json_ctx *c, const cJSON *root, ncp_model *m)
         int rc = ncp_json_check_keys(c, it, p, keys);
         if (!rc) rc = ncp_json_get_string(c, it, p, "name", 1, "", name, sizeof name);
         if (!rc) rc = ncp_json_get_number(c, it, p, "friction", 1, NCP_JSON_NONNEG, 0.0, &mu);
-        /* compliant contact (seed 001 eq. 2, used by sap): absent = rigid (0), no dissipation */
+        /* compliant contact (Castro et al. 2023 eq. 2, used by sap): absent = rigid (0), no dissipation */
         if (!rc) rc = ncp_json_get_number(c, it, p, "stiffness", 0, NCP_JSON_POSITIVE, 0.0, &stiff);
         if (!rc) rc = ncp_json_get_number(c, it, p, "dissipation", 0, NCP_JSON_NONNEG, 0.0, &diss);
         if (rc) return rc;

@@ -19,7 +19,7 @@ double ncp_contact_bias(const ncp_model *m, double phi)
     return fmax(m->erp * phi / m->h, -m->max_recovery);
 }
 
-/* Compliance of a contact between the materials of its two shapes (problem.h, seed 001 eq. 2;
+/* Compliance of a contact between the materials of its two shapes (problem.h, Castro et al. 2023 eq. 2;
  * 0 = rigid). The paper gives no combination rule; Drake's (multibody/plant/
  * contact_properties.cc): the surfaces are springs in series, k = k_a k_b / (k_a + k_b), a rigid
  * side dropping out, and the dissipation time scales add. */

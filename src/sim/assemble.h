@@ -1,5 +1,5 @@
 /* Constraint assembly (private to the simulation pipeline): the world's state, the step's
- * constraint rows and contacts -> the captured ncp_problem (problem.h, DESIGN.md §4).
+ * constraint rows and contacts -> the captured ncp_problem (problem.h, docs/design.md).
  *
  *   A, b   the integrator's step matrices (ncp_world_step_matrices)
  *   J_i    rows of the entries: lin_r . (v_p1(body1) - v_p0(body0)) + ang_r . (w(body1) -
@@ -9,16 +9,16 @@
  *          max(erp phi / h, -max_recovery) if phi < 0 (Baumgarte-style recovery), e_t = 0;
  *          joint rows: constraints.c
  *
- * Blocks are ordered bilateral, unilateral, contact, soft (DESIGN.md §3), each producer's order
+ * Blocks are ordered bilateral, unilateral, contact, soft (docs/design.md), each producer's order
  * kept within a type.
  *
- * Structure (seed 000 §VI, Appendix A; problem.h). Subsystems are the model's trees of moving
+ * Structure (Lee et al. 2025 §VI, Appendix A; problem.h). Subsystems are the model's trees of moving
  * bodies rooted at the ground (ncp_model.sub_*). Every moving body is a structure body, in model
  * order; its coordinates are its spatial velocity (v_c, omega): the velocity of its centre of
  * mass and its angular velocity, both in WORLD axes (linear first). Then
  *   M_b    = s blkdiag(m I_3, R I R^T)   (s = 1/(1 - theta), or 1 for the midpoint rule),
  *   J_{b,j} = the body Jacobian at the COM restricted to its subsystem's dofs (6 x n_j),
- *   J_{i,b} = +-(lin_r^T [I_3, -[p - c_b]x] + [0, ang_r^T]) per row (seed 000 eq. 44 with
+ *   J_{i,b} = +-(lin_r^T [I_3, -[p - c_b]x] + [0, ang_r^T]) per row (Lee et al. 2025 eq. 44 with
  *            COM-based coordinates; + for body[1], - for body[0]),
  *   dof_diag = the joint-space diagonal s armature + h (damping + kd) + h^2 kp terms,
  * so that A_j = sum_b J_{b,j}^T M_b J_{b,j} + diag(dof_diag_j) and

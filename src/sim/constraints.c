@@ -4,16 +4,16 @@
  * so its Jacobian goes through the trees (ncp_world_body_jacobian) and the structure gets its
  * J_{i,b} for free (assemble.c).
  *
- * Bias (seed 000 §III-B1, eq. 3: "e_i is a scaled and biased error, e.g. Baumgarte"):
+ * Bias (Lee et al. 2025 §III-B1, eq. 3: "e_i is a scaled and biased error, e.g. Baumgarte"):
  *   bilateral rows (closures, welds):  e = joint_erp * err / h, with err the position error
  *     along the row, so u = d(err)/dt + joint_erp err / h = 0 removes the fraction joint_erp of
  *     the error per step;
  *   limit rows, gap g >= 0 (inside the range): e = g / h, like a separated contact (the joint
  *     may reach its limit within the step but not pass it); g < 0: e = joint_erp g / h.
  * A limit row exists while the joint is within limit_margin of that limit (speculatively, like
- * contacts within the contact margin; seed 004 eq. 29 creates it only at g <= 0).
+ * contacts within the contact margin; NCP report 2025 eq. 29 creates it only at g <= 0).
  *
- * Springs (seed 000 eq. 4, lambda = -k e - b J v): a spring of stiffness K and damping B between
+ * Springs (Lee et al. 2025 eq. 4, lambda = -k e - b J v): a spring of stiffness K and damping B between
  * two anchor points, stretch phi = |p1 - p0| - rest, gives over a step the impulse
  * lambda = h F with F = -K (phi + h u) - B u evaluated at the end of the step (implicit, so a
  * stiff spring stays stable): the SOFT row's k = h K, c = h (h K + B), phi = phi, e = 0.

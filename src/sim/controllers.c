@@ -10,7 +10,7 @@
  * gains of a real servo (kp dt^2 / m_eff >> 1) would be unstable at any usable timestep; the
  * implicit spring is unconditionally stable and keeps the constraint problem's A SPD. The
  * gravity compensation g(q_k) and the reference velocity term kd qdot_d are explicit (smooth
- * in time, no stiffness). We chose the implicit A over seed 000's SOFT rows because a soft row
+ * in time, no stiffness). We chose the implicit A over Lee et al. 2025's SOFT rows because a soft row
  * per joint would put every actuator into the contact problem, where solvers would have to
  * iterate on it, while an implicit diagonal costs nothing and leaves the problem the same size.
  *

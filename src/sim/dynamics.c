@@ -351,7 +351,7 @@ int ncp_world_step_matrices(const ncp_world *w, double *A, double *b, double *di
         free(buf);
         return NCP_OK;
     }
-    /* Midpoint (seed 001 eqs. 7, 11, 14 with theta = theta_vq = 1/2): find the free end velocity
+    /* Midpoint (Castro et al. 2023 eqs. 7, 11, 14 with theta = theta_vq = 1/2): find the free end velocity
      * v* with r(v) = M(q_m)(v - v_k) - h (tau + Kp (qref - q_m) - (Kd + D) vbar - bias(q_m, vbar))
      * = 0, vbar = (v_k + v)/2, q_m = q_k (+) (h/2) vbar, by chord iterations v <- v - A^{-1} r(v)
      * (A = dr/dv up to the configuration dependence of M and the bias). Then b = A v*. */
@@ -408,7 +408,7 @@ void ncp_world_integrate(ncp_world *w, const double *v_solved)
     const ncp_model *m = w->model;
     int nv = m->nv;
     if (m->integrator == NCP_INTEGRATOR_MIDPOINT) {
-        /* v_solved = v_{k+1}; positions move with the mean velocity (seed 001 eq. 11) */
+        /* v_solved = v_{k+1}; positions move with the mean velocity (Castro et al. 2023 eq. 11) */
         for (int k = 0; k < nv; k++) {
             double vk = w->v[k];
             w->v[k] = 0.5 * (vk + v_solved[k]);
@@ -416,7 +416,7 @@ void ncp_world_integrate(ncp_world *w, const double *v_solved)
         ncp_world_advance_q(w, w->q, w->v, m->h, w->q);
         if (nv) memcpy(w->v, v_solved, (size_t)nv * sizeof(double));
     } else {
-        /* v_solved = v_hat moves the positions (seed 000 eq. 2);
+        /* v_solved = v_hat moves the positions (Lee et al. 2025 eq. 2);
          * v_{k+1} = (v_hat - theta v_k) / (1 - theta) */
         ncp_world_advance_q(w, w->q, v_solved, m->h, w->q);
         for (int k = 0; k < nv; k++) w->v[k] = (v_solved[k] - m->theta * w->v[k]) / (1.0 - m->theta);

@@ -16,9 +16,9 @@ int ncp_world_rnea(const ncp_world *w, const double *v, const double *qdd, int g
 /* Kinetic and potential (gravity) energy at the world's state. */
 int ncp_world_energy(const ncp_world *w, double *kinetic, double *potential, ncp_error *err);
 /* The step's unconstrained problem A v_hat = b (v_hat: the velocity that moves the positions):
- *   THETA (seed 000 eq. 2):  A = M/(1 - theta) + h (D + Kd) + h^2 Kp,
+ *   THETA (Lee et al. 2025 eq. 2):  A = M/(1 - theta) + h (D + Kd) + h^2 Kp,
  *                            b = M v_k/(1 - theta) + h (tau - bias(q_k, v_k));
- *   MIDPOINT (seed 001 §II-D, theta = theta_vq = 1/2, unknown v_hat = (v_k + v_{k+1})/2):
+ *   MIDPOINT (Castro et al. 2023 §II-D, theta = theta_vq = 1/2, unknown v_hat = (v_k + v_{k+1})/2):
  *                            A = 2 M + h (D + Kd) + h^2/2 Kp,  b = A v_hat*, v_hat* the free
  *                            implicit-midpoint velocity (chord iterations on A).
  * M includes the armature; D the joint damping; Kp, Kd the implicit controller gains

@@ -1,6 +1,4 @@
 /* Prescribed motion of static bodies (see motion.h). */
-#include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "util/json_util.h"
@@ -51,57 +49,33 @@ void ncp_motion_velocity(const ncp_motion *mo, double t, const double p[3], doub
     ncp_v3_axpy(sd, mo->translation, v);
 }
 
-static int vec3(const cJSON *o, const char *key, const double *def, const char *where,
-                const char *path, double out[3], ncp_error *err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v) memcpy(out, def, 3 * sizeof(double));
-    else if (ncp_json_numbers(v, 3, out) != 3)
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s.%s: must be an array of 3 finite numbers",
-                             where, path, key);
-    return NCP_OK;
-}
-
-static int num(const cJSON *o, const char *key, int req, const char *where, const char *path,
-               double *out, ncp_error *err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v && !req) return NCP_OK;
-    if (!v || !cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s.%s: %s (expected a finite number)", where,
-                             path, key, v ? "not a finite number" : "missing");
-    *out = v->valuedouble;
-    return NCP_OK;
-}
-
 int ncp_motion_parse(const cJSON *obj, const char *where, const char *path, ncp_motion *mo,
                      ncp_error *err)
 {
     static const char *const keys[] = {"axis", "point", "angle", "translation", "start", "end", NULL};
     static const double zero[3] = {0, 0, 0}, x[3] = {1, 0, 0};
+    const ncp_json_ctx c = {where, err};
+    char p[NCP_JSON_PATH_MAX];
     memset(mo, 0, sizeof *mo);
     if (!cJSON_IsObject(obj))
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s: must be an object {axis, point, angle, "
-                             "translation, start, end}", where, path);
-    for (const cJSON *it = obj->child; it; it = it->next) {
-        int ok = 0;
-        for (int i = 0; keys[i]; i++) ok |= strcmp(keys[i], it->string) == 0;
-        if (!ok)
-            return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s.%s: unknown key (expected one of: axis, "
-                                 "point, angle, translation, start, end)", where, path, it->string);
-    }
-    int rc = vec3(obj, "axis", x, where, path, mo->axis, err);
-    if (!rc) rc = vec3(obj, "point", zero, where, path, mo->point, err);
-    if (!rc) rc = vec3(obj, "translation", zero, where, path, mo->translation, err);
-    if (!rc) rc = num(obj, "angle", 0, where, path, &mo->angle, err);
-    if (!rc) rc = num(obj, "start", 1, where, path, &mo->start, err);
-    if (!rc) rc = num(obj, "end", 1, where, path, &mo->end, err);
+        return ncp_json_fail(&c, path, "must be an object {axis, point, angle, translation, start, end}");
+    int rc = ncp_json_check_keys(&c, obj, path, keys);
+    if (!rc) rc = ncp_json_get_vec(&c, obj, path, "axis", 0, 3, x, mo->axis);
+    if (!rc) rc = ncp_json_get_vec(&c, obj, path, "point", 0, 3, zero, mo->point);
+    if (!rc) rc = ncp_json_get_vec(&c, obj, path, "translation", 0, 3, zero, mo->translation);
+    if (!rc) rc = ncp_json_get_number(&c, obj, path, "angle", 0, NCP_JSON_FINITE, 0.0, &mo->angle);
+    if (!rc) rc = ncp_json_get_number(&c, obj, path, "start", 1, NCP_JSON_FINITE, 0.0, &mo->start);
+    if (!rc) rc = ncp_json_get_number(&c, obj, path, "end", 1, NCP_JSON_FINITE, 0.0, &mo->end);
     if (rc) return rc;
-    if (ncp_v3_normalize(mo->axis) < 1e-12)
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s.axis: must be a non-zero vector", where, path);
-    if (!(mo->start >= 0.0) || !(mo->end > mo->start))
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s.end: must exceed start >= 0 (s), got start "
-                             "%g, end %g", where, path, mo->start, mo->end);
+    if (ncp_v3_normalize(mo->axis) < 1e-12) {
+        ncp_json_key(p, path, "axis");
+        return ncp_json_fail(&c, p, "must be a non-zero vector");
+    }
+    if (!(mo->start >= 0.0) || !(mo->end > mo->start)) {
+        ncp_json_key(p, path, "end");
+        return ncp_json_fail(&c, p, "must exceed start >= 0 (s), got start %g, end %g", mo->start,
+                             mo->end);
+    }
     mo->active = 1;
     return NCP_OK;
 }

@@ -1,4 +1,4 @@
-/* The multibody world (private to the simulation pipeline; DESIGN.md §2).
+/* The multibody world (private to the simulation pipeline; docs/design.md).
  *
  * Like MuJoCo's mjModel / mjData split, an immutable MODEL (what the scene file describes,
  * validated, with mass properties and the kinematic trees built) is read by every stage, and a
@@ -118,7 +118,7 @@ typedef struct ncp_body_model {
 typedef struct ncp_material {
     char name[NCP_NAME_MAX];
     double friction;
-    double stiffness;    /* compliant contact k, N/m (seed 001 eq. 2); 0 = rigid (default) */
+    double stiffness;    /* compliant contact k, N/m (Castro et al. 2023 eq. 2); 0 = rigid (default) */
     double dissipation;  /* tau_d, s (>= 0, default 0) */
 } ncp_material;
 
@@ -128,7 +128,7 @@ typedef enum ncp_link_type {
     NCP_LINK_POINT = 0,  /* ball-and-socket closure: 3 BILATERAL rows (world axes) */
     NCP_LINK_HINGE = 1,  /* revolute closure: 3 + 2 BILATERAL rows (axes stay aligned) */
     NCP_LINK_WELD = 2,   /* fixed joint in maximal form: 3 + 3 BILATERAL rows */
-    NCP_LINK_SPRING = 3  /* point-to-point spring-damper: 1 SOFT row (seed 000 eq. 4) */
+    NCP_LINK_SPRING = 3  /* point-to-point spring-damper: 1 SOFT row (Lee et al. 2025 eq. 4) */
 } ncp_link_type;
 
 const char *ncp_link_type_name(int type);
@@ -207,7 +207,7 @@ typedef struct ncp_model {
     int *dof_body;          /* nv: the body whose joint owns each dof */
     int nsub;               /* subsystems: trees of moving bodies rooted at the ground */
     int *sub_dof_start, *sub_ndof;
-    /* time stepping (seed 000 eq. 2, seed 001 §II-D) and the bias of hard rows */
+    /* time stepping (Lee et al. 2025 eq. 2, Castro et al. 2023 §II-D) and the bias of hard rows */
     int integrator;         /* NCP_INTEGRATOR_* */
     double theta;           /* THETA: v_hat = theta v_k + (1 - theta) v_{k+1}, in [0, 1) */
     double joint_erp;       /* fraction of a closure / weld / limit violation removed per step */

@@ -1,5 +1,5 @@
 /* Runs one solver on one problem under a budget, with honest monitoring: the solver clock is
- * paused while the common metrics are evaluated after each iteration (DESIGN.md §5). Used by the
+ * paused while the common metrics are evaluated after each iteration (docs/design.md). Used by the
  * benchmark driver (every problem x solver) and by the simulator (the trajectory's driver
  * solver), so both stop by the same rule. */
 #ifndef NCP_HARNESS_H

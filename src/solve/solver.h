@@ -1,4 +1,4 @@
-/* The one solver interface (DESIGN.md §5).
+/* The one solver interface (docs/design.md).
  *
  * A solver is a function that receives a problem, a budget, parameters, a warm start and a run
  * context. It must:
@@ -95,7 +95,7 @@ typedef int (*ncp_solve_fn)(const ncp_solve_in *in, ncp_solve_out *out, ncp_run 
 
 typedef struct ncp_solver_desc {
     const char *name;     /* registry key, e.g. "pgs" */
-    const char *source;   /* paper and algorithm, e.g. "seed 000 §VII baseline" */
+    const char *source;   /* paper and algorithm, e.g. "Lee et al. 2025 §VII baseline" */
     const char *summary;  /* one line */
     unsigned needs;       /* NCP_NEEDS_* */
     int ccp;              /* 1 if it solves the CCP relaxation, 0 for the NCP */

@@ -1,11 +1,11 @@
 /* FCLib groups (writing them inside problems.h5 and as plain files) and our own FCLib reader.
  *
- * FCLib (research/anchors-peers.md §1.2-1.3) knows two forms, normal-first 3-blocks:
+ * FCLib (fclib.h of libfclib 3) knows two forms, normal-first 3-blocks:
  *   local   u = W r + q (+ V l), with optional equality rows  V^T r + R l + s = 0,
  *   global  M v = H r + G l + f,  u = H^T v + w,  G^T v + b = 0.
  * Ours: A v = b + J^T lambda, u = J v + e, so M = A, f = b, H = J_c^T, w = e_c for the contact
  * rows and G = J_b^T, b_fclib = e_b for the bilateral rows (u_b = J_b v + e_b = 0 is exactly
- * G^T v + b = 0 with l = lambda_b, a free multiplier: DESIGN.md §3 BILATERAL). Locally W = D and
+ * G^T v + b = 0 with l = lambda_b, a free multiplier: docs/design.md BILATERAL). Locally W = D and
  * q = v_f.
  *
  * Reading a plain FCLib file puts the equality (bilateral) rows FIRST and the contacts after
@@ -16,7 +16,7 @@
  *         [ V  W   ],           [ q ]
  * (u_b = V^T r + R l + s, u_c = W r + V l + q).
  *
- * libfclib is never called here: its readers exit() on malformed files (ecosystem.md G4). */
+ * libfclib is never called here: its readers exit() on malformed files. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -224,7 +224,7 @@ int ncp_h5_write_sparse(const ncp_h5ctx *c, hid_t loc, const char *gpath, const 
     int rc = ncp_h5_group(c, loc, gpath, name, &g);
     if (rc) return rc;
     /* The same datasets, in the same order and with the same sizes, as libfclib's
-     * write_matrix (anchors-peers §1.3). */
+     * write_matrix in libfclib's fclib.c. */
     int np = S->nz >= 0 ? S->nz : (S->nz == -1 ? S->n + 1 : S->m + 1);
     int ni = S->nz >= 0 ? S->nz : S->nzmax;
     if (S->nz < -2) rc = ncp_error_set(c->err, NCP_ERR_INTERNAL, "%s: bad storage nz = %d", mp, S->nz);

@@ -5,9 +5,9 @@
  * which group/dataset and what is wrong. Readers never trust the file: they check the datatype
  * class, the rank and every dimension before reading into a buffer, check indices against the
  * matrix dimensions and reject non-finite values, so a malformed file is an NCP_ERR_INPUT and
- * never a crash (unlike libfclib, which exit()s: research/ecosystem.md G4). Writers produce the
+ * never a crash (unlike libfclib, which exit()s). Writers produce the
  * exact datasets libfclib 3.1 writes (int32[1] scalars through H5LTmake_dataset_int, rank-1
- * native doubles, H5LTmake_dataset_string strings: research/anchors-peers.md §1.3). */
+ * native doubles, H5LTmake_dataset_string strings, as libfclib writes them). */
 #ifndef NCP_H5UTIL_H
 #define NCP_H5UTIL_H
 
@@ -64,7 +64,7 @@ int ncp_h5_attr_u64(const ncp_h5ctx *c, hid_t obj, const char *opath, const char
 int ncp_h5_attr_str(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
                     const char *s);
 
-/* FCLib matrix group (anchors-peers §1.3): nzmax, m, n, nz (>= 0 triplet with p = row and
+/* FCLib matrix group (libfclib's fclib_matrix): nzmax, m, n, nz (>= 0 triplet with p = row and
  * i = column indices, -1 CSC, -2 CSR), p, i, x. Arrays are borrowed. */
 typedef struct ncp_h5_sparse {
     int nz; /* storage kind as in FCLib */
@@ -76,7 +76,7 @@ int ncp_h5_write_sparse(const ncp_h5ctx *c, hid_t loc, const char *gpath, const 
                         const ncp_h5_sparse *S);
 
 /* CSC of a dense column-major matrix (every entry != 0, i.e. the non-zeros; FCLib has no dense
- * type, research/ecosystem.md G3). Allocates p (n+1), i, x (nzmax each). */
+ * type of the file). Allocates p (n+1), i, x (nzmax each). */
 int ncp_h5_csc_from_dense(int m, int n, const double *A, int **p, int **i, double **x, int *nnz,
                           ncp_error *err);
 

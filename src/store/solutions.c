@@ -1,4 +1,4 @@
-/* solutions.h5 (DESIGN.md §8): /solutions/<solver>/<problem>/{r, u, v} in FCLib's /solution
+/* solutions.h5 (docs/design.md): /solutions/<solver>/<problem>/{r, u, v} in FCLib's /solution
  * names (r = lambda, u = constraint velocity, v = generalised velocity when the solver has
  * one) with attributes iterations, converged and status.
  *

@@ -1,4 +1,4 @@
-/* HDF5 storage (DESIGN.md §4, §8): problems.h5 (many problems, FCLib-compatible groups plus our
+/* HDF5 storage (docs/design.md, §8): problems.h5 (many problems, FCLib-compatible groups plus our
  * extras), plain FCLib files (export and import), and solutions.h5. Files are written under a
  * temporary name and renamed when closed, so an interrupted or failed write never leaves a
  * half-written file under the final name; solutions.h5 is flushed after every problem so that

@@ -52,8 +52,7 @@ int ncp_json_expect(const ncp_json_ctx *c, const char *path, const cJSON *v, con
                          ncp_json_describe(v, got, sizeof got));
 }
 
-/* "a, b, c" from a NULL-terminated list (truncated at cap). */
-static void join_names(char *list, size_t cap, const char *const *names)
+void ncp_json_join_names(char *list, size_t cap, const char *const *names)
 {
     list[0] = '\0';
     for (int i = 0; names[i]; i++) {
@@ -73,7 +72,7 @@ int ncp_json_check_keys(const ncp_json_ctx *c, const cJSON *obj, const char *pat
         for (int i = 0; allowed[i]; i++) known |= strcmp(allowed[i], it->string) == 0;
         if (!known) {
             char list[512];
-            join_names(list, sizeof list, allowed);
+            ncp_json_join_names(list, sizeof list, allowed);
             return ncp_json_fail(c, p, "unknown key (expected one of: %s)", list);
         }
         for (const cJSON *prev = obj->child; prev != it; prev = prev->next)
@@ -94,34 +93,42 @@ static const cJSON *member(const ncp_json_ctx *c, const cJSON *obj, const char *
     return v;
 }
 
-int ncp_json_get_number(const ncp_json_ctx *c, const cJSON *obj, const char *path,
-                        const char *key, int req, int range, double def, double *out)
+int ncp_json_get_quantity(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                          const char *key, int req, int range, const char *unit, double def,
+                          double *out)
 {
-    static const char *const what[] = {"a finite number", "a positive number",
+    static const char *const base[] = {"a finite number", "a positive number",
                                        "a non-negative number", "a number in [0, 1]",
                                        "a number in [0, 1)"};
-    char p[NCP_JSON_PATH_MAX];
+    char p[NCP_JSON_PATH_MAX], what[96];
+    snprintf(what, sizeof what, "%s%s%s", base[range], unit ? " in " : "", unit ? unit : "");
     int rc;
-    const cJSON *v = member(c, obj, path, key, req, what[range], p, &rc);
+    const cJSON *v = member(c, obj, path, key, req, what, p, &rc);
     if (!v) {
         if (!rc) *out = def;
         return rc;
     }
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return ncp_json_expect(c, p, v, what[range]);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return ncp_json_expect(c, p, v, what);
     double x = v->valuedouble;
     if ((range == NCP_JSON_POSITIVE && !(x > 0.0)) || (range == NCP_JSON_NONNEG && !(x >= 0.0)) ||
         (range == NCP_JSON_UNIT && !(x >= 0.0 && x <= 1.0)) ||
         (range == NCP_JSON_UNIT_OPEN && !(x >= 0.0 && x < 1.0)))
-        return ncp_json_expect(c, p, v, what[range]);
+        return ncp_json_expect(c, p, v, what);
     *out = x;
     return NCP_OK;
 }
 
-int ncp_json_get_int(const ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
-                     int req, int lo, int def, int *out)
+int ncp_json_get_number(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                        const char *key, int req, int range, double def, double *out)
 {
-    char p[NCP_JSON_PATH_MAX], what[64];
-    snprintf(what, sizeof what, "an integer >= %d", lo);
+    return ncp_json_get_quantity(c, obj, path, key, req, range, NULL, def, out);
+}
+
+/* An integer in [lo, hi], `what` it must be for messages. */
+static int get_int(const ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
+                   int req, int lo, int hi, const char *what, int def, int *out)
+{
+    char p[NCP_JSON_PATH_MAX];
     int rc;
     const cJSON *v = member(c, obj, path, key, req, what, p, &rc);
     if (!v) {
@@ -129,9 +136,25 @@ int ncp_json_get_int(const ncp_json_ctx *c, const cJSON *obj, const char *path, 
         return rc;
     }
     double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-    if (!isfinite(x) || x != floor(x) || x < lo || x > 1e9) return ncp_json_expect(c, p, v, what);
+    if (!isfinite(x) || x != floor(x) || x < lo || x > hi) return ncp_json_expect(c, p, v, what);
     *out = (int)x;
     return NCP_OK;
+}
+
+int ncp_json_get_int(const ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
+                     int req, int lo, int def, int *out)
+{
+    char what[64];
+    snprintf(what, sizeof what, "an integer >= %d", lo);
+    return get_int(c, obj, path, key, req, lo, 1000000000, what, def, out);
+}
+
+int ncp_json_get_int_in(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                        const char *key, int req, int lo, int hi, int def, int *out)
+{
+    char what[64];
+    snprintf(what, sizeof what, "an integer in [%d, %d]", lo, hi);
+    return get_int(c, obj, path, key, req, lo, hi, what, def, out);
 }
 
 int ncp_json_get_bool(const ncp_json_ctx *c, const cJSON *obj, const char *path,
@@ -203,7 +226,7 @@ int ncp_json_get_enum(const ncp_json_ctx *c, const cJSON *obj, const char *path,
 {
     char p[NCP_JSON_PATH_MAX], list[256] = "one of: ";
     size_t l0 = strlen(list);
-    join_names(list + l0, sizeof list - l0, names);
+    ncp_json_join_names(list + l0, sizeof list - l0, names);
     int rc;
     const cJSON *v = member(c, obj, path, key, req, list, p, &rc);
     if (!v) {

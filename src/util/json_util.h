@@ -1,8 +1,8 @@
 /* Strict validation of JSON input (scene files, robot model files): typed getters that check
  * type and range, unknown-key checks, and messages that read
  *     "<file>: <json.path>: <what is wrong> (expected ...)"
- * shared by scene.c and robot.c (and the number-array reading of cases.c and motion.c), so that
- * every input file is held to the same rules with the same wording. */
+ * shared by every reader of JSON input (scene/scene.c, robot.c, cases.c, sdf_scene.c,
+ * sim/motion.c), so that every input file is held to the same rules with the same wording. */
 #ifndef NCP_JSON_UTIL_H
 #define NCP_JSON_UTIL_H
 
@@ -51,12 +51,24 @@ void ncp_json_index(char *out, const char *path, int i);
 int ncp_json_check_keys(const ncp_json_ctx *c, const cJSON *obj, const char *path,
                         const char *const *allowed);
 
+/* The getters read member `key` of obj (at path; obj may be NULL: every member is absent).
+ * Absent: an error "missing (expected ...)" if req, else *out = def. Present: the type and range
+ * are checked; the message names path.key, what was expected and what was found. */
+
 /* A number of range NCP_JSON_FINITE ... NCP_JSON_UNIT_OPEN. */
 int ncp_json_get_number(const ncp_json_ctx *c, const cJSON *obj, const char *path,
                         const char *key, int req, int range, double def, double *out);
-/* An integer in [lo, 1e9]. */
+/* ncp_json_get_number with the unit named in messages when not NULL: "must be a positive number
+ * in metres, got -1". */
+int ncp_json_get_quantity(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                          const char *key, int req, int range, const char *unit, double def,
+                          double *out);
+/* An integer in [lo, 1e9] ("must be an integer >= lo"). */
 int ncp_json_get_int(const ncp_json_ctx *c, const cJSON *obj, const char *path, const char *key,
                      int req, int lo, int def, int *out);
+/* An integer in [lo, hi] ("must be an integer in [lo, hi]"). */
+int ncp_json_get_int_in(const ncp_json_ctx *c, const cJSON *obj, const char *path,
+                        const char *key, int req, int lo, int hi, int def, int *out);
 /* true or false (always optional). */
 int ncp_json_get_bool(const ncp_json_ctx *c, const cJSON *obj, const char *path,
                       const char *key, int def, int *out);
@@ -70,8 +82,9 @@ int ncp_json_get_vec(const ncp_json_ctx *c, const cJSON *obj, const char *path, 
 int ncp_json_get_enum(const ncp_json_ctx *c, const cJSON *obj, const char *path,
                       const char *key, int req, const char *const *names, int def, int *out);
 
-/* The getters read member `key` of obj (at path). Absent: an error if req, else *out = def.
- * Present: the type and range are checked; the message names path.key and what was found. */
+/* out (cap chars) = the NULL-terminated names as "a, b, c" (truncated at cap), for "expected
+ * one of: ..." in messages. */
+void ncp_json_join_names(char *out, size_t cap, const char *const *names);
 
 /* name (at path) must use only letters, digits, '-', '_' and '.' (it becomes a file or HDF5
  * name); `what` ("a robot name"), if not NULL, starts the message. */

@@ -1,19 +1,20 @@
-/* pgs-000 — projected Gauss–Seidel as seed 000's baseline: decoupled normal / tangent steps with
- * a radial friction clamp, the Delassus operator built and timed inside the solver.
+/* pgs-decoupled — projected Gauss–Seidel as Lee et al. 2025's baseline: decoupled normal /
+ * tangent steps with a radial friction clamp, the Delassus operator built and timed inside the
+ * solver.
  *
- * Source: seed 000 §VII ("as a universal baseline, we have implemented the Projected
+ * Source: Lee et al. 2025 §VII ("as a universal baseline, we have implemented the Projected
  * Gauss-Seidel (PGS) solver ... [that] can handle NCP without the need for model relaxation";
  * dual-based, built on the Delassus operator, whose construction "increases superlinearly" with
- * the system size and is part of PGS's cost in Fig. 11, §VII-C); the short version (seed 003)
- * cites Macklin et al. 2014 and Horak & Trinkle 2019 for it. The paper gives nothing else.
+ * the system size and is part of PGS's cost in Fig. 11, §VII-C); the paper's short version cites
+ * Macklin et al. 2014 and Horak & Trinkle 2019 for it. The paper gives nothing else.
  *
- * Why not `pgs`: solvers/pgs.c projects a De Saxcé-corrected block step onto the cone (seed 004
- * Alg. 5 + Alg. 2), the Euclidean ("proximal") projection. The references and the paper's own
- * NCP machinery use the other form: the normal clamped to >= 0, then the tangent clamped
- * radially onto the disk of radius mu lambda_n (the strict operator, seed 000 eq. 17). That is
- * seed 004's local projector P_NCP (Alg. 3, solvers/local_contact.c), which `pgs-ncp` runs; this
- * solver is the same sweep (solvers/splitting.c, no code of its own) configured as seed 000
- * needs it:
+ * Why not `pgs`: solvers/pgs.c projects a De Saxcé-corrected block step onto the cone (NCP report
+ * 2025 Alg. 5 + Alg. 2), the Euclidean ("proximal") projection. The references and the paper's
+ * own NCP machinery use the other form: the normal clamped to >= 0, then the tangent clamped
+ * radially onto the disk of radius mu lambda_n (the strict operator, Lee et al. 2025 eq. 17).
+ * That is the NCP report 2025's local projector P_NCP (Alg. 3, solvers/local_contact.c), which
+ * `pgs-ncp` runs; this solver is the same sweep (solvers/splitting.c, no code of its own)
+ * configured as Lee et al. 2025 need it:
  *   per contact k, with u = D lambda + v_f kept current (Gauss–Seidel between contacts):
  *     lambda_n <- max(0, lambda_n - u_n / D_nn)
  *     lambda_t <- radial clamp onto mu lambda_n of (lambda_t - u_t / max(D_t1t1, D_t2t2))
@@ -21,8 +22,8 @@
  * Choices the paper leaves open, and ours:
  *   - the tangential step 1/max(D_t1t1, D_t2t2) (pgs-ncp's tangent_max = 1): one common step for
  *     both tangents keeps the clamped direction along -u_t, and the larger diagonal makes each
- *     1-D step a contraction (seed 004's 1/min oscillated on 5 of 200 random problems, see
- *     solvers/pgs_ncp.c);
+ *     1-D step a contraction (the NCP report 2025's 1/min oscillated on 5 of 200 random problems,
+ *     see solvers/pgs_ncp.c);
  *   - no relaxation (omega = omega_min = 1: "without the need for model relaxation"; pgs-ncp's
  *     default decays omega to 0.7), one local solve per contact, no De Saxcé term;
  *   - block order of the assembly (bilateral, unilateral, contact, soft; scalar rows by their
@@ -42,14 +43,15 @@
 #include "solvers/registry.h"
 #include "solvers/splitting.h"
 
-static const ncp_param_doc pgs000_params[] = {
+static const ncp_param_doc pgs_decoupled_params[] = {
     NCP_SPLIT_DOC_STALL_TOL,
     {NULL, 0.0, NULL},
 };
 
-static int pgs000_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
+static int pgs_decoupled_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
+                               ncp_error *err)
 {
-    const ncp_solver_desc *self = &ncp_solver_pgs_000;
+    const ncp_solver_desc *self = &ncp_solver_pgs_decoupled;
     const ncp_problem *p = in->prob;
     ncp_split_opts o;
     ncp_split_defaults(&o);
@@ -61,15 +63,15 @@ static int pgs000_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run
     int rc = ncp_split_params(self, in->params, &o, err); /* stall_tol only */
     if (rc) return rc;
     if (!p->has_primal || !p->A || !p->b || !p->e)
-        return ncp_error_set(err, NCP_ERR_INPUT, "pgs-000: problem '%s' has no primal data "
-                             "(A, b, J, e)", p->name ? p->name : "?");
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' has no primal data (A, b, J, e)",
+                             self->name, p->name ? p->name : "?");
     size_t m = (size_t)(p->m > 0 ? p->m : 1);
     double *D = ncp_calloc(err, m * m, sizeof(double));
     double *vf = ncp_calloc(err, m, sizeof(double));
     if (!D || !vf) {
         rc = NCP_ERR_NOMEM;
     } else if ((rc = ncp_delassus(p->nv, p->A, p->b, &p->J, p->e, D, vf, err))) {
-        ncp_error_prefix(err, "pgs-000: ");
+        ncp_error_prefix(err, "%s: ", self->name);
     } else {
         ncp_problem q = *p; /* a view of p with the dual data built (and timed) here */
         q.D = D;
@@ -84,15 +86,15 @@ static int pgs000_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run
     return rc;
 }
 
-const ncp_solver_desc ncp_solver_pgs_000 = {
-    .name = "pgs-000",
+const ncp_solver_desc ncp_solver_pgs_decoupled = {
+    .name = "pgs-decoupled",
     .source = "seed 000 §VII baseline (refs. Macklin 2014, Horak & Trinkle 2019); sweep of seed "
               "004 Alg. 5 with Alg. 3",
     .summary = "projected Gauss-Seidel, normal then radially clamped tangent per contact, no "
                "relaxation; Delassus built and timed inside",
     .needs = NCP_NEEDS_PRIMAL,
     .ccp = 0,
-    .file = "solvers/pgs_000.c",
-    .params = pgs000_params,
-    .solve = pgs000_solve,
+    .file = "solvers/pgs_decoupled.c",
+    .params = pgs_decoupled_params,
+    .solve = pgs_decoupled_solve,
 };

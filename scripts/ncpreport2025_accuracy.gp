@@ -2,12 +2,12 @@
 # per solver, one panel per metric, one point style per scene, log scale.
 #
 # Usage (`ncpbench figures --paper 004` runs this itself; standalone):
-#   gnuplot -e "dir='results/figures/004'" scripts/fig004_accuracy.gp
+#   gnuplot -e "dir='results/figures/004'" scripts/ncpreport2025_accuracy.gp
 # optional: -e "dir='...'; title='...'"
 # Reads  dir/accuracy.dat (written by ncpbench; columns: solver solver_index paper10 scene problems
 #        converged pen_med pen_p90 dual_med dual_p90 ncp_med ncp_p90 nat_med nat_p90, one index
 #        block per scene, one row per solver)
-# Writes dir/fig004_accuracy.png and dir/fig004_accuracy.svg.
+# Writes dir/ncpreport2025_accuracy.png and dir/ncpreport2025_accuracy.svg.
 
 if (!exists("dir")) dir = "."
 if (!exists("title")) title = "Seed 004 accuracy metrics"
@@ -45,10 +45,10 @@ array ptitle[4] = ["r_pen (eq. 173): penetration, median", "r_dual (eq. 174): nc
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 1500,1000 enhanced font "sans,10"
-        set output dir."/fig004_accuracy.png"
+        set output dir."/ncpreport2025_accuracy.png"
     } else {
         set terminal svg size 1500,1000 dynamic enhanced font "sans,10" background rgb "white"
-        set output dir."/fig004_accuracy.svg"
+        set output dir."/ncpreport2025_accuracy.svg"
     }
     set multiplot layout 2,2 title title."  (* = paper's ten configurations; zeros drawn at 1e-17)" noenhanced
     do for [m = 1:4] {

@@ -2,16 +2,16 @@
 # one colour per solver: the median over problems (line) and the 25th-75th percentile band.
 #
 # Usage (`ncpbench figures --paper 002` runs this itself; standalone):
-#   gnuplot -e "dir='results/figures/002'" scripts/fig002_residual_iter.gp
+#   gnuplot -e "dir='results/figures/002'" scripts/tasora2021_residual_iter.gp
 # optional: -e "dir='...'; title='...'"
-# Reads  dir/fig002_residual_iter.dat (written by ncpbench; columns: solver solver_index
+# Reads  dir/tasora2021_residual_iter.dat (written by ncpbench; columns: solver solver_index
 #        iteration median q25 q75 n, one index block per solver)
-# Writes dir/fig002_residual_iter.png and dir/fig002_residual_iter.svg.
+# Writes dir/tasora2021_residual_iter.png and dir/tasora2021_residual_iter.svg.
 # Values <= 0 cannot be drawn on the log axis and leave a gap.
 
 if (!exists("dir")) dir = "."
 if (!exists("title")) title = "residual versus iteration"
-f = dir."/fig002_residual_iter.dat"
+f = dir."/tasora2021_residual_iter.dat"
 
 colors = "#0072B2 #D55E00 #009E73 #CC79A7 #000000 #E69F00 #56B4E9 #F0E442"
 col(k) = word(colors, int(k) % words(colors) + 1)
@@ -41,11 +41,11 @@ plotcmd = "plot for [i = 0:nb - 1] f index i using 3:(pos($5)):(pos($6)) with fi
           "title names[i + 1]"
 
 set terminal pngcairo size 1000,650 enhanced font "sans,11"
-set output dir."/fig002_residual_iter.png"
+set output dir."/tasora2021_residual_iter.png"
 eval plotcmd
 set output
 
 set terminal svg size 1000,650 dynamic enhanced font "sans,11" background rgb "white"
-set output dir."/fig002_residual_iter.svg"
+set output dir."/tasora2021_residual_iter.svg"
 eval plotcmd
 set output

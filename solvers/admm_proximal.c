@@ -1,8 +1,9 @@
-/* The proximal ADMM of seed 004 (Alg. 6, §VI-F, eqs. 165-172), shared by admm-ccp, admm-ncp-fp,
- * admm-ncp-la and admm-ncp-sa (see admm004.h for why one core and four thin files).
+/* The proximal ADMM of the NCP report 2025 (Alg. 6, §VI-F, eqs. 165-172), shared by admm-ccp,
+ * admm-ncp-fp, admm-ncp-la and admm-ncp-sa (see admm_proximal.h for why one core and four thin
+ * files).
  *
- * Problem: the dual NCP K* ∋ u + Gamma(u) ⊥ lambda ∈ K, u = D lambda + v_f (seed 004 eq. 15),
- * attacked as the convex SOCP (127) with the De Saxcé term frozen at s:
+ * Problem: the dual NCP K* ∋ u + Gamma(u) ⊥ lambda ∈ K, u = D lambda + v_f (NCP report 2025
+ * eq. 15), attacked as the convex SOCP (127) with the De Saxcé term frozen at s:
  *     min_{x ∈ K} h(x; s) = 1/2 x^T D x + x^T (v_f + s)                              (165)
  * split as x = y, y ∈ K, with the augmented Lagrangian (166) plus the proximal term
  * eta/2 ||x - x_prev||^2. One iteration (Alg. 6 lines 4-9; the OCR lost the signs, resolved as
@@ -26,7 +27,7 @@
  * three are <= eps_p, eps_d, eps_cp the solver stops on its own (Alg. 6 line 15), reported as
  * STALLED unless the harness's metric is within tolerance. r_p and r_d also drive the penalty.
  *
- * Penalty (seed 004 §VI-F "Penalty Adaptation"):
+ * Penalty (NCP report 2025 §VI-F "Penalty Adaptation"):
  *   FP  rho = rho0 (default 1: "we have found rho0 = 1 to work well across all problems").
  *   LA  eq. 171: rho *= tau_inc if r_p > mu_thr r_d; rho /= tau_dec if r_d > mu_thr r_p (the
  *       ratios of the paper written as products, so a zero residual needs no special case).
@@ -44,10 +45,10 @@
  * Blocks (the paper adapts ADMM to joints and limits, K = R^{n_J} x R_+^{n_l} x prod K_mu):
  *   bilateral   Pi = identity, K* = {0};   unilateral  Pi = max(0, .), K* = R_+;
  *   contact     ncp_cone_project / ncp_cone_project_dual (normal first).
- *   soft        lambda = -k phi - c u is a law, not a set (seed 004 has no such rows; our
+ *   soft        lambda = -k phi - c u is a law, not a set (NCP report 2025 has no such rows; our
  *               resolution): for c > 0 it reads u + (lambda + k phi)/c = 0, a bilateral row of
- *               the problem with D_rr += 1/c and v_f,r += k phi / c (a compliance, as R in seed
- *               004 eq. 95); then z_r = c^{-1} x (its law's residual). For c = 0 it is
+ *               the problem with D_rr += 1/c and v_f,r += k phi / c (a compliance, as R in the
+ *               NCP report 2025 eq. 95); then z_r = c^{-1} x (its law's residual). For c = 0 it is
  *               lambda = -k phi: the set {-k phi}, Pi = that constant, normal cone R (z free).
  *
  * Start: x0 = lambda0 (or 0), y0 = Pi_K(x0), z0 = Pi_{K*}(w + Gamma(w)), w = D y0 + v_f (with
@@ -58,7 +59,7 @@
  * Needs: dual (D, v_f). Memory: two m x m matrices (D with the compliances, and its Cholesky
  * factor). Solves the NCP (desaxce) or the CCP.
  */
-#include "solvers/admm004.h"
+#include "solvers/admm_proximal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -168,7 +169,7 @@ static void project_dual(const ncp_problem *p, const double *in, double *out)
     }
 }
 
-/* v[contact normals] += sign * Gamma(z) = sign * mu ||z_t|| (De Saxcé, DESIGN.md §3), using the
+/* v[contact normals] += sign * Gamma(z) = sign * mu ||z_t|| (De Saxcé, docs/design.md), using the
  * shared operator: (z + Gamma(z))_n - z_n. */
 static void add_gamma(const ncp_problem *p, const double *z, double sign, double *v)
 {
@@ -208,9 +209,9 @@ static int factor(const ncp_solver_desc *d, admm_ws *w, double shift, ncp_error 
 }
 
 /* Initial penalty and, for SA, the adaptation factor kappa^alpha. */
-static void initial_rho(const ncp_admm004_opts *o, admm_ws *w, double *rho, double *step)
+static void initial_rho(const ncp_admm_prox_opts *o, admm_ws *w, double *rho, double *step)
 {
-    if (o->rule != NCP_ADMM004_SPECTRAL) {
+    if (o->rule != NCP_ADMM_PROX_SPECTRAL) {
         *rho = o->rho0;
         *step = 1.0;
         return;
@@ -227,20 +228,20 @@ static void initial_rho(const ncp_admm004_opts *o, admm_ws *w, double *rho, doub
 }
 
 /* eqs. 171-172: the new penalty (unchanged when the residuals are balanced). */
-static double adapt_rho(const ncp_admm004_opts *o, double rho, double step, double rp, double rd)
+static double adapt_rho(const ncp_admm_prox_opts *o, double rho, double step, double rp, double rd)
 {
-    if (o->rule == NCP_ADMM004_LINEAR) {
+    if (o->rule == NCP_ADMM_PROX_LINEAR) {
         if (rp > o->mu_thr * rd) return rho * o->tau_inc;
         if (rd > o->mu_thr * rp) return rho / o->tau_dec;
-    } else if (o->rule == NCP_ADMM004_SPECTRAL) {
+    } else if (o->rule == NCP_ADMM_PROX_SPECTRAL) {
         if (rp > o->mu_thr * rd) return rho * step;
         if (rd > o->mu_thr * rp) return rho / step;
     }
     return rho;
 }
 
-int ncp_admm004_common_params(const ncp_solver_desc *d, const ncp_params *ps,
-                              ncp_admm004_opts *o, ncp_error *err)
+int ncp_admm_prox_common_params(const ncp_solver_desc *d, const ncp_params *ps,
+                              ncp_admm_prox_opts *o, ncp_error *err)
 {
     int rc;
     if ((rc = ncp_solver_param_real(d, ps, "relax", 0.0, 2.0,
@@ -254,7 +255,7 @@ int ncp_admm004_common_params(const ncp_solver_desc *d, const ncp_params *ps,
 
 /* The iterations (Alg. 6 lines 3-19) on an allocated workspace. Returns an error code only when
  * a refactorisation fails. */
-static int iterate(const ncp_solver_desc *d, const ncp_admm004_opts *o, const ncp_solve_in *in,
+static int iterate(const ncp_solver_desc *d, const ncp_admm_prox_opts *o, const ncp_solve_in *in,
                    ncp_solve_out *out, ncp_run *run, admm_ws *w, ncp_error *err)
 {
     const ncp_problem *p = in->prob;
@@ -320,7 +321,7 @@ static int iterate(const ncp_solver_desc *d, const ncp_admm004_opts *o, const nc
     return rc;
 }
 
-int ncp_admm004_solve(const ncp_solver_desc *d, const ncp_admm004_opts *o,
+int ncp_admm_prox_solve(const ncp_solver_desc *d, const ncp_admm_prox_opts *o,
                       const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
                       ncp_error *err)
 {

@@ -1,4 +1,4 @@
-/* `ncpbench figures --paper 004`: seed 004's solver-agnostic accuracy metrics (§VII-D, eqs.
+/* `ncpbench figures --paper ncpreport2025`: NCP report 2025's solver-agnostic accuracy metrics (§VII-D, eqs.
  * 173-176, all L_inf) of every registered solver on the seed-004 suite scenes we ship.
  *
  * Protocol (the paper's §VIII is cut off: no tolerance, N_max or time limit survives, digest §4
@@ -17,9 +17,9 @@
  * ncp_dual (r_dual, eq. 174), ncp_compl (r_ncp, eq. 175), natural_map_inf (r_nat, eq. 176). All are
  * evaluated with the NCP definitions for CCP solvers too (§VII-D: that makes them comparable).
  *
- * Outputs in OUT/004/: accuracy.dat (one gnuplot index block per scene, one row per solver),
+ * Outputs in OUT/ncpreport2025/: accuracy.dat (one gnuplot index block per scene, one row per solver),
  * table_<metric>.md (median / p90 per solver x scene),
- * fig004_accuracy.{png,svg} (scripts/fig004_accuracy.gp)
+ * ncpreport2025_accuracy.{png,svg} (scripts/ncpreport2025_accuracy.gp)
  * and each scene's benchmark directory.
  */
 #include <math.h>
@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "figures/fig_util.h"
+#include "figures/fig_ncpreport2025.h"
 #include "figures/figures.h"
 #include "util/fsutil.h"
 #include "bench/pipeline.h"
@@ -46,7 +47,7 @@ static const char *const f4_metrics[F4_NMET] = {"penetration", "ncp_dual", "ncp_
                                                 "natural_map_inf"};
 static const char *const f4_symbols[F4_NMET] = {"r_pen (eq. 173)", "r_dual (eq. 174)",
                                                 "r_ncp (eq. 175)", "r_nat (eq. 176)"};
-/* seed 004 Table I: the ten configurations the paper benchmarks. */
+/* NCP report 2025 Table I: the ten configurations the paper benchmarks. */
 static const char *const f4_paper10[] = {"pgs-ccp", "pgs-ncp",     "nbgs",        "raisim",
                                          "raisim-ds", "raisim-ds-es", "admm-ccp", "admm-ncp-fp",
                                          "admm-ncp-la", "admm-ncp-sa", NULL};
@@ -181,7 +182,7 @@ static int f4_write_dat(const char *path, int ns, const f4_cell *cells, const in
     FILE *f = fopen(path, "w");
     if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
     fprintf(f,
-            "# ncpbench figure 004: seed 004 §VII-D accuracy metrics (L_inf, NCP definitions for\n"
+            "# ncpbench figure 004: NCP report 2025 §VII-D accuracy metrics (L_inf, NCP definitions for\n"
             "# every solver) per solver x scene, %s captures; tol %g on natural_map_rel_acary,\n"
             "# max_iter %d, %g ms per-solve limit. Median and 90th percentile over the scene's\n"
             "# problems (NaN values skipped). paper10 = 1 for the paper's ten configurations.\n"
@@ -215,7 +216,7 @@ static int f4_write_md(const char *out, int m, int ns, const f4_cell *cells, con
     FILE *f = fopen(path, "w");
     if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
     fprintf(f,
-            "Seed 004 %s, column `%s`: median / 90th percentile per solver x scene (%s captures;\n"
+            "The NCP report 2025 %s, column `%s`: median / 90th percentile per solver x scene (%s captures;\n"
             "tol %g on natural_map_rel_acary, %d iterations, %g ms per solve). `*` = one of the\n"
             "paper's ten configurations (Table I). conv = converged runs / runs, over all scenes.\n\n"
             "| solver | conv |",
@@ -258,7 +259,7 @@ static double f4_worst(int ns, const f4_cell *cells, const char *name, int m)
 
 static void f4_claims(int ns, const f4_cell *cells)
 {
-    printf("\nSeed 004's claims (its §VIII-IX are cut off: no published numbers) beside ours\n"
+    printf("\nThe NCP report 2025's claims (its §VIII-IX are cut off: no published numbers) beside ours\n"
            "(worst scene median, L_inf):\n");
     printf("  paper: CCP relaxations (no De Saxce term) leave nonzero normal velocities, so they\n"
            "         violate the NCP (§IV, digest §5.3).\n");
@@ -279,7 +280,7 @@ static void f4_claims(int ns, const f4_cell *cells)
                f4_worst(ns, cells, qcp[i], 3));
 }
 
-int ncp_fig_paper004(const ncp_fig_opts *o, ncp_error *err)
+int ncp_fig_ncpreport2025(const ncp_fig_opts *o, ncp_error *err)
 {
     char out[4200], dat[4300];
     int rc, ns = ncp_solver_count(), nprob[F4_NSCENES] = {0};
@@ -287,7 +288,7 @@ int ncp_fig_paper004(const ncp_fig_opts *o, ncp_error *err)
     if (ns <= 0) return ncp_error_set(err, NCP_ERR_INPUT, "figure 004: no solver is registered");
     f4_cell *cells = ncp_calloc(err, (size_t)ns * F4_NSCENES, sizeof *cells);
     if (!cells) return NCP_ERR_NOMEM;
-    if ((rc = ncp_path_join(out, sizeof out, o->out_dir, "004", err)) ||
+    if ((rc = ncp_path_join(out, sizeof out, o->out_dir, "ncpreport2025", err)) ||
         (rc = ncp_path_join(dat, sizeof dat, out, "accuracy.dat", err)) ||
         (rc = ncp_mkdir_p(out, err)))
         goto done;
@@ -299,7 +300,7 @@ int ncp_fig_paper004(const ncp_fig_opts *o, ncp_error *err)
     if ((rc = f4_write_dat(dat, ns, cells, nprob, o->quick, limit, err))) goto done;
     for (int m = 0; m < F4_NMET; m++)
         if ((rc = f4_write_md(out, m, ns, cells, nprob, o->quick, limit, err))) goto done;
-    printf("\nSeed 004 accuracy metrics, median over each scene's problems (%s captures; "
+    printf("\nThe NCP report 2025 accuracy metrics, median over each scene's problems (%s captures; "
            "tables with p90 in %s/table_*.md):\n%-14s", o->quick ? "quick" : "full", out, "solver");
     for (int m = 0; m < F4_NMET; m++) printf(" %-16s", f4_metrics[m]);
     printf("  (worst scene)\n");
@@ -312,9 +313,9 @@ int ncp_fig_paper004(const ncp_fig_opts *o, ncp_error *err)
     f4_claims(ns, cells);
     char title[300];
     snprintf(title, sizeof title,
-             "Seed 004 accuracy metrics (L_inf), median per solver, 7 suite scenes (%s)",
+             "The NCP report 2025 accuracy metrics (L_inf), median per solver, 7 suite scenes (%s)",
              o->quick ? "quick" : "full");
-    rc = ncp_fig_plot("fig004_accuracy", out, title, dat, err);
+    rc = ncp_fig_plot("ncpreport2025_accuracy", out, title, dat, err);
 done:
     free(cells);
     return rc;

@@ -1,12 +1,12 @@
-/* `ncpbench figures --paper 002`: seed 002 (Tasora, Mangoni, Benatti, Garziera 2021) style
+/* `ncpbench figures --paper tasora2021`: Tasora et al. 2021 (Tasora, Mangoni, Benatti, Garziera 2021) style
  * residual versus iteration on the odd-mass-ratio sphere stack, for ADMM, FADMM, projected
  * Jacobi and APGD, with PGS as the reference.
  *
- * Seed 002's TEST 1 is a stack of 20 spheres with a 10,000 kg one in the middle (§8.1; radii,
+ * Tasora et al. 2021's TEST 1 is a stack of 20 spheres with a 10,000 kg one in the middle (§8.1; radii,
  * mu, h not given); ours is scenes/sphere-stack.json, three spheres of 1, 100 and 10,000 kg from
  * the bottom up (mass ratio 1e4), resting: every contact is active and sticking, as in TEST 1.A,
  * so the CCP that ADMM/FADMM/APGD solve and the NCP coincide and one metric serves all solvers.
- * Captures: the scene's trajectory (quick: its quick steps) into OUT/002/sphere-stack/, each
+ * Captures: the scene's trajectory (quick: its quick steps) into OUT/tasora2021/sphere-stack/, each
  * solver with tolerance 1e-10 on natural_map_rel_acary and 1000 iterations (300 with --quick).
  * Curve: per solver and iteration k, the median and quartiles over the problems of the metric
  * natural_map_rel_acary of iterate k; a run that stopped earlier (converged) keeps its last value,
@@ -16,8 +16,8 @@
  * Solvers named by the paper that are not registered when the figure runs are listed as missing
  * in the output and in the data file.
  *
- * Outputs in OUT/002/: fig002_residual_iter.dat (one gnuplot index block per solver),
- * fig002_residual_iter.{png,svg} (scripts/fig002_residual_iter.gp), and the benchmark directory.
+ * Outputs in OUT/tasora2021/: tasora2021_residual_iter.dat (one gnuplot index block per solver),
+ * tasora2021_residual_iter.{png,svg} (scripts/tasora2021_residual_iter.gp), and the benchmark directory.
  */
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "figures/fig_util.h"
+#include "figures/fig_tasora2021.h"
 #include "figures/figures.h"
 #include "util/fsutil.h"
 #include "bench/pipeline.h"
@@ -153,7 +154,7 @@ static int f2_block(FILE *f, f2_data *d, int s, double *med20, double *medlast, 
     return NCP_OK;
 }
 
-/* The paper's claim for each solver (seed 002 §8.1; shared/research/seed-001-002-digest.md B.11). */
+/* The paper's claim for each solver (Tasora et al. 2021 §8.1). */
 static const char *f2_claim(const char *name)
 {
     if (!strcmp(name, "admm"))
@@ -171,7 +172,7 @@ static const char *f2_claim(const char *name)
            "odd mass ratios (§1)";
 }
 
-int ncp_fig_002(const ncp_fig_opts *o, ncp_error *err)
+int ncp_fig_tasora2021(const ncp_fig_opts *o, ncp_error *err)
 {
     f2_data d;
     memset(&d, 0, sizeof d);
@@ -190,10 +191,10 @@ int ncp_fig_002(const ncp_fig_opts *o, ncp_error *err)
     }
     if (d.ns == 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "figure 002: none of its solvers is registered");
-    if ((rc = ncp_path_join(out, sizeof out, o->out_dir, "002", err)) ||
+    if ((rc = ncp_path_join(out, sizeof out, o->out_dir, "tasora2021", err)) ||
         (rc = ncp_path_join(bdir, sizeof bdir, out, "sphere-stack", err)) ||
         (rc = ncp_path_join(scene, sizeof scene, ncp_scenes_dir(), "sphere-stack.json", err)) ||
-        (rc = ncp_path_join(dat, sizeof dat, out, "fig002_residual_iter.dat", err)) ||
+        (rc = ncp_path_join(dat, sizeof dat, out, "tasora2021_residual_iter.dat", err)) ||
         (rc = ncp_mkdir_p(out, err)))
         return rc;
 
@@ -233,7 +234,7 @@ int ncp_fig_002(const ncp_fig_opts *o, ncp_error *err)
         goto done;
     }
     fprintf(f,
-            "# ncpbench figure 002 (seed 002 style): natural_map_rel_acary versus iteration on\n"
+            "# ncpbench figure 002 (Tasora et al. 2021 style): natural_map_rel_acary versus iteration on\n"
             "# scenes/sphere-stack.json (masses 1, 100, 10000 kg), %d problems (%s capture),\n"
             "# tol %g, max_iter %d. Per iteration: median, 25th and 75th percentiles over all\n"
             "# problems (a run that stopped keeps its last value).\n"
@@ -242,10 +243,10 @@ int ncp_fig_002(const ncp_fig_opts *o, ncp_error *err)
             "# columns: solver solver_index iteration median q25 q75 n\n",
             d.np, o->quick ? "quick" : "full", FIG002_TOL, po.budget.max_iter,
             missing[0] ? missing : "none");
-    printf("\nSeed 002 versus ncpbench on the sphere stack (%d problems; natural_map_rel_acary, "
+    printf("\nTasora et al. 2021 versus ncpbench on the sphere stack (%d problems; natural_map_rel_acary, "
            "tol %g, at most %d iterations):\n",
            d.np, FIG002_TOL, po.budget.max_iter);
-    fprintf(f, "# claims (seed 002 §8.1) beside our numbers:\n");
+    fprintf(f, "# claims (Tasora et al. 2021 §8.1) beside our numbers:\n");
     for (int s = 0; s < d.ns; s++) {
         double m20, mlast;
         int kmax;
@@ -274,9 +275,9 @@ int ncp_fig_002(const ncp_fig_opts *o, ncp_error *err)
     }
     f = NULL;
     char title[300];
-    snprintf(title, sizeof title, "Seed 002 style: sphere stack 1/100/10000 kg, %d problems (%s)%s%s",
+    snprintf(title, sizeof title, "Tasora et al. 2021 style: sphere stack 1/100/10000 kg, %d problems (%s)%s%s",
              d.np, o->quick ? "quick" : "full", missing[0] ? "; missing: " : "", missing);
-    rc = ncp_fig_plot("fig002_residual_iter", out, title, dat, err);
+    rc = ncp_fig_plot("tasora2021_residual_iter", out, title, dat, err);
 done:
     if (f) fclose(f);
     free(d.rows);

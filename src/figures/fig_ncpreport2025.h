@@ -1,0 +1,9 @@
+/* `ncpbench figures`: The NCP report 2025 (arXiv 2504.19771): its accuracy metrics over its suite (fig_ncpreport2025.c). */
+#ifndef NCP_FIG_NCPREPORT2025_H
+#define NCP_FIG_NCPREPORT2025_H
+
+#include "figures/figures.h"
+
+int ncp_fig_ncpreport2025(const ncp_fig_opts *o, ncp_error *err);
+
+#endif

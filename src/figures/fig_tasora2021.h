@@ -1,0 +1,9 @@
+/* `ncpbench figures`: Tasora et al. 2021: residual against iteration on the sphere stack (fig_tasora2021.c). */
+#ifndef NCP_FIG_TASORA2021_H
+#define NCP_FIG_TASORA2021_H
+
+#include "figures/figures.h"
+
+int ncp_fig_tasora2021(const ncp_fig_opts *o, ncp_error *err);
+
+#endif
