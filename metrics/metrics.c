@@ -6,7 +6,7 @@
  * no factorisation per evaluation, and every metric sees the same u. tests/test_metrics.c
  * recomputes al_residual by the primal route and checks that the numbers agree.
  * sap_momentum (Castro et al. 2023 eq. 32) is a statement about generalised momenta: with primal data it
- * also reads A's diagonal, b and J (J^T products, still no factorisation; src/sap_model.c).
+ * also reads A's diagonal, b and J (J^T products, still no factorisation; src/core/sap_model.c).
  *
  * The workspace borrows the problem (and its D and v_f): the problem must outlive it and must
  * not change between ncp_metrics_ws_create and ncp_metrics_eval.

@@ -10,5 +10,5 @@ for scene in "$root"/scenes/*.json; do
   name=$(basename "$scene" .json)
   "$ncpbench" run "$scene" --out "$root/results/bench/$name"
 done
-# Seed 000 §VII (Fig. 7, 9, 11, Tables II, III) and its claims in results/REPORT.md.
-"$root/scripts/bench_000.sh" "$ncpbench"
+# Lee et al. 2025 §VII (Fig. 7, 9, 11, Tables II, III) and its claims in results/REPORT.md.
+"$root/scripts/bench_lee2025.sh" "$ncpbench"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the pouring scenes (seed 000 §VII-C): scenes/pouring.json (N = 45 particles) and
+"""Writes the pouring scenes (Lee et al. 2025 §VII-C): scenes/pouring.json (N = 45 particles) and
 scenes/pouring-sweep/pouring-N.json for N in 9, 18, 27, 36, 45 (Fig. 11's sweep).
 
-A bottle (seed 000 App. B revolved profile O-A-B-C-D: 64 mm body, 33 mm neck opening, 1.5 mm
+A bottle (Lee et al. 2025 App. B revolved profile O-A-B-C-D: 64 mm body, 33 mm neck opening, 1.5 mm
 padding) is a static body with a prescribed motion: from t = 0.3 s to 2.3 s it turns by 2.4 rad
 about the x axis through its mid-height (minimum-jerk profile, scenes/README.md "Prescribed
 motion"), pouring its particles onto the ground. Particles: spheres of radius 5 mm and density
@@ -52,7 +52,7 @@ def scene(n):
             k += 1
     return {
         "name": "pouring" if n == 45 else "pouring-%d" % n,
-        "description": ("Seed 000 §VII-C pouring with %d particles (radius 5 mm, density 10 g/cm^3, "
+        "description": ("Lee et al. 2025 §VII-C pouring with %d particles (radius 5 mm, density 10 g/cm^3, "
                         "5.24 g each) in a bottle built like the dishes (App. B revolved profile "
                         "O-A-B-C-D: body radius 32 mm, shoulder at 150 mm, neck radius 18 mm, padding "
                         "1.5 mm). The bottle is driven kinematically (a static body with a prescribed "

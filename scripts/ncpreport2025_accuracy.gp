@@ -1,7 +1,7 @@
-# Seed 004 §VII-D accuracy metrics (eqs. 173-176, L_inf): median over each suite scene's problems,
+# The NCP report 2025 §VII-D accuracy metrics (eqs. 173-176, L_inf): median over each suite scene's problems,
 # per solver, one panel per metric, one point style per scene, log scale.
 #
-# Usage (`ncpbench figures --paper 004` runs this itself; standalone):
+# Usage (`ncpbench figures --paper ncpreport2025` runs this itself; standalone):
 #   gnuplot -e "dir='results/figures/004'" scripts/ncpreport2025_accuracy.gp
 # optional: -e "dir='...'; title='...'"
 # Reads  dir/accuracy.dat (written by ncpbench; columns: solver solver_index paper10 scene problems
@@ -10,7 +10,7 @@
 # Writes dir/ncpreport2025_accuracy.png and dir/ncpreport2025_accuracy.svg.
 
 if (!exists("dir")) dir = "."
-if (!exists("title")) title = "Seed 004 accuracy metrics"
+if (!exists("title")) title = "The NCP report 2025 accuracy metrics"
 f = dir."/accuracy.dat"
 
 # Values below the floor (exact zeros included) are drawn at the floor; NaN (undefined) is skipped.

@@ -1,5 +1,5 @@
 # Residual versus solver time, one colour per solver: the median over problems (line) and the
-# 25th-75th percentile band (shaded), as in seed 000 Fig. 7 / Fig. 9 (left).
+# 25th-75th percentile band (shaded), as in Lee et al. 2025 Fig. 7 / Fig. 9 (left).
 #
 # Usage (ncpbench runs this itself after a benchmark; standalone):
 #   gnuplot -e "dir='results/incline'" scripts/residual_vs_time.gp

@@ -1,7 +1,7 @@
-# Seed 002 style convergence plot: residual versus iteration on the odd-mass-ratio sphere stack,
+# Tasora et al. 2021 style convergence plot: residual versus iteration on the odd-mass-ratio sphere stack,
 # one colour per solver: the median over problems (line) and the 25th-75th percentile band.
 #
-# Usage (`ncpbench figures --paper 002` runs this itself; standalone):
+# Usage (`ncpbench figures --paper tasora2021` runs this itself; standalone):
 #   gnuplot -e "dir='results/figures/002'" scripts/tasora2021_residual_iter.gp
 # optional: -e "dir='...'; title='...'"
 # Reads  dir/tasora2021_residual_iter.dat (written by ncpbench; columns: solver solver_index

@@ -1,5 +1,5 @@
 # Solver time versus iteration, one colour per solver: the median over problems (line) and the
-# 25th-75th percentile band (shaded), as in seed 000 Fig. 7 / Fig. 9 (right). Log-log by
+# 25th-75th percentile band (shaded), as in Lee et al. 2025 Fig. 7 / Fig. 9 (right). Log-log by
 # default, so a constant cost per iteration is a line of slope 1 whatever the iteration counts;
 # -e "linear=1" draws linear axes (as the paper's "linear increase" reads).
 #

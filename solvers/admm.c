@@ -1,7 +1,7 @@
 /* admm — ADMM on the cone complementarity problem, with adaptive step, warm start and
  * preconditioning.
  *
- * Source: seed 002, A. Tasora, D. Mangoni, S. Benatti, R. Garziera, "Solving variational
+ * Source: Tasora et al. 2021, A. Tasora, D. Mangoni, S. Benatti, R. Garziera, "Solving variational
  * inequalities and cone complementarity problems in nonsmooth dynamics using the alternating
  * direction method of multipliers", IJNME 122(16), 2021: Algorithm 1 (eqs. 36-38 with the
  * per-row step of eq. 44), its preconditioned form (eq. 47, §6.1), residual balancing (§5.2,
@@ -9,7 +9,7 @@
  * linear-algebra forms (dense Delassus / saddle point on the primal data) and the stopping test
  * are described in solvers/admm_common.h.
  *
- * Solves the CCP (Anitescu's convex relaxation, seed 002 eq. 14), NOT the NCP: a sliding
+ * Solves the CCP (Anitescu's convex relaxation, Tasora et al. 2021 eq. 14), NOT the NCP: a sliding
  * contact's solution has u_n = mu ||u_t|| > 0 (lift-off) where the NCP has u_n = 0, so the
  * harness's NCP natural map stays at the relaxation gap there. Where no contact slides (open,
  * sticking or frictionless contacts, and all non-contact rows) the CCP and NCP solutions agree.
@@ -121,7 +121,7 @@ static int admm_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, 
 
 const ncp_solver_desc ncp_solver_admm = {
     .name = "admm",
-    .source = "seed 002 Alg. 1-2 (eqs. 31-47): ADMM, adaptive rho, warm start, preconditioning",
+    .source = "Tasora et al. 2021 Alg. 1-2 (eqs. 31-47): ADMM, adaptive rho, warm start, preconditioning",
     .summary = "ADMM on the CCP relaxation; dense Delassus or saddle-point form, balanced rho",
     .needs = NCP_NEEDS_DUAL,
     .ccp = 1,

@@ -48,7 +48,7 @@ static int admm_ccp_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *r
 
 const ncp_solver_desc ncp_solver_admm_ccp = {
     .name = "admm-ccp",
-    .source = "seed 004 Alg. 6 without De Saxcé and proximal terms (Table I ADMM-CCP)",
+    .source = "NCP report 2025 Alg. 6 without De Saxcé and proximal terms (Table I ADMM-CCP)",
     .summary = "ADMM on the convex CCP relaxation (SOCP), fixed penalty",
     .needs = NCP_NEEDS_DUAL,
     .ccp = 1,

@@ -1,4 +1,4 @@
-/* The parts of seed 002's ADMM that admm and fadmm share (see admm_common.h). */
+/* The parts of Tasora et al. 2021's ADMM that admm and fadmm share (see admm_common.h). */
 #include "solvers/admm_common.h"
 
 #include <math.h>
@@ -9,7 +9,7 @@
 #include "core/cone.h"
 #include "core/la.h"
 
-/* Residual balancing safeguards (seed 002 §5.2 defaults) and our bound on rho. */
+/* Residual balancing safeguards (Tasora et al. 2021 §5.2 defaults) and our bound on rho. */
 #define ETA_MAX 50.0
 #define ETA_DEADBAND 2.0
 #define RHO_MIN 1e-6

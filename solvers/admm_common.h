@@ -1,7 +1,7 @@
-/* What `admm` (solvers/admm.c) and `fadmm` (solvers/fadmm.c) share: seed 002 (Tasora, Mangoni,
+/* What `admm` (solvers/admm.c) and `fadmm` (solvers/fadmm.c) share: Tasora et al. 2021 (Tasora, Mangoni,
  * Benatti, Garziera 2021) in ncpbench's notation. Private to those two files.
  *
- * The problem both solve is seed 002's CCP (eqs. 14-15): min 1/2 g^T N g + r^T g over g in Y,
+ * The problem both solve is Tasora et al. 2021's CCP (eqs. 14-15): min 1/2 g^T N g + r^T g over g in Y,
  *   N = D + C (Delassus plus compliance, Corollary 3),  r = v_f + s,
  * i.e. K* ∋ N g + r ⊥ g ∈ K, Anitescu's convex relaxation (no De Saxcé term). Rows, by block:
  *   CONTACT     Y_j = K_mu (Euclidean projection ncp_cone_project), step rho w_j;
@@ -9,7 +9,7 @@
  *   BILATERAL   Y = R (identity), step rho_b w_i (eq. 44: rows whose y is known to be 0);
  *   SOFT c > 0  the law lambda = -k phi - c u is a bilateral row with compliance C_ii = 1/c and
  *               shift s_i = k phi / c (Corollary 3): u + (lambda + k phi)/c = 0. Free, rho_b.
- *   SOFT c = 0  lambda = -k phi exactly: Y_i = {-k phi}, a one-point convex set (seed 002 §3
+ *   SOFT c = 0  lambda = -k phi exactly: Y_i = {-k phi}, a one-point convex set (Tasora et al. 2021 §3
  *               allows any convex set), step rho w_i.
  * Only contacts are relaxed: on the other rows the CCP and the NCP coincide.
  *
@@ -150,7 +150,7 @@ double ncp_admm_ccp_residual(const ncp_admm *a, const double *g, const double *u
 /* Residual balancing (§5.2, eqs. 41-43) on the preconditioned residuals r_p = g - z and
  * r_d = Theta (z - z_old) (scaled: sqrt(w) r_p, r_d / sqrt(w), as Chrono does; the paper leaves
  * the metric open). eta = r_p / r_d (eq. 42; eq. 43 divides each by its iterate's size), then
- * with rho_sqrt = 1 eta = sqrt(eta) (Chrono's rule; the paper prints none, digest B.12-2), then
+ * with rho_sqrt = 1 eta = sqrt(eta) (Chrono's rule; the paper prints none), then
  * clamped to [1/50, 50] and set to 1 inside the dead band [1/2, 2] (the paper's defaults).
  * Measured on the 180 random problems of tests/test_admm.c (admm, n_s = 5, no cap): without
  * the root rho oscillated with period 2 (x3.5 up, x3.5 down, every 5 iterations) and 17 did not

@@ -45,7 +45,7 @@ static int admm_ncp_fp_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run
 
 const ncp_solver_desc ncp_solver_admm_ncp_fp = {
     .name = "admm-ncp-fp",
-    .source = "seed 004 Alg. 6, eqs. 165-170 (Carpentier et al.), fixed penalty (Table I)",
+    .source = "NCP report 2025 Alg. 6, eqs. 165-170 (Carpentier et al.), fixed penalty (Table I)",
     .summary = "proximal ADMM on the NCP, De Saxcé estimate from the dual iterate, rho fixed",
     .needs = NCP_NEEDS_DUAL,
     .ccp = 0,

@@ -55,7 +55,7 @@ static int admm_ncp_la_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run
 
 const ncp_solver_desc ncp_solver_admm_ncp_la = {
     .name = "admm-ncp-la",
-    .source = "seed 004 Alg. 6 (Carpentier et al.), linear penalty adaptation eq. 171",
+    .source = "NCP report 2025 Alg. 6 (Carpentier et al.), linear penalty adaptation eq. 171",
     .summary = "proximal ADMM on the NCP, rho balanced by residual ratio (x or / 1.5)",
     .needs = NCP_NEEDS_DUAL,
     .ccp = 0,

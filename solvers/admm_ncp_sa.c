@@ -53,7 +53,7 @@ static int admm_ncp_sa_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run
 
 const ncp_solver_desc ncp_solver_admm_ncp_sa = {
     .name = "admm-ncp-sa",
-    .source = "seed 004 Alg. 6 (Carpentier et al.), spectral penalty adaptation eq. 172",
+    .source = "NCP report 2025 Alg. 6 (Carpentier et al.), spectral penalty adaptation eq. 172",
     .summary = "proximal ADMM on the NCP, rho from the spectrum of D (sqrt(L m) kappa^0.2)",
     .needs = NCP_NEEDS_DUAL,
     .ccp = 0,

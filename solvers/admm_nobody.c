@@ -34,7 +34,7 @@ static int nobody_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run
 
 const ncp_solver_desc ncp_solver_admm_nobody = {
     .name = "admm-nobody",
-    .source = "seed 000 §VI-A eq. 30, Table III \"No Body\" (subsystem ADMM of ref. [34])",
+    .source = "Lee et al. 2025 §VI-A eq. 30, Table III \"No Body\" (subsystem ADMM of ref. [34])",
     .summary = "subsystem ADMM without the body split: dense per-subsystem Cholesky of "
                "A_j + beta sum J_ij^T J_ij",
     .needs = NCP_NEEDS_PRIMAL | NCP_NEEDS_STRUCTURE,

@@ -34,7 +34,7 @@ static int nosub_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
 
 const ncp_solver_desc ncp_solver_admm_nosub = {
     .name = "admm-nosub",
-    .source = "seed 000 §VI eq. 28, Table III \"No Sub\" (vanilla ADMM, whole-system "
+    .source = "Lee et al. 2025 §VI eq. 28, Table III \"No Sub\" (vanilla ADMM, whole-system "
               "factorisation)",
     .summary = "ADMM without subsystem split: one Cholesky of A + beta J^T J, strict operator, "
                "adaptive beta",

@@ -137,7 +137,7 @@ static int dsn_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
 
 const ncp_solver_desc ncp_solver_al_dampedsn = {
     .name = "al-dampedsn",
-    .source = "seed 000 §VII-D1 Table II (DampedSN); De Luca, Facchinei, Kanzow 1996",
+    .source = "Lee et al. 2025 §VII-D1 Table II (DampedSN); De Luca, Facchinei, Kanzow 1996",
     .summary = "AL of eq. 19 (strict operator), each surrogate by damped semismooth Newton with "
                "Armijo backtracking on 1/2||r||^2",
     .needs = NCP_NEEDS_PRIMAL,

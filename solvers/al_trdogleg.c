@@ -160,7 +160,7 @@ static int tr_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, nc
 
 const ncp_solver_desc ncp_solver_al_trdogleg = {
     .name = "al-trdogleg",
-    .source = "seed 000 §VII-D1 Table II (TRDogleg); Nocedal & Wright Alg. 4.1 + dogleg",
+    .source = "Lee et al. 2025 §VII-D1 Table II (TRDogleg); Nocedal & Wright Alg. 4.1 + dogleg",
     .summary = "AL of eq. 19 (strict operator), each surrogate by trust-region dogleg on "
                "1/2||r||^2",
     .needs = NCP_NEEDS_PRIMAL,

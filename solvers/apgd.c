@@ -1,7 +1,7 @@
 /* apgd — Nesterov-accelerated projected gradient on the dual, adaptive step and restart.
  *
  * Source: Mazhar, Heyn, Tasora, Negrut, "Using Nesterov's method to accelerate multibody dynamics
- * with friction and contact", ACM TOG 34(3) 2015, Alg. APGD (seed 002's ref. 17; Chrono's
+ * with friction and contact", ACM TOG 34(3) 2015, Alg. APGD (Tasora et al. 2021's ref. 17; Chrono's
  * ChSolverAPGD), with the restart schemes of O'Donoghue & Candès, "Adaptive restart for
  * accelerated gradient schemes", FoCM 15 (2015). It minimises the CCP's convex QP
  *     f(l) = 1/2 l^T N l + r^T l  over  l ∈ K,   N = D (+ 1/c on soft rows), r = v_f (+ k phi/c)
@@ -31,7 +31,7 @@
  * desaxce = 0, and it is registered as a CCP solver: on problems with sliding contacts its answer
  * is not the NCP solution and the natural map (with Gamma) does not go to zero. desaxce = 1 is the
  * fixed-point NCP variant: the linear term is re-evaluated as r + Gamma(N y_k + r) at every
- * gradient (seed 004 eq. 127's s = Gamma(u) frozen for one step; the backtracking and the
+ * gradient (NCP report 2025 eq. 127's s = Gamma(u) frozen for one step; the backtracking and the
  * function restart use f with that frozen s). Its fixed points are the NCP's solutions, but the
  * NCP is not monotone and no convergence theory covers it.
  *

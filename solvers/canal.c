@@ -219,7 +219,7 @@ static int canal_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
 
 const ncp_solver_desc ncp_solver_canal = {
     .name = "canal",
-    .source = "seed 000 §V, Alg. 1 (CANAL: cascaded Newton-based augmented Lagrangian)",
+    .source = "Lee et al. 2025 §V, Alg. 1 (CANAL: cascaded Newton-based augmented Lagrangian)",
     .summary = "AL with the De Saxcé term lagged; each loop a Newton solve of a strongly convex h "
                "with exact line search",
     .needs = NCP_NEEDS_PRIMAL,

@@ -135,7 +135,7 @@ static double sweep_contact(const ncp_problem *p, const ncp_block *b, double ste
     }
     for (int it = 0; it < local_iter; it++) {
         double prev[3] = {lam[0], lam[1], lam[2]};
-        ncp_desaxce(b->mu, ul, z); /* z = u + Gamma(u), seed 004 Alg. 5 line 16 */
+        ncp_desaxce(b->mu, ul, z); /* z = u + Gamma(u), NCP report 2025 Alg. 5 line 16 */
         for (int i = 0; i < 3; i++) x[i] = lam[i] - omega * step * z[i];
         ncp_cone_project(b->mu, x, lam);
         /* local velocity follows lambda through D_kk only (other rows are frozen) */

@@ -49,7 +49,7 @@ int ncp_solver_need_dual(const ncp_solver_desc *d, const ncp_problem *p, ncp_err
  * Fails (NCP_ERR_NUMERIC, message naming the block's row) only if the eigensolver fails. */
 int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error *err);
 
-/* One projected Gauss–Seidel sweep over the blocks in their order (solvers/pgs.c header, seed 004
+/* One projected Gauss–Seidel sweep over the blocks in their order (solvers/pgs.c header, NCP report 2025
  * Alg. 5): each block with step[bi] > 0 is updated from the current u, then u = D lambda + v_f
  * is brought up to date by one column axpy per changed row (O(m) per row, O(m^2) per sweep).
  * omega in (0, 2) multiplies the step inside the projection; local_iter >= 1 local steps per
@@ -60,7 +60,7 @@ double ncp_pgs_sweep(const ncp_problem *p, const double *step, double omega, int
 
 /* The sweep's update of one scalar block b (bilateral, unilateral or soft; step = its
  * step[bi] > 0): the exact 1-D Gauss–Seidel solve with omega inside the projection, then u
- * updated. Used by the seed 004 splitting solvers (solvers/splitting.c). Returns |change|. */
+ * updated. Used by the NCP report 2025 splitting solvers (solvers/splitting.c). Returns |change|. */
 double ncp_pgs_scalar(const ncp_problem *p, const ncp_block *b, double step, double omega,
                       double *lambda, double *u);
 

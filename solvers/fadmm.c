@@ -1,6 +1,6 @@
 /* fadmm — fast (Nesterov-accelerated) ADMM with restart on the cone complementarity problem.
  *
- * Source: seed 002 (Tasora et al. 2021) §7, Algorithm 3 (FADMM; P-FADMM with the diagonal
+ * Source: Tasora et al. 2021 (Tasora et al. 2021) §7, Algorithm 3 (FADMM; P-FADMM with the diagonal
  * preconditioning of §6.1), after Goldstein, O'Donoghue, Setzer, Baraniuk, "Fast alternating
  * direction optimization methods", SIAM J. Imaging Sci. 7(3), 2014 (the paper's ref. 35,
  * "fast ADMM with restart"). Problem, row types, linear-algebra forms and stopping test: see
@@ -21,7 +21,7 @@
  * Resolutions of the paper's text, each a choice we make:
  *   - Extrapolation typo: Alg. 3 lines 14-16 print g^{k+1} = g^k + beta (g^{k+1} - g^k), a point
  *     BETWEEN the two iterates (damping, not acceleration). We extrapolate from the new iterate,
- *     g^{k+1} + beta (g^{k+1} - g^k), as Goldstein et al. (Alg. 8) and Chrono do (digest B.12-3).
+ *     g^{k+1} + beta (g^{k+1} - g^k), as Goldstein et al. (Alg. 8) and Chrono do.
  *     The differences use the raw previous iterates g^k, y^k (Goldstein), not the previous
  *     extrapolated points (Chrono).
  *   - The combined residual's norms are unsquared, as the paper and Chrono write it (Goldstein
@@ -179,7 +179,7 @@ static int fadmm_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
 
 const ncp_solver_desc ncp_solver_fadmm = {
     .name = "fadmm",
-    .source = "seed 002 Alg. 3 (§7): fast ADMM with restart (Goldstein et al. 2014), typo fixed",
+    .source = "Tasora et al. 2021 Alg. 3 (§7): fast ADMM with restart (Goldstein et al. 2014), typo fixed",
     .summary = "Nesterov-accelerated ADMM with restart on the CCP relaxation, fixed rho",
     .needs = NCP_NEEDS_DUAL,
     .ccp = 1,

@@ -1,13 +1,13 @@
 /* jacobi — projected block Jacobi on the NCP with the De Saxcé term.
  *
- * Source: seed 004 §V (proximal framework), block-Jacobi eq. 141: every block is updated from the
+ * Source: NCP report 2025 §V (proximal framework), block-Jacobi eq. 141: every block is updated from the
  * SAME previous iterate (Gauss–Seidel, pgs, uses the newest one),
  *     u^i       = D lambda^i + v_f                               (one product with D per sweep)
  *     lambda_b <- Pi_b( lambda_b^i - omega theta r_b g_b(lambda^i, u^i) )
  * with the per-block step r_b = 1 / lambda_max(D_bb) of pgs (solvers/pgs.c header) and the block
- * laws of ncp_block_gradient / ncp_block_project (common.h): contacts use g = u + Gamma(u) (seed
- * 004 Alg. 5 line 16), so the fixed points are exactly the solutions of
- * K* ∋ u + Gamma(u) ⊥ lambda ∈ K: it targets the NCP, not the CCP relaxation. Seed 002 (Tasora
+ * laws of ncp_block_gradient / ncp_block_project (common.h): contacts use g = u + Gamma(u) (NCP
+ * report 2025 Alg. 5 line 16), so the fixed points are exactly the solutions of
+ * K* ∋ u + Gamma(u) ⊥ lambda ∈ K: it targets the NCP, not the CCP relaxation. Tasora et al. 2021 (Tasora
  * et al. 2021, Figs. 2 and 8) uses projected Jacobi as its slow reference; Chrono's
  * ChSolverPJacobi is the same iteration with per-row steps 1/D_rr.
  *
@@ -182,7 +182,7 @@ static int jacobi_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run
 
 const ncp_solver_desc ncp_solver_jacobi = {
     .name = "jacobi",
-    .source = "seed 004 eq. 141 (block Jacobi) with Alg. 5's De Saxcé step; seed 002 Figs. 2, 8",
+    .source = "NCP report 2025 eq. 141 (block Jacobi) with Alg. 5's De Saxcé step; Tasora et al. 2021 Figs. 2, 8",
     .summary = "projected block Jacobi on the NCP, relaxation scaled by lambda_max (power iter.)",
     .needs = NCP_NEEDS_DUAL,
     .ccp = 0,

@@ -1,4 +1,4 @@
-/* Per-contact local solvers of seed 004 §VI-C (see local_contact.h for the mathematics). */
+/* Per-contact local solvers of NCP report 2025 §VI-C (see local_contact.h for the mathematics). */
 #include "solvers/local_contact.h"
 
 #include <float.h>
@@ -53,7 +53,7 @@ int ncp_local_contact_init(ncp_local_contact *lc, const double *D, int m, int ro
                          row, local.msg);
 }
 
-/* z = G lambda + c + s (the local augmented velocity, seed 004 Algs. 2-3 line 1). */
+/* z = G lambda + c + s (the local augmented velocity, NCP report 2025 Algs. 2-3 line 1). */
 static void local_velocity(const double *G, const double lambda[3], const double c[3],
                            const double s[3], double z[3])
 {
@@ -326,7 +326,7 @@ static double exact_theta(const ncp_local_contact *lc, double kappa, const doubl
  * descent direction with steps 0.01 rad growing x1.3 while the slope keeps its sign and
  * shrinking x0.5 when a step leaves the arc (w <= 0), until the slope changes sign; then bisect
  * the bracket on the sign of the slope. (The constants are those of Le Lidec et al.'s
- * reimplementation in ContactBench, which seed 004 [73] builds on; the paper gives none.)
+ * reimplementation in ContactBench, which NCP report 2025 [73] builds on; the paper gives none.)
  * Finds the local minimiser nearest theta_r downhill. */
 static double bisect_theta(const ncp_local_contact *lc, double kappa, const double q[3],
                            double theta_r, const ncp_nb_opts *o)

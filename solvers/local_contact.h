@@ -1,10 +1,10 @@
-/* Per-contact local solvers of seed 004 §VI-C, shared by the projective-splitting solvers
+/* Per-contact local solvers of NCP report 2025 §VI-C, shared by the projective-splitting solvers
  * (solvers/splitting.c: pgs-ccp, pgs-ncp, nbgs, raisim, raisim-ds, raisim-ds-es).
  *
  * Each one solves (or approximates) the single-contact problem of one 3x3 diagonal block
  *     u = G lambda + c,   G = D_kk,   c = v_f,k + sum_{m != k} D_km lambda_m
  * given a De Saxcé estimate s = (s_n, 0, 0) (zero for the solvers without it). Normal FIRST
- * (n, t1, t2) throughout; the paper writes the normal last (seed 004 eq. 34), its formulas are
+ * (n, t1, t2) throughout; the paper writes the normal last (NCP report 2025 eq. 34), its formulas are
  * translated here, storage is never reordered.
  *
  *   ncp_local_pccp   Alg. 2 (P_CCP): one projected step lambda <- Pi_K(lambda - 3/tr(G) (u + s)).
@@ -21,13 +21,13 @@
  * What the slip QCP solves. Its stationarity on the section gives v_n = 0, lambda on bd K and
  * (u + s) orthogonal to the section's tangent. When G has no normal/tangent coupling
  * (G_nt = 0) and s = 0 this is exactly Coulomb's law (u_t opposite lambda_t); with coupling it
- * is not (the maximal-dissipation violation of Lidec et al. [73], seed 004 §VI-C), unless
+ * is not (the maximal-dissipation violation of Lidec et al. [73], NCP report 2025 §VI-C), unless
  * s = Gamma(u) at the solution: then the exact Coulomb slip point is a stationary point of the
  * corrected objective (u + s = s_t (mu, -d) is normal to the cone, d = lambda_t/|lambda_t|),
  * which is why the -DS variants re-estimate s.
  *
  * The missing Appendix C (eqs. 222, 224) is replaced by one parametrisation valid for every
- * shape of the section (ellipse, parabola, hyperbola branch; seed 004 Alg. 4 lines 9-13):
+ * shape of the section (ellipse, parabola, hyperbola branch; NCP report 2025 Alg. 4 lines 9-13):
  *     lambda(theta) = r(theta) (1/mu, cos theta, sin theta),
  *     r(theta) = -c_n / w(theta),  w(theta) = G_nn/mu + G_nt1 cos theta + G_nt2 sin theta,
  * on the arc w > 0 (where the plane meets the upper nappe; the whole circle for an ellipse).
@@ -61,11 +61,11 @@ typedef struct ncp_local_contact {
 int ncp_local_contact_init(ncp_local_contact *lc, const double *D, int m, int row, double mu,
                            double dmin, ncp_error *err);
 
-/* seed 004 Alg. 2: out = Pi_K(lambda - 3/tr(G) (G lambda + c + s)). out may alias lambda. */
+/* NCP report 2025 Alg. 2: out = Pi_K(lambda - 3/tr(G) (G lambda + c + s)). out may alias lambda. */
 void ncp_local_pccp(const ncp_local_contact *lc, const double lambda[3], const double c[3],
                     const double s[3], double out[3]);
 
-/* seed 004 Alg. 3: z = G lambda + c + s; lambda_n <- max(0, lambda_n - z_n/G_nn) (eq. 147);
+/* NCP report 2025 Alg. 3: z = G lambda + c + s; lambda_n <- max(0, lambda_n - z_n/G_nn) (eq. 147);
  * lambda_t <- Pi_disk(mu lambda_n)(lambda_t - z_t / min(G_t1t1, G_t2t2)) (eq. 148). z is
  * computed once (line 1), so the tangential step uses the old normal impulse. The tangential
  * step is the inverse of the SMALLEST tangential diagonal entry, as the text says ("the smallest
@@ -95,7 +95,7 @@ typedef struct ncp_nb_opts {
     int bisect_max;    /* BISECT: at most this many bracketing and bisection steps each */
 } ncp_nb_opts;
 
-/* seed 004 Alg. 4 (see the file header). lambda is the current impulse (used only by the
+/* NCP report 2025 Alg. 4 (see the file header). lambda is the current impulse (used only by the
  * fallback). The stick test uses -G^{-1} c and the slip search starts from the angle of
  * -G^{-1}(c + s) (line 1 literally uses c + s for both: that gives raisim-ds spurious fixed
  * points, see solvers/raisim_ds.c; the two agree when s = 0). Returns the NCP_LOCAL_* case.

@@ -1,6 +1,6 @@
-/* nbgs — seed 004's NBGS: nonlinear block Gauss–Seidel with an exact per-contact solve.
+/* nbgs — NCP report 2025's NBGS: nonlinear block Gauss–Seidel with an exact per-contact solve.
  *
- * Source: seed 004 Table I, Alg. 5 (eqs. 143-145) with the nonlinear-block projector P_NB of
+ * Source: NCP report 2025 Table I, Alg. 5 (eqs. 143-145) with the nonlinear-block projector P_NB of
  * Alg. 4 + MDP (Preclik et al. [56]): per contact, open if c_n >= 0; frictionless if mu = 0;
  * stick if -D_kk^{-1} c lies in K; otherwise the QCP (152) on the conic section where the cone
  * surface meets the plane (D_kk lambda + c)_n = 0, solved EXACTLY: the global minimiser of the
@@ -12,7 +12,7 @@
  * NCP, with Preclik's friction model: the fixed points have Signorini's condition and
  * lambda on bd K exactly, but at sliding contacts the tangential velocity is opposite lambda_t
  * (Coulomb's maximal dissipation) only when D_kk has no normal/tangent coupling; otherwise the
- * QCP's answer differs from Coulomb's (Lidec et al. [73], seed 004 §VI-C). On such problems the
+ * QCP's answer differs from Coulomb's (Lidec et al. [73], NCP report 2025 §VI-C). On such problems the
  * NCP natural map does not go to zero — that is the model, not a convergence failure; raisim-ds
  * adds the De Saxcé correction that removes it.
  * Not `raisim`: same local QCP, solved exactly here, by bisection search there.
@@ -36,7 +36,7 @@ static int nbgs_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, 
 
 const ncp_solver_desc ncp_solver_nbgs = {
     .name = "nbgs",
-    .source = "seed 004 Table I NBGS: Alg. 5 with Alg. 4 + MDP QCP (Preclik et al.), exact",
+    .source = "NCP report 2025 Table I NBGS: Alg. 5 with Alg. 4 + MDP QCP (Preclik et al.), exact",
     .summary = "nonlinear block Gauss-Seidel, exact per-contact QCP solve (no De Saxcé)",
     .needs = NCP_NEEDS_DUAL,
     .ccp = 0,

@@ -21,7 +21,7 @@
  *      0, ...; if the Newton phase that just ended did not even halve theta, it resumes from the
  *      initial iterate (lambda0 or 0) rather than from the burst's end.
  *      Why: theta is not a merit function of the non-monotone Coulomb NCP; Newton and LM can
- *      settle in a local minimum of theta that is not a zero. On box-on-plane (seed 004's
+ *      settle in a local minimum of theta that is not a zero. On box-on-plane (NCP report 2025's
  *      hyperstatic primitive) step 17 (problem 000007) has four nearly coplanar corner contacts
  *      sliding: nsn-nm from 0 with rho_scale 1 reaches in 5 iterations a point where all four
  *      carry load and slide, u_n = (-8.5, 8.5, 8.5, -8.5) 1e-5 (the twist that four non-coplanar

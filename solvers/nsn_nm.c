@@ -2,15 +2,15 @@
  *
  * Source: Acary, Brémond, Huber, "On solving contact problems with Coulomb friction:
  * formulations and numerical comparisons" (2018, INRIA RR-9118), the NSN-NM solver (Siconos
- * fc3d id 520, fc3d_nonsmooth_Newton_NaturalMap); see shared/research/anchors-peers.md §2.
+ * fc3d id 520, fc3d_nonsmooth_Newton_NaturalMap).
  * Equation solved, per block with u = D lambda + v_f (metrics/metrics.h conventions):
  *   contact    F_k = lambda_k - Pi_K(x_k),  x_k = lambda_k - rho_k (u_k + Gamma(u_k))
- *              (seed 004 eq. 163 with a step rho_k; any rho_k > 0 has the same zeros)
+ *              (NCP report 2025 eq. 163 with a step rho_k; any rho_k > 0 has the same zeros)
  *   bilateral  F_r = rho_r u_r                                  (= lambda - Pi_R(lambda - rho u))
  *   unilateral F_r = lambda_r - max(0, lambda_r - rho_r u_r)
  *   soft       F_r = lambda_r + k phi + c u_r                   (the row's own law)
  * Generalised Jacobian (one element of the B-subdifferential), with G = dPi_K/dx from
- * ncp_cone_project_jacobian (seed 000 eq. 23) and dGamma/du = [0, mu u_t^T/||u_t||; 0, 0]:
+ * ncp_cone_project_jacobian (Lee et al. 2025 eq. 23) and dGamma/du = [0, mu u_t^T/||u_t||; 0, 0]:
  *   contact    dF_k = (I - G) E_k + rho_k G (I + dGamma/du) D_k.
  *              At u_t = 0, Gamma is not differentiable; we pick the element 0 (so dGamma/du = 0).
  *   bilateral  rho D_r;  unilateral rho D_r if lambda - rho u > 0 else e_r (at the kink we pick

@@ -1,16 +1,16 @@
 /* pgs — projected Gauss–Seidel on the NCP with the De Saxcé term.
  *
- * Source: seed 000 §VII, the paper's "universal baseline" (dual, Delassus-based, "handles the
- * NCP without model relaxation"); the paper gives no details, so the sweep follows seed 004
+ * Source: Lee et al. 2025 §VII, the paper's "universal baseline" (dual, Delassus-based, "handles the
+ * NCP without model relaxation"); the paper gives no details, so the sweep follows NCP report 2025
  * Alg. 5 (projective splitting / block Gauss–Seidel, eqs. 143-145) in the block order of the
- * assembly (bilateral, unilateral, contact, soft = seed 004's joints -> limits -> contacts),
- * with the per-contact step of seed 004 Alg. 2 plus the De Saxcé estimate of Alg. 5 line 16:
+ * assembly (bilateral, unilateral, contact, soft = NCP report 2025's joints -> limits -> contacts),
+ * with the per-contact step of NCP report 2025 Alg. 2 plus the De Saxcé estimate of Alg. 5 line 16:
  *     u_k     = v_f,k + sum_m D_km lambda_m          (current, Gauss–Seidel)
  *     lambda_k <- Pi_K( lambda_k - omega r_k (u_k + Gamma(u_k)) ),   r_k = 1 / lambda_max(D_kk)
  * Fixed points of this map are exactly the solutions of K* ∋ u + Gamma(u) ⊥ lambda ∈ K (any
  * r_k > 0), so it targets the NCP, not the CCP relaxation.
  *
- * Block updates (the exact 1-D Gauss–Seidel solves, seed 004 Alg. 5 lines 5 and 10):
+ * Block updates (the exact 1-D Gauss–Seidel solves, NCP report 2025 Alg. 5 lines 5 and 10):
  *   bilateral  lambda <- lambda - omega u / D_rr
  *   unilateral lambda <- max(0, lambda - omega u / D_rr)
  *   soft       lambda* = (-k phi - c u_o) / (1 + c D_rr), u_o = u - D_rr lambda (the row's law
@@ -21,11 +21,11 @@
  *              the coupling to the other rows is updated once.
  * Step choice r_k = 1/lambda_max(D_kk) = 1/L, the classical projected-gradient step for the local
  * convexified problem min 1/2 l^T D_kk l + l^T (u_k + Gamma) over K (Gamma frozen): it decreases
- * that objective monotonically for any omega in (0, 2). Seed 004 Alg. 2's 3/trace(D_kk) is the
+ * that objective monotonically for any omega in (0, 2). The NCP report 2025 Alg. 2's 3/trace(D_kk) is the
  * inverse of the MEAN eigenvalue and exceeds 2/L (no decrease guaranteed) when D_kk is
  * anisotropic, which contact blocks often are (normal and tangential masses differ).
  * Over-relaxation: omega multiplies the step INSIDE the projection (projected SOR, Cryer 1971)
- * rather than blending after it as in seed 004 eq. 145: for omega > 1 the blend can leave K
+ * rather than blending after it as in NCP report 2025 eq. 145: for omega > 1 the blend can leave K
  * (e.g. a negative normal impulse), the in-projection form keeps every iterate feasible; both
  * are plain Gauss–Seidel for omega = 1.
  * Rows whose diagonal is (numerically) zero do not influence their own velocity; Gauss–Seidel has
@@ -111,7 +111,7 @@ static int pgs_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
 
 const ncp_solver_desc ncp_solver_pgs = {
     .name = "pgs",
-    .source = "seed 000 §VII baseline; seed 004 Alg. 5 (eqs. 143-145) with Alg. 2 + De Saxcé",
+    .source = "Lee et al. 2025 §VII baseline; NCP report 2025 Alg. 5 (eqs. 143-145) with Alg. 2 + De Saxcé",
     .summary = "projected Gauss-Seidel on the NCP (De Saxcé-corrected per-contact cone step)",
     .needs = NCP_NEEDS_DUAL,
     .ccp = 0,

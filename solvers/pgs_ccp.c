@@ -1,12 +1,12 @@
-/* pgs-ccp — seed 004's PGS-CCP: block projected Gauss–Seidel with Tasora's per-contact cone step.
+/* pgs-ccp — NCP report 2025's PGS-CCP: block projected Gauss–Seidel with Tasora's per-contact cone step.
  *
- * Source: seed 004 Table I, Alg. 5 (projective splitting, eqs. 143-145) with the local solver
+ * Source: NCP report 2025 Table I, Alg. 5 (projective splitting, eqs. 143-145) with the local solver
  * P_CCP of Alg. 2: per contact, z = u_k (+ s), lambda_k <- Pi_K(lambda_k - 3/tr(D_kk) z)
  * (eq. 150, A = I, step = inverse of the mean diagonal of D_kk, "Tasora et al. [80] style").
  * Sweep order and scalar rows as in solvers/splitting.h.
  *
  * CCP or NCP. The paper's prose says PGS-CCP "solves the CCP (18) formulation"; its Table I
- * marks it "De Saxcé: yes" (digest §7.5: the two contradict). The name and the prose win here:
+ * marks it "De Saxcé: yes": the two contradict. The name and the prose win here:
  * by default s = 0, so the fixed points are exactly the CCP solutions
  * K* ∋ D lambda + v_f ⊥ lambda ∈ K (any step > 0), with the CCP's non-zero normal velocity at
  * sliding contacts. desaxce = 1 reproduces Table I literally (s = Gamma(u_k), Alg. 5 line 16);
@@ -16,7 +16,7 @@
  *   - step: 3/tr(D_kk) here (the paper's), 1/lambda_max(D_kk) in pgs. 3/tr exceeds the
  *     projected-gradient bound 2/lambda_max(D_kk) when lambda_max > 2 x the mean eigenvalue, so
  *     on strongly anisotropic contact blocks this sweep can oscillate where pgs does not — that
- *     difference is part of what seed 004 compares;
+ *     difference is part of what NCP report 2025 compares;
  *   - relaxation: blended after the projection (eq. 145, omega <= 1) here, inside it in pgs;
  *   - model: CCP by default here, NCP in pgs.
  *
@@ -45,7 +45,7 @@ static int pgs_ccp_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *ru
 
 const ncp_solver_desc ncp_solver_pgs_ccp = {
     .name = "pgs-ccp",
-    .source = "seed 004 Table I PGS-CCP: Alg. 5 (eqs. 143-145) with Alg. 2 (Tasora et al.)",
+    .source = "NCP report 2025 Table I PGS-CCP: Alg. 5 (eqs. 143-145) with Alg. 2 (Tasora et al.)",
     .summary = "block PGS on the CCP relaxation, per-contact cone step 3/tr(D_kk), SOR blend",
     .needs = NCP_NEEDS_DUAL,
     .ccp = 1,

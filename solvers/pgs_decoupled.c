@@ -88,8 +88,8 @@ static int pgs_decoupled_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_r
 
 const ncp_solver_desc ncp_solver_pgs_decoupled = {
     .name = "pgs-decoupled",
-    .source = "seed 000 §VII baseline (refs. Macklin 2014, Horak & Trinkle 2019); sweep of seed "
-              "004 Alg. 5 with Alg. 3",
+    .source = "Lee et al. 2025 §VII baseline (refs. Macklin 2014, Horak & Trinkle 2019); sweep of NCP "
+              "report 2025 Alg. 5 with Alg. 3",
     .summary = "projected Gauss-Seidel, normal then radially clamped tangent per contact, no "
                "relaxation; Delassus built and timed inside",
     .needs = NCP_NEEDS_PRIMAL,

@@ -1,6 +1,6 @@
-/* raisim — seed 004's RAISIM: nonlinear block Gauss–Seidel with the per-contact bisection search.
+/* raisim — NCP report 2025's RAISIM: nonlinear block Gauss–Seidel with the per-contact bisection search.
  *
- * Source: seed 004 Table I, Alg. 5 (eqs. 143-145) with P_NB of Alg. 4 + BS: Hwangbo, Lee,
+ * Source: NCP report 2025 Table I, Alg. 5 (eqs. 143-145) with P_NB of Alg. 4 + BS: Hwangbo, Lee,
  * Hutter, "Per-contact iteration method for solving contact dynamics", RA-L 2018 (RaiSim).
  * Per contact: open / frictionless / stick as in nbgs; in the slip case the same QCP on the
  * conic section, solved by a bisection search on the angle of lambda_t: from the angle of the
@@ -32,7 +32,7 @@ static int raisim_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run
 
 const ncp_solver_desc ncp_solver_raisim = {
     .name = "raisim",
-    .source = "seed 004 Table I RAISIM: Alg. 5 with Alg. 4 + bisection (Hwangbo et al. 2018)",
+    .source = "NCP report 2025 Table I RAISIM: Alg. 5 with Alg. 4 + bisection (Hwangbo et al. 2018)",
     .summary = "nonlinear block Gauss-Seidel, per-contact bisection on the QCP (no De Saxcé)",
     .needs = NCP_NEEDS_DUAL,
     .ccp = 0,

@@ -1,6 +1,6 @@
-/* raisim-ds — seed 004's RAISIM-DS: RaiSim's bisection with successive De Saxcé approximation.
+/* raisim-ds — NCP report 2025's RAISIM-DS: RaiSim's bisection with successive De Saxcé approximation.
  *
- * Source: seed 004 Table I, Alg. 5 with P_NB of Alg. 4 + BS and the De Saxcé estimate of line 16,
+ * Source: NCP report 2025 Table I, Alg. 5 with P_NB of Alg. 4 + BS and the De Saxcé estimate of line 16,
  * after Le Lidec et al. [73] (the fix for RaiSim's maximal-dissipation violation): per contact
  * the bisection of raisim (solvers/raisim.c) on the objective 1/2 l^T D_kk l + l^T (c + s),
  * s = Gamma(u_k) = (mu |u_k,t|, 0, 0) estimated from the current velocity, on the same conic
@@ -16,7 +16,7 @@
  * |D_nt| ~ 0.75 D_nn at the feet) it stalled at natural_map_inf ~0.13 on 125 of 200 problems
  * (raisim-ds-es on 199) while -D_kk^{-1} c was inside K by margin 0.155 at the fixed point;
  * with the stick test on c, 200/200 reach 1e-8 (median 6 sweeps). On the 200 seeded random
- * problems of tests/test_seed004_pgs.c's family (tutil_random_family, coupled blocks) it went
+ * problems of tests/test_ncpreport_pgs.c's family (tutil_random_family, coupled blocks) it went
  * from 196 converged, 3 STALLED, 1 cycling to 200/200 converged to natural map 1e-8.
  *
  * NCP: at a fixed point s = Gamma(u), and the exact Coulomb slip point is then stationary on the
@@ -45,7 +45,7 @@ static int raisim_ds_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *
 
 const ncp_solver_desc ncp_solver_raisim_ds = {
     .name = "raisim-ds",
-    .source = "seed 004 Table I RAISIM-DS: Alg. 5 with Alg. 4 + bisection + De Saxcé "
+    .source = "NCP report 2025 Table I RAISIM-DS: Alg. 5 with Alg. 4 + bisection + De Saxcé "
               "(Lidec et al.)",
     .summary = "RaiSim's per-contact bisection with the successive De Saxcé estimate",
     .needs = NCP_NEEDS_DUAL,

@@ -1,6 +1,6 @@
-/* raisim-ds-es — seed 004's RAISIM-DS-ES: raisim-ds with early stopping on objective plateaus.
+/* raisim-ds-es — NCP report 2025's RAISIM-DS-ES: raisim-ds with early stopping on objective plateaus.
  *
- * Source: seed 004 Table I, Alg. 5 with Alg. 4 + bisection + De Saxcé (solvers/raisim_ds.c), whose
+ * Source: NCP report 2025 Table I, Alg. 5 with Alg. 4 + bisection + De Saxcé (solvers/raisim_ds.c), whose
  * termination is replaced by the relative objective improvement of eq. 160 (MuJoCo's PGS rule):
  *     r_f = |f(lambda^i) - f(lambda^{i-1})| / I_total <= es_tol,
  *     f(lambda) = 1/2 lambda^T D lambda + lambda^T v_f (eq. 17a), I_total = sum of the diagonal
@@ -9,7 +9,7 @@
  * total diagonal inertia"). The stop is reported as STALLED (the solver's own test); the
  * harness's common metric still ends the run earlier if it reaches tol. Dual-only problems carry
  * no A: I_total is then the `inertia` parameter if set, else m (the trace of the identity mass
- * matrix of the dual-only conversion, DESIGN.md §5).
+ * matrix of the dual-only conversion, docs/design.md).
  *
  * Parameters (defaults): es_tol 1e-8 (MuJoCo's default `tolerance`; the paper gives none),
  * inertia 0 (= tr(A)), omega 1, omega_min 0.7, omega_decay 0.99, bisect_tol 1e-12 rad,
@@ -41,7 +41,7 @@ static int raisim_ds_es_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_ru
 
 const ncp_solver_desc ncp_solver_raisim_ds_es = {
     .name = "raisim-ds-es",
-    .source = "seed 004 Table I RAISIM-DS-ES: raisim-ds stopped by eq. 160 (relative objective "
+    .source = "NCP report 2025 Table I RAISIM-DS-ES: raisim-ds stopped by eq. 160 (relative objective "
               "improvement)",
     .summary = "raisim-ds with MuJoCo-style early stopping on the objective's relative improvement",
     .needs = NCP_NEEDS_DUAL,

@@ -1,8 +1,8 @@
-/* sap — the Semi-Analytic Primal solver of seed 001 (Castro, Permenter, Han, "An Unconstrained
+/* sap — the Semi-Analytic Primal solver of Castro et al. 2023 (Castro, Permenter, Han, "An Unconstrained
  * Convex Formulation of Compliant Contact", Algorithm 2, §IV-V).
  *
- * What it solves: NOT our NCP. SAP solves the compliant, regularised model of seed 001 written
- * out in src/sap_model.h: the unconstrained strongly convex primal
+ * What it solves: NOT our NCP. SAP solves the compliant, regularised model of Castro et al. 2023 written
+ * out in src/core/sap_model.h: the unconstrained strongly convex primal
  *     min_v l_p(v) = 1/2 ||v - v*||_A^2 + sum_b l_b(u_hat_b(v))                         (eq. 24)
  * whose optimum is the CCP  K_mu ∋ gamma ⊥ u_hat + R gamma ∈ K*_mu  per contact, with R from the
  * near-rigid parameter beta and sigma (eqs. 29-30), the stabilisation velocity v_hat = -phi0/(h +
@@ -19,12 +19,12 @@
  *       ||D_s grad|| < abs_tol + rel_tol max(||D_s A v||, ||D_s J^T gamma||), D_s = diag(A)^{-1/2}
  *     (the paper's diag(M)^{-1/2}; A = M for rigid bodies). Otherwise Newton:
  *     H = A + J^T G J (dense, Cholesky), dv = -H^{-1} grad, exact line search, v += alpha dv.
- * Contact space (dual-only problems, or contact_space = 1; digest A.11, derived, not in the paper):
+ * Contact space (dual-only problems, or contact_space = 1; derived, not in the paper):
  *   with v = v* + A^{-1} J^T lambda, l(lambda) = 1/2 lambda^T D lambda + sum_b l_b(D lambda + v_f +
  *   shift); the primal Newton direction mapped to lambda is (I + G D) dlambda = gamma - lambda
  *   (push-through identity; LU, since I + G D is not symmetric), the same exact line search; the
  *   stopping test is eq. 26 at v(lambda) (ncp_sap_momentum_parts: with the primal data if present,
- *   else in the canonical form A = I, J = L^T of DESIGN.md §5; its extra ||D_s J^T lambda|| in
+ *   else in the canonical form A = I, J = L^T of docs/design.md; its extra ||D_s J^T lambda|| in
  *   the scale is immaterial here, lambda -> gamma). Warm start: lambda0.
  * Exact line search (§IV-B,C): rtsafe (Numerical Recipes §9.4: Newton with bisection fallback
  *   inside a bracket) on dl/dalpha over [0, alpha_max = 1.5] (Drake's alpha_max; the paper gives
@@ -430,7 +430,7 @@ static int sap_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
 
 const ncp_solver_desc ncp_solver_sap = {
     .name = "sap",
-    .source = "seed 001 (Castro, Permenter, Han), Algorithm 2, eqs. 24-30",
+    .source = "Castro et al. 2023 (Castro, Permenter, Han), Algorithm 2, eqs. 24-30",
     .summary = "Newton on SAP's unconstrained convex primal (regularised compliant CCP), exact "
                "line search",
     .needs = NCP_NEEDS_DUAL,

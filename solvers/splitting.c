@@ -1,4 +1,4 @@
-/* seed 004 Alg. 5 (see splitting.h). */
+/* NCP report 2025 Alg. 5 (see splitting.h). */
 #include "solvers/splitting.h"
 
 #include <math.h>
@@ -145,7 +145,7 @@ static double objective(const ncp_problem *p, const double *lambda, const double
 }
 
 /* I_total of eq. 160: the option, else tr(A), else m (A = I of the dual-only conversion,
- * DESIGN.md §5). */
+ * docs/design.md). */
 static double total_inertia(const ncp_problem *p, const ncp_split_opts *o)
 {
     if (o->inertia > 0.0) return o->inertia;

@@ -1,10 +1,10 @@
-/* seed 004 Alg. 5, the projective-splitting (block Gauss–Seidel / SOR) solver that all of seed
- * 004's PGS-family configurations share (Table I: pgs-ccp, pgs-ncp, nbgs, raisim, raisim-ds,
+/* NCP report 2025 Alg. 5, the projective-splitting (block Gauss–Seidel / SOR) solver that all of NCP
+ * report 2025's PGS-family configurations share (Table I: pgs-ccp, pgs-ncp, nbgs, raisim, raisim-ds,
  * raisim-ds-es). A configuration is a choice of local projector (solvers/local_contact.h), of
  * the De Saxcé estimate, and of the stopping rule; each solver file is a descriptor that sets
  * these and documents its parameters.
  *
- * One sweep visits the blocks in the assembly's order, which is seed 004's joints -> limits ->
+ * One sweep visits the blocks in the assembly's order, which is NCP report 2025's joints -> limits ->
  * contacts (bilateral, unilateral, contact, soft), keeping u = D lambda + v_f current:
  *   bilateral / unilateral / soft rows: the exact scalar Gauss–Seidel solve of ncp_pgs_sweep
  *       (Alg. 5 lines 5 and 10; soft rows by their own law), relaxed by omega. The problem does
@@ -18,7 +18,7 @@
  *     With local_iter > 1 the local projector is applied again with s re-estimated from the
  *     local velocity D_kk lambda* + c (successive De Saxcé approximation inside the contact).
  * omega is limited to (0, 1]: the blend after the projection is a convex combination of two
- * points of K only then (seed 004 allows (0, 2]; for omega > 1 use pgs, which over-relaxes
+ * points of K only then (NCP report 2025 allows (0, 2]; for omega > 1 use pgs, which over-relaxes
  * inside the projection). After each sweep omega <- omega_min + omega_decay (omega - omega_min),
  * our reading of the garbled relaxation decay of line 25: the geometric decay towards a floor of
  * Le Lidec et al.'s RaiSim reimplementation (ContactBench), whose values (1, 0.7, 0.99) are the
@@ -29,7 +29,7 @@
  * For unilateral rows the relaxation is applied inside the projection (ncp_pgs_sweep's form,
  * same fixed points, identical for omega = 1).
  *
- * Stopping: the harness's common metric (seed 004's (156)-(158) are evaluated by metrics/, not
+ * Stopping: the harness's common metric (NCP report 2025's (156)-(158) are evaluated by metrics/, not
  * here); the solver's own tests end the run with STALLED:
  *   - a sweep that changes lambda by <= stall_tol * max(1, |lambda|_inf) (max norm);
  *   - es_tol > 0 (raisim-ds-es): the relative objective improvement of eq. 160,

@@ -83,7 +83,7 @@ static int subadmm_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *ru
 
 const ncp_solver_desc ncp_solver_subadmm = {
     .name = "subadmm",
-    .source = "seed 000 §VI, Alg. 2 (subsystem-based ADMM with the body split, eqs. 31-43, App. A)",
+    .source = "Lee et al. 2025 §VI, Alg. 2 (subsystem-based ADMM with the body split, eqs. 31-43, App. A)",
     .summary = "ADMM per subsystem and per constraint, body-split slacks, tree-factorised "
                "subsystem matrices, adaptive beta",
     .needs = NCP_NEEDS_PRIMAL | NCP_NEEDS_STRUCTURE,

@@ -1,4 +1,4 @@
-/* src/cone.h checked against invariants and independent computations (normal FIRST):
+/* src/core/cone.h checked against invariants and independent computations (normal FIRST):
  *   - Moreau decomposition x = Pi_K(x) + Pi_{K°}(x), K° = -K*, with orthogonality;
  *   - idempotence of every projection;
  *   - Pi_K(x) and Pi_{K*}(x) are the nearest points: brute-force search over a fine grid on

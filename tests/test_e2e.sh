@@ -130,16 +130,16 @@ else
 fi
 
 # Lee et al. 2025 figure set (quick): tables, data files and claims exist, and their numbers agree with
-# an independent recomputation from the raw metrics/traces (tests/check_fig000.py)
-if "$NCPBENCH" figures --paper 000 --quick --out "$T/fig000" > "$T/fig000.log" 2>&1; then
-  "$PY" tests/check_fig000.py "$T/fig000/000" || fail "figures --paper 000: outputs"
+# an independent recomputation from the raw metrics/traces (tests/check_fig_lee2025.py)
+if "$NCPBENCH" figures --paper lee2025 --quick --out "$T/fig000" > "$T/fig000.log" 2>&1; then
+  "$PY" tests/check_fig_lee2025.py "$T/fig000/lee2025" || fail "figures --paper lee2025: outputs"
   if [ $have_gnuplot = 1 ]; then
-    for f in fig7_boltnut/residual_vs_time.png fig9_dishes/time_vs_iteration.svg fig11_pouring.png fig11_pouring.svg; do
-      [ -s "$T/fig000/000/$f" ] || fail "figures --paper 000: missing figure $f"
+    for f in fig7_boltnut/residual_vs_time.png fig9_dishes/time_vs_iteration.svg lee2025_fig11_pouring.png lee2025_fig11_pouring.svg; do
+      [ -s "$T/fig000/lee2025/$f" ] || fail "figures --paper lee2025: missing figure $f"
     done
   fi
 else
-  cat "$T/fig000.log"; fail "figures --paper 000"
+  cat "$T/fig000.log"; fail "figures --paper lee2025"
 fi
 
 # NCP report 2025 accuracy metrics (quick): data file, PNG when gnuplot exists, and every median/p90 in

@@ -3,7 +3,7 @@
  * by fclib_write_local / fclib_write_global (CSC, CSR, triplet storage; V/R and G equality
  * rows) read by ncp_load_problems. The local/global relation W = H^T M^-1 H, q = w + H^T M^-1 f
  * (FCLib's definition) is checked with a dense Gaussian elimination written here, independent
- * of src/la.c. */
+ * of src/core/la.c. */
 #include <fclib.h>
 #include <hdf5.h>
 #include <stdio.h>

@@ -49,7 +49,7 @@ static void test_thread_radii(void)
     ncp_sdf *bolt = NULL, *nut = NULL;
     const double d = 0.048, P = 0.005, H = sqrt(3.0) / 2.0 * P;
     const double d1 = d - 2.0 * 5.0 * H / 8.0; /* ISO 68-1: 42.587 mm */
-    CHECK_NEAR(d1, 0.0425873, 1e-7);          /* robot-geometry-facts.md §6.1 */
+    CHECK_NEAR(d1, 0.0425873, 1e-7);          /* ISO 68-1: d1 = d - 2 (5H/8), H = sqrt(3)/2 P */
     CHECK_OK(ncp_sdf_bolt_create(d, P, 0.1, 0.0, 0.001, &bolt, &err), &err);
     CHECK_OK(ncp_sdf_nut_create(d, P, 0.038, 0.075, 0.001, &nut, &err), &err);
     if (!bolt || !nut) return;
@@ -229,7 +229,7 @@ static void test_mass(void)
                     if (ncp_sdf_eval(s, p, NULL) < 0.0) cnt += h * h * h;
                 }
         CHECK_REL(cnt, s->volume, 5e-3);
-        /* ISO 4032 M48 in steel: about 1 kg (robot-geometry-facts.md §6.2: 1.03 kg with a D1 bore) */
+        /* ISO 4032 M48 in steel: about 1 kg (1.03 kg with a D1 bore) */
         CHECK(fabs(s->volume * 7850.0 - 1.0) < 0.06);
     }
     ncp_sdf_free(s);

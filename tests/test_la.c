@@ -1,4 +1,4 @@
-/* src/la.h against independent naive loops written here:
+/* src/core/la.h against independent naive loops written here:
  *   - vector helpers by definition;
  *   - gemv / gemm in every transpose combination, with alpha and beta;
  *   - Cholesky: L L^T = A, solve residual, failure on indefinite and singular input;

@@ -645,7 +645,7 @@ static void test_arm_pick(void)
 static void test_robot_models(void)
 {
     /* every shipped robot model loads, with the DOF and masses of its sources
-     * (shared/research/robot-geometry-facts.md) */
+     * (the URDFs each model's description names) */
     struct {
         const char *file, *base;
         int nv, nbodies;

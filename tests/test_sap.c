@@ -1,4 +1,4 @@
-/* sap (solvers/sap.c) and its model (src/sap_model.c), Castro et al. 2023.
+/* sap (solvers/sap.c) and its model (src/core/sap_model.c), Castro et al. 2023.
  *
  * (a) the R-norm projection (App. C eq. 27) against an independent optimality certificate
  *     (gamma ∈ F, R(gamma - y) ∈ F*, complementarity) and a brute-force minimisation over a

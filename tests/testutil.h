@@ -82,7 +82,7 @@ int tutil_scalar_blocks(ncp_problem *p, double ncp[8], double ccp[8], ncp_error 
 int tutil_coupled_bilateral(ncp_problem *p, double expect[2], ncp_error *err);
 int tutil_zero_diagonal(ncp_problem *p, double expect[4], ncp_error *err);
 
-/* ---- independent reference computations: plain loops, deliberately NOT src/cone.h or
+/* ---- independent reference computations: plain loops, deliberately NOT src/core/cone.h or
  * metrics/, so that tests check those against something written separately ---- */
 
 /* Euclidean projection onto {|x_t| <= mu x_n} (normal first), from the KKT conditions of

@@ -69,7 +69,7 @@ void ncp_cone_project_jacobian(double mu, const double x[3], double G[9])
     } else if (mu * s <= -xn) {
         /* zero */
     } else {
-        /* Lee et al. 2025 eq. 23 (slip), normal first, block transposes corrected (digest §2.3):
+        /* Lee et al. 2025 eq. 23 (slip), normal first, block transposes corrected:
          * G = 1/(1+mu^2) [[1, mu tb^T], [mu tb, mu^2 I + (mu xn / s) P]], P = I - tb tb^T. */
         double tb[2] = {t1 / s, t2 / s};
         double c = 1.0 / (1.0 + mu * mu);

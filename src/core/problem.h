@@ -47,13 +47,13 @@ typedef struct ncp_contact_info {
     int body[2];      /* body indices (-1 = world/static). The normal points from body[0]
                          towards body[1]: lambda_n > 0 pushes body[1] along +n, body[0] along -n */
     /* Compliant contact model of Castro et al. 2023 (eq. 2), used by SAP and the sap_* metrics
-     * (src/sap_model.h), from the scene's materials: */
+     * (src/core/sap_model.h), from the scene's materials: */
     double stiffness;   /* k, N/m, > 0; 0 = rigid (not given: the default; +inf also reads as
                            rigid, but files hold finite numbers only) */
     double dissipation; /* tau_d, s (>= 0; default 0) */
 } ncp_contact_info;
 
-/* Subsystem / body structure for SubADMM (Lee et al. 2025 §VI). Filled by src/assemble.c: one subsystem
+/* Subsystem / body structure for SubADMM (Lee et al. 2025 §VI). Filled by src/sim/assemble.c: one subsystem
  * per tree of moving bodies rooted at the ground (a free body, a robot); body coordinates are
  * (v_c, omega), centre-of-mass velocity and angular velocity in world axes (assemble.h). Dense
  * blocks, column-major. */

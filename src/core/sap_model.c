@@ -67,7 +67,7 @@ int ncp_sap_model_build(const ncp_problem *p, const double *D, double beta, doub
         case NCP_SOFT:
             break; /* its own law, no regularisation */
         case NCP_CONTACT: {
-            /* w = ||W_ii||_F / 3 = RMS of the 9 entries (eq. 29-30; digest A.15-2). */
+            /* w = ||W_ii||_F / 3 = RMS of the 9 entries (eqs. 29-30). */
             double f2 = 0.0;
             for (int j = 0; j < 3; j++)
                 for (int i = 0; i < 3; i++) {

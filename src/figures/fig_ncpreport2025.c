@@ -1,13 +1,13 @@
 /* `ncpbench figures --paper ncpreport2025`: NCP report 2025's solver-agnostic accuracy metrics (§VII-D, eqs.
- * 173-176, all L_inf) of every registered solver on the seed-004 suite scenes we ship.
+ * 173-176, all L_inf) of every registered solver on the NCP report 2025 suite scenes we ship.
  *
- * Protocol (the paper's §VIII is cut off: no tolerance, N_max or time limit survives, digest §4
- * "Missing"): each scene (box-on-plane, boxes-fixed, nunchuk, fourbar-fixed, fourbar-free, arm7d,
+ * Protocol (the paper's §VIII is cut off: no tolerance, N_max or time limit survives):
+ * each scene (box-on-plane, boxes-fixed, nunchuk, fourbar-fixed, fourbar-free, arm7d,
  * quadruped; `--quick`: their quick captures) is captured fresh and every registered solver runs on
  * every captured problem with tol 1e-8 on natural_map_rel_acary, at most 1000 iterations and a
  * per-solve time cap of 1000 ms (20 ms with --quick), as `figures --profiles`. The paper's ten
  * configurations (Table I) are marked; the other registered solvers are measured as well.
- * Aggregation: the paper only says "statistical measures over multiple samples" (digest §3.3); we
+ * Aggregation: the paper only says "statistical measures over multiple samples" (§VII-D); we
  * report the median and the 90th percentile (Hyndman-Fan type 7) over each scene's problems.
  * The paper's sample categories (§VII-C) need ranks and densities we do not capture per problem;
  * the scene stands in for the category (each primitive isolates one kind of ill-conditioning).
@@ -262,18 +262,18 @@ static void f4_claims(int ns, const f4_cell *cells)
     printf("\nThe NCP report 2025's claims (its §VIII-IX are cut off: no published numbers) beside ours\n"
            "(worst scene median, L_inf):\n");
     printf("  paper: CCP relaxations (no De Saxce term) leave nonzero normal velocities, so they\n"
-           "         violate the NCP (§IV, digest §5.3).\n");
+           "         violate the NCP (§IV).\n");
     for (int i = 0; i < 2; i++) {
         const char *n = i ? "admm-ccp" : "pgs-ccp";
         printf("  ours:  %-12s r_ncp %.2e, r_nat %.2e\n", n, f4_worst(ns, cells, n, 2),
                f4_worst(ns, cells, n, 3));
     }
-    printf("  paper: ADMM-NCP with fixed rho = 1 works well across all problems (digest §5.2).\n");
+    printf("  paper: ADMM-NCP with fixed rho = 1 works well across all problems (§VI-F).\n");
     printf("  ours:  %-12s r_dual %.2e, r_ncp %.2e, r_nat %.2e\n", "admm-ncp-fp",
            f4_worst(ns, cells, "admm-ncp-fp", 1), f4_worst(ns, cells, "admm-ncp-fp", 2),
            f4_worst(ns, cells, "admm-ncp-fp", 3));
     printf("  paper: RaiSim/Preclik's QCP violates maximal dissipation under strong normal/\n"
-           "         tangent coupling; the De Saxce variants target the NCP (digest §5.3).\n");
+           "         tangent coupling; the De Saxce variants target the NCP (§IV).\n");
     static const char *const qcp[4] = {"nbgs", "raisim", "raisim-ds", "raisim-ds-es"};
     for (int i = 0; i < 4; i++)
         printf("  ours:  %-12s r_ncp %.2e, r_nat %.2e\n", qcp[i], f4_worst(ns, cells, qcp[i], 2),

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "figures/fig_lee2025.h"
 #include "figures/fig_ncpreport2025.h"
 #include "figures/fig_profiles.h"
 #include "figures/fig_tasora2021.h"
@@ -24,8 +25,8 @@ static const ncp_fig_set fig_sets[] = {
      ncp_fig_profiles},
     {"tasora2021", "Tasora et al. 2021: residual vs iteration, ADMM/FADMM/Jacobi/APGD/PGS, sphere stack",
      ncp_fig_tasora2021},
-    {"000", "Lee et al. 2025 §VII: Fig. 7, 9, 11, Tables II, III (CANAL, SubADMM, PGS, ablations)",
-     ncp_fig_paper000},
+    {"lee2025", "Lee et al. 2025 §VII: Fig. 7, 9, 11, Tables II, III (CANAL, SubADMM, PGS, ablations)",
+     ncp_fig_lee2025},
     {"ncpreport2025", "NCP report 2025 §VII-D: accuracy metrics (r_pen, r_dual, r_ncp, r_nat) over its suite scenes",
      ncp_fig_ncpreport2025},
     {NULL, NULL, NULL},

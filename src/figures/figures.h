@@ -19,7 +19,6 @@ typedef struct ncp_fig_opts {
 
 /* Figure sets: one file and header each (fig_profiles.h, fig_tasora2021.h, ...), listed in
  * figures.c's table. */
-int ncp_fig_paper000(const ncp_fig_opts *o, ncp_error *err); /* fig_paper000.c */
 
 /* argv holds the options after "figures"; returns the process exit code (cli.h). */
 int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt);

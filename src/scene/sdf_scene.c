@@ -86,7 +86,7 @@ int ncp_sdf_shape_parse(const cJSON *sh, const char *where, const char *path, nc
     if (rc) return rc;
     const char *kname = kinds[kind];
     ncp_sdf *g = NULL;
-    if (kind == 0) { /* M48 x 5 by default (robot-geometry-facts.md §6) */
+    if (kind == 0) { /* M48 x 5 by default (ISO 261 coarse pitch) */
         static const char *const ok[] = {"diameter", "pitch", "length", "clearance", NULL};
         double d, P, L, cl;
         rc = only_for(&c, sh, path, kname, ok);

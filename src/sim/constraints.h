@@ -17,7 +17,7 @@ typedef struct ncp_cons_entry {
     double mu;           /* CONTACT */
     double k, c, phi;    /* SOFT (problem.h) */
     int contact;         /* CONTACT: index into the contact list, else -1 */
-    int key[4];          /* identity across steps, for warm starts (simulate.c) */
+    int key[4];          /* identity across steps, for warm starts (step.c) */
 } ncp_cons_entry;
 
 /* The world's own rows at its current state (constraints.c): joint limits within the limit

@@ -4,8 +4,8 @@
  *     tau = kp (q_d(t) - q) + kd (qdot_d(t) - qdot) [+ g(q_k)],
  * tracking waypoints interpolated with minimum-jerk quintics (zero velocity and acceleration at
  * every waypoint, so the reference is C^2) or linearly. The spring and damper are applied
- * IMPLICITLY: they enter A as the joint-space diagonal h^2 c_q kp + h c_d kd (dynamics.c, seed
- * 001 §II-D eq. 15, A = M + dt^2 theta theta_vq K + dt theta D). Why: the fingers of a gripper
+ * IMPLICITLY: they enter A as the joint-space diagonal h^2 c_q kp + h c_d kd (dynamics.c, Castro
+ * et al. 2023 §II-D eq. 15, A = M + dt^2 theta theta_vq K + dt theta D). Why: the fingers of a gripper
  * or a hand have effective inertias of 1e-2 kg and 1e-6 kg m^2, so an explicit spring with the
  * gains of a real servo (kp dt^2 / m_eff >> 1) would be unstable at any usable timestep; the
  * implicit spring is unconditionally stable and keeps the constraint problem's A SPD. The

@@ -258,7 +258,7 @@ typedef struct ncp_world {
     double *janchor;     /* 3 x nbodies: origin of each body's joint frame, world */
     double *S;           /* 6 x nv: world motion subspace column (omega; v_O) of each dof */
     ncp_geom *geoms;     /* nshapes, posed by ncp_world_kinematics */
-    /* Warm start memory of the driver (simulate.c): last step's impulses keyed by row
+    /* Warm start memory of the driver (step.c): last step's impulses keyed by row
      * identity (contacts: shape pair and feature, as world vectors). */
     int nwarm, capwarm;
     struct ncp_warm_entry *warm;

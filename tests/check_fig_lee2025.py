@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks the outputs of `ncpbench figures --paper 000` (OUT/000) against an independent
+"""Checks the outputs of `ncpbench figures --paper lee2025` (OUT/lee2025) against an independent
 recomputation from the raw benchmark files (code written here, not ncpbench's):
 
 - table2.md's "ours" rows (mean inner iterations, failure % of AL loops, mean -log10 residual)
@@ -27,7 +27,7 @@ checked = 0
 
 def fail(msg):
     global bad
-    print("check_fig000: " + msg)
+    print("check_fig_lee2025: " + msg)
     bad += 1
 
 
@@ -192,7 +192,7 @@ def main(d):
     check_fig79(d, "fig9.md", "fig9_dishes")
     check_table3(d)
     check_claims(d)
-    print(f"check_fig000: {checked} numbers recomputed, {bad} mismatches")
+    print(f"check_fig_lee2025: {checked} numbers recomputed, {bad} mismatches")
     return 1 if bad else 0
 
 

@@ -393,7 +393,7 @@ static void test_params(void)
         CHECK(s->needs == NCP_NEEDS_DUAL);
         tutil_check_param_defaults(s, &p, 1e-9, 300);
     }
-    /* the paper's defaults (digest §7 item 24 and §VI-F) */
+    /* the paper's defaults (§VI-F) */
     CHECK(ncp_solver_param(S_FP, NULL, "rho") == 1.0);
     CHECK(ncp_solver_param(S_FP, NULL, "eta") == 1e-6);
     CHECK(ncp_solver_param(S_LA, NULL, "mu_thr") == 10.0);
@@ -461,7 +461,7 @@ int main(void)
     S_SA = ncp_solver_find("admm-ncp-sa");
     S_NSN = ncp_solver_find("nsn-nm");
     CHECK(S_CCP && S_FP && S_LA && S_SA && S_NSN);
-    if (!S_CCP || !S_FP || !S_LA || !S_SA || !S_NSN) return tcheck_exit("seed004_admm");
+    if (!S_CCP || !S_FP || !S_LA || !S_SA || !S_NSN) return tcheck_exit("ncpreport_admm");
     test_one_contact();
     test_scalar_blocks();
     test_coupled_and_degenerate();
@@ -478,5 +478,5 @@ int main(void)
     test_structure();
     test_params();
     test_edge_cases();
-    return tcheck_exit("seed004_admm");
+    return tcheck_exit("ncpreport_admm");
 }

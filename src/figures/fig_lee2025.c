@@ -1,6 +1,6 @@
-/* `ncpbench figures --paper 000`: seed 000 §VII (Lee, Lee, Park, Yun, Lee, "Variations of
+/* `ncpbench figures --paper lee2025`: Lee et al. 2025 §VII (Lee, Lee, Park, Yun, Lee, "Variations of
  * Augmented Lagrangian for Robotic Multi-Contact Simulation", T-RO 2025) regenerated from fresh
- * captures into OUT/000/, with every claim of §VII beside our number (claims.md, summary.md).
+ * captures into OUT/lee2025/, with every claim of §VII beside our number (claims.md, summary.md).
  *
  * What runs (solvers that are not registered, scenes that do not exist and problems without the
  * structure a solver needs are reported as missing, in the output and in claims.md):
@@ -9,7 +9,7 @@
  *     iteration and time budget, stopped at al_residual <= 1e-10 (below the paper's 1e-8 level,
  *     so the curves show what happens after it), cold start. Captured once into figN_<scene>/
  *     problems.h5, solved by ncp_pipeline_solve (traces, metrics, residual_vs_time and
- *     time_vs_iteration figures of src/plot.c); the statistics below are read back from
+ *     time_vs_iteration figures of src/bench/plot.c); the statistics below are read back from
  *     metrics.csv and traces.csv. The dish captures also feed Table II.
  *   Fig. 11 (pouring), §VII-C: scenes/pouring-sweep/pouring-N.json, N = 9..45 particles (9, 18
  *     with --quick), each trajectory captured once; canal with exactly 5 iterations and
@@ -31,7 +31,7 @@
  * settle 90 steps, most of their capture time): the quick cases are smoke tests, not results.
  *
  * Each claim gets a verdict by a rule written next to it in claims.md ("yes", "partly", "no",
- * "n/a" when something is missing). scripts/bench_000.sh splices claims.md into
+ * "n/a" when something is missing). scripts/bench_lee2025.sh splices claims.md into
  * results/REPORT.md.
  */
 #include <math.h>
@@ -42,6 +42,7 @@
 
 #include "scene/cases.h"
 #include "figures/fig_util.h"
+#include "figures/fig_lee2025.h"
 #include "figures/figures.h"
 #include "util/fsutil.h"
 #include "bench/output.h"
@@ -94,7 +95,7 @@ typedef struct p0_claim {
 
 typedef struct p0_ctx {
     const ncp_fig_opts *o;
-    char out[4096];      /* OUT/000 */
+    char out[4096];      /* OUT/lee2025 */
     char cmd[4400];      /* the command that reproduces this run */
     p0_claim claims[P0_MAXCLAIMS];
     int nclaims;
@@ -119,7 +120,7 @@ static void p0_absent(p0_ctx *c, const char *solver, const char *what)
         c->nabsent++;
         snprintf(c->absent[i].name, sizeof c->absent[i].name, "%s", solver);
         c->absent[i].parts[0] = '\0';
-        printf("000: MISSING: solver `%s` is not registered (not built yet): its numbers are "
+        printf("lee2025: MISSING: solver `%s` is not registered (not built yet): its numbers are "
                "absent\n", solver);
         fflush(stdout);
     }
@@ -141,7 +142,7 @@ static void p0_missing(p0_ctx *c, const char *fmt, ...)
     if (strstr(c->missing, line)) return;
     size_t used = strlen(c->missing);
     snprintf(c->missing + used, sizeof c->missing - used, "- %s\n", line);
-    printf("000: MISSING: %s\n", line);
+    printf("lee2025: MISSING: %s\n", line);
     fflush(stdout);
 }
 
@@ -231,13 +232,13 @@ static int p0_capture(p0_ctx *c, const char *file, const char *dir, const char *
                                &set->cs.store, err)))
         goto done;
     ncp_capture_opts co = {c->o->seed, c->o->quick, 0, NULL, c->o->interrupt};
-    printf("000: %s: capturing %s (%s)...\n", what, file, c->o->quick ? "quick" : "full");
+    printf("lee2025: %s: capturing %s (%s)...\n", what, file, c->o->quick ? "quick" : "full");
     fflush(stdout);
     if (c->o->quick && strcmp(cfg->capture, "cases") == 0 &&
         ncp_scene_cases(scene)->settle_steps > P0_QUICK_SETTLE) {
         /* CI size: settling dominates the capture of a single-step scene (see the top). */
         ncp_cases_cfg cc = *ncp_scene_cases(scene);
-        printf("000: %s: --quick settles %d steps instead of the scene's %d\n", what,
+        printf("lee2025: %s: --quick settles %d steps instead of the scene's %d\n", what,
                P0_QUICK_SETTLE, cc.settle_steps);
         cc.settle_steps = P0_QUICK_SETTLE;
         ncp_driver drv;
@@ -258,7 +259,7 @@ static int p0_capture(p0_ctx *c, const char *file, const char *dir, const char *
         nc += set->cs.probs[i].ncontacts;
     }
     set->mean_contacts = set->cs.n ? nc / set->cs.n : 0;
-    printf("000: %s: %d problems (%d DOF, %.1f contacts on average) [%.1f s]\n", what, set->cs.n,
+    printf("lee2025: %s: %d problems (%d DOF, %.1f contacts on average) [%.1f s]\n", what, set->cs.n,
            set->nv_max, set->mean_contacts, (ncp_now_ms() - c->t0) / 1000);
     if (set->cs.n == 0)
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: the capture produced no contact problem", path);
@@ -467,7 +468,7 @@ static int p0_solve(p0_ctx *c, const p0_set *set, const char *const *names, int 
     po.quiet = 1;
     po.out_dir = dir;
     po.interrupt = c->o->interrupt;
-    printf("000: %s: solving %d problems with %s (max %d iterations, tol %g on al_residual)...\n",
+    printf("lee2025: %s: solving %d problems with %s (max %d iterations, tol %g on al_residual)...\n",
            what, set->cs.n, csv, budget.max_iter, budget.tol);
     fflush(stdout);
     ncp_bench_summary *sum = ncp_calloc(err, 1, sizeof *sum);
@@ -475,7 +476,7 @@ static int p0_solve(p0_ctx *c, const p0_set *set, const char *const *names, int 
     int rc = ncp_pipeline_solve(set->cs.probs, set->cs.n, set->scene, &po, sum, err);
     free(sum);
     if (rc) ncp_error_prefix(err, "%s: ", what);
-    else printf("000: %s: solved [%.1f s]\n", what, (ncp_now_ms() - c->t0) / 1000);
+    else printf("lee2025: %s: solved [%.1f s]\n", what, (ncp_now_ms() - c->t0) / 1000);
     return rc;
 }
 
@@ -937,7 +938,7 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
         if (!desc[s]) p0_absent(c, t2_solvers[s], "Table II");
     }
     if (set->cs.n > 0) {
-        printf("000: Table II: %d AL loops of canal, al-trdogleg, al-dampedsn on %d dish "
+        printf("lee2025: Table II: %d AL loops of canal, al-trdogleg, al-dampedsn on %d dish "
                "cases...\n", P0_AL_LOOPS, set->cs.n);
         fflush(stdout);
         if (!(cf = p0_open(c, "table2_cases.csv", cpath, sizeof cpath, err))) return err->code;
@@ -969,7 +970,7 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
                 ncp_error_prefix(err, "Table II, %s on case %s: ", t2_solvers[s], p->name);
                 goto done;
             }
-            /* The residual is metrics/'s (seed 000 §VII), from the returned lambda only. */
+            /* The residual is metrics/'s (Lee et al. 2025 §VII), from the returned lambda only. */
             ncp_metrics mt;
             if ((rc = ncp_metrics_eval(ws, lambda, &mt, err))) goto done;
             fprintf(cf, "%s,%s,%d,%d,%d,%d,%d,%.17g,%s,%.17g,%.6g\n", p->name, t2_solvers[s],
@@ -1205,7 +1206,7 @@ static int p0_fig11(p0_ctx *c, ncp_error *err)
     char path[4300], mdpath[4300];
     FILE *f = p0_open(c, "fig11.dat", path, sizeof path, err);
     if (!f) return err->code;
-    fprintf(f, "# ncpbench figure data: seed 000 Fig. 11 (pouring), per solver and particle count "
+    fprintf(f, "# ncpbench figure data: Lee et al. 2025 Fig. 11 (pouring), per solver and particle count "
                "N: mean\n# (setup + solve) ms per captured step and mean al_residual at a fixed "
                "iteration count\n# (canal 5, subadmm and pgs-decoupled 100), cold start on every "
                "step. DOF = nv of the captures.\n# One index block per solver (gnuplot: index "
@@ -1242,7 +1243,7 @@ static int p0_fig11(p0_ctx *c, ncp_error *err)
                "kinematic and the paper's 28-DOF G1 upper body is not modelled, so DOF = 6 N), "
                "each trajectory captured once (pgs driver) and every captured step solved from a "
                "cold start with 5 CANAL iterations and 100 SubADMM / PGS iterations. Figure: "
-               "`fig11_pouring.{png,svg}`; data: `fig11.dat`, `fig11_pouring/N*/`.\n\n");
+               "`lee2025_fig11_pouring.{png,svg}`; data: `fig11.dat`, `fig11_pouring/N*/`.\n\n");
     fprintf(f, "| N | DOF | steps | contacts (mean) | CANAL ms | SubADMM ms | PGS ms | CANAL "
                "res. | SubADMM res. | PGS res. |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < nn; i++) {
@@ -1264,10 +1265,10 @@ static int p0_fig11(p0_ctx *c, ncp_error *err)
     if ((rc = p0_close(f, mdpath, err))) return rc;
     if (blocks > 0) {
         char title[160];
-        snprintf(title, sizeof title, "seed 000 Fig. 11: pouring (%s)",
+        snprintf(title, sizeof title, "Lee et al. 2025 Fig. 11: pouring (%s)",
                  c->o->quick ? "quick" : "full");
         ncp_error perr = {0};
-        int prc = ncp_plot_script("fig11_pouring", c->out, title, &perr);
+        int prc = ncp_plot_script("lee2025_fig11_pouring", c->out, title, &perr);
         /* The numbers stand without the drawing: a gnuplot failure is reported, not fatal. */
         if (prc == NCP_PLOT_SKIPPED) fprintf(stderr, "ncpbench: %s\n", perr.msg);
         else if (prc) p0_missing(c, "Fig. 11 drawing: %s", perr.msg);
@@ -1405,7 +1406,7 @@ static int p0_table3(p0_ctx *c, ncp_error *err)
     char path[4300], dpath[4300];
     FILE *f = p0_open(c, "table3.dat", dpath, sizeof dpath, err);
     if (!f) return err->code;
-    fprintf(f, "# seed 000 Table III: fixed 100 iterations per captured step, cold start.\n"
+    fprintf(f, "# Lee et al. 2025 Table III: fixed 100 iterations per captured step, cold start.\n"
                "# columns: scene solver problems mean_ms median_ms mean_neglog10_residual "
                "mean_iterations ratio_to_subadmm\n");
     for (int k = 0; k < 2; k++) {
@@ -1558,14 +1559,14 @@ static void p0_write_claims(const p0_ctx *c, FILE *f)
     p0_load(load1, sizeof load1);
     fprintf(f, "Measured by `%s` on %s (BLAS: %s, OPENBLAS_NUM_THREADS=%s; load average %s at "
                "the start, %s at the end)%s. Absolute times are this machine's: compare ratios. "
-               "Data paths are relative to the run's `000/` directory; each rule says how the "
+               "Data paths are relative to the run's `lee2025/` directory; each rule says how the "
                "verdict was decided.\n\n",
             c->cmd, cpu, NCP_BLAS_BACKEND, blas ? blas : "unset", c->load0, load1,
             c->o->quick ? "; QUICK run (CI size: few cases, not results)" : "");
     if (c->o->jobs > 1)
         fprintf(f, "**Timings measured with -j %d are not comparable; rerun with -j 1.**\n\n",
                 c->o->jobs);
-    fprintf(f, "| # | Claim (seed 000 §VII) | Paper | Ours | Verdict | Rule | Data |\n"
+    fprintf(f, "| # | Claim (Lee et al. 2025 §VII) | Paper | Ours | Verdict | Rule | Data |\n"
                "|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < c->nclaims; i++) {
         const p0_claim *k = &c->claims[i];
@@ -1600,7 +1601,7 @@ static int p0_summary(p0_ctx *c, ncp_error *err)
     if (rc) return rc;
     f = p0_open(c, "summary.md", path, sizeof path, err);
     if (!f) return err->code;
-    fprintf(f, "# Seed 000 §VII regenerated\n\n");
+    fprintf(f, "# Lee et al. 2025 §VII regenerated\n\n");
     p0_write_claims(c, f);
     static const char *const parts[] = {"fig7.md", "fig9.md", "fig11.md", "table2.md",
                                         "table3.md"};
@@ -1618,7 +1619,7 @@ static int p0_summary(p0_ctx *c, ncp_error *err)
     return rc ? rc : rc2;
 }
 
-int ncp_fig_paper000(const ncp_fig_opts *o, ncp_error *err)
+int ncp_fig_lee2025(const ncp_fig_opts *o, ncp_error *err)
 {
     p0_ctx *c = ncp_calloc(err, 1, sizeof *c);
     if (!c) return NCP_ERR_NOMEM;
@@ -1628,8 +1629,8 @@ int ncp_fig_paper000(const ncp_fig_opts *o, ncp_error *err)
     int rc;
     p0_set dishes;
     memset(&dishes, 0, sizeof dishes);
-    if ((rc = ncp_path_join(c->out, sizeof c->out, o->out_dir, "000", err))) goto done;
-    snprintf(c->cmd, sizeof c->cmd, "ncpbench figures --paper 000 --out %s%s --seed %llu -j %d",
+    if ((rc = ncp_path_join(c->out, sizeof c->out, o->out_dir, "lee2025", err))) goto done;
+    snprintf(c->cmd, sizeof c->cmd, "ncpbench figures --paper lee2025 --out %s%s --seed %llu -j %d",
              o->out_dir, o->quick ? " --quick" : "", o->seed, o->jobs);
     if ((rc = ncp_mkdir_p(c->out, err))) goto done;
     /* Parts in the paper's order; the dish captures of Fig. 9 are kept for Table II. */
@@ -1640,7 +1641,7 @@ int ncp_fig_paper000(const ncp_fig_opts *o, ncp_error *err)
     if ((rc = p0_table3(c, err)) || p0_interrupted(c)) goto done;
     if ((rc = p0_summary(c, err))) goto done;
 
-    printf("\nSeed 000 §VII (%s): paper's claim beside ours\n", o->quick ? "quick" : "full");
+    printf("\nLee et al. 2025 §VII (%s): paper's claim beside ours\n", o->quick ? "quick" : "full");
     for (int i = 0; i < c->nclaims; i++) {
         const p0_claim *k = &c->claims[i];
         printf("  [%-3s] %-6s %s\n        paper: %s\n        ours:  %s\n", k->id, k->verdict,

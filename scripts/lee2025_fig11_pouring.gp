@@ -1,20 +1,20 @@
-# Seed 000 Fig. 11 (pouring): left, mean computation time per step versus system DOF; right,
+# Lee et al. 2025 Fig. 11 (pouring): left, mean computation time per step versus system DOF; right,
 # mean al_residual versus system DOF; one colour per solver (CANAL 5 iterations, SubADMM and
 # PGS 100 iterations per step), log-log axes.
 #
-# Usage (`ncpbench figures --paper 000` runs this itself; standalone):
-#   gnuplot -e "dir='results/figures/000'" scripts/fig11_pouring.gp
+# Usage (`ncpbench figures --paper lee2025` runs this itself; standalone):
+#   gnuplot -e "dir='results/figures/lee2025'" scripts/lee2025_fig11_pouring.gp
 # optional: -e "dir='...'; title='...'"
 # Reads  dir/fig11.dat (written by ncpbench; columns: solver solver_index N dof mean_ms
 #        median_ms mean_residual geomean_residual problems mean_iterations, one index block
 #        per solver)
-# Writes dir/fig11_pouring.png and dir/fig11_pouring.svg.
+# Writes dir/lee2025_fig11_pouring.png and dir/lee2025_fig11_pouring.svg.
 
 if (!exists("dir")) dir = "."
-if (!exists("title")) title = "seed 000 Fig. 11: pouring"
+if (!exists("title")) title = "Lee et al. 2025 Fig. 11: pouring"
 f = dir."/fig11.dat"
 
-# Same colours as the other seed 000 figures: index 0 canal, 1 subadmm, 2 pgs-decoupled.
+# Same colours as the other Lee et al. 2025 figures: index 0 canal, 1 subadmm, 2 pgs-decoupled.
 colors = "#0072B2 #D55E00 #009E73 #CC79A7 #E69F00 #56B4E9 #000000 #F0E442 #7F7F7F #8C564B"
 col(k) = word(colors, int(k) % words(colors) + 1)
 marks = "7 5 9 13 11 6 4 8 12 10"
@@ -46,10 +46,10 @@ right = "plot for [i = 0:nb - 1] f index i using 4:(pos($7)) with linespoints lw
 do for [term = 1:2] {
     if (term == 1) {
         set terminal pngcairo size 1300,560 enhanced font "sans,11"
-        set output dir."/fig11_pouring.png"
+        set output dir."/lee2025_fig11_pouring.png"
     } else {
         set terminal svg size 1300,560 dynamic enhanced font "sans,11" background rgb "white"
-        set output dir."/fig11_pouring.svg"
+        set output dir."/lee2025_fig11_pouring.svg"
     }
     set multiplot layout 1,2 title title noenhanced
     set xlabel "system DOF"

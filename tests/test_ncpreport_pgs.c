@@ -1,4 +1,4 @@
-/* Tests of seed 004's PGS-family configurations (pgs-ccp, pgs-ncp, nbgs, raisim, raisim-ds,
+/* Tests of NCP report 2025's PGS-family configurations (pgs-ccp, pgs-ncp, nbgs, raisim, raisim-ds,
  * raisim-ds-es) and of their shared local solvers (solvers/local_contact.h).
  *
  * (a) local solvers against analytic one-contact answers: open, frictionless, stick, and slip
@@ -806,7 +806,7 @@ static void test_registry_params(void)
         CHECK(strcmp(s->name, names[si]) == 0);
         CHECK(s->needs == NCP_NEEDS_DUAL);
         CHECK(s->ccp == (s == S_CCP));
-        CHECK(strstr(s->source, "seed 004") != NULL);
+        CHECK(strstr(s->source, "NCP report 2025") != NULL);
         CHECK(strstr(s->file, "solvers/") == s->file);
         /* every documented default passed explicitly: bit-identical; and deterministic */
         tutil_check_param_defaults(s, &p, 1e-9, 300);
@@ -932,7 +932,7 @@ int main(void)
     S_DS = ncp_solver_find("raisim-ds");
     S_ES = ncp_solver_find("raisim-ds-es");
     CHECK(S_CCP && S_NCP && S_NB && S_RS && S_DS && S_ES);
-    if (!(S_CCP && S_NCP && S_NB && S_RS && S_DS && S_ES)) return tcheck_exit("seed004_pgs");
+    if (!(S_CCP && S_NCP && S_NB && S_RS && S_DS && S_ES)) return tcheck_exit("ncpreport_pgs");
     test_local_analytic();
     test_local_slip_random();
     test_local_qcp_random();
@@ -947,5 +947,5 @@ int main(void)
     test_max_iter();
     test_registry_params();
     test_variants();
-    return tcheck_exit("seed004_pgs");
+    return tcheck_exit("ncpreport_pgs");
 }
