@@ -80,11 +80,6 @@ struct ncp_al_ws {
     int al_iter;
 };
 
-/* Per-block operator at x (block rows of x): out = T(x); G = dT/dx if non-NULL (9 entries,
- * column-major, scalar blocks fill G[0]); returns psi(x) when want_psi (the potential with
- * grad psi = T/beta, canal only). prox selects the proximal contact operator. */
-double ncp_al_block_T(const ncp_block *b, int prox, double beta, const double *x, double *out,
-                      double *G, int want_psi);
 
 /* Evaluates x, T, r at v (w->v or another vector) into w (x, T, Av, r, rnorm, rtol, rfloor)
  * and, if deriv, G. The inner solve of an AL loop is done (ncp_al_inner_done) when

@@ -64,6 +64,7 @@
 #include "solvers/common.h"
 #include "core/la.h"
 #include "solvers/registry.h"
+#include "solvers/al_operator.h"
 
 static int canal_inner(ncp_al_ws *w, int *ok, ncp_error *err);
 static int canal_read_params(const ncp_solver_desc *self, const ncp_params *ps,

@@ -21,9 +21,9 @@
 #include <omp.h>
 #endif
 
-#include "solvers/al_common.h"
 #include "solvers/common.h"
 #include "core/la.h"
+#include "solvers/al_operator.h"
 
 /* ====================== workspace ====================== */
 
@@ -443,10 +443,10 @@ static void v_update(sa_ws *w, int j)
  * (eq. 39), summing eq. 35 over the |Z_i| pieces gives beta sum_p z_p = sum_p y_p + |Z_i|
  * lambda_i: the constraint on sum_p z_p is eq. 13 with beta' = beta / |Z_i| and argument
  *   x = -(sum_p y_p + beta e_i) / |Z_i|,   lambda_i = T(x)    (eqs. 36-38),
- * T the strict operator of the block's type (al_common.h: eq. 14 unilateral, identity for
+ * T the strict operator of the block's type (al_operator.h: eq. 14 unilateral, identity for
  * bilateral rows, eq. 15 soft with beta', eq. 17 contact), then z_p = (y_p + lambda_i) / beta,
  * computed as J_p v + (lambda_i - lambda_i^l) / beta. e_i is the block's bias (problem.h: the
- * constraint velocity is J v + e; captured tangential e is kept, as in al_common.h). A block no
+ * constraint velocity is J v + e; captured tangential e is kept, as in the AL solvers). A block no
  * body carries (|Z_i| = 0: its rows of J are zero) gets T(-beta e_i), its law at u = e_i. */
 static void block_update(sa_ws *w, int i)
 {

@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "solvers/al.h"
-#include "solvers/al_common.h" /* ncp_al_block_T, tested directly in (a) */
+#include "solvers/al_operator.h" /* ncp_al_block_T, tested directly in (a) */
 #include "solve/harness.h"
 #include "core/la.h"
 #include "metrics/metrics.h"

@@ -103,13 +103,22 @@ static int test_solve(void *vctx, const ncp_problem *p, const double *lambda0,
     return rc;
 }
 
-static void test_ballistic(void)
+/* The scene with the ball's centre at height z, and its world. */
+static ncp_world *world_at(double z, ncp_scene **s)
 {
-    ncp_scene *s = scene(1.0);
     ncp_world *w = NULL;
     ncp_error err = {0};
-    if (!s) return;
-    CHECK_OK(ncp_world_create(ncp_scene_model(s), &w, &err), &err);
+    *s = scene(z);
+    if (*s) CHECK_OK(ncp_world_create(ncp_scene_model(*s), &w, &err), &err);
+    return w;
+}
+
+static void test_ballistic(void)
+{
+    ncp_scene *s;
+    ncp_world *w = world_at(1.0, &s);
+    ncp_error err = {0};
+    if (!w) return;
     solve_ctx c = {0};
     ncp_step_opts o = {"test", test_solve, &c, 1};
     ncp_step_info info;
@@ -133,11 +142,10 @@ static int count_hook(void *ctx, ncp_problem *p, ncp_error *err)
 
 static void test_resting(void)
 {
-    ncp_scene *s = scene(0.1); /* sphere of radius 0.1 touching the plane: phi = 0 */
-    ncp_world *w = NULL;
+    ncp_scene *s;
+    ncp_world *w = world_at(0.1, &s); /* sphere of radius 0.1 touching the plane: phi = 0 */
     ncp_error err = {0};
-    if (!s) return;
-    CHECK_OK(ncp_world_create(ncp_scene_model(s), &w, &err), &err);
+    if (!w) return;
     solve_ctx c = {0};
     ncp_step_opts o = {"test", test_solve, &c, 1};
     ncp_step_info info;
