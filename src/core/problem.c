@@ -54,6 +54,11 @@ void ncp_problem_free(ncp_problem *p)
     free(p->D);
     free(p->vf);
     ncp_structure_free(p->structure);
+    ncp_csr_free(&p->A_sparse);
+    free(p->title);
+    free(p->description);
+    free(p->guess_lambda);
+    free(p->guess_v);
     free(p->scene);
     free(p->driver);
     ncp_problem_init(p);
@@ -95,6 +100,7 @@ int ncp_problem_compute_dual(ncp_problem *p, ncp_error *err)
     int rc = ncp_delassus(p->nv, p->A, p->b, &p->J, p->e, p->D, p->vf, err);
     if (rc) return ncp_error_prefix(err, "problem %s: ", p->name ? p->name : "?");
     p->has_dual = 1;
+    p->dual_symmetric = 1; /* ncp_delassus symmetrises */
     return NCP_OK;
 }
 
@@ -298,12 +304,17 @@ int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err)
     dst->contacts = NULL;
     dst->A = dst->b = dst->e = dst->D = dst->vf = NULL;
     memset(&dst->J, 0, sizeof dst->J);
+    memset(&dst->A_sparse, 0, sizeof dst->A_sparse);
     dst->structure = NULL;
+    dst->title = dst->description = NULL;
+    dst->guess_lambda = dst->guess_v = NULL;
     size_t nv = src->nv, m = src->m;
     int rc = NCP_OK;
     if ((src->name && !(dst->name = ncp_strdup(err, src->name))) ||
         (src->scene && !(dst->scene = ncp_strdup(err, src->scene))) ||
-        (src->driver && !(dst->driver = ncp_strdup(err, src->driver))))
+        (src->driver && !(dst->driver = ncp_strdup(err, src->driver))) ||
+        (src->title && !(dst->title = ncp_strdup(err, src->title))) ||
+        (src->description && !(dst->description = ncp_strdup(err, src->description))))
         rc = NCP_ERR_NOMEM;
     if (!rc) rc = dup_array(err, (void **)&dst->blocks, src->blocks, src->nblocks, sizeof(ncp_block));
     if (!rc) rc = dup_array(err, (void **)&dst->contacts, src->contacts, src->ncontacts,
@@ -314,6 +325,16 @@ int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err)
         if (!rc) rc = dup_array(err, (void **)&dst->e, src->e, m, sizeof(double));
         if (!rc) rc = ncp_csr_copy(&dst->J, &src->J, err);
     }
+    if (!rc && src->has_sparse_primal) {
+        rc = ncp_csr_copy(&dst->A_sparse, &src->A_sparse, err);
+        if (!rc) rc = dup_array(err, (void **)&dst->b, src->b, nv, sizeof(double));
+        if (!rc) rc = dup_array(err, (void **)&dst->e, src->e, m, sizeof(double));
+        if (!rc) rc = ncp_csr_copy(&dst->J, &src->J, err);
+    }
+    if (!rc && src->guess_lambda)
+        rc = dup_array(err, (void **)&dst->guess_lambda, src->guess_lambda, m, sizeof(double));
+    if (!rc && src->guess_v)
+        rc = dup_array(err, (void **)&dst->guess_v, src->guess_v, nv, sizeof(double));
     if (!rc && src->has_dual) {
         rc = dup_array(err, (void **)&dst->D, src->D, m * m, sizeof(double));
         if (!rc) rc = dup_array(err, (void **)&dst->vf, src->vf, m, sizeof(double));

@@ -107,6 +107,25 @@ typedef struct ncp_problem {
 
     ncp_structure *structure; /* NULL if not captured */
 
+    /* Sparse primal data (FCLib global problems, kept sparse: never an nv x nv array): the
+     * FCLib M as A_sparse (nv x nv CSR) with b, J (CSR) and e as above; has_primal stays 0
+     * (there is no dense A). Solvers that need the dense A are unsupported on such a problem
+     * unless the user asks for the densified form, which is then recorded. */
+    int has_sparse_primal;
+    ncp_csr A_sparse;
+
+    /* 1 when D is symmetric to round-off; an FCLib W is kept as given and may not be (Siconos
+     * assembles it from the mechanics): solvers that need a symmetric D check this. */
+    int dual_symmetric;
+
+    /* What the source file carries besides the problem (FCLib; NULL when absent): its
+     * info/title and info/description, and its first warm start (/guesses): guess_lambda (m,
+     * in our row order), guess_v (nv, global problems). */
+    char *title;
+    char *description;
+    double *guess_lambda;
+    double *guess_v;
+
     /* provenance */
     char *scene;         /* scene name or source file */
     int step;            /* trajectory step, or -1 */
