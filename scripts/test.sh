@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: build and run every test (meson test), again under
-# AddressSanitizer + UndefinedBehaviorSanitizer, then the solver-accuracy regression check
-# against results/baselines/quick.json. Prints "N passed, N failed" last.
+# The whole test suite: build and run every test (meson test) in the default build (which
+# registers the Siconos peers when libsiconos-numerics-dev is installed: -Dsiconos=auto), again
+# under AddressSanitizer + UndefinedBehaviorSanitizer, then a -Dsiconos=disabled build with the
+# tests that depend on the option (below), then the solver-accuracy regression check against
+# results/baselines/quick.json. Prints "N passed, N failed" last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export OPENBLAS_NUM_THREADS=1
@@ -15,8 +17,8 @@ count() { # parses meson test's summary ("Ok: N", "Fail: N", ...)
   passed=$((passed + ${ok:-0})); failed=$((failed + ${fail:-0}))
 }
 
-run_suite() { # name builddir [meson options...]
-  local name=$1 dir=$2; shift 2
+run_suite() { # name builddir "test names (empty: all)" [meson options...]
+  local name=$1 dir=$2 only=$3; shift 3
   echo "== $name: meson setup $dir $*"
   if [ ! -f "$dir/build.ninja" ]; then
     meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || { cat "$dir.setup.log"; failed=$((failed+1)); return; }
@@ -24,13 +26,19 @@ run_suite() { # name builddir [meson options...]
   if ! ninja -C "$dir" >"$dir.build.log" 2>&1; then
     tail -50 "$dir.build.log"; echo "build failed ($name)"; failed=$((failed+1)); return
   fi
-  meson test -C "$dir" --print-errorlogs --num-processes 2 2>&1 | tee "$dir.test.log"
+  # shellcheck disable=SC2086 # $only: test names, split on purpose
+  meson test -C "$dir" --print-errorlogs --num-processes 2 $only 2>&1 | tee "$dir.test.log"
   count "$dir.test.log"
 }
 
-run_suite "tests" build-test
+run_suite "tests" build-test ""
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run_suite "tests under ASan+UBSan" build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+  run_suite "tests under ASan+UBSan" build-asan "" -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+# Without Siconos only the registry, the solvers library and what links them change: the
+# registry test, the harness, the backend check (no Siconos linked or listed) and the program
+# end to end on every scene (about a minute, not the whole suite again).
+run_suite "tests without Siconos (subset)" build-nosiconos "solvers harness backend e2e badinput" \
+  -Dsiconos=disabled
 
 echo "== regression check: ncpbench check results/baselines/quick.json"
 if ./build-test/ncpbench check results/baselines/quick.json --out build-test/check; then

@@ -30,6 +30,15 @@ static const ncp_solver_desc *const registry[] = {
     &ncp_solver_subadmm,
     &ncp_solver_admm_nosub,
     &ncp_solver_admm_nobody,
+#ifdef NCP_HAVE_SICONOS
+    &ncp_solver_siconos_nsgs,
+    &ncp_solver_siconos_nsn_ac,
+    &ncp_solver_siconos_nsn_fb,
+    &ncp_solver_siconos_nsn_nm,
+    &ncp_solver_siconos_prox,
+    &ncp_solver_siconos_admm,
+    &ncp_solver_siconos_vi_eg,
+#endif
 };
 
 enum { REGISTRY_COUNT = (int)(sizeof registry / sizeof registry[0]) };

@@ -32,6 +32,16 @@ extern const ncp_solver_desc ncp_solver_raisim_ds_es; /* solvers/raisim_ds_es.c 
 extern const ncp_solver_desc ncp_solver_subadmm;      /* solvers/subadmm.c (Lee et al. 2025) */
 extern const ncp_solver_desc ncp_solver_admm_nosub;   /* solvers/admm_nosub.c (Lee et al. 2025) */
 extern const ncp_solver_desc ncp_solver_admm_nobody;  /* solvers/admm_nobody.c (Lee et al. 2025) */
+#ifdef NCP_HAVE_SICONOS
+/* solvers/siconos.c: Siconos numerics 4.4's fc3d solvers (Acary, Brémond, Huber 2018), peers */
+extern const ncp_solver_desc ncp_solver_siconos_nsgs;
+extern const ncp_solver_desc ncp_solver_siconos_nsn_ac;
+extern const ncp_solver_desc ncp_solver_siconos_nsn_fb;
+extern const ncp_solver_desc ncp_solver_siconos_nsn_nm;
+extern const ncp_solver_desc ncp_solver_siconos_prox;
+extern const ncp_solver_desc ncp_solver_siconos_admm;
+extern const ncp_solver_desc ncp_solver_siconos_vi_eg;
+#endif
 
 /* The registry: a constant table, in the order `ncpbench list` shows it. No mutable state. */
 const ncp_solver_catalog *ncp_registry_catalog(void);

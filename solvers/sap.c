@@ -433,7 +433,7 @@ const ncp_solver_desc ncp_solver_sap = {
     .source = "Castro et al. 2023 (Castro, Permenter, Han), Algorithm 2, eqs. 24-30",
     .summary = "Newton on SAP's unconstrained convex primal (regularised compliant CCP), exact "
                "line search",
-    .needs = NCP_NEEDS_DUAL,
+    .needs = NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC,
     .ccp = 1,
     .file = "solvers/sap.c",
     .params = sap_params,

@@ -3,7 +3,8 @@
 
 For every problem that has both fclib_local and fclib_global (FCLib's definition:
 without G, W = H^T M^-1 H and q = w + H^T M^-1 f), rebuilds the sparse matrices with scipy from
-the raw FCLib datasets (triplet nz >= 0 with p = rows / i = columns, CSC nz = -1, CSR nz = -2)
+the raw FCLib datasets (triplet nz >= 0 with i = rows / p = columns as CSparse and Siconos write
+them, or p = rows when only that reading is in range; CSC nz = -1, CSR nz = -2)
 and verifies
     W == H^T M^-1 H          (relative to max |W|)
     q == w + H^T M^-1 f      (relative to max |q|, |w|, 1)
@@ -37,7 +38,10 @@ def fclib_matrix(g):
     i = np.asarray(g["i"][()], dtype=np.int64).reshape(-1)
     x = np.asarray(g["x"][()], dtype=np.float64).reshape(-1)
     if nz >= 0:
-        mat = scipy.sparse.coo_matrix((x[:nz], (p[:nz], i[:nz])), shape=(m, n))
+        r, c = i[:nz], p[:nz]
+        if nz and (r.min() < 0 or r.max() >= m or c.min() < 0 or c.max() >= n):
+            r, c = c, r  # the other reading (fclib.h's comment), as ncpbench's reader falls back
+        mat = scipy.sparse.coo_matrix((x[:nz], (r, c)), shape=(m, n))
     elif nz == -1:
         mat = scipy.sparse.csc_matrix((x[: p[n]], i[: p[n]], p), shape=(m, n))
     elif nz == -2:

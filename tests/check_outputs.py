@@ -5,8 +5,10 @@ Reads DIR/problems.h5 (D, v_f, blocks), DIR/solutions.h5 (every solver's final l
 DIR/metrics.csv, recomputes u = D lambda + v_f and the natural map
 F = lambda - Pi_K(lambda - (u + Gamma(u))) per block with numpy (code written here, not
 ncpbench's), and checks natural_map_abs, natural_map_inf and natural_map_rel_siconos of every
-row of metrics.csv. Also checks that metrics.csv has the documented columns and that u stored in
-solutions.h5 equals D lambda + v_f. Exit status 1 on any mismatch.
+row of metrics.csv. Also checks that metrics.csv has the documented columns (the metric columns,
+then note, problem_title, problem_description last), that u stored in solutions.h5 equals
+D lambda + v_f, and that an unsupported row (the problem lacks what the solver needs) has a
+reason in its note, NaN metrics and no answer in solutions.h5. Exit status 1 on any mismatch.
 """
 import csv
 import sys
@@ -18,6 +20,7 @@ REQUIRED = ["problem", "solver", "iterations", "converged", "setup_ms", "solve_m
             "al_residual", "natural_map_abs", "natural_map_rel_acary",
             "natural_map_rel_siconos", "natural_map_rel_fclib", "ncp_primal", "ncp_dual",
             "ncp_compl", "penetration"]
+TAIL = ["note", "problem_title", "problem_description"]
 
 
 def proj_cone(mu, x):
@@ -56,10 +59,20 @@ def main(d):
         if col not in header:
             print(f"metrics.csv lacks column {col}")
             bad += 1
+    if list(header)[-3:] != TAIL:
+        print(f"metrics.csv does not end with the columns {TAIL}")
+        bad += 1
     P = h5py.File(f"{d}/problems.h5", "r")
     S = h5py.File(f"{d}/solutions.h5", "r")
     checked = 0
     for r in rows:
+        if r["status"] == "unsupported":
+            answered = r["solver"] in S["solutions"] and r["problem"] in S["solutions"][r["solver"]]
+            if not r["note"] or r["natural_map_abs"] != "nan" or answered:
+                print(f"{r['problem']} {r['solver']}: unsupported row without its reason, "
+                      "with metrics or with an answer")
+                bad += 1
+            continue
         g = P["problems"][r["problem"]]
         D = np.array(g["dual/D"])
         vf = np.array(g["dual/vf"])

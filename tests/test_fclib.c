@@ -2,8 +2,8 @@
  * of the format): our exports read by fclib_read_local / fclib_read_global, and files written
  * by fclib_write_local / fclib_write_global (CSC, CSR, triplet storage; V/R and G equality
  * rows) read by ncp_load_problems. The local/global relation W = H^T M^-1 H, q = w + H^T M^-1 f
- * (FCLib's definition) is checked with a dense Gaussian elimination written here, independent
- * of src/core/la.c. */
+ * (FCLib's definition) is checked with a dense Gaussian elimination (fclib_testutil.h),
+ * independent of src/core/la.c. */
 #include <fclib.h>
 #include <hdf5.h>
 #include <stdio.h>
@@ -16,6 +16,7 @@
 #include "tcheck.h"
 #include "testutil.h"
 #include "store/fclib_io.h"
+#include "fclib_testutil.h"
 
 static char dir[256];
 
@@ -30,164 +31,6 @@ static int same_bits(const void *a, const void *b, size_t bytes)
     if (bytes == 0) return 1;
     if (!a || !b) return 0;
     return memcmp(a, b, bytes) == 0;
-}
-
-static double maxabs(size_t n, const double *a)
-{
-    double m = 0;
-    for (size_t k = 0; k < n; k++) m = fmax(m, fabs(a[k]));
-    return m;
-}
-
-static double maxdiff(size_t n, const double *a, const double *b)
-{
-    double m = 0;
-    for (size_t k = 0; k < n; k++) m = fmax(m, fabs(a[k] - b[k]));
-    return m;
-}
-
-/* Dense column-major m x n of an FCLib matrix in any storage (duplicates summed). */
-static double *fc_dense(const struct fclib_matrix *A)
-{
-    double *D = calloc((size_t)A->m * A->n + 1, sizeof(double));
-    if (A->nz >= 0) {
-        for (int k = 0; k < A->nz; k++) D[A->p[k] + (size_t)A->i[k] * A->m] += A->x[k];
-    } else if (A->nz == -1) {
-        for (int j = 0; j < A->n; j++)
-            for (int k = A->p[j]; k < A->p[j + 1]; k++) D[A->i[k] + (size_t)j * A->m] += A->x[k];
-    } else {
-        for (int r = 0; r < A->m; r++)
-            for (int k = A->p[r]; k < A->p[r + 1]; k++) D[r + (size_t)A->i[k] * A->m] += A->x[k];
-    }
-    return D;
-}
-
-/* FCLib matrix of a dense column-major m x n in the given storage. Triplet storage lists the
- * entries in reverse order and, when split != 0, stores the first non-zero as two halves (a
- * duplicate that readers must sum: x/2 + x/2 == x exactly). */
-static struct fclib_matrix fc_from_dense(int m, int n, const double *A, int storage, int split)
-{
-    struct fclib_matrix M;
-    memset(&M, 0, sizeof M);
-    M.m = m;
-    M.n = n;
-    int nnz = 0;
-    for (size_t k = 0; k < (size_t)m * n; k++) nnz += A[k] != 0.0;
-    int cap = nnz + 1;
-    M.i = malloc(sizeof(int) * (size_t)cap);
-    M.x = malloc(sizeof(double) * (size_t)cap);
-    int k = 0;
-    if (storage == -1) { /* CSC */
-        M.p = malloc(sizeof(int) * ((size_t)n + 1));
-        M.p[0] = 0;
-        for (int j = 0; j < n; j++) {
-            for (int r = 0; r < m; r++)
-                if (A[r + (size_t)j * m] != 0.0) {
-                    M.i[k] = r;
-                    M.x[k++] = A[r + (size_t)j * m];
-                }
-            M.p[j + 1] = k;
-        }
-        M.nz = -1;
-        M.nzmax = k;
-    } else if (storage == -2) { /* CSR */
-        M.p = malloc(sizeof(int) * ((size_t)m + 1));
-        M.p[0] = 0;
-        for (int r = 0; r < m; r++) {
-            for (int j = 0; j < n; j++)
-                if (A[r + (size_t)j * m] != 0.0) {
-                    M.i[k] = j;
-                    M.x[k++] = A[r + (size_t)j * m];
-                }
-            M.p[r + 1] = k;
-        }
-        M.nz = -2;
-        M.nzmax = k;
-    } else { /* triplet: p = row, i = column */
-        M.p = malloc(sizeof(int) * (size_t)cap);
-        for (int j = n - 1; j >= 0; j--)
-            for (int r = m - 1; r >= 0; r--) {
-                double v = A[r + (size_t)j * m];
-                if (v == 0.0) continue;
-                if (split && k == 0) {
-                    M.p[k] = r;
-                    M.i[k] = j;
-                    M.x[k++] = 0.5 * v;
-                    M.p[k] = r;
-                    M.i[k] = j;
-                    M.x[k++] = 0.5 * v;
-                } else {
-                    M.p[k] = r;
-                    M.i[k] = j;
-                    M.x[k++] = v;
-                }
-            }
-        M.nz = k;
-        M.nzmax = k;
-    }
-    return M;
-}
-
-static void fc_free(struct fclib_matrix *M)
-{
-    free(M->p);
-    free(M->i);
-    free(M->x);
-}
-
-/* Independent dense solve (Gaussian elimination with partial pivoting): X = A^-1 B. */
-static void gauss_solve(int n, const double *A0, int nrhs, double *B)
-{
-    double *A = malloc(sizeof(double) * (size_t)n * n);
-    memcpy(A, A0, sizeof(double) * (size_t)n * n);
-    for (int c = 0; c < n; c++) {
-        int piv = c;
-        for (int r = c + 1; r < n; r++)
-            if (fabs(A[r + (size_t)c * n]) > fabs(A[piv + (size_t)c * n])) piv = r;
-        for (int j = 0; j < n; j++) {
-            double t = A[c + (size_t)j * n];
-            A[c + (size_t)j * n] = A[piv + (size_t)j * n];
-            A[piv + (size_t)j * n] = t;
-        }
-        for (int j = 0; j < nrhs; j++) {
-            double t = B[c + (size_t)j * n];
-            B[c + (size_t)j * n] = B[piv + (size_t)j * n];
-            B[piv + (size_t)j * n] = t;
-        }
-        for (int r = c + 1; r < n; r++) {
-            double f = A[r + (size_t)c * n] / A[c + (size_t)c * n];
-            for (int j = c; j < n; j++) A[r + (size_t)j * n] -= f * A[c + (size_t)j * n];
-            for (int j = 0; j < nrhs; j++) B[r + (size_t)j * n] -= f * B[c + (size_t)j * n];
-        }
-    }
-    for (int j = 0; j < nrhs; j++)
-        for (int r = n - 1; r >= 0; r--) {
-            double s = B[r + (size_t)j * n];
-            for (int c = r + 1; c < n; c++) s -= A[r + (size_t)c * n] * B[c + (size_t)j * n];
-            B[r + (size_t)j * n] = s / A[r + (size_t)r * n];
-        }
-    free(A);
-}
-
-/* W = H^T M^-1 H and q = w + H^T M^-1 f from global data (M nv x nv, H nv x mc). */
-static void local_from_global(int nv, int mc, const double *M, const double *H, const double *f,
-                              const double *w, double *W, double *q)
-{
-    double *X = malloc(sizeof(double) * (size_t)nv * (mc + 1));
-    memcpy(X, H, sizeof(double) * (size_t)nv * mc);
-    memcpy(X + (size_t)nv * mc, f, sizeof(double) * (size_t)nv);
-    gauss_solve(nv, M, mc + 1, X);
-    for (int i = 0; i < mc; i++) {
-        for (int j = 0; j < mc; j++) {
-            double s = 0;
-            for (int k = 0; k < nv; k++) s += H[k + (size_t)i * nv] * X[k + (size_t)j * nv];
-            W[i + (size_t)j * mc] = s;
-        }
-        double s = 0;
-        for (int k = 0; k < nv; k++) s += H[k + (size_t)i * nv] * X[k + (size_t)mc * nv];
-        q[i] = w[i] + s;
-    }
-    free(X);
 }
 
 static double *dense_J(const ncp_problem *p)
@@ -303,7 +146,12 @@ static void test_export_contact_only(void)
     if (load_one(path, &q)) {
         CHECK(!strcmp(q->name, "local"));
         CHECK(q->nv == nv && q->m == m && q->nblocks == p.nblocks);
-        CHECK(same_bits(q->A, p.A, sizeof(double) * (size_t)nv * nv));
+        /* fclib_global's M is kept sparse (A_sparse, no dense A) */
+        CHECK(q->has_sparse_primal && !q->has_primal && !q->A);
+        double *Aq = calloc((size_t)nv * nv, sizeof(double));
+        ncp_csr_to_dense(&q->A_sparse, Aq);
+        CHECK(same_bits(Aq, p.A, sizeof(double) * (size_t)nv * nv));
+        free(Aq);
         CHECK(same_bits(q->b, p.b, sizeof(double) * (size_t)nv));
         CHECK(same_bits(q->e, p.e, sizeof(double) * (size_t)m));
         CHECK(same_bits(q->D, p.D, sizeof(double) * (size_t)m * m));
@@ -444,8 +292,10 @@ static void test_read_local(int storage, int with_vr)
         }
         CHECK(same_bits(q->D, p.D, sizeof(double) * (size_t)m * m)); /* W (+V, R) = D */
         CHECK(same_bits(q->vf, p.vf, sizeof(double) * (size_t)m));   /* q (+s) = v_f */
-        /* primal form built from the dual: A = I, b = 0 and J J^T = D, e = v_f */
-        CHECK(q->has_primal);
+        /* a local problem stays dual-only; the primal form built from it on request: A = I,
+         * b = 0 and J J^T = D, e = v_f */
+        CHECK(!q->has_primal && !q->has_sparse_primal);
+        CHECK_OK(ncp_problem_primal_from_dual(q, &err), &err);
         if (q->has_primal) {
             int nv = q->nv;
             double *J = dense_J(q), e = 0;
@@ -510,7 +360,11 @@ static void test_read_global(int storage, int with_g)
             CHECK(q->blocks[b].type == p.blocks[b].type);
             CHECK(q->blocks[b].mu == p.blocks[b].mu);
         }
-        CHECK(same_bits(q->A, p.A, sizeof(double) * (size_t)nv * nv)); /* A = M (triplet halves summed) */
+        CHECK(q->has_sparse_primal && !q->has_primal && !q->A); /* M kept sparse */
+        double *Aq = calloc((size_t)nv * nv, sizeof(double));
+        ncp_csr_to_dense(&q->A_sparse, Aq);
+        CHECK(same_bits(Aq, p.A, sizeof(double) * (size_t)nv * nv)); /* A = M (triplet halves summed) */
+        free(Aq);
         CHECK(same_bits(q->b, p.b, sizeof(double) * (size_t)nv));      /* b = f */
         CHECK(same_bits(q->e, p.e, sizeof(double) * (size_t)m));       /* e = [b; w] */
         double *Jq = dense_J(q), *Jp = dense_J(&p);

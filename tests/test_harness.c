@@ -5,8 +5,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/bench.h"
 #include "util/clock.h"
 #include "solve/harness.h"
+#include "solvers/registry.h"
 #include "tcheck.h"
 #include "testutil.h"
 #include "solve/params.h"
@@ -63,6 +65,43 @@ static int slow_cb(void *ctx, int iter, double t, const ncp_metrics *mt)
     return 0;
 }
 
+/* What the scripted solver below was handed (a test-only record, one solve at a time). */
+typedef struct seen {
+    int has_primal, nv, a_identity, d_symmetric, v0_given;
+} seen;
+
+/* The scripted solver, recording the problem it is handed. Solvers receive nothing but the
+ * problem and named reals, so the address of the test's `seen` travels as two 32-bit halves
+ * (exact in a double) rather than through a global. */
+static int recording_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
+                           ncp_error *err)
+{
+    uintptr_t hi = (uintptr_t)ncp_params_get(in->params, "seen_hi", 0.0);
+    uintptr_t lo = (uintptr_t)ncp_params_get(in->params, "seen_lo", 0.0);
+    seen *sn = (seen *)((hi << 32) | lo);
+    const ncp_problem *p = in->prob;
+    sn->has_primal = p->has_primal;
+    sn->nv = p->nv;
+    sn->a_identity = p->has_primal;
+    for (int j = 0; p->has_primal && j < p->nv; j++)
+        for (int i = 0; i < p->nv; i++)
+            if (p->A[i + (size_t)j * p->nv] != (i == j ? 1.0 : 0.0)) sn->a_identity = 0;
+    double asym = 1.0;
+    ncp_harness_dual_symmetric(p, &asym, NULL);
+    sn->d_symmetric = asym == 0.0;
+    sn->v0_given = in->v0 != NULL;
+    return scripted_solve(in, out, run, err);
+}
+
+static void set_seen(ncp_params *ps, seen *sn)
+{
+    ncp_error err = {0};
+    uintptr_t a = (uintptr_t)sn;
+    ps->n = 0;
+    ncp_params_set(ps, "seen_hi", (double)(a >> 32), &err);
+    ncp_params_set(ps, "seen_lo", (double)(a & 0xffffffffu), &err);
+}
+
 /* A problem whose exact solution is known: one contact with D = I, v_f = (-1, 0, 0):
  * lambda = (1, 0, 0), u = 0 (sticking at rest). */
 static void one_contact(ncp_problem *p, ncp_error *err)
@@ -78,6 +117,247 @@ static void one_contact(ncp_problem *p, ncp_error *err)
     p->vf[0] = -1.0;
     p->has_dual = 1;
     p->name = strdup("one");
+}
+
+/* The graded metrics of lambda on p as given, for comparison with a result. */
+static void metrics_on(const ncp_problem *p, const double *lambda, ncp_metrics *mt)
+{
+    ncp_error err = {0};
+    ncp_metrics_ws *ws = NULL;
+    CHECK_OK(ncp_metrics_ws_create(p, &ws, &err), &err);
+    CHECK_OK(ncp_metrics_eval(ws, lambda, mt, &err), &err);
+    ncp_metrics_ws_free(ws);
+}
+
+/* The same metrics bit for bit (NaN equal to NaN). */
+static int same_metrics(const ncp_metrics *a, const ncp_metrics *b)
+{
+    for (int k = 0; k < ncp_metrics_count(); k++) {
+        double x = ncp_metrics_at(a, k), y = ncp_metrics_at(b, k);
+        if (!(x == y || (isnan(x) && isnan(y)))) return 0;
+    }
+    return 1;
+}
+
+/* Unsupported statuses with their reasons, and each reconstruction changing exactly what the
+ * solver is handed while the grading stays on the problem as given. */
+static void test_unsupported_and_reconstructions(const ncp_problem *one)
+{
+    ncp_error err = {0};
+    ncp_harness_opts o;
+    ncp_harness_opts_default(&o);
+    o.budget.tol = 1e-3;
+    o.unsupported_ok = 1;
+    double sol[3] = {1.0, 0.0, 0.0};
+    seen sn;
+    ncp_params ps;
+    ncp_result r;
+    ncp_solver_desc rec = {"recording", "test", "test", NCP_NEEDS_DUAL, 0, "test", NULL,
+                           recording_solve};
+
+    /* (a) a dual-only problem and a primal solver: unsupported, then A = I, J from D */
+    ncp_solver_desc rec_primal = rec;
+    rec_primal.needs = NCP_NEEDS_DUAL | NCP_NEEDS_PRIMAL;
+    set_seen(&ps, &sn);
+    CHECK_OK(ncp_harness_solve(&rec_primal, one, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.status == NCP_STATUS_UNSUPPORTED && r.unsupported == NCP_UNSUP_PRIMAL);
+    CHECK(strncmp(r.note, "needs primal data (A, b, J, e): ", 32) == 0);
+    CHECK(strstr(r.note, "dual-only") && strstr(r.note, "--reconstruct-primal"));
+    CHECK(!r.lambda && !r.u && !r.v && r.iterations == 0 && r.converged == 0);
+    CHECK(isnan(r.final.natural_map_abs) && r.setup_ms == 0.0 && r.solve_ms == 0.0);
+    ncp_result_free(&r);
+    /* without unsupported_ok (the trajectory driver): an input error with the same reason */
+    ncp_harness_opts strict = o;
+    strict.unsupported_ok = 0;
+    ncp_error e2 = {0};
+    CHECK(ncp_harness_solve(&rec_primal, one, &ps, sol, NULL, &strict, &r, &e2) == NCP_ERR_INPUT);
+    CHECK(strstr(e2.msg, "needs primal data") && strstr(e2.msg, "recording"));
+    /* allowed: the solver gets A = I (nv = m), the metrics and u stay those of D as given,
+     * and no velocity is reported (the reconstructed one is not the problem's) */
+    o.allow = NCP_RECON_PRIMAL_FROM_D;
+    memset(&sn, 0, sizeof sn);
+    CHECK_OK(ncp_harness_solve(&rec_primal, one, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.status == NCP_STATUS_CONVERGED && r.iterations == 10);
+    CHECK(r.applied == NCP_RECON_PRIMAL_FROM_D && !strcmp(r.note, "primal reconstructed from D"));
+    CHECK(sn.has_primal && sn.nv == 3 && sn.a_identity);
+    CHECK(!r.v);
+    ncp_metrics want;
+    metrics_on(one, r.lambda, &want);
+    CHECK(same_metrics(&r.final, &want));
+    ncp_result_free(&r);
+    /* the same solve by a dual solver on the same problem is untouched: nothing applied */
+    CHECK_OK(ncp_harness_solve(&rec, one, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.applied == 0 && r.note[0] == '\0' && !sn.has_primal);
+    ncp_result_free(&r);
+    /* the real CANAL on it: unsupported, then solved through the reconstruction */
+    const ncp_solver_desc *canal = ncp_solver_find("canal");
+    o.allow = 0;
+    CHECK_OK(ncp_harness_solve(canal, one, NULL, NULL, NULL, &o, &r, &err), &err);
+    CHECK(r.status == NCP_STATUS_UNSUPPORTED && r.unsupported == NCP_UNSUP_PRIMAL);
+    ncp_result_free(&r);
+    o.allow = NCP_RECON_PRIMAL_FROM_D;
+    o.budget.tol = 1e-10;
+    CHECK_OK(ncp_harness_solve(canal, one, NULL, NULL, NULL, &o, &r, &err), &err);
+    CHECK(r.status == NCP_STATUS_CONVERGED && r.applied == NCP_RECON_PRIMAL_FROM_D);
+    CHECK(r.lambda && fabs(r.lambda[0] - 1.0) < 1e-8);
+    ncp_result_free(&r);
+    o.budget.tol = 1e-3;
+    /* a D that is not positive semi-definite has no primal form: unsupported, not an error */
+    ncp_problem neg;
+    CHECK_OK(ncp_problem_copy(&neg, one, &err), &err);
+    neg.D[4] = -1.0;
+    CHECK_OK(ncp_harness_solve(&rec_primal, &neg, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.status == NCP_STATUS_UNSUPPORTED && r.unsupported == NCP_UNSUP_PRIMAL &&
+          r.applied == 0 && strstr(r.note, "no primal form"));
+    ncp_result_free(&r);
+    ncp_problem_free(&neg);
+
+    /* (b) a non-symmetric D: D_12 = 0.3, D_21 = 0.1 (symmetric part SPD) */
+    ncp_problem ns;
+    CHECK_OK(ncp_problem_copy(&ns, one, &err), &err);
+    ns.D[0] = ns.D[4] = ns.D[8] = 2.0;
+    ns.D[3] = 0.3; /* (0, 1) */
+    ns.D[1] = 0.1; /* (1, 0) */
+    ns.vf[0] = -2.0;
+    ns.dual_symmetric = 0;
+    double asym = 0.0;
+    CHECK(!ncp_harness_dual_symmetric(&ns, &asym, NULL) && fabs(asym - 0.2) < 1e-15);
+    ncp_solver_desc rec_sym = rec;
+    rec_sym.needs = NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC;
+    o.allow = 0;
+    CHECK_OK(ncp_harness_solve(&rec_sym, &ns, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.status == NCP_STATUS_UNSUPPORTED && r.unsupported == NCP_UNSUP_SYMMETRIC);
+    CHECK(strncmp(r.note, "needs a symmetric D: max |D - D^T| = 0.2 ", 40) == 0);
+    CHECK(strstr(r.note, "--symmetrize") != NULL);
+    ncp_result_free(&r);
+    /* a solver that uses D as given runs on it, untouched */
+    memset(&sn, 0, sizeof sn);
+    CHECK_OK(ncp_harness_solve(&rec, &ns, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.status != NCP_STATUS_UNSUPPORTED && r.applied == 0 && !sn.d_symmetric);
+    ncp_result_free(&r);
+    /* --symmetrize: the solver gets (D + D^T)/2; u and the metrics are those of D as given */
+    o.allow = NCP_RECON_SYMMETRIZE;
+    memset(&sn, 0, sizeof sn);
+    CHECK_OK(ncp_harness_solve(&rec_sym, &ns, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.status != NCP_STATUS_UNSUPPORTED && r.applied == NCP_RECON_SYMMETRIZE);
+    CHECK(strncmp(r.note, "D symmetrised (max |D - D^T| = 0.2)", 35) == 0);
+    CHECK(sn.d_symmetric);
+    metrics_on(&ns, r.lambda, &want);
+    CHECK(same_metrics(&r.final, &want));
+    double u1 = ns.D[1] * r.lambda[0] + ns.D[4] * r.lambda[1] + ns.D[7] * r.lambda[2] + ns.vf[1];
+    CHECK(r.u[1] == u1); /* row 1 of D as given (0.1 lambda_0 + ...), not 0.2 lambda_0 */
+    ncp_result_free(&r);
+    /* the real NEEDS_SYMMETRIC solvers refuse it; pgs solves it as given */
+    const char *needs_sym[] = {"apgd", "admm", "fadmm", "admm-ccp", "admm-ncp-fp", "admm-ncp-la",
+                               "admm-ncp-sa", "sap"};
+    o.allow = 0;
+    for (size_t i = 0; i < sizeof needs_sym / sizeof needs_sym[0]; i++) {
+        const ncp_solver_desc *d = ncp_solver_find(needs_sym[i]);
+        CHECK(d && (d->needs & NCP_NEEDS_SYMMETRIC));
+        if (!d) continue;
+        CHECK_OK(ncp_harness_solve(d, &ns, NULL, NULL, NULL, &o, &r, &err), &err);
+        CHECK(r.status == NCP_STATUS_UNSUPPORTED && r.unsupported == NCP_UNSUP_SYMMETRIC);
+        ncp_result_free(&r);
+    }
+    CHECK_OK(ncp_harness_solve(ncp_solver_find("pgs"), &ns, NULL, NULL, NULL, &o, &r, &err), &err);
+    CHECK(r.status == NCP_STATUS_CONVERGED && r.applied == 0);
+    ncp_result_free(&r);
+    /* a primal rebuilt from a non-symmetric D needs --symmetrize as well */
+    o.allow = NCP_RECON_PRIMAL_FROM_D;
+    CHECK_OK(ncp_harness_solve(&rec_primal, &ns, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.status == NCP_STATUS_UNSUPPORTED && r.unsupported == NCP_UNSUP_SYMMETRIC);
+    CHECK(strstr(r.note, "rebuild the primal data") != NULL);
+    ncp_result_free(&r);
+    o.allow = NCP_RECON_PRIMAL_FROM_D | NCP_RECON_SYMMETRIZE;
+    CHECK_OK(ncp_harness_solve(&rec_primal, &ns, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.applied == (NCP_RECON_PRIMAL_FROM_D | NCP_RECON_SYMMETRIZE));
+    CHECK(strstr(r.note, "D symmetrised") && strstr(r.note, "primal reconstructed from D"));
+    ncp_result_free(&r);
+    ncp_problem_free(&ns);
+
+    /* (c) no structure: subadmm is unsupported, whatever the options */
+    o.allow = NCP_RECON_PRIMAL_FROM_D | NCP_RECON_PRIMAL_DENSE | NCP_RECON_SYMMETRIZE;
+    CHECK_OK(ncp_harness_solve(ncp_solver_find("subadmm"), one, NULL, NULL, NULL, &o, &r, &err),
+             &err);
+    CHECK(r.status == NCP_STATUS_UNSUPPORTED && r.unsupported == NCP_UNSUP_STRUCTURE);
+    CHECK(strncmp(r.note, "needs the subsystem structure: problem one has none", 51) == 0);
+    ncp_result_free(&r);
+
+    /* (d) sparse primal (A = 2 I kept sparse, J = I): unsupported, densified on request, and
+     * beyond the memory limit unsupported again */
+    ncp_problem sp;
+    CHECK_OK(ncp_problem_copy(&sp, one, &err), &err);
+    sp.nv = 3;
+    sp.has_sparse_primal = 1;
+    CHECK_OK(ncp_csr_alloc(&sp.A_sparse, 3, 3, 3, &err), &err);
+    CHECK_OK(ncp_csr_alloc(&sp.J, 3, 3, 3, &err), &err);
+    for (int i = 0; i < 3; i++) {
+        sp.A_sparse.rowptr[i + 1] = sp.J.rowptr[i + 1] = i + 1;
+        sp.A_sparse.col[i] = sp.J.col[i] = i;
+        sp.A_sparse.val[i] = 2.0;
+        sp.J.val[i] = 1.0;
+    }
+    sp.b = calloc(3, sizeof(double));
+    sp.e = calloc(3, sizeof(double));
+    sp.e[0] = -1.0;
+    for (int i = 0; i < 3; i++) sp.D[4 * i] = 0.5; /* D = J A^-1 J^T, v_f = e */
+    o.allow = NCP_RECON_PRIMAL_FROM_D | NCP_RECON_SYMMETRIZE;
+    CHECK_OK(ncp_harness_solve(&rec_primal, &sp, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.status == NCP_STATUS_UNSUPPORTED && r.unsupported == NCP_UNSUP_SPARSE);
+    CHECK(strstr(r.note, "--primal dense") != NULL);
+    ncp_result_free(&r);
+    o.allow = NCP_RECON_PRIMAL_DENSE;
+    double v0[3] = {0.5, 0.0, 0.0};
+    memset(&sn, 0, sizeof sn);
+    CHECK_OK(ncp_harness_solve(&rec_primal, &sp, &ps, sol, v0, &o, &r, &err), &err);
+    CHECK(r.applied == NCP_RECON_PRIMAL_DENSE && !strcmp(r.note, "A densified"));
+    CHECK(sn.has_primal && sn.nv == 3 && !sn.a_identity && sn.v0_given);
+    CHECK(r.v && fabs(r.v[0] - 0.5 * (r.lambda[0] + 0.0)) < 1e-15); /* v = A^-1 (b + J^T l) */
+    ncp_result_free(&r);
+    o.dense_max_bytes = 100.0; /* 2 x 9 doubles = 144 bytes > 100 */
+    CHECK_OK(ncp_harness_solve(&rec_primal, &sp, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.status == NCP_STATUS_UNSUPPORTED && r.unsupported == NCP_UNSUP_MEMORY);
+    ncp_result_free(&r);
+    ncp_problem_free(&sp);
+
+    /* (e) a warm start at the solution: far fewer iterations than from zero */
+    const ncp_solver_desc *pgs = ncp_solver_find("pgs");
+    ncp_problem rp;
+    CHECK_OK(tutil_random_problem(&rp, 4242, 12, 4, 0, 0, 0, &err), &err);
+    ncp_harness_opts_default(&o);
+    o.budget.tol = 1e-12;
+    o.budget.max_iter = 100000;
+    CHECK_OK(ncp_harness_solve(pgs, &rp, NULL, NULL, NULL, &o, &r, &err), &err);
+    int cold = r.iterations;
+    double *lam = malloc(sizeof(double) * (size_t)rp.m);
+    memcpy(lam, r.lambda, sizeof(double) * (size_t)rp.m);
+    CHECK(r.converged);
+    ncp_result_free(&r);
+    CHECK_OK(ncp_harness_solve(pgs, &rp, NULL, lam, NULL, &o, &r, &err), &err);
+    CHECK(r.converged && r.iterations <= 1 && r.iterations < cold);
+    ncp_result_free(&r);
+    free(lam);
+    ncp_problem_free(&rp);
+}
+
+/* The note of a metrics.csv row parsed back into what it records. */
+static void test_note_parse(void)
+{
+    ncp_note_info ni;
+    ncp_note_parse("needs a dense A too large for the memory limit: nv = 9 ...", &ni);
+    CHECK(ni.unsupported == NCP_UNSUP_MEMORY && ni.applied == 0 && !ni.warm_guess);
+    ncp_note_parse("needs a dense A: the problem's A is sparse", &ni);
+    CHECK(ni.unsupported == NCP_UNSUP_SPARSE);
+    ncp_note_parse("D symmetrised (max |D - D^T| = 0.2); primal reconstructed from D; "
+                   NCP_NOTE_WARM_GUESS, &ni);
+    CHECK(ni.unsupported == 0 && ni.warm_guess &&
+          ni.applied == (NCP_RECON_SYMMETRIZE | NCP_RECON_PRIMAL_FROM_D));
+    ncp_note_parse(NCP_NOTE_WARM_NONE, &ni);
+    CHECK(!ni.warm_guess && !ni.applied && !ni.unsupported);
+    for (int s = NCP_STATUS_CONVERGED; s <= NCP_STATUS_UNSUPPORTED; s++)
+        CHECK(ncp_status_from_name(ncp_status_name(s)) == s);
+    CHECK(!strcmp(ncp_status_name(NCP_STATUS_UNSUPPORTED), "unsupported"));
+    CHECK(ncp_status_from_name("bogus") == -1);
 }
 
 int main(void)
@@ -184,6 +464,8 @@ int main(void)
     CHECK(ncp_harness_solve(&needs_struct, &p, &ps, sol, NULL, &o, &r, &e2) == NCP_ERR_INPUT);
     CHECK(strstr(e2.msg, "structure") != NULL);
 
+    test_unsupported_and_reconstructions(&p);
+    test_note_parse();
     ncp_problem_free(&p);
     return tcheck_exit("harness");
 }

@@ -390,7 +390,7 @@ static void test_params(void)
     for (int si = 0; si < 4; si++) {
         const ncp_solver_desc *s = ss[si];
         CHECK(s->ccp == (s == S_CCP));
-        CHECK(s->needs == NCP_NEEDS_DUAL);
+        CHECK(s->needs == (NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC));
         tutil_check_param_defaults(s, &p, 1e-9, 300);
     }
     /* the paper's defaults (§VI-F) */

@@ -12,6 +12,7 @@
 #include "util/fsutil.h"
 #include "ncp_config.h"
 #include "bench/pipeline.h"
+#include "figures/fig_util.h"
 #include "figures/figures.h"
 #include "bench/plot.h"
 #include "store/store.h"
@@ -41,7 +42,18 @@ static const char *COMMON_HELP =
     "                      timings are only comparable with -j 1)\n"
     "  --no-traces         do not write traces.csv (and no figures)\n"
     "  --no-figures        do not run gnuplot\n"
-    "  --no-progress       no progress bar (it is shown only on a terminal anyway)\n";
+    "  --no-progress       no progress bar (it is shown only on a terminal anyway)\n"
+    "  --reconstruct-primal  let primal solvers run on dual-only problems with A = I,\n"
+    "                      J = Q diag(sqrt w) built from D = Q diag(w) Q^T (recorded per row)\n"
+    "  --primal dense      let primal solvers run on sparse-primal (FCLib global) problems\n"
+    "                      with A densified, if it fits in memory (recorded; default sparse:\n"
+    "                      such rows are unsupported)\n"
+    "  --symmetrize        solvers that need a symmetric D get (D + D^T)/2 when D is not\n"
+    "                      symmetric (recorded; metrics always use D as given)\n"
+    "  --warm-start zero|guess  start from zero (default) or from the file's warm start\n"
+    "                      (FCLib /guesses; zero where a file has none; recorded)\n"
+    "Without these options a solver that needs what a problem lacks gets a row with status\n"
+    "unsupported and the reason in the column note.\n";
 
 static void usage_main(FILE *f)
 {
@@ -52,7 +64,8 @@ static void usage_main(FILE *f)
             "  run SCENE           capture the scene, solve every problem with every solver,\n"
             "                      write metrics, traces, solutions and figures\n"
             "  capture SCENE -o F  only capture the scene's problems into the HDF5 file F\n"
-            "  solve FILE...       solve problems from our HDF5 files or plain FCLib files\n"
+            "  solve FILE|DIR...   solve problems from our HDF5 files or plain FCLib files\n"
+            "                      (directories searched recursively; resumes an earlier run)\n"
             "  plot DIR            (re)draw the figures of an output directory\n"
             "  list [WHAT]         list solvers (with their source), metrics and scenes\n"
             "  export --fclib DIR FILE...  write every problem as a plain FCLib file\n"
@@ -215,6 +228,22 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
             c->metric = v;
         } else if (!strcmp(a, "--update")) {
             c->update = 1;
+        } else if (!strcmp(a, "--fresh")) {
+            c->po.fresh = 1;
+        } else if (!strcmp(a, "--reconstruct-primal")) {
+            c->po.allow |= NCP_RECON_PRIMAL_FROM_D;
+        } else if (!strcmp(a, "--symmetrize")) {
+            c->po.allow |= NCP_RECON_SYMMETRIZE;
+        } else if (!strcmp(a, "--primal")) {
+            NEED_VALUE();
+            if (!strcmp(v, "dense")) c->po.allow |= NCP_RECON_PRIMAL_DENSE;
+            else if (!strcmp(v, "sparse")) c->po.allow &= ~(unsigned)NCP_RECON_PRIMAL_DENSE;
+            else return bad(c, "--primal: expected dense or sparse, got '%s'%s", v, "");
+        } else if (!strcmp(a, "--warm-start")) {
+            NEED_VALUE();
+            if (!strcmp(v, "zero")) c->po.warm_start = NCP_WARM_ZERO;
+            else if (!strcmp(v, "guess")) c->po.warm_start = NCP_WARM_GUESS;
+            else return bad(c, "--warm-start: expected zero or guess, got '%s'%s", v, "");
         } else if (a[0] == '-' && a[1] != '\0') {
             return bad(c, "unknown option '%s'%s", a, "");
         } else {
@@ -310,81 +339,36 @@ static int cmd_capture(cli *c, int help)
     return c->po.interrupt && *c->po.interrupt ? EXIT_INTERRUPTED : 0;
 }
 
-/* Loads every file before anything is written; the problem names get the file's stem as a
- * prefix when several files are given, so names stay unique. */
-static int load_all(cli *c, ncp_problem **out, int *nout, ncp_error *err)
-{
-    *out = NULL;
-    *nout = 0;
-    ncp_problem *all = NULL;
-    int n = 0;
-    for (int f = 0; f < c->npos; f++) {
-        ncp_problem *ps = NULL;
-        int k = 0;
-        int rc = ncp_load_problems(c->pos[f], &ps, &k, err);
-        if (rc) {
-            ncp_problems_free(all, n);
-            return rc;
-        }
-        ncp_problem *na = realloc(all, sizeof *na * (size_t)(n + k > 0 ? n + k : 1));
-        if (!na) {
-            ncp_problems_free(ps, k);
-            ncp_problems_free(all, n);
-            return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory loading problems");
-        }
-        all = na;
-        for (int i = 0; i < k; i++) {
-            all[n + i] = ps[i];
-            if (c->npos > 1) {
-                char stem[256], name[512];
-                ncp_path_stem(c->pos[f], stem, sizeof stem);
-                snprintf(name, sizeof name, "%s-%s", stem, ps[i].name ? ps[i].name : "p");
-                char *nn = ncp_strdup(err, name);
-                if (!nn) {
-                    ncp_problems_free(all, n + k);
-                    free(ps);
-                    return NCP_ERR_NOMEM;
-                }
-                free(all[n + i].name);
-                all[n + i].name = nn;
-            }
-        }
-        free(ps); /* the elements moved into `all` */
-        n += k;
-    }
-    *out = all;
-    *nout = n;
-    return NCP_OK;
-}
-
 static int cmd_solve(cli *c, int help)
 {
     if (help) {
-        printf("Usage: ncpbench solve FILE... [options]\n\n"
+        printf("Usage: ncpbench solve FILE|DIR... [options]\n\n"
                "Solves every problem of the given files — ncpbench problems.h5 files or plain\n"
-               "FCLib files (fclib_local or fclib_global) — with every selected solver, and writes\n"
-               "the same outputs as `run` into --out (default results/solve).\n\n%s",
+               "FCLib files (fclib_local or fclib_global) — and of every such *.h5 / *.hdf5 file\n"
+               "in the given directories (recursively), with every selected solver, and writes\n"
+               "the same outputs as `run` into --out (default results/solve), plus Dolan-More\n"
+               "performance profiles over the problems: perf_profiles.{dat,png,svg}, profile.md\n"
+               "and \"profile\" in summary.json (share solved, median time, rho(1), rho(10)).\n\n"
+               "Resuming: OUT/config.json records the configuration (solvers, budget, stopping\n"
+               "metric, parameters, the options below, traces). Rerun with the same options and\n"
+               "the (problem, solver) pairs already finished in OUT are kept, not solved again;\n"
+               "another configuration is refused.\n"
+               "  --fresh        discard the results in OUT and start over\n\n%s",
                COMMON_HELP);
         return 0;
     }
-    if (c->npos < 1) return bad(c, "expected at least one problem FILE%s%s", "", "");
+    if (c->npos < 1) return bad(c, "expected at least one problem FILE or DIR%s%s", "", "");
     ncp_error err = {0};
-    ncp_problem *probs = NULL;
-    int n = 0;
-    if (load_all(c, &probs, &n, &err)) return report(c, &err);
-    if (n == 0) {
+    ncp_bench_summary sum;
+    if (ncp_pipeline_solve_files(c->pos, c->npos, &c->po, &sum, &err)) return report(c, &err);
+    const char *out = c->po.out_dir ? c->po.out_dir : "results/solve";
+    if (sum.interrupted) return EXIT_INTERRUPTED;
+    if (sum.nproblems == 0) {
         fprintf(stderr, "ncpbench solve: the given files hold no problem\n");
         return EXIT_BAD_INPUT;
     }
-    char source[2048] = "";
-    size_t used = 0;
-    for (int i = 0; i < c->npos && used < sizeof source; i++)
-        used += (size_t)snprintf(source + used, sizeof source - used, "%s%s", i ? " " : "", c->pos[i]);
-    ncp_bench_summary sum;
-    int rc = ncp_pipeline_solve(probs, n, source, &c->po, &sum, &err);
-    ncp_problems_free(probs, n);
-    if (rc) return report(c, &err);
-    return sum.interrupted ? EXIT_INTERRUPTED : 0;
+    if (ncp_fig_collection_profiles(out, c->po.figures, 0, &err)) return report(c, &err);
+    return 0;
 }
 
 static int cmd_plot(cli *c, int help)
@@ -416,9 +400,10 @@ static void list_solvers(void)
         const ncp_solver_desc *d = ncp_solver_at(i);
         printf("  %-14s %s\n", d->name, d->summary);
         printf("  %-14s source: %s\n", "", d->source);
-        printf("  %-14s needs: %s%s%s; solves the %s; file %s\n", "",
+        printf("  %-14s needs: %s%s%s%s; solves the %s; file %s\n", "",
                d->needs & NCP_NEEDS_DUAL ? "dual " : "", d->needs & NCP_NEEDS_PRIMAL ? "primal " : "",
-               d->needs & NCP_NEEDS_STRUCTURE ? "structure " : "", d->ccp ? "CCP relaxation" : "NCP",
+               d->needs & NCP_NEEDS_STRUCTURE ? "structure " : "",
+               d->needs & NCP_NEEDS_SYMMETRIC ? "symmetric-D " : "", d->ccp ? "CCP relaxation" : "NCP",
                d->file);
         for (const ncp_param_doc *p = d->params; p && p->name; p++)
             printf("  %-14s   param %s = %g: %s\n", "", p->name, p->def, p->doc);
@@ -430,7 +415,8 @@ static void list_metrics(void)
     printf("Metrics (%d; columns of metrics.csv and traces.csv):\n", ncp_metrics_count());
     for (int i = 0; i < ncp_metrics_count(); i++)
         printf("  %-24s %s\n", ncp_metrics_name(i), ncp_metrics_doc(i));
-    printf("  plus per row: iterations, converged, status, setup_ms, solve_ms, ms_per_iter\n");
+    printf("  plus per row: iterations, converged, status, setup_ms, solve_ms, ms_per_iter, and\n"
+           "  at the end note, problem_title, problem_description\n");
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "bench/bench.h"
-#include "util/fsutil.h"
 #include "bench/output.h"
-#include "util/progress.h"
-#include "store/store.h"
-#include "store/solutions.h"
+#include "bench/resume.h"
 #include "metrics/metrics.h"
+#include "store/solutions.h"
+#include "util/fsutil.h"
+#include "util/progress.h"
 
 typedef struct trace_row {
     int iter;
@@ -19,41 +19,92 @@ typedef struct trace_row {
     double vals[NCP_NMETRICS];
 } trace_row;
 
+enum { T_PENDING, T_RUNNING, T_DONE, T_KEPT };
+
 typedef struct task {
     int prob, solver;
-    int state;            /* 0 pending, 1 running, 2 done, 3 skipped */
+    int state;             /* T_* */
     int rc;
     ncp_error err;
     ncp_result res;
+    char note[512];        /* the row's note: the harness's, and the warm start */
     trace_row *trace;
     int ntrace, captrace;
     int trace_oom;
+    ncp_resume_row *kept;  /* T_KEPT: the earlier run's result */
 } task;
 
+/* What the summary needs of one written row. */
+typedef struct row_rec {
+    int solver;
+    int declined;          /* NCP_UNSUP_SOLVER: index into writers.declined, else -1 */
+    int iterations, converged, status;
+    ncp_note_info ni;
+    double setup_ms, solve_ms;
+    double metrics[NCP_NMETRICS];
+} row_rec;
+
 typedef struct bench_ctx {
-    const ncp_problem *probs;
+    const ncp_problem *probs; /* the current batch */
     int nprobs;
     const ncp_bench_opts *o;
     task *tasks;
     int ntasks;
-    int next;             /* next task to hand out */
+    int next;             /* next task to look at for a worker */
     int abort;
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } bench_ctx;
 
+/* Everything written, and what the summary is made of. */
+typedef struct writers {
+    const ncp_bench_opts *o;
+    FILE *metrics, *traces;
+    ncp_solutions *sol;
+    ncp_resume *rs;
+    row_rec *rec;
+    int nrec, caprec;
+    ncp_out_title *titles;
+    int ntitles, captitles;
+    int nproblems;
+    char declined[64][160]; /* the distinct reasons of solvers that declined a problem */
+    int ndeclined;
+} writers;
+
+void ncp_note_parse(const char *note, ncp_note_info *ni)
+{
+    memset(ni, 0, sizeof *ni);
+    if (!note) return;
+    for (int k = 1; k < NCP_UNSUP_COUNT; k++) {
+        const char *s = ncp_unsupported_name(k);
+        size_t n = s ? strlen(s) : 0;
+        if (n && !strncmp(note, s, n) && note[n] == ':') ni->unsupported = k;
+    }
+    for (int b = 0; b < NCP_RECON_COUNT; b++)
+        if (strstr(note, ncp_recon_name(1u << b))) ni->applied |= 1u << b;
+    ni->warm_guess = strstr(note, NCP_NOTE_WARM_GUESS) != NULL;
+}
+
+int ncp_bench_grow(void *arrp, int *cap, int n, size_t elem, ncp_error *err)
+{
+    if (n < *cap) return NCP_OK;
+    void *old, *grown;
+    memcpy(&old, arrp, sizeof old);
+    int nc = *cap > 0 ? 2 * *cap : 64;
+    while (nc <= n) nc *= 2;
+    if (!(grown = realloc(old, (size_t)nc * elem)))
+        return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory (an array of %d items)", nc);
+    memcpy(arrp, &grown, sizeof grown);
+    *cap = nc;
+    return NCP_OK;
+}
+
 static int trace_cb(void *ctx, int iter, double t, const ncp_metrics *mt)
 {
     task *tk = ctx;
-    if (tk->ntrace == tk->captrace) {
-        int cap = tk->captrace ? 2 * tk->captrace : 64;
-        trace_row *nr = realloc(tk->trace, (size_t)cap * sizeof *nr);
-        if (!nr) {
-            tk->trace_oom = 1; /* the trace is incomplete; the solve itself goes on */
-            return 0;
-        }
-        tk->trace = nr;
-        tk->captrace = cap;
+    if (ncp_bench_grow(&tk->trace, &tk->captrace, tk->ntrace, sizeof *tk->trace, NULL)) {
+        tk->trace_oom = 1; /* the trace is incomplete; the solve itself goes on */
+        return 0;
     }
     trace_row *r = &tk->trace[tk->ntrace++];
     r->iter = iter;
@@ -73,22 +124,28 @@ static void run_task(bench_ctx *c, task *tk)
 {
     const ncp_problem *p = &c->probs[tk->prob];
     const ncp_solver_desc *s = c->o->solvers[tk->solver];
-    if ((s->needs & NCP_NEEDS_STRUCTURE) && !p->structure) {
-        tk->state = 3;
-        return;
-    }
     ncp_harness_opts ho;
     ncp_harness_opts_default(&ho);
     ho.budget = c->o->budget;
     ho.stop_metric = c->o->stop_metric;
     ho.interrupt = c->o->interrupt;
+    ho.allow = c->o->allow;
+    ho.unsupported_ok = 1;
     if (c->o->traces) {
         ho.trace = trace_cb;
         ho.trace_ctx = tk;
     }
+    int guess = c->o->warm_start == NCP_WARM_GUESS;
+    const double *l0 = guess ? p->guess_lambda : NULL, *v0 = l0 ? p->guess_v : NULL;
     ncp_error_clear(&tk->err);
-    tk->rc = ncp_harness_solve(s, p, params_for(c->o, s->name), NULL, NULL, &ho, &tk->res,
-                               &tk->err);
+    tk->rc = ncp_harness_solve(s, p, params_for(c->o, s->name), l0, v0, &ho, &tk->res, &tk->err);
+    if (tk->rc) return;
+    snprintf(tk->note, sizeof tk->note, "%s", tk->res.note);
+    if (guess && tk->res.status != NCP_STATUS_UNSUPPORTED) {
+        size_t n = strlen(tk->note);
+        snprintf(tk->note + n, sizeof tk->note - n, "%s%s", n ? "; " : "",
+                 l0 ? NCP_NOTE_WARM_GUESS : NCP_NOTE_WARM_NONE);
+    }
 }
 
 static void *worker(void *arg)
@@ -97,31 +154,100 @@ static void *worker(void *arg)
     for (;;) {
         pthread_mutex_lock(&c->mu);
         int abort = c->abort || (c->o->interrupt && *c->o->interrupt);
+        while (!abort && c->next < c->ntasks && c->tasks[c->next].state != T_PENDING) c->next++;
         int t = (!abort && c->next < c->ntasks) ? c->next++ : -1;
-        if (t >= 0) c->tasks[t].state = 1;
+        if (t >= 0) c->tasks[t].state = T_RUNNING;
         pthread_mutex_unlock(&c->mu);
         if (t < 0) break;
         run_task(c, &c->tasks[t]);
         pthread_mutex_lock(&c->mu);
-        if (c->tasks[t].state == 1) c->tasks[t].state = 2;
+        c->tasks[t].state = T_DONE;
         if (c->tasks[t].rc) c->abort = 1;
         pthread_cond_broadcast(&c->cv);
         pthread_mutex_unlock(&c->mu);
     }
+    /* wake the writer: it may be waiting for a task nobody will run */
+    pthread_mutex_lock(&c->mu);
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
     return NULL;
 }
 
-typedef struct writers {
-    FILE *metrics, *traces;
-    ncp_solutions *sol;
-} writers;
+static int solver_index(const ncp_bench_opts *o, const char *name)
+{
+    for (int j = 0; j < o->nsolvers; j++)
+        if (!strcmp(o->solvers[j]->name, name)) return j;
+    return -1;
+}
+
+/* Adds the summary record of a written row. */
+static int add_rec(writers *w, int solver, int iterations, int converged, int status,
+                   const char *note, double setup, double solve, const double *metrics,
+                   ncp_error *err)
+{
+    if (solver < 0) return NCP_OK;
+    int rc = ncp_bench_grow(&w->rec, &w->caprec, w->nrec, sizeof *w->rec, err);
+    if (rc) return rc;
+    row_rec *r = &w->rec[w->nrec++];
+    r->solver = solver;
+    r->iterations = iterations;
+    r->converged = converged;
+    r->status = status;
+    ncp_note_parse(note, &r->ni);
+    r->declined = -1;
+    if (status == NCP_STATUS_UNSUPPORTED && !r->ni.unsupported) {
+        /* the solver's own reason, without the problem's particulars after a ';' */
+        char why[160];
+        snprintf(why, sizeof why, "%.*s", (int)strcspn(note ? note : "", ";"), note ? note : "");
+        r->ni.unsupported = NCP_UNSUP_SOLVER;
+        for (int k = 0; k < w->ndeclined && r->declined < 0; k++)
+            if (!strcmp(w->declined[k], why)) r->declined = k;
+        if (r->declined < 0 && w->ndeclined < (int)(sizeof w->declined / sizeof w->declined[0])) {
+            memcpy(w->declined[w->ndeclined], why, sizeof why);
+            r->declined = w->ndeclined++;
+        }
+    }
+    r->setup_ms = setup;
+    r->solve_ms = solve;
+    memcpy(r->metrics, metrics, sizeof r->metrics);
+    return NCP_OK;
+}
+
+/* Records the problem's title and description once (rows of a problem are written together). */
+static int add_title(writers *w, const char *problem, const char *title, const char *desc,
+                     ncp_error *err)
+{
+    if ((!title || !*title) && (!desc || !*desc)) return NCP_OK;
+    if (w->ntitles && !strcmp(w->titles[w->ntitles - 1].problem, problem)) return NCP_OK;
+    int rc = ncp_bench_grow(&w->titles, &w->captitles, w->ntitles, sizeof *w->titles, err);
+    if (rc) return rc;
+    ncp_out_title *t = &w->titles[w->ntitles];
+    t->problem = ncp_strdup(err, problem);
+    t->title = ncp_strdup(err, title ? title : "");
+    t->description = ncp_strdup(err, desc ? desc : "");
+    w->ntitles++;
+    if (!t->problem || !t->title || !t->description) return NCP_ERR_NOMEM;
+    return NCP_OK;
+}
+
+static int write_kept(writers *w, ncp_resume_row *r, ncp_error *err)
+{
+    int rc = ncp_resume_emit(w->rs, r, w->metrics, w->traces, w->sol, err);
+    if (!rc) rc = add_title(w, r->problem, r->title, r->description, err);
+    if (!rc)
+        rc = add_rec(w, solver_index(w->o, r->solver), r->iterations, r->converged, r->status,
+                     r->note, r->setup_ms, r->solve_ms, r->metrics, err);
+    return rc;
+}
 
 static int write_task(const bench_ctx *c, writers *w, task *tk, ncp_error *err)
 {
-    if (tk->state == 3) return NCP_OK;
+    if (tk->state == T_KEPT) return write_kept(w, tk->kept, err);
     const ncp_problem *p = &c->probs[tk->prob];
     const char *sn = c->o->solvers[tk->solver]->name;
-    if (ncp_out_metrics_row(w->metrics, p->name, sn, &tk->res))
+    double vals[NCP_NMETRICS];
+    int rc;
+    if (ncp_out_metrics_row(w->metrics, p, sn, &tk->res, tk->note))
         return ncp_error_set(err, NCP_ERR_IO, "cannot write %s/metrics.csv (disk full?)",
                              c->o->out_dir);
     if (w->traces) {
@@ -135,33 +261,56 @@ static int write_task(const bench_ctx *c, writers *w, task *tk, ncp_error *err)
     }
     free(tk->trace);
     tk->trace = NULL;
+    ncp_metrics_values(&tk->res.final, vals);
+    if ((rc = add_title(w, p->name, p->title, p->description, err)) ||
+        (rc = add_rec(w, tk->solver, tk->res.iterations, tk->res.converged, tk->res.status,
+                      tk->note, tk->res.setup_ms, tk->res.solve_ms, vals, err)))
+        return rc;
+    if (tk->res.status == NCP_STATUS_UNSUPPORTED) return NCP_OK; /* no answer to store */
     return ncp_solutions_write(w->sol, sn, p->name, p->m, tk->res.lambda, tk->res.u,
                                tk->res.v ? p->nv : 0, tk->res.v, tk->res.iterations,
                                tk->res.converged, ncp_status_name(tk->res.status), err);
 }
 
-static void summarise(const bench_ctx *c, ncp_bench_summary *sum)
+static void summarise(const writers *w, ncp_bench_summary *sum)
 {
-    int ns = c->o->nsolvers, nm = ncp_metrics_count();
-    double *buf = malloc(sizeof(double) * (size_t)(c->nprobs > 0 ? c->nprobs : 1));
+    const ncp_bench_opts *o = w->o;
+    int ns = o->nsolvers, nm = ncp_metrics_count();
+    double *buf = malloc(sizeof(double) * (size_t)(w->nrec > 0 ? w->nrec : 1));
     sum->nsolvers = ns;
     for (int j = 0; j < ns; j++) {
         ncp_solver_summary *ss = &sum->solvers[j];
         memset(ss, 0, sizeof *ss);
-        snprintf(ss->solver, sizeof ss->solver, "%s", c->o->solvers[j]->name);
+        snprintf(ss->solver, sizeof ss->solver, "%s", o->solvers[j]->name);
         for (int k = 0; k < nm; k++) ss->median[k] = ss->max[k] = NAN;
         ss->median_iterations = ss->max_iterations = ss->median_solve_ms = NAN;
         ss->median_setup_ms = NAN;
         int n = 0;
-        for (int i = 0; i < c->nprobs; i++) {
-            const task *tk = &c->tasks[i * ns + j];
-            if (tk->state != 2 || tk->rc) continue;
+        for (int i = 0; i < w->nrec; i++) {
+            const row_rec *r = &w->rec[i];
+            if (r->solver != j) continue;
+            for (int b = 0; b < NCP_RECON_COUNT; b++) ss->reconstructed[b] += (r->ni.applied >> b) & 1u;
+            ss->warm_guess += r->ni.warm_guess;
+            if (r->status == NCP_STATUS_UNSUPPORTED) {
+                ss->unsupported++;
+                ss->unsupported_by[r->ni.unsupported]++;
+                int k = 0;
+                while (r->declined >= 0 && k < ss->ndeclined &&
+                       strcmp(ss->declined[k], w->declined[r->declined]))
+                    k++;
+                if (r->declined >= 0 && k == ss->ndeclined && k < NCP_BENCH_MAX_DECLINED) {
+                    memcpy(ss->declined[k], w->declined[r->declined], sizeof ss->declined[k]);
+                    ss->ndeclined++;
+                }
+                if (r->declined >= 0 && k < ss->ndeclined) ss->declined_count[k]++;
+                continue;
+            }
             n++;
-            ss->converged += tk->res.converged;
-            ss->failed += tk->res.status == NCP_STATUS_FAILED;
-            ss->timeouts += tk->res.status == NCP_STATUS_TIMEOUT;
-            ss->max_iters += tk->res.status == NCP_STATUS_MAX_ITER;
-            ss->total_solve_ms += tk->res.solve_ms;
+            ss->converged += r->converged;
+            ss->failed += r->status == NCP_STATUS_FAILED;
+            ss->timeouts += r->status == NCP_STATUS_TIMEOUT;
+            ss->max_iters += r->status == NCP_STATUS_MAX_ITER;
+            ss->total_solve_ms += r->solve_ms;
         }
         ss->problems = n;
         if (!buf || n == 0) continue;
@@ -169,9 +318,9 @@ static void summarise(const bench_ctx *c, ncp_bench_summary *sum)
     do {                                                                           \
         int k_ = 0;                                                                \
         double mx_ = -INFINITY;                                                    \
-        for (int i = 0; i < c->nprobs; i++) {                                      \
-            const task *tk = &c->tasks[i * ns + j];                                \
-            if (tk->state != 2 || tk->rc) continue;                                \
+        for (int i = 0; i < w->nrec; i++) {                                        \
+            const row_rec *r = &w->rec[i];                                         \
+            if (r->solver != j || r->status == NCP_STATUS_UNSUPPORTED) continue;   \
             double x_ = (EXPR);                                                    \
             buf[k_++] = x_;                                                        \
             if (x_ > mx_ || isnan(x_)) mx_ = isnan(mx_) ? mx_ : x_;                \
@@ -180,11 +329,11 @@ static void summarise(const bench_ctx *c, ncp_bench_summary *sum)
         MAX = mx_;                                                                 \
     } while (0)
         double dummy;
-        AGG((double)tk->res.iterations, ss->median_iterations, ss->max_iterations);
-        AGG(tk->res.solve_ms, ss->median_solve_ms, dummy);
-        AGG(tk->res.setup_ms, ss->median_setup_ms, dummy);
+        AGG((double)r->iterations, ss->median_iterations, ss->max_iterations);
+        AGG(r->solve_ms, ss->median_solve_ms, dummy);
+        AGG(r->setup_ms, ss->median_setup_ms, dummy);
         for (int k = 0; k < nm; k++) {
-            AGG(ncp_metrics_at(&tk->res.final, k), ss->median[k], ss->max[k]);
+            AGG(r->metrics[k], ss->median[k], ss->max[k]);
         }
 #undef AGG
         (void)dummy;
@@ -192,127 +341,233 @@ static void summarise(const bench_ctx *c, ncp_bench_summary *sum)
     free(buf);
 }
 
-int ncp_bench_run(const ncp_problem *probs, int nprobs, const ncp_bench_opts *o,
-                  ncp_bench_summary *sum, ncp_error *err)
+/* Solves one batch, writing its rows in task order. */
+static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_error *err)
 {
-    memset(sum, 0, sizeof *sum);
-    if (o->nsolvers > (int)(sizeof sum->solvers / sizeof sum->solvers[0]))
-        return ncp_error_set(err, NCP_ERR_INPUT, "too many solvers (%d)", o->nsolvers);
-    int rc = ncp_mkdir_p(o->out_dir, err);
-    if (rc) return rc;
-    char path[4200];
-    writers w = {0};
-    bench_ctx c;
-    memset(&c, 0, sizeof c);
-    c.probs = probs;
-    c.nprobs = nprobs;
-    c.o = o;
-    c.ntasks = nprobs * o->nsolvers;
-    c.tasks = ncp_calloc(err, c.ntasks, sizeof(task));
-    if (!c.tasks) return NCP_ERR_NOMEM;
-    pthread_mutex_init(&c.mu, NULL);
-    pthread_cond_init(&c.cv, NULL);
-    for (int i = 0; i < c.ntasks; i++) {
-        c.tasks[i].prob = i / o->nsolvers;
-        c.tasks[i].solver = i % o->nsolvers;
+    const ncp_bench_opts *o = c->o;
+    int rc = NCP_OK;
+    c->ntasks = c->nprobs * o->nsolvers;
+    c->next = 0;
+    c->abort = 0;
+    c->tasks = ncp_calloc(err, c->ntasks, sizeof(task));
+    if (!c->tasks) return NCP_ERR_NOMEM;
+    for (int i = 0; i < c->ntasks && !rc; i++) {
+        task *tk = &c->tasks[i];
+        tk->prob = i / o->nsolvers;
+        tk->solver = i % o->nsolvers;
+        tk->kept = ncp_resume_find(w->rs, c->probs[tk->prob].name, o->solvers[tk->solver]->name);
+        if (tk->kept && tk->kept->emitted)
+            rc = ncp_error_set(err, NCP_ERR_INPUT, "two problems are named '%s'; rename one of "
+                               "their files", c->probs[tk->prob].name);
+        tk->state = tk->kept ? T_KEPT : T_PENDING;
     }
     pthread_t threads[NCP_BENCH_MAX_JOBS];
     int nthreads = 0;
-    ncp_progress pg;
-    ncp_progress_begin(&pg, "solving", c.ntasks, o->progress);
-
-    if ((rc = ncp_path_join(path, sizeof path, o->out_dir, "metrics.csv", err))) goto done;
-    if (!(w.metrics = fopen(path, "w"))) {
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
-        goto done;
-    }
-    ncp_out_metrics_header(w.metrics);
-    if (o->traces) {
-        if ((rc = ncp_path_join(path, sizeof path, o->out_dir, "traces.csv", err))) goto done;
-        if (!(w.traces = fopen(path, "w"))) {
-            rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
-            goto done;
-        }
-        ncp_out_traces_header(w.traces);
-    }
-    if ((rc = ncp_path_join(path, sizeof path, o->out_dir, "solutions.h5", err))) goto done;
-    if ((rc = ncp_solutions_create(path, &w.sol, err))) goto done;
-
     int jobs = o->jobs < 1 ? 1 : (o->jobs > NCP_BENCH_MAX_JOBS ? NCP_BENCH_MAX_JOBS : o->jobs);
-    if (jobs == 1) {
-        for (int t = 0; t < c.ntasks; t++) {
-            if (o->interrupt && *o->interrupt) break;
-            c.tasks[t].state = 1;
-            run_task(&c, &c.tasks[t]);
-            if (c.tasks[t].state == 1) c.tasks[t].state = 2;
-            if (c.tasks[t].rc) {
-                rc = c.tasks[t].rc;
-                *err = c.tasks[t].err;
-                break;
+    if (!rc && jobs == 1) {
+        for (int t = 0; t < c->ntasks; t++) {
+            task *tk = &c->tasks[t];
+            if (tk->state == T_PENDING) {
+                if (o->interrupt && *o->interrupt) break;
+                tk->state = T_RUNNING;
+                run_task(c, tk);
+                tk->state = T_DONE;
+                if (tk->rc) {
+                    rc = tk->rc;
+                    *err = tk->err;
+                    break;
+                }
             }
-            if ((rc = write_task(&c, &w, &c.tasks[t], err))) break;
-            ncp_progress_update(&pg, t + 1, probs[c.tasks[t].prob].name);
+            if ((rc = write_task(c, w, tk, err))) break;
+            ncp_progress_update(pg, ++*done, c->probs[tk->prob].name);
         }
-    } else {
+    } else if (!rc) {
         for (int i = 0; i < jobs; i++) {
-            if (pthread_create(&threads[i], NULL, worker, &c) != 0) break;
+            if (pthread_create(&threads[i], NULL, worker, c) != 0) break;
             nthreads++;
         }
-        if (nthreads == 0) {
-            rc = ncp_error_set(err, NCP_ERR_INTERNAL, "cannot start worker threads");
-            goto done;
-        }
+        if (nthreads == 0) rc = ncp_error_set(err, NCP_ERR_INTERNAL, "cannot start worker threads");
         /* write completed tasks in task order */
         int written = 0;
-        pthread_mutex_lock(&c.mu);
-        while (written < c.ntasks) {
-            task *tk = &c.tasks[written];
-            if (tk->state == 2 || tk->state == 3) {
-                pthread_mutex_unlock(&c.mu);
+        pthread_mutex_lock(&c->mu);
+        while (!rc && written < c->ntasks) {
+            task *tk = &c->tasks[written];
+            if (tk->state == T_DONE || tk->state == T_KEPT) {
+                pthread_mutex_unlock(&c->mu);
                 if (tk->rc) {
                     rc = tk->rc;
                     *err = tk->err;
                 } else {
-                    rc = write_task(&c, &w, tk, err);
+                    rc = write_task(c, w, tk, err);
                 }
-                pthread_mutex_lock(&c.mu);
+                pthread_mutex_lock(&c->mu);
                 if (rc) {
-                    c.abort = 1;
+                    c->abort = 1;
                     break;
                 }
                 written++;
-                ncp_progress_update(&pg, written, probs[tk->prob].name);
+                ncp_progress_update(pg, ++*done, c->probs[tk->prob].name);
                 continue;
             }
             /* nothing more will come once workers stopped handing out tasks */
-            if ((c.abort || (o->interrupt && *o->interrupt)) && tk->state == 0) break;
-            pthread_cond_wait(&c.cv, &c.mu);
+            if ((c->abort || (o->interrupt && *o->interrupt)) && tk->state == T_PENDING) break;
+            pthread_cond_wait(&c->cv, &c->mu);
         }
-        pthread_mutex_unlock(&c.mu);
+        pthread_mutex_unlock(&c->mu);
     }
-done:
     for (int i = 0; i < nthreads; i++) pthread_join(threads[i], NULL);
-    ncp_progress_end(&pg);
-    if (w.metrics && fclose(w.metrics) && !rc)
+    for (int i = 0; i < c->ntasks; i++) {
+        ncp_result_free(&c->tasks[i].res);
+        free(c->tasks[i].trace);
+    }
+    free(c->tasks);
+    c->tasks = NULL;
+    return rc;
+}
+
+/* One batch holding every problem of an array. */
+typedef struct array_src {
+    const ncp_problem *probs;
+    int n, given;
+} array_src;
+
+static int array_next(void *ctx, const ncp_problem **probs, int *n, ncp_error *err)
+{
+    (void)err;
+    array_src *a = ctx;
+    *probs = a->probs;
+    *n = a->given ? 0 : a->n;
+    a->given = 1;
+    return NCP_OK;
+}
+
+int ncp_bench_run(const ncp_problem *probs, int nprobs, const ncp_bench_opts *o,
+                  ncp_bench_summary *sum, ncp_error *err)
+{
+    array_src a = {probs, nprobs, 0};
+    ncp_bench_source src = {array_next, &a, nprobs};
+    return ncp_bench_run_source(&src, o, sum, err);
+}
+
+static int open_outputs(const ncp_bench_opts *o, writers *w, ncp_error *err)
+{
+    char path[4200];
+    int rc;
+    if ((rc = ncp_path_join(path, sizeof path, o->out_dir, "metrics.csv", err))) return rc;
+    if (!(w->metrics = fopen(path, "w")))
+        return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
+    ncp_out_metrics_header(w->metrics);
+    if (o->traces) {
+        if ((rc = ncp_path_join(path, sizeof path, o->out_dir, "traces.csv", err))) return rc;
+        if (!(w->traces = fopen(path, "w")))
+            return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
+        ncp_out_traces_header(w->traces);
+    }
+    if ((rc = ncp_path_join(path, sizeof path, o->out_dir, "solutions.h5", err))) return rc;
+    return ncp_solutions_create(path, &w->sol, err);
+}
+
+/* Closes the outputs; rc is the run's state so far (the first error wins). */
+static int close_outputs(const ncp_bench_opts *o, writers *w, int rc, ncp_error *err)
+{
+    if (w->metrics && fclose(w->metrics) && !rc)
         rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s/metrics.csv", o->out_dir);
-    if (w.traces && fclose(w.traces) && !rc)
+    if (w->traces && fclose(w->traces) && !rc)
         rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s/traces.csv", o->out_dir);
-    if (w.sol) {
+    w->metrics = w->traces = NULL;
+    if (w->sol) {
         ncp_error e2 = {0};
-        if (ncp_solutions_close(w.sol, rc ? &e2 : err) && !rc) rc = err->code;
+        if (ncp_solutions_close(w->sol, rc ? &e2 : err) && !rc) rc = err->code;
+        w->sol = NULL;
     }
+    return rc;
+}
+
+int ncp_bench_run_source(const ncp_bench_source *src, const ncp_bench_opts *o,
+                         ncp_bench_summary *sum, ncp_error *err)
+{
+    memset(sum, 0, sizeof *sum);
+    if (o->nsolvers > (int)(sizeof sum->solvers / sizeof sum->solvers[0]))
+        return ncp_error_set(err, NCP_ERR_INPUT, "too many solvers (%d)", o->nsolvers);
+    /* the first batch is read before any output exists: bad input leaves nothing behind */
+    const ncp_problem *probs = NULL;
+    int n = 0;
+    int rc = src->next(src->ctx, &probs, &n, err);
+    if (!rc) rc = ncp_mkdir_p(o->out_dir, err);
+    if (rc) return rc;
+    writers w;
+    memset(&w, 0, sizeof w);
+    w.o = o;
+    /* earlier results first: resuming moves them aside before anything is overwritten */
+    rc = o->config ? ncp_resume_open(o->out_dir, o->config, o->fresh, &w.rs, err)
+                   : ncp_resume_forget(o->out_dir, err);
+    if (rc) return rc;
+    bench_ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    pthread_mutex_init(&c.mu, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    ncp_progress pg;
+    ncp_progress_begin(&pg, "solving", 0, o->progress);
+    int done = 0, complete = 0, solved = 0;
+    rc = open_outputs(o, &w, err);
+    for (int first = 1; !rc; first = 0) {
+        if (o->interrupt && *o->interrupt) break;
+        if (!first && (rc = src->next(src->ctx, &probs, &n, err))) break;
+        if (n == 0) {
+            complete = 1;
+            break;
+        }
+        c.probs = probs;
+        c.nprobs = n;
+        solved += n;
+        pg.total = (solved > src->total_hint ? solved : src->total_hint) * o->nsolvers;
+        w.nproblems += n;
+        rc = run_batch(&c, &w, &pg, &done, err);
+    }
+    complete = complete && !(o->interrupt && *o->interrupt) && !rc;
+    /* An incomplete run keeps every earlier result it has not reached; a complete one drops
+     * those of problems no longer in the collection. */
+    for (int i = 0; i < ncp_resume_count(w.rs); i++) {
+        ncp_resume_row *r = ncp_resume_at(w.rs, i);
+        if (r->emitted) {
+            sum->kept++;
+            continue;
+        }
+        if (complete) {
+            sum->dropped++;
+            continue;
+        }
+        if (!w.metrics) break;
+        ncp_error e2 = {0};
+        int erc = write_kept(&w, r, rc ? &e2 : err);
+        if (erc) {
+            if (!rc) rc = erc;
+            break;
+        }
+        sum->kept++;
+    }
+    ncp_progress_end(&pg);
+    int safe = w.metrics && w.sol; /* every earlier result is in the new files */
+    rc = close_outputs(o, &w, rc, err);
+    /* the earlier files moved aside go only once nothing of them is missing */
+    if (safe && !rc) ncp_resume_finish(w.rs, err);
     if (!rc) {
-        sum->nproblems = nprobs;
+        char path[4200];
+        sum->nproblems = w.nproblems;
         sum->interrupted = o->interrupt && *o->interrupt;
-        summarise(&c, sum);
+        summarise(&w, sum);
         if (!(rc = ncp_path_join(path, sizeof path, o->out_dir, "summary.json", err)))
-            rc = ncp_out_summary(path, o, sum, err);
+            rc = ncp_out_summary(path, o, sum, w.titles, w.ntitles, err);
     }
-    for (int i = 0; i < c.ntasks; i++) {
-        ncp_result_free(&c.tasks[i].res);
-        free(c.tasks[i].trace);
+    ncp_resume_free(w.rs);
+    free(w.rec);
+    for (int i = 0; i < w.ntitles; i++) {
+        free((char *)w.titles[i].problem);
+        free((char *)w.titles[i].title);
+        free((char *)w.titles[i].description);
     }
-    free(c.tasks);
+    free(w.titles);
     pthread_mutex_destroy(&c.mu);
     pthread_cond_destroy(&c.cv);
     return rc;

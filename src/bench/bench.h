@@ -2,7 +2,11 @@
  * per-iteration traces, writing metrics.csv, traces.csv, solutions.h5 and summary.json into an
  * output directory (docs/design.md). Rows are written as soon as they are complete and in a
  * deterministic order (problem-major, solvers in the given order) whatever -j is, so an
- * interrupted run keeps every finished row. */
+ * interrupted run keeps every finished row.
+ *
+ * Problems come in batches (ncp_bench_source), so that a collection of many files is read one
+ * batch at a time, each file once. A run may resume an earlier one of the same configuration in
+ * the same directory (bench/resume.h): the pairs it finished are copied, not solved again. */
 #ifndef NCP_BENCH_H
 #define NCP_BENCH_H
 
@@ -10,6 +14,13 @@
 
 #include "solve/harness.h"
 #include "scene/scene.h"
+
+/* Start point of every solve (--warm-start). */
+enum {
+    NCP_WARM_ZERO = 0,  /* lambda = 0 (and no v) */
+    NCP_WARM_GUESS = 1  /* the file's warm start (ncp_problem.guess_lambda, guess_v) when it has
+                           one, else zero; recorded in the row's note */
+};
 
 typedef struct ncp_bench_opts {
     const ncp_solver_desc **solvers;
@@ -27,20 +38,38 @@ typedef struct ncp_bench_opts {
     const char *source;     /* scene file or problem files, for summary.json */
     uint64_t seed;
     int quick;
+    unsigned allow;         /* NCP_RECON_* (--reconstruct-primal, --primal dense, --symmetrize) */
+    int warm_start;         /* NCP_WARM_* */
+    /* Resume (ncpbench solve): the configuration text stored in OUT/config.json
+     * (ncp_resume_config); NULL = a fresh run that keeps nothing (ncpbench run). `fresh`
+     * discards results of any configuration. */
+    const char *config;
+    int fresh;
 } ncp_bench_opts;
 
 /* Capacities of one benchmark run: solvers compared, worker threads (-j). */
 #define NCP_BENCH_MAX_SOLVERS 64
 #define NCP_BENCH_MAX_JOBS 64
+#define NCP_BENCH_MAX_DECLINED 4
 
-/* Aggregates of one solver over all problems (for summary.json and `ncpbench check`). */
+/* Aggregates of one solver over all problems (for summary.json and `ncpbench check`). Medians
+ * and maxima are over the rows that ran (`problems`); unsupported rows are counted apart. */
 typedef struct ncp_solver_summary {
     char solver[32];
-    int problems;
+    int problems;     /* rows that ran (unsupported ones excluded) */
     int converged;
     int failed;
     int timeouts;
     int max_iters;
+    int unsupported;
+    int unsupported_by[NCP_UNSUP_COUNT];  /* per NCP_UNSUP_* (ncp_unsupported_name) */
+    /* NCP_UNSUP_SOLVER rows by the solver's own reason (its text up to the first ';'), the
+     * first NCP_BENCH_MAX_DECLINED distinct ones; the rest stay in unsupported_by only */
+    int ndeclined;
+    char declined[NCP_BENCH_MAX_DECLINED][160];
+    int declined_count[NCP_BENCH_MAX_DECLINED];
+    int reconstructed[NCP_RECON_COUNT];   /* per NCP_RECON_* bit, in bit order */
+    int warm_guess;                       /* rows started from the file's guess */
     double median_iterations;
     double max_iterations;
     double median_solve_ms;
@@ -55,9 +84,38 @@ typedef struct ncp_bench_summary {
     ncp_solver_summary solvers[NCP_BENCH_MAX_SOLVERS];
     int nproblems;
     int interrupted;
+    int kept;         /* rows copied from an earlier run of the same configuration (resume) */
+    int dropped;      /* earlier rows of problems no longer in the collection, not kept */
 } ncp_bench_summary;
+
+/* What a row's note says, parsed back (the note is the one record of it in metrics.csv). */
+typedef struct ncp_note_info {
+    int unsupported;   /* NCP_UNSUP_* */
+    unsigned applied;  /* NCP_RECON_* */
+    int warm_guess;    /* 1: started from the file's guess */
+} ncp_note_info;
+void ncp_note_parse(const char *note, ncp_note_info *ni);
+
+/* The note texts of a warm start (--warm-start guess). */
+#define NCP_NOTE_WARM_GUESS "warm start: the file's guess"
+#define NCP_NOTE_WARM_NONE "warm start: zero (the file has no guess)"
+
+/* Batches of problems: next() hands out the next batch, valid until the following call (n = 0:
+ * no more). An error stops the run (finished rows are kept). */
+typedef struct ncp_bench_source {
+    int (*next)(void *ctx, const ncp_problem **probs, int *n, ncp_error *err);
+    void *ctx;
+    int total_hint; /* problems expected (for the progress bar), 0 if unknown */
+} ncp_bench_source;
+
+/* Makes room for item n of the array *arrp (arrp: the address of a T * holding *cap items of
+ * elem bytes), doubling it (at least 64). NCP_ERR_NOMEM, err set when non-NULL, if that fails
+ * (the array is then unchanged). */
+int ncp_bench_grow(void *arrp, int *cap, int n, size_t elem, ncp_error *err);
 
 int ncp_bench_run(const ncp_problem *probs, int nprobs, const ncp_bench_opts *o,
                   ncp_bench_summary *sum, ncp_error *err);
+int ncp_bench_run_source(const ncp_bench_source *src, const ncp_bench_opts *o,
+                         ncp_bench_summary *sum, ncp_error *err);
 
 #endif

@@ -17,19 +17,58 @@ static void put_num(FILE *f, double x)
     else fprintf(f, "%.17g", x);
 }
 
+/* The columns before and after the metric columns. */
+static const char *const COLS_HEAD[] = {"problem", "solver", "iterations", "converged", "status",
+                                        "setup_ms", "solve_ms", "ms_per_iter"};
+static const char *const COLS_TAIL[] = {"note", "problem_title", "problem_description"};
+enum { NHEAD = sizeof COLS_HEAD / sizeof COLS_HEAD[0], NTAIL = sizeof COLS_TAIL / sizeof COLS_TAIL[0] };
+
+int ncp_out_metrics_ncols(void) { return NHEAD + ncp_metrics_count() + NTAIL; }
+
+const char *ncp_out_metrics_col(int i)
+{
+    if (i < 0) return NULL;
+    if (i < NHEAD) return COLS_HEAD[i];
+    i -= NHEAD;
+    if (i < ncp_metrics_count()) return ncp_metrics_name(i);
+    i -= ncp_metrics_count();
+    return i < NTAIL ? COLS_TAIL[i] : NULL;
+}
+
+/* A control character is written as a space; the reader drops blanks around an unquoted field. */
+static int blankish(unsigned char ch) { return ch <= 0x20 || ch == 0x7f; }
+
+void ncp_out_field(FILE *f, const char *s)
+{
+    if (!s || !*s) return;
+    size_t n = strlen(s);
+    int quote = blankish((unsigned char)s[0]) || blankish((unsigned char)s[n - 1]);
+    for (const char *c = s; *c && !quote; c++) quote = *c == ',' || *c == '"';
+    if (quote) fputc('"', f);
+    for (const char *c = s; *c; c++) {
+        unsigned char ch = (unsigned char)*c;
+        if (ch == '"') fputs("\"\"", f);
+        else fputc(ch < 0x20 || ch == 0x7f ? ' ' : ch, f);
+    }
+    if (quote) fputc('"', f);
+}
+
 int ncp_out_metrics_header(FILE *f)
 {
-    fputs("problem,solver,iterations,converged,status,setup_ms,solve_ms,ms_per_iter", f);
-    for (int i = 0; i < ncp_metrics_count(); i++) fprintf(f, ",%s", ncp_metrics_name(i));
+    for (int i = 0; i < ncp_out_metrics_ncols(); i++)
+        fprintf(f, "%s%s", i ? "," : "", ncp_out_metrics_col(i));
     fputc('\n', f);
     return fflush(f);
 }
 
-int ncp_out_metrics_row(FILE *f, const char *problem, const char *solver, const ncp_result *r)
+int ncp_out_metrics_row(FILE *f, const ncp_problem *p, const char *solver, const ncp_result *r,
+                        const char *note)
 {
     double vals[NCP_NMETRICS];
-    fprintf(f, "%s,%s,%d,%d,%s,", problem, solver, r->iterations, r->converged,
-            ncp_status_name(r->status));
+    ncp_out_field(f, p->name);
+    fputc(',', f);
+    ncp_out_field(f, solver);
+    fprintf(f, ",%d,%d,%s,", r->iterations, r->converged, ncp_status_name(r->status));
     put_num(f, r->setup_ms);
     fputc(',', f);
     put_num(f, r->solve_ms);
@@ -40,6 +79,12 @@ int ncp_out_metrics_row(FILE *f, const char *problem, const char *solver, const 
         fputc(',', f);
         put_num(f, vals[i]);
     }
+    fputc(',', f);
+    ncp_out_field(f, note);
+    fputc(',', f);
+    ncp_out_field(f, p->title);
+    fputc(',', f);
+    ncp_out_field(f, p->description);
     fputc('\n', f);
     return fflush(f) || ferror(f);
 }
@@ -55,7 +100,10 @@ int ncp_out_traces_header(FILE *f)
 int ncp_out_traces_row(FILE *f, const char *problem, const char *solver, int iter, double time_ms,
                        const double *vals)
 {
-    fprintf(f, "%s,%s,%d,", problem, solver, iter);
+    ncp_out_field(f, problem);
+    fputc(',', f);
+    ncp_out_field(f, solver);
+    fprintf(f, ",%d,", iter);
     put_num(f, time_ms);
     for (int i = 0; i < ncp_metrics_count(); i++) {
         fputc(',', f);
@@ -85,8 +133,30 @@ static int add(cJSON *obj, const char *key, cJSON *item)
     return 0;
 }
 
+/* {name: count} of the non-zero counts (names[i] NULL: skipped). */
+static cJSON *counts(int n, const int *c, const char *(*name)(int))
+{
+    cJSON *obj = cJSON_CreateObject();
+    for (int i = 0; obj && i < n; i++) {
+        const char *k = name(i);
+        if (k && c[i] && add(obj, k, num(c[i]))) {
+            cJSON_Delete(obj);
+            return NULL;
+        }
+    }
+    return obj;
+}
+
+static const char *recon_at(int i) { return ncp_recon_name(1u << i); }
+
+/* The harness's reasons; a solver's own are listed by their text (ncp_solver_summary). */
+static const char *reason_at(int k)
+{
+    return k == NCP_UNSUP_SOLVER ? NULL : ncp_unsupported_name(k);
+}
+
 int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_summary *s,
-                    ncp_error *err)
+                    const ncp_out_title *titles, int ntitles, ncp_error *err)
 {
     cJSON *root = cJSON_CreateObject();
     int bad = !root;
@@ -100,6 +170,19 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
         bad |= add(root, "jobs", num(o->jobs));
         bad |= add(root, "problems", num(s->nproblems));
         bad |= add(root, "interrupted", cJSON_CreateBool(s->interrupted));
+        bad |= add(root, "kept_from_earlier_run", num(s->kept));
+        bad |= add(root, "dropped_earlier_rows", num(s->dropped));
+        cJSON *op = cJSON_CreateObject();
+        if (op) {
+            bad |= add(op, "reconstruct_primal",
+                       cJSON_CreateBool((o->allow & NCP_RECON_PRIMAL_FROM_D) != 0));
+            bad |= add(op, "primal", cJSON_CreateString(o->allow & NCP_RECON_PRIMAL_DENSE
+                                                            ? "dense" : "as given"));
+            bad |= add(op, "symmetrize", cJSON_CreateBool((o->allow & NCP_RECON_SYMMETRIZE) != 0));
+            bad |= add(op, "warm_start",
+                       cJSON_CreateString(o->warm_start == NCP_WARM_GUESS ? "guess" : "zero"));
+        }
+        bad |= add(root, "options", op);
         cJSON *b = cJSON_CreateObject();
         if (b) {
             bad |= add(b, "tol", num(o->budget.tol));
@@ -125,6 +208,17 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
             bad |= add(so, "failed", num(ss->failed));
             bad |= add(so, "timeouts", num(ss->timeouts));
             bad |= add(so, "max_iter_reached", num(ss->max_iters));
+            bad |= add(so, "unsupported", num(ss->unsupported));
+            cJSON *why = counts(NCP_UNSUP_COUNT, ss->unsupported_by, reason_at);
+            int rest = ss->unsupported_by[NCP_UNSUP_SOLVER];
+            for (int k = 0; why && k < ss->ndeclined; k++) {
+                bad |= add(why, ss->declined[k], num(ss->declined_count[k]));
+                rest -= ss->declined_count[k];
+            }
+            if (why && rest > 0) bad |= add(why, ncp_unsupported_name(NCP_UNSUP_SOLVER), num(rest));
+            bad |= add(so, "unsupported_reasons", why);
+            bad |= add(so, "reconstructed", counts(NCP_RECON_COUNT, ss->reconstructed, recon_at));
+            bad |= add(so, "warm_start_guess", num(ss->warm_guess));
             bad |= add(so, "median_iterations", num(ss->median_iterations));
             bad |= add(so, "max_iterations", num(ss->max_iterations));
             bad |= add(so, "median_setup_ms", num(ss->median_setup_ms));
@@ -143,7 +237,29 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
             }
         }
         bad |= add(root, "solvers", arr);
+        if (ntitles > 0) {
+            cJSON *ta = cJSON_CreateArray();
+            bad |= !ta;
+            for (int i = 0; ta && i < ntitles; i++) {
+                cJSON *t = cJSON_CreateObject();
+                if (!t || add(t, "problem", cJSON_CreateString(titles[i].problem)) ||
+                    add(t, "title", cJSON_CreateString(titles[i].title ? titles[i].title : "")) ||
+                    add(t, "description",
+                        cJSON_CreateString(titles[i].description ? titles[i].description : "")) ||
+                    !cJSON_AddItemToArray(ta, t)) {
+                    cJSON_Delete(t);
+                    bad = 1;
+                    break;
+                }
+            }
+            bad |= add(root, "problem_titles", ta);
+        }
     }
+    return ncp_out_write_json(path, root, bad, err);
+}
+
+int ncp_out_write_json(const char *path, cJSON *root, int bad, ncp_error *err)
+{
     char *text = bad ? NULL : cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory writing %s", path);

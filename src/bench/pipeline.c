@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "util/fsutil.h"
+#include "bench/collection.h"
 #include "bench/pipeline.h"
 #include "bench/plot.h"
+#include "bench/resume.h"
 #include "store/store.h"
 #include "solvers/registry.h"
 #include "solve/params.h"
@@ -132,12 +134,21 @@ static int params_validate(const ncp_solver_params_entry *ps, int n, ncp_error *
     return NCP_OK;
 }
 
-static int bench_and_plot(const ncp_problem *probs, int n, ncp_bench_opts *bo,
-                          const ncp_pipeline_opts *o, ncp_bench_summary *sum, ncp_error *err)
+/* Runs the benchmark on probs[0..n) or, when src is given, on its batches, then prints and
+ * plots. */
+static int bench_and_plot(const ncp_problem *probs, int n, const ncp_bench_source *src,
+                          ncp_bench_opts *bo, const ncp_pipeline_opts *o, ncp_bench_summary *sum,
+                          ncp_error *err)
 {
-    int rc = ncp_bench_run(probs, n, bo, sum, err);
+    int rc = src ? ncp_bench_run_source(src, bo, sum, err) : ncp_bench_run(probs, n, bo, sum, err);
     if (rc) return rc;
-    if (!o->quiet) ncp_pipeline_print_summary(sum, ncp_metrics_name(bo->stop_metric));
+    if (!o->quiet) {
+        if (sum->kept || sum->dropped)
+            printf("resumed %s: %d rows kept from the earlier run\n", bo->out_dir, sum->kept);
+        if (sum->dropped)
+            printf("dropped %d earlier rows of problems no longer given\n", sum->dropped);
+        ncp_pipeline_print_summary(sum, ncp_metrics_name(bo->stop_metric));
+    }
     if (o->figures && bo->traces && !sum->interrupted) {
         ncp_error perr = {0};
         int prc = ncp_plot_dir(bo->out_dir, NULL, NULL, &perr);
@@ -152,6 +163,27 @@ static int bench_and_plot(const ncp_problem *probs, int n, ncp_bench_opts *bo,
                bo->scene_name && *bo->scene_name ? "problems.h5," : "",
                bo->traces ? "traces.csv," : "");
     return NCP_OK;
+}
+
+/* The benchmark options every run takes from the pipeline options as they are. */
+static void bench_opts(const ncp_pipeline_opts *o, const ncp_solver_desc **solvers, int nsolvers,
+                       int stop, const ncp_solver_params_entry *params, int nparams,
+                       ncp_bench_opts *bo)
+{
+    memset(bo, 0, sizeof *bo);
+    bo->solvers = solvers;
+    bo->nsolvers = nsolvers;
+    bo->stop_metric = stop;
+    bo->params = params;
+    bo->nparams = nparams;
+    bo->jobs = o->jobs;
+    bo->traces = o->traces;
+    bo->progress = o->progress;
+    bo->interrupt = o->interrupt;
+    bo->seed = o->seed;
+    bo->quick = o->quick;
+    bo->allow = o->allow;
+    bo->warm_start = o->warm_start;
 }
 
 static int stop_metric_index(const ncp_pipeline_opts *o, ncp_error *err)
@@ -255,26 +287,15 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
         goto done;
     }
     ncp_bench_opts bo;
-    memset(&bo, 0, sizeof bo);
-    bo.solvers = solvers;
-    bo.nsolvers = nsolvers;
+    bench_opts(o, solvers, nsolvers, stop, params, nparams, &bo);
     bo.budget = cfg->budget;
     if (o->tol_set) bo.budget.tol = o->budget.tol;
     if (o->max_iter_set) bo.budget.max_iter = o->budget.max_iter;
     if (o->time_set) bo.budget.time_ms = o->budget.time_ms;
-    bo.stop_metric = stop;
-    bo.params = params;
-    bo.nparams = nparams;
-    bo.jobs = o->jobs;
-    bo.traces = o->traces;
-    bo.progress = o->progress;
-    bo.interrupt = o->interrupt;
     bo.out_dir = out_dir;
     bo.scene_name = ncp_scene_name(scene);
     bo.source = scene_path;
-    bo.seed = o->seed;
-    bo.quick = o->quick;
-    rc = bench_and_plot(sink.probs, sink.n, &bo, o, sum, err);
+    rc = bench_and_plot(sink.probs, sink.n, NULL, &bo, o, sum, err);
 done:
     if (store) ncp_store_abort(store);
     ncp_capture_sink_free(&sink);
@@ -283,49 +304,109 @@ done:
     return rc;
 }
 
-int ncp_pipeline_solve(const ncp_problem *probs, int n, const char *source,
-                       const ncp_pipeline_opts *o, ncp_bench_summary *sum, ncp_error *err)
+/* The benchmark options of a solve (ncp_pipeline_solve*). */
+static int solve_opts(const ncp_pipeline_opts *o, const char *source, ncp_bench_opts *bo,
+                      const ncp_solver_desc **solvers, ncp_error *err)
 {
-    const ncp_solver_desc *solvers[NCP_MAX_BENCH_SOLVERS];
     int nsolvers = 0, rc;
     if ((rc = ncp_resolve_solvers(o->solvers_csv, solvers, NCP_MAX_BENCH_SOLVERS, &nsolvers, err)))
         return rc;
     if ((rc = params_validate(o->params, o->nparams, err))) return rc;
     int stop = stop_metric_index(o, err);
     if (stop < 0) return -stop;
+    bench_opts(o, solvers, nsolvers, stop, o->params, o->nparams, bo);
+    bo->budget = o->budget;
+    bo->out_dir = o->out_dir ? o->out_dir : "results/solve";
+    bo->scene_name = "";
+    bo->source = source;
+    bo->fresh = o->fresh;
+    return NCP_OK;
+}
+
+int ncp_pipeline_solve(const ncp_problem *probs, int n, const char *source,
+                       const ncp_pipeline_opts *o, ncp_bench_summary *sum, ncp_error *err)
+{
+    const ncp_solver_desc *solvers[NCP_MAX_BENCH_SOLVERS];
     ncp_bench_opts bo;
-    memset(&bo, 0, sizeof bo);
-    bo.solvers = solvers;
-    bo.nsolvers = nsolvers;
-    bo.budget = o->budget;
-    bo.stop_metric = stop;
-    bo.params = o->params;
-    bo.nparams = o->nparams;
-    bo.jobs = o->jobs;
-    bo.traces = o->traces;
-    bo.progress = o->progress;
-    bo.interrupt = o->interrupt;
-    bo.out_dir = o->out_dir ? o->out_dir : "results/solve";
-    bo.scene_name = "";
-    bo.source = source;
-    bo.seed = o->seed;
-    return bench_and_plot(probs, n, &bo, o, sum, err);
+    int rc = solve_opts(o, source, &bo, solvers, err);
+    return rc ? rc : bench_and_plot(probs, n, NULL, &bo, o, sum, err);
+}
+
+int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pipeline_opts *o,
+                             ncp_bench_summary *sum, ncp_error *err)
+{
+    const ncp_solver_desc *solvers[NCP_MAX_BENCH_SOLVERS];
+    ncp_bench_opts bo;
+    ncp_collection *coll = NULL;
+    char source[2048] = "", *config = NULL;
+    size_t used = 0;
+    for (int i = 0; i < npaths && used < sizeof source; i++)
+        used += (size_t)snprintf(source + used, sizeof source - used, "%s%s", i ? " " : "",
+                                 paths[i]);
+    int rc = solve_opts(o, source, &bo, solvers, err);
+    if (!rc) rc = ncp_collection_open(paths, npaths, &coll, err);
+    if (!rc) rc = ncp_resume_config(&bo, &config, err);
+    if (!rc) {
+        ncp_bench_source src;
+        ncp_collection_source(coll, &src);
+        bo.config = config;
+        if (!o->quiet) {
+            int sk = ncp_collection_skipped(coll);
+            printf("%d problem file%s", ncp_collection_nfiles(coll),
+                   ncp_collection_nfiles(coll) == 1 ? "" : "s");
+            if (sk) printf(" (%d other HDF5 file%s skipped)", sk, sk == 1 ? "" : "s");
+            printf("\n");
+            fflush(stdout);
+        }
+        rc = bench_and_plot(NULL, 0, &src, &bo, o, sum, err);
+    }
+    free(config);
+    ncp_collection_free(coll);
+    return rc;
 }
 
 void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_metric_name)
 {
     int kal = ncp_metrics_index("al_residual"), knm = ncp_metrics_index(stop_metric_name);
-    printf("\n%-14s %8s %9s %9s %11s %11s %13s %13s\n", "solver", "problems", "converged",
-           "med.iter", "med.setup", "med.solve", "med.al_resid", "med.stop");
-    printf("%-14s %8s %9s %9s %11s %11s %13s %13s\n", "", "", "", "", "(ms)", "(ms)", "",
+    printf("\n%-14s %8s %9s %6s %9s %11s %11s %13s %13s\n", "solver", "problems", "converged",
+           "unsup.", "med.iter", "med.setup", "med.solve", "med.al_resid", "med.stop");
+    printf("%-14s %8s %9s %6s %9s %11s %11s %13s %13s\n", "", "", "", "", "", "(ms)", "(ms)", "",
            "metric");
+    int notes = 0;
     for (int i = 0; i < sum->nsolvers; i++) {
         const ncp_solver_summary *s = &sum->solvers[i];
-        printf("%-14s %8d %9d %9.1f %11.4f %11.4f %13.3e %13.3e\n", s->solver, s->problems,
-               s->converged, s->median_iterations, s->median_setup_ms, s->median_solve_ms,
-               kal >= 0 ? s->median[kal] : NAN, knm >= 0 ? s->median[knm] : NAN);
+        printf("%-14s %8d %9d %6d %9.1f %11.4f %11.4f %13.3e %13.3e\n", s->solver, s->problems,
+               s->converged, s->unsupported, s->median_iterations, s->median_setup_ms,
+               s->median_solve_ms, kal >= 0 ? s->median[kal] : NAN,
+               knm >= 0 ? s->median[knm] : NAN);
+        for (int b = 0; b < NCP_RECON_COUNT; b++) notes += s->reconstructed[b];
+        notes += s->unsupported + s->warm_guess;
     }
-    printf("(stop metric: %s)%s\n\n", stop_metric_name,
+    printf("(stop metric: %s)%s\n", stop_metric_name,
            sum->interrupted ? "  -- INTERRUPTED: partial results" : "");
+    /* never a row without a word: why rows are unsupported, what the solvers were given */
+    for (int i = 0; notes && i < sum->nsolvers; i++) {
+        const ncp_solver_summary *s = &sum->solvers[i];
+        int rest = s->unsupported_by[NCP_UNSUP_SOLVER];
+        for (int k = 1; k < NCP_UNSUP_COUNT; k++)
+            if (s->unsupported_by[k] && k != NCP_UNSUP_SOLVER)
+                printf("%-14s unsupported on %d: %s (metrics.csv, column note)\n", s->solver,
+                       s->unsupported_by[k], ncp_unsupported_name(k));
+        for (int k = 0; k < s->ndeclined; k++) {
+            printf("%-14s unsupported on %d: %s\n", s->solver, s->declined_count[k],
+                   s->declined[k]);
+            rest -= s->declined_count[k];
+        }
+        if (rest > 0)
+            printf("%-14s unsupported on %d: %s (metrics.csv, column note)\n", s->solver, rest,
+                   ncp_unsupported_name(NCP_UNSUP_SOLVER));
+        for (int b = 0; b < NCP_RECON_COUNT; b++)
+            if (s->reconstructed[b])
+                printf("%-14s %s on %d\n", s->solver, ncp_recon_name(1u << b),
+                       s->reconstructed[b]);
+        if (s->warm_guess)
+            printf("%-14s started from the file's guess on %d\n", s->solver, s->warm_guess);
+    }
+    printf("\n");
     fflush(stdout);
 }

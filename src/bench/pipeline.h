@@ -27,6 +27,9 @@ typedef struct ncp_pipeline_opts {
     int nparams;
     const char *out_dir;           /* NULL = results/<scene name> */
     const volatile int *interrupt;
+    unsigned allow;                /* NCP_RECON_* the harness may build (default none) */
+    int warm_start;                /* NCP_WARM_* (default zero) */
+    int fresh;                     /* solve: discard earlier results in out_dir */
 } ncp_pipeline_opts;
 
 void ncp_pipeline_opts_default(ncp_pipeline_opts *o);
@@ -40,9 +43,16 @@ int ncp_resolve_solvers(const char *csv, const ncp_solver_desc **out, int cap, i
 int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
                            ncp_bench_summary *sum, char *out_dir_used, size_t cap, ncp_error *err);
 
-/* Solves already-loaded problems (ncpbench solve) with the same driver. */
+/* Solves already-loaded problems with the same driver (no resume: earlier results in the
+ * output directory are replaced). */
 int ncp_pipeline_solve(const ncp_problem *probs, int n, const char *source, const ncp_pipeline_opts *o,
                        ncp_bench_summary *sum, ncp_error *err);
+
+/* ncpbench solve: every problem of the files and directories (bench/collection.h), read file
+ * by file; resumes an earlier run of the same configuration in the output directory (default
+ * results/solve; bench/resume.h) unless o->fresh. */
+int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pipeline_opts *o,
+                             ncp_bench_summary *sum, ncp_error *err);
 
 /* Capture callback (ncp_capture_fn) that keeps a copy of every captured problem and appends it
  * to `store` when that is non-NULL. Zero-initialise; free the copies with

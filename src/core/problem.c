@@ -1,6 +1,8 @@
 /* The captured problem: allocation, layout, dual from primal and primal from dual,
  * validation (see problem.h). */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +61,7 @@ void ncp_problem_free(ncp_problem *p)
     free(p->description);
     free(p->guess_lambda);
     free(p->guess_v);
+    free(p->provenance_note);
     free(p->scene);
     free(p->driver);
     ncp_problem_init(p);
@@ -89,6 +92,7 @@ void ncp_problem_layout(ncp_problem *p)
 
 int ncp_problem_compute_dual(ncp_problem *p, ncp_error *err)
 {
+    if (!p->has_primal && p->has_sparse_primal) return ncp_problem_compute_dual_sparse(p, NULL, err);
     if (!p->has_primal)
         return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s has no primal data to derive D from",
                              p->name ? p->name : "?");
@@ -104,11 +108,111 @@ int ncp_problem_compute_dual(ncp_problem *p, ncp_error *err)
     return NCP_OK;
 }
 
+int ncp_problem_compute_dual_sparse(ncp_problem *p, const ncp_sparse_chol_opts *opts,
+                                    ncp_error *err)
+{
+    const char *nm = p->name ? p->name : "?";
+    if (!p->has_sparse_primal)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s has no sparse primal data", nm);
+    if (p->A_sparse.m != p->nv || p->A_sparse.n != p->nv || p->J.n != p->nv || p->J.m != p->m)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s: sparse primal data of inconsistent sizes", nm);
+    free(p->D);
+    free(p->vf);
+    p->D = ncp_malloc(err, (size_t)p->m * p->m, sizeof(double));
+    p->vf = ncp_malloc(err, p->m, sizeof(double));
+    if (!p->D || !p->vf) return NCP_ERR_NOMEM;
+    ncp_sparse_chol *F = NULL;
+    int rc = ncp_sparse_chol_factor(&p->A_sparse, opts, &F, err);
+    if (!rc) rc = ncp_sparse_chol_delassus(F, p->b, &p->J, p->e, p->D, p->vf, err);
+    if (rc) {
+        ncp_sparse_chol_free(F);
+        return ncp_error_prefix(err, "problem %s: mass matrix: ", nm);
+    }
+    int nb, big, nch;
+    ncp_sparse_chol_stats(F, &nb, &big, &nch);
+    ncp_sparse_chol_free(F);
+    p->has_dual = 1;
+    p->dual_symmetric = 1; /* symmetrised as ncp_delassus does */
+    if (nch)
+        return ncp_problem_note(p, err, "M factorised in %d blocks (largest block %d DOFs; %d by CHOLMOD)", nb, big, nch);
+    return ncp_problem_note(p, err, "M factorised in %d blocks (largest block %d DOFs; dense Cholesky)", nb, big);
+}
+
+/* Largest |D_ij - D_ji| and largest |D_ij|. */
+static double dense_asymmetry(int m, const double *D, double *dmax)
+{
+    double worst = 0.0, big = 0.0;
+    for (int j = 0; j < m; j++)
+        for (int i = 0; i < m; i++) {
+            double a = D[i + (size_t)j * m];
+            big = fmax(big, fabs(a));
+            if (i > j) worst = fmax(worst, fabs(a - D[j + (size_t)i * m]));
+        }
+    if (dmax) *dmax = big;
+    return worst;
+}
+
+void ncp_problem_set_dual_symmetric(ncp_problem *p)
+{
+    double big;
+    p->dual_symmetric = 1;
+    if (p->has_dual && p->D)
+        p->dual_symmetric = dense_asymmetry(p->m, p->D, &big) <= NCP_DUAL_SYMMETRY_TOL * big;
+}
+
+int ncp_problem_note(ncp_problem *p, ncp_error *err, const char *fmt, ...)
+{
+    char line[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t old = p->provenance_note ? strlen(p->provenance_note) : 0;
+    char *s = ncp_malloc(err, old + strlen(line) + 3, 1);
+    if (!s) return NCP_ERR_NOMEM;
+    if (old) {
+        memcpy(s, p->provenance_note, old);
+        memcpy(s + old, "; ", 2);
+        old += 2;
+    }
+    strcpy(s + old, line);
+    free(p->provenance_note);
+    p->provenance_note = s;
+    return NCP_OK;
+}
+
+int ncp_problem_complete(ncp_problem *p, int derive_primal, ncp_error *err)
+{
+    int rc = NCP_OK;
+    if (!p->has_dual && (p->has_primal || p->has_sparse_primal)) rc = ncp_problem_compute_dual(p, err);
+    if (rc) return rc;
+    ncp_problem_set_dual_symmetric(p);
+    if (!p->dual_symmetric) {
+        double big, asym = dense_asymmetry(p->m, p->D, &big);
+        rc = ncp_problem_note(p, err, "W is not symmetric: max |W - W^T| = %.3g, max |W| = %.3g; kept as given", asym, big);
+    }
+    if (rc || !derive_primal || p->has_primal || p->has_sparse_primal || !p->has_dual) return rc;
+    rc = ncp_problem_primal_from_dual(p, err);
+    if (rc == NCP_ERR_INPUT) {
+        /* W not positive semi-definite (its symmetric part): the dual solvers and the metrics
+         * still apply; only a primal form cannot be built. Report it, do not refuse the file. */
+        rc = ncp_problem_note(p, err, "no primal form: %s", err->msg);
+        ncp_error_clear(err);
+    } else if (!rc && !p->dual_symmetric) {
+        rc = ncp_problem_note(p, err, "primal form built from the symmetric part (W + W^T)/2");
+    }
+    return rc;
+}
+
 int ncp_problem_primal_from_dual(ncp_problem *p, ncp_error *err)
 {
     if (!p->has_dual)
         return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s has no dual data",
                              p->name ? p->name : "?");
+    if (p->has_sparse_primal)
+        return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has sparse primal data (M of an FCLib global problem, "
+                             "%d x %d, kept sparse); a dense primal form is not derived from D for it",
+                             p->name ? p->name : "?", p->nv, p->nv);
     int m = p->m, rc;
     /* Any factor D = F F^T gives A = I, J = F, b = 0, e = v_f with J A^{-1} J^T = D and
      * J A^{-1} b + e = v_f. (docs/design.md writes J = L^T for D = L L^T; with A = I that gives
@@ -123,6 +227,7 @@ int ncp_problem_primal_from_dual(ncp_problem *p, ncp_error *err)
         return NCP_ERR_NOMEM;
     }
     memcpy(L, p->D, (size_t)m * m * sizeof(double));
+    if (dense_asymmetry(m, L, NULL) > 0.0) ncp_symmetrize(m, L); /* S = (D + D^T)/2 */
     rc = ncp_sym_eig(m, L, w, err);
     if (rc) {
         free(L);
@@ -139,8 +244,8 @@ int ncp_problem_primal_from_dual(ncp_problem *p, ncp_error *err)
             free(L);
             free(w);
             return ncp_error_set(err, NCP_ERR_INPUT, "problem %s: W (the Delassus matrix) has a "
-                                 "negative eigenvalue %g: it must be symmetric positive "
-                                 "semi-definite", p->name ? p->name : "?", wj);
+                                 "negative eigenvalue %g (of its symmetric part, max |eigenvalue| %g): "
+                                 "it is not positive semi-definite", p->name ? p->name : "?", wj, wmax);
         }
         double sj = sqrt(w[j] > 0 ? w[j] : 0.0);
         ncp_scal(m, sj, L + (size_t)j * m);
@@ -177,6 +282,27 @@ static int check_finite(const double *x, size_t n, const char *where, const char
     return NCP_OK;
 }
 
+/* A CSR matrix of the problem: rows x cols, pointers spanning its entries, column indices in
+ * range, finite values. */
+static int check_csr(const ncp_csr *S, int rows, int cols, const char *where, const char *field,
+                     ncp_error *err)
+{
+    if (S->m != rows || S->n != cols || !S->rowptr)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s is %d x %d, expected %d x %d", where, field,
+                             S->m, S->n, rows, cols);
+    if (S->rowptr[0] != 0 || S->rowptr[S->m] != S->nnz)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s row pointers do not span its %d entries",
+                             where, field, S->nnz);
+    for (int i = 0; i < S->m; i++)
+        if (S->rowptr[i + 1] < S->rowptr[i])
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s row pointer %d decreases", where, field, i);
+    for (int k = 0; k < S->nnz; k++)
+        if (S->col[k] < 0 || S->col[k] >= cols)
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s column index %d out of range [0, %d)",
+                                 where, field, S->col[k], cols);
+    return check_finite(S->val, (size_t)S->nnz, where, field, err);
+}
+
 int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err)
 {
     int rc;
@@ -210,32 +336,32 @@ int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err
     if (nc != p->ncontacts)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: %d contact blocks but ncontacts = %d", where, nc,
                              p->ncontacts);
-    if (!p->has_primal && !p->has_dual)
+    if (!p->has_primal && !p->has_sparse_primal && !p->has_dual)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: neither primal (A, b, J, e) nor dual (D, v_f) "
                              "data", where);
     if (!(p->h >= 0.0) || !isfinite(p->h))
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: time step h = %g (must be finite, >= 0)", where,
                              p->h);
-    if (p->has_primal) {
-        if (!p->A || !p->b || !p->e)
+    if (p->has_primal || p->has_sparse_primal) {
+        if ((p->has_primal && !p->A) || !p->b || !p->e)
             return ncp_error_set(err, NCP_ERR_INPUT, "%s: primal data incomplete", where);
-        if (p->J.m != p->m || p->J.n != p->nv)
-            return ncp_error_set(err, NCP_ERR_INPUT, "%s: J is %d x %d, expected %d x %d (m x nv)",
-                                 where, p->J.m, p->J.n, p->m, p->nv);
-        if (p->J.rowptr[0] != 0 || p->J.rowptr[p->J.m] != p->J.nnz)
-            return ncp_error_set(err, NCP_ERR_INPUT, "%s: J row pointers do not span its %d entries",
-                                 where, p->J.nnz);
-        for (int i = 0; i < p->J.m; i++)
-            if (p->J.rowptr[i + 1] < p->J.rowptr[i])
-                return ncp_error_set(err, NCP_ERR_INPUT, "%s: J row pointer %d decreases", where, i);
-        for (int k = 0; k < p->J.nnz; k++)
-            if (p->J.col[k] < 0 || p->J.col[k] >= p->nv)
-                return ncp_error_set(err, NCP_ERR_INPUT, "%s: J column index %d out of range [0, %d)",
-                                     where, p->J.col[k], p->nv);
-        if ((rc = check_finite(p->A, (size_t)p->nv * p->nv, where, "A", err))) return rc;
+        if ((rc = check_csr(&p->J, p->m, p->nv, where, "J", err))) return rc;
         if ((rc = check_finite(p->b, p->nv, where, "b", err))) return rc;
         if ((rc = check_finite(p->e, p->m, where, "e", err))) return rc;
-        if ((rc = check_finite(p->J.val, p->J.nnz, where, "J", err))) return rc;
+    }
+    if (p->has_sparse_primal) {
+        if ((rc = check_csr(&p->A_sparse, p->nv, p->nv, where, "M (sparse A)", err))) return rc;
+        for (int i = 0; i < p->nv; i++) {
+            double d = 0.0;
+            for (int k = p->A_sparse.rowptr[i]; k < p->A_sparse.rowptr[i + 1]; k++)
+                if (p->A_sparse.col[k] == i) d = p->A_sparse.val[k];
+            if (!(d > 0.0))
+                return ncp_error_set(err, NCP_ERR_INPUT, "%s: M[%d,%d] = %g: M must be symmetric "
+                                     "positive definite", where, i, i, d);
+        }
+    }
+    if (p->has_primal) {
+        if ((rc = check_finite(p->A, (size_t)p->nv * p->nv, where, "A", err))) return rc;
         for (int i = 0; i < p->nv; i++)
             if (!(p->A[i + (size_t)i * p->nv] > 0.0))
                 return ncp_error_set(err, NCP_ERR_INPUT, "%s: A[%d,%d] = %g: A must be symmetric "
@@ -306,7 +432,7 @@ int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err)
     memset(&dst->J, 0, sizeof dst->J);
     memset(&dst->A_sparse, 0, sizeof dst->A_sparse);
     dst->structure = NULL;
-    dst->title = dst->description = NULL;
+    dst->title = dst->description = dst->provenance_note = NULL;
     dst->guess_lambda = dst->guess_v = NULL;
     size_t nv = src->nv, m = src->m;
     int rc = NCP_OK;
@@ -314,23 +440,19 @@ int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err)
         (src->scene && !(dst->scene = ncp_strdup(err, src->scene))) ||
         (src->driver && !(dst->driver = ncp_strdup(err, src->driver))) ||
         (src->title && !(dst->title = ncp_strdup(err, src->title))) ||
-        (src->description && !(dst->description = ncp_strdup(err, src->description))))
+        (src->description && !(dst->description = ncp_strdup(err, src->description))) ||
+        (src->provenance_note && !(dst->provenance_note = ncp_strdup(err, src->provenance_note))))
         rc = NCP_ERR_NOMEM;
     if (!rc) rc = dup_array(err, (void **)&dst->blocks, src->blocks, src->nblocks, sizeof(ncp_block));
     if (!rc) rc = dup_array(err, (void **)&dst->contacts, src->contacts, src->ncontacts,
                             sizeof(ncp_contact_info));
-    if (!rc && src->has_primal) {
-        rc = dup_array(err, (void **)&dst->A, src->A, nv * nv, sizeof(double));
-        if (!rc) rc = dup_array(err, (void **)&dst->b, src->b, nv, sizeof(double));
+    if (!rc && (src->has_primal || src->has_sparse_primal)) {
+        rc = dup_array(err, (void **)&dst->b, src->b, nv, sizeof(double));
         if (!rc) rc = dup_array(err, (void **)&dst->e, src->e, m, sizeof(double));
         if (!rc) rc = ncp_csr_copy(&dst->J, &src->J, err);
     }
-    if (!rc && src->has_sparse_primal) {
-        rc = ncp_csr_copy(&dst->A_sparse, &src->A_sparse, err);
-        if (!rc) rc = dup_array(err, (void **)&dst->b, src->b, nv, sizeof(double));
-        if (!rc) rc = dup_array(err, (void **)&dst->e, src->e, m, sizeof(double));
-        if (!rc) rc = ncp_csr_copy(&dst->J, &src->J, err);
-    }
+    if (!rc && src->has_primal) rc = dup_array(err, (void **)&dst->A, src->A, nv * nv, sizeof(double));
+    if (!rc && src->has_sparse_primal) rc = ncp_csr_copy(&dst->A_sparse, &src->A_sparse, err);
     if (!rc && src->guess_lambda)
         rc = dup_array(err, (void **)&dst->guess_lambda, src->guess_lambda, m, sizeof(double));
     if (!rc && src->guess_v)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "core/la.h"
+#include "core/sparse_chol.h"
 #include "util/ncp_error.h"
 
 typedef enum ncp_block_type {
@@ -118,13 +119,18 @@ typedef struct ncp_problem {
      * assembles it from the mechanics): solvers that need a symmetric D check this. */
     int dual_symmetric;
 
-    /* What the source file carries besides the problem (FCLib; NULL when absent): its
-     * info/title and info/description, and its first warm start (/guesses): guess_lambda (m,
-     * in our row order), guess_v (nv, global problems). */
+    /* What the source file carries besides the problem (FCLib): its info/title and
+     * info/description ("" when the file has none; NULL for problems not read from FCLib), and
+     * its first warm start (/guesses/1; NULL when absent): guess_lambda (m, in our row order:
+     * the equality multipliers l, then r), guess_v (nv, global problems only). */
     char *title;
     char *description;
     double *guess_lambda;
     double *guess_v;
+    /* How the problem was read where the reader had to choose or to report (which reading of
+     * FCLib triplets, W not symmetric, no primal form for a W whose symmetric part is not
+     * positive semi-definite, how M was factorised); lines separated by "; ". NULL: nothing. */
+    char *provenance_note;
 
     /* provenance */
     char *scene;         /* scene name or source file */
@@ -141,15 +147,38 @@ void ncp_problem_free(ncp_problem *p);
 int ncp_problem_alloc_blocks(ncp_problem *p, int nblocks, ncp_error *err);
 /* Recomputes row offsets (block.row), m and ncontacts from the block types. */
 void ncp_problem_layout(ncp_problem *p);
-/* Fills D and v_f from the primal data (sets has_dual). */
+/* Fills D and v_f from the primal data (sets has_dual and dual_symmetric); with sparse primal
+ * data only, through ncp_problem_compute_dual_sparse with its default limits. */
 int ncp_problem_compute_dual(ncp_problem *p, ncp_error *err);
-/* For dual-only input: A = I, J^T = F with D = F F^T, b = 0 and e = v_f reproduce D and v_f
- * exactly; F = Q diag(sqrt(w)) from the symmetric eigendecomposition D = Q diag(w) Q^T (exact
- * for a PSD D of any rank, where a Cholesky factor L would fail; docs/design.md). Sets
- * has_primal. */
+/* D = J M^{-1} J^T and v_f = J M^{-1} b + e from the sparse primal data (A_sparse = M, b, J,
+ * e; core/sparse_chol.h: M factorised block by block, never densified). opts may be NULL. Sets
+ * has_dual and dual_symmetric; a note on how M was factorised goes to provenance_note. */
+int ncp_problem_compute_dual_sparse(ncp_problem *p, const ncp_sparse_chol_opts *opts,
+                                    ncp_error *err);
+/* For dual-only input: A = I, J^T = F with S = F F^T, b = 0 and e = v_f reproduce S and v_f
+ * exactly; S is D, or its symmetric part (D + D^T)/2 when D is not symmetric (the quadratic
+ * form lambda^T D lambda is the same); F = Q diag(sqrt(w)) from the symmetric
+ * eigendecomposition S = Q diag(w) Q^T (exact for a PSD S of any rank, where a Cholesky factor
+ * would fail; docs/design.md). NCP_ERR_INPUT if S has an eigenvalue below -1e-10 max|w|, and
+ * for a problem whose primal data are sparse (they are kept, not replaced). Sets has_primal. */
 int ncp_problem_primal_from_dual(ncp_problem *p, ncp_error *err);
-/* Checks sizes, finiteness (names the offending field), mu >= 0, SPD-ness of A is left to the
- * factorisation. `where` names the source for the message (file and group). */
+/* |D - D^T|_max <= NCP_DUAL_SYMMETRY_TOL |D|_max: sets dual_symmetric (1 when no dual data). */
+#define NCP_DUAL_SYMMETRY_TOL 1e-12
+void ncp_problem_set_dual_symmetric(ncp_problem *p);
+/* Completes a problem just read from a file: D and v_f from the primal data (dense or
+ * sparse) when missing, dual_symmetric (with a note when D is not symmetric), and, when
+ * derive_primal is set and there is no primal data at all, a dense primal form from the dual
+ * data (ncp_problem_primal_from_dual). A D whose symmetric part is not positive semi-definite
+ * is not an error here: the problem keeps its dual form only, and provenance_note says why.
+ * FCLib local problems stay dual-only (derive_primal = 0): the harness builds a primal form
+ * only when asked to, and records it. */
+int ncp_problem_complete(ncp_problem *p, int derive_primal, ncp_error *err);
+/* Appends one line to provenance_note (printf-style). */
+int ncp_problem_note(ncp_problem *p, ncp_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Checks sizes, finiteness (names the offending field), mu >= 0, index ranges of J and
+ * A_sparse and a positive diagonal of A / A_sparse; SPD-ness is left to the factorisation.
+ * `where` names the source for the message (file and group). */
 int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err);
 /* Deep copy. */
 int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err);

@@ -23,6 +23,12 @@
  * Outputs in OUT/profiles/: perf_profiles.dat (the profiles, one gnuplot index block per solver,
  * methodology and per-solver summary in its header), perf_profiles.{png,svg} (gnuplot,
  * scripts/perf_profiles.gp), and each scene's benchmark output directory.
+ *
+ * `ncpbench solve` draws the same profiles over the problems of its collection
+ * (ncp_fig_collection_profiles): the solvers of the run, the run's own budget, unsupported rows
+ * (the problem lacks what the solver needs) counted as infinitely slow like failures, and a
+ * per-solver table (profile.md, and "profile" in summary.json): the share solved, the median
+ * time over the problems it solved, rho(1) and rho(10).
  */
 #include <dirent.h>
 #include <math.h>
@@ -30,6 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "bench/output.h"
 #include "figures/fig_util.h"
 #include "figures/fig_profiles.h"
 #include "figures/figures.h"
@@ -42,12 +51,17 @@ enum { PROF_NTAU = 201, PROF_MAX_SCENES = 256 };
 #define PROF_LIMIT_FULL_MS 1000.0
 #define PROF_LIMIT_QUICK_MS 20.0
 
-/* Times of every solver (registry order) on every problem, grown one scene at a time. */
+/* Times of every solver on every problem, grown one metrics.csv at a time; a problem's rows are
+ * together in the file, as the benchmark writes them (problem-major). */
 typedef struct prof_table {
-    int ns, np, cap;
+    int ns;                                 /* solvers (columns) */
+    const char *solver[NCP_BENCH_MAX_SOLVERS];
+    char names[NCP_BENCH_MAX_SOLVERS][32];  /* their names, when collected from the file */
+    int collect;                            /* 1: the pass that collects solver names */
+    int np, cap;
     double *t;          /* np x ns, row-major; INFINITY = not solved */
-    int scene_first;    /* first problem row of the scene being read */
-    char scene[64];
+    int file_first;     /* first problem row of the file being read */
+    char last[512];     /* problem of the previous row */
 } prof_table;
 
 static int cmp_str(const void *a, const void *b)
@@ -111,31 +125,24 @@ static int list_scenes(char **names, int cap, int *n, ncp_error *err)
     return rc;
 }
 
-/* Problem row for `problem` of the current scene (new rows start as failures). */
+/* Row of `problem`: the current one, or a new one (all failures) when the problem changes. */
 static double *prof_row(prof_table *tb, const char *problem, ncp_error *err)
 {
-    char *end;
-    long id = strtol(problem, &end, 10);
-    if (*end || id < 0 || id > 10000000) {
-        ncp_error_set(err, NCP_ERR_INPUT, "problem id '%s' is not a number", problem);
-        return NULL;
-    }
-    int row = tb->scene_first + (int)id;
-    while (row >= tb->np) {
-        if (tb->np == tb->cap) {
-            int cap = tb->cap ? 2 * tb->cap : 256;
-            double *t = realloc(tb->t, (size_t)cap * (size_t)tb->ns * sizeof(double));
-            if (!t) {
-                ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading the benchmark results");
-                return NULL;
-            }
-            tb->t = t;
-            tb->cap = cap;
+    if (tb->np > tb->file_first && !strcmp(problem, tb->last))
+        return tb->t + (size_t)(tb->np - 1) * tb->ns;
+    if (tb->np == tb->cap) {
+        int cap = tb->cap ? 2 * tb->cap : 256;
+        double *t = realloc(tb->t, (size_t)cap * (size_t)tb->ns * sizeof(double));
+        if (!t) {
+            ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading the benchmark results");
+            return NULL;
         }
-        for (int s = 0; s < tb->ns; s++) tb->t[(size_t)tb->np * tb->ns + s] = INFINITY;
-        tb->np++;
+        tb->t = t;
+        tb->cap = cap;
     }
-    return tb->t + (size_t)row * tb->ns;
+    for (int s = 0; s < tb->ns; s++) tb->t[(size_t)tb->np * tb->ns + s] = INFINITY;
+    snprintf(tb->last, sizeof tb->last, "%s", problem);
+    return tb->t + (size_t)tb->np++ * tb->ns;
 }
 
 /* metrics.csv row: problem, solver, converged, setup_ms, solve_ms. */
@@ -143,10 +150,19 @@ static int prof_csv_row(void *ctx, const char *const *f, const char *path, long 
                         ncp_error *err)
 {
     prof_table *tb = ctx;
-    const ncp_solver_desc *d = ncp_solver_find(f[1]);
     int s = -1;
-    for (int i = 0; d && i < tb->ns; i++)
-        if (ncp_solver_at(i) == d) s = i;
+    for (int i = 0; i < tb->ns; i++)
+        if (!strcmp(tb->solver[i], f[1])) s = i;
+    if (s < 0 && tb->collect) {
+        if (tb->ns >= NCP_BENCH_MAX_SOLVERS || strlen(f[1]) >= sizeof tb->names[0])
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s:%ld: too many or too long solver names",
+                                 path, line);
+        snprintf(tb->names[tb->ns], sizeof tb->names[0], "%s", f[1]);
+        tb->solver[tb->ns] = tb->names[tb->ns];
+        tb->ns++;
+        return NCP_OK;
+    }
+    if (tb->collect) return NCP_OK;
     if (s < 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s:%ld: solver '%s' is not registered", path,
                              line, f[1]);
@@ -164,6 +180,16 @@ static int prof_csv_row(void *ctx, const char *const *f, const char *path, long 
                              path, line, f[2], f[3], f[4]);
     row[s] = conv == 1 ? fmax(setup + solve, PROF_TIME_FLOOR_MS) : INFINITY;
     return NCP_OK;
+}
+
+static const char *const PROF_COLS[5] = {"problem", "solver", "converged", "setup_ms",
+                                         "solve_ms"};
+
+/* Adds the problems of one metrics.csv to the table. */
+static int prof_read(prof_table *tb, const char *csv, ncp_error *err)
+{
+    tb->file_first = tb->np;
+    return ncp_csv_read(csv, PROF_COLS, 5, prof_csv_row, tb, err);
 }
 
 /* Benchmarks one scene and reads its metrics.csv into the table. */
@@ -191,43 +217,38 @@ static int prof_scene(const ncp_fig_opts *o, const char *file, const char *out, 
     }
     if (interrupted) return NCP_OK;
     if ((rc = ncp_path_join(csv, sizeof csv, dir, "metrics.csv", err))) return rc;
-    static const char *const cols[5] = {"problem", "solver", "converged", "setup_ms", "solve_ms"};
-    tb->scene_first = tb->np;
-    snprintf(tb->scene, sizeof tb->scene, "%s", stem);
-    rc = ncp_csv_read(csv, cols, 5, prof_csv_row, tb, err);
-    *nprob = tb->np - tb->scene_first;
+    rc = prof_read(tb, csv, err);
+    *nprob = tb->np - tb->file_first;
     return rc;
 }
 
-static int prof_write(const char *path, const prof_table *tb, const double *r, const char *scenes,
-                      int quick, ncp_error *err)
+/* perf_profiles.dat; `what` describes the problems and the measure (comment lines). */
+static int prof_write(const char *path, const prof_table *tb, const double *r, const char *what,
+                      ncp_error *err)
 {
     FILE *f = fopen(path, "w");
     if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
     fprintf(f,
             "# ncpbench performance profiles (Dolan & More 2002; Acary, Bremond, Huber 2018)\n"
-            "# problems: %d captured problems (%s captures) of the scenes: %s\n"
-            "# measure: setup_ms + solve_ms to reach each scene's tolerance on\n"
-            "# natural_map_rel_acary; not converged (budget, %g ms per-solve limit, stall,\n"
-            "# failure) = infinite. r = time / best time on the problem; rho(tau) = fraction\n"
-            "# of problems with r <= tau, tau log-spaced from 1 to 100 (%d points).\n"
+            "%s"
+            "# r = time / best time on the problem; rho(tau) = fraction of problems with\n"
+            "# r <= tau, tau log-spaced from 1 to 100 (%d points).\n"
             "# summary: solver solved_fraction rho(1) rho(10) rho(100)\n",
-            tb->np, quick ? "quick" : "full", scenes,
-            quick ? PROF_LIMIT_QUICK_MS : PROF_LIMIT_FULL_MS, PROF_NTAU);
+            what, PROF_NTAU);
     for (int s = 0; s < tb->ns; s++)
-        fprintf(f, "#   %-14s %.4f %.4f %.4f %.4f\n", ncp_solver_at(s)->name,
+        fprintf(f, "#   %-14s %.4f %.4f %.4f %.4f\n", tb->solver[s],
                 ncp_perf_rho(tb->np, tb->ns, r, s, INFINITY),
                 ncp_perf_rho(tb->np, tb->ns, r, s, 1.0), ncp_perf_rho(tb->np, tb->ns, r, s, 10.0),
                 ncp_perf_rho(tb->np, tb->ns, r, s, 100.0));
-    fprintf(f, "# One index block per solver (gnuplot: index i), registry order.\n"
+    fprintf(f, "# One index block per solver (gnuplot: index i), in the order above.\n"
                "# columns: solver solver_index tau rho\n");
     for (int s = 0; s < tb->ns; s++) {
         if (s) fputs("\n\n", f);
-        fprintf(f, "# solver: %s\n", ncp_solver_at(s)->name);
+        fprintf(f, "# solver: %s\n", tb->solver[s]);
         for (int i = 0; i < PROF_NTAU; i++) {
             double tau = pow(10.0, 2.0 * i / (PROF_NTAU - 1));
             if (i == PROF_NTAU - 1) tau = 100.0;
-            fprintf(f, "%s %d %.10g %.10g\n", ncp_solver_at(s)->name, s, tau,
+            fprintf(f, "%s %d %.10g %.10g\n", tb->solver[s], s, tau,
                     ncp_perf_rho(tb->np, tb->ns, r, s, tau));
         }
     }
@@ -244,6 +265,7 @@ int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
     double *r = NULL;
     char *scenes = NULL;
     tb.ns = ncp_solver_count();
+    for (int s = 0; s < tb.ns; s++) tb.solver[s] = ncp_solver_at(s)->name;
     if ((rc = ncp_path_join(out, sizeof out, o->out_dir, "profiles", err)) ||
         (rc = ncp_path_join(dat, sizeof dat, out, "perf_profiles.dat", err)) ||
         (rc = o->scenes ? list_given(o->scenes, files, PROF_MAX_SCENES, &nfiles, err)
@@ -273,15 +295,29 @@ int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
         rc = NCP_ERR_NOMEM;
         goto done;
     }
-    if ((rc = ncp_perf_ratios(tb.np, tb.ns, tb.t, r, err)) ||
-        (rc = prof_write(dat, &tb, r, scenes, o->quick, err)))
+    size_t wl = strlen(scenes) + 600;
+    char *what = ncp_malloc(err, wl, 1);
+    if (!what) {
+        rc = NCP_ERR_NOMEM;
         goto done;
+    }
+    snprintf(what, wl,
+             "# problems: %d captured problems (%s captures) of the scenes: %s\n"
+             "# measure: setup_ms + solve_ms to reach each scene's tolerance on\n"
+             "# natural_map_rel_acary; not converged (budget, %g ms per-solve limit, stall,\n"
+             "# failure) = infinite.\n",
+             tb.np, o->quick ? "quick" : "full", scenes,
+             o->quick ? PROF_LIMIT_QUICK_MS : PROF_LIMIT_FULL_MS);
+    rc = ncp_perf_ratios(tb.np, tb.ns, tb.t, r, err);
+    if (!rc) rc = prof_write(dat, &tb, r, what, err);
+    free(what);
+    if (rc) goto done;
 
     printf("\nPerformance profiles over %d problems (%s): %s\n", tb.np, o->quick ? "quick" : "full",
            scenes);
     printf("%-14s %8s %8s %8s %8s\n", "solver", "solved", "rho(1)", "rho(10)", "rho(100)");
     for (int s = 0; s < tb.ns; s++)
-        printf("%-14s %8.3f %8.3f %8.3f %8.3f\n", ncp_solver_at(s)->name,
+        printf("%-14s %8.3f %8.3f %8.3f %8.3f\n", tb.solver[s],
                ncp_perf_rho(tb.np, tb.ns, r, s, INFINITY), ncp_perf_rho(tb.np, tb.ns, r, s, 1.0),
                ncp_perf_rho(tb.np, tb.ns, r, s, 10.0), ncp_perf_rho(tb.np, tb.ns, r, s, 100.0));
     printf("(rho(1): share of problems where the solver is fastest; rho(100): solved within 100x "
@@ -295,5 +331,145 @@ done:
     free(tb.t);
     free(r);
     free(scenes);
+    return rc;
+}
+
+/* Median of the floored times of the problems solver s solved (NaN when none). */
+static double prof_median_solved(const prof_table *tb, int s, double *buf)
+{
+    int k = 0;
+    for (int p = 0; p < tb->np; p++) {
+        double t = tb->t[(size_t)p * tb->ns + s];
+        if (isfinite(t)) buf[k++] = t;
+    }
+    return ncp_median(buf, k);
+}
+
+/* Adds "profile" to dir/summary.json (rewritten atomically). */
+static int prof_summary(const char *dir, const prof_table *tb, const double *r, double *buf,
+                        ncp_error *err)
+{
+    char path[4300], *text = NULL;
+    int rc = ncp_path_join(path, sizeof path, dir, "summary.json", err);
+    if (!rc) rc = ncp_read_file(path, &text, NULL, err);
+    if (rc) return rc;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: not the JSON object the benchmark wrote",
+                             path);
+    }
+    cJSON *pr = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+    int bad = !pr || !arr;
+    if (!bad) {
+        cJSON_AddItemToObject(pr, "problems", cJSON_CreateNumber(tb->np));
+        cJSON_AddItemToObject(pr, "measure",
+                              cJSON_CreateString("setup_ms + solve_ms of converged rows (floored "
+                                                 "at 1e-6 ms); not converged or unsupported = "
+                                                 "infinite; Dolan & More 2002"));
+        cJSON_AddItemToObject(pr, "solvers", arr);
+        for (int s = 0; s < tb->ns; s++) {
+            cJSON *o = cJSON_CreateObject();
+            double med = prof_median_solved(tb, s, buf);
+            if (!o || !cJSON_AddItemToArray(arr, o)) {
+                cJSON_Delete(o);
+                bad = 1;
+                break;
+            }
+            cJSON_AddItemToObject(o, "solver", cJSON_CreateString(tb->solver[s]));
+            cJSON_AddItemToObject(o, "solved", cJSON_CreateNumber(ncp_perf_rho(tb->np, tb->ns, r, s, INFINITY)));
+            cJSON_AddItemToObject(o, "median_time_ms",
+                                  isnan(med) ? cJSON_CreateNull() : cJSON_CreateNumber(med));
+            cJSON_AddItemToObject(o, "rho_1", cJSON_CreateNumber(ncp_perf_rho(tb->np, tb->ns, r, s, 1.0)));
+            cJSON_AddItemToObject(o, "rho_10", cJSON_CreateNumber(ncp_perf_rho(tb->np, tb->ns, r, s, 10.0)));
+        }
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "profile");
+        if (!bad && !cJSON_AddItemToObject(root, "profile", pr)) bad = 1;
+        else if (!bad) pr = NULL;
+    } else {
+        cJSON_Delete(arr);
+    }
+    cJSON_Delete(pr);
+    return ncp_out_write_json(path, root, bad, err);
+}
+
+/* profile.md: the per-solver table. */
+static int prof_markdown(const char *path, const prof_table *tb, const double *r, double *buf,
+                         ncp_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
+    fprintf(f, "# Performance profile over %d problems\n\n"
+               "Time to tolerance = setup_ms + solve_ms of a converged row; a row that did not "
+               "converge or is unsupported counts as infinitely slow. Solved: share of the "
+               "problems solved; median time: over the problems the solver solved; rho(tau): "
+               "share of the problems solved within tau times the fastest solver's time "
+               "(Dolan & More 2002). Data: metrics.csv; curves: perf_profiles.dat.\n\n"
+               "| solver | solved | median time (ms) | rho(1) | rho(10) |\n"
+               "|---|---:|---:|---:|---:|\n", tb->np);
+    for (int s = 0; s < tb->ns; s++) {
+        double med = prof_median_solved(tb, s, buf);
+        fprintf(f, "| %s | %.4f | ", tb->solver[s], ncp_perf_rho(tb->np, tb->ns, r, s, INFINITY));
+        if (isnan(med)) fputs("-", f);
+        else fprintf(f, "%.6g", med);
+        fprintf(f, " | %.4f | %.4f |\n", ncp_perf_rho(tb->np, tb->ns, r, s, 1.0),
+                ncp_perf_rho(tb->np, tb->ns, r, s, 10.0));
+    }
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    return NCP_OK;
+}
+
+int ncp_fig_collection_profiles(const char *dir, int figures, int quiet, ncp_error *err)
+{
+    char csv[4300], dat[4300], md[4300];
+    prof_table tb = {0};
+    double *r = NULL, *buf = NULL;
+    int rc;
+    if ((rc = ncp_path_join(csv, sizeof csv, dir, "metrics.csv", err)) ||
+        (rc = ncp_path_join(dat, sizeof dat, dir, "perf_profiles.dat", err)) ||
+        (rc = ncp_path_join(md, sizeof md, dir, "profile.md", err)))
+        return rc;
+    tb.collect = 1; /* the solvers of the run, in the order of their first row */
+    if ((rc = prof_read(&tb, csv, err))) goto done;
+    tb.collect = 0;
+    if ((rc = prof_read(&tb, csv, err))) goto done;
+    if (!(r = ncp_malloc(err, (size_t)tb.np * (size_t)tb.ns + 1, sizeof(double))) ||
+        !(buf = ncp_malloc(err, (size_t)tb.np + 1, sizeof(double)))) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    char what[600];
+    snprintf(what, sizeof what,
+             "# problems: the %d problems of %s/metrics.csv (ncpbench solve)\n"
+             "# measure: setup_ms + solve_ms of a converged row (the run's budget and stopping\n"
+             "# metric, summary.json); not converged or unsupported = infinite.\n",
+             tb.np, dir);
+    if ((rc = ncp_perf_ratios(tb.np, tb.ns, tb.t, r, err)) ||
+        (rc = prof_write(dat, &tb, r, what, err)) ||
+        (rc = prof_markdown(md, &tb, r, buf, err)) || (rc = prof_summary(dir, &tb, r, buf, err)))
+        goto done;
+    if (!quiet) {
+        printf("Performance profile over %d problems (%s):\n", tb.np, md);
+        printf("%-14s %8s %14s %8s %8s\n", "solver", "solved", "med.time(ms)", "rho(1)",
+               "rho(10)");
+        for (int s = 0; s < tb.ns; s++) {
+            double med = prof_median_solved(&tb, s, buf);
+            char mt[32] = "-";
+            if (!isnan(med)) snprintf(mt, sizeof mt, "%.6g", med);
+            printf("%-14s %8.3f %14s %8.3f %8.3f\n", tb.solver[s],
+                   ncp_perf_rho(tb.np, tb.ns, r, s, INFINITY), mt,
+                   ncp_perf_rho(tb.np, tb.ns, r, s, 1.0), ncp_perf_rho(tb.np, tb.ns, r, s, 10.0));
+        }
+    }
+    if (figures) {
+        char title[300];
+        snprintf(title, sizeof title, "Performance profiles: %d problems", tb.np);
+        rc = ncp_fig_plot("perf_profiles", dir, title, dat, err);
+    }
+done:
+    free(tb.t);
+    free(r);
+    free(buf);
     return rc;
 }

@@ -44,4 +44,11 @@ int ncp_perf_ratios(int np, int ns, const double *t, double *r, ncp_error *err);
  * np = 0); tau = INFINITY gives the share of problems s solved. */
 double ncp_perf_rho(int np, int ns, const double *r, int s, double tau);
 
+/* `ncpbench solve`: the profiles over the problems of dir/metrics.csv (the solvers of the run;
+ * unsupported rows count as failures), into dir/perf_profiles.dat, dir/profile.md (per solver:
+ * share solved, median time over the problems it solved, rho(1), rho(10)) and "profile" in
+ * dir/summary.json; dir/perf_profiles.{png,svg} when figures is set and gnuplot exists. Prints
+ * the table unless quiet. Implemented in fig_profiles.c. */
+int ncp_fig_collection_profiles(const char *dir, int figures, int quiet, ncp_error *err);
+
 #endif

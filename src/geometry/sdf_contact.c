@@ -213,7 +213,8 @@ static int side_candidates(const ncp_geom *ga, const double *samples, int i0, in
                            const ncp_geom *gb, double margin, int side, cand_list *out,
                            ncp_error *err)
 {
-    double blo[3], bhi[3], M[9], t[3], dp[3];
+    /* zeroed: only the non-plane branch uses them, which GCC -O3 cannot see */
+    double blo[3] = {0}, bhi[3] = {0}, M[9] = {0}, t[3] = {0}, dp[3];
     int plane = gb->type == NCP_SHAPE_PLANE;
     if (!plane) {
         local_box(gb, blo, bhi);

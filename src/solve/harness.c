@@ -1,8 +1,10 @@
 /* One solver on one problem under a budget, with the solver clock paused while the common
  * metrics are evaluated (see harness.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/clock.h"
 #include "solve/harness.h"
@@ -110,20 +112,169 @@ int ncp_run_iterate(ncp_run *run, int iter, const double *lambda, const double *
     return stop;
 }
 
-/* Makes sure the problem has what the solver needs; returns the problem to use (p itself or
- * a completed copy in *tmp). */
-static int complete_problem(const ncp_problem *p, unsigned needs, ncp_problem *tmp,
-                            const ncp_problem **use, ncp_error *err)
+const char *ncp_recon_name(unsigned bit)
 {
-    *use = p;
-    int need_dual = 1; /* metrics always need the dual data */
-    int need_primal = (needs & NCP_NEEDS_PRIMAL) != 0;
-    if ((!need_dual || p->has_dual) && (!need_primal || p->has_primal)) return NCP_OK;
-    int rc = ncp_problem_copy(tmp, p, err);
-    if (rc) return rc;
-    if (!tmp->has_dual && (rc = ncp_problem_compute_dual(tmp, err))) return rc;
-    if (need_primal && !tmp->has_primal && (rc = ncp_problem_primal_from_dual(tmp, err))) return rc;
-    *use = tmp;
+    switch (bit) {
+    case NCP_RECON_PRIMAL_FROM_D: return "primal reconstructed from D";
+    case NCP_RECON_PRIMAL_DENSE: return "A densified";
+    case NCP_RECON_SYMMETRIZE: return "D symmetrised";
+    default: return NULL;
+    }
+}
+
+const char *ncp_unsupported_name(int kind)
+{
+    switch (kind) {
+    case NCP_UNSUP_STRUCTURE: return "needs the subsystem structure";
+    case NCP_UNSUP_PRIMAL: return "needs primal data (A, b, J, e)";
+    case NCP_UNSUP_SPARSE: return "needs a dense A";
+    case NCP_UNSUP_MEMORY: return "needs a dense A too large for the memory limit";
+    case NCP_UNSUP_SYMMETRIC: return "needs a symmetric D";
+    case NCP_UNSUP_SOLVER: return "declined by the solver";
+    default: return NULL;
+    }
+}
+
+int ncp_harness_dual_symmetric(const ncp_problem *p, double *asym, double *scale)
+{
+    double a = 0.0, sc = 0.0;
+    const int m = p->m;
+    for (int j = 0; p->D && j < m; j++)
+        for (int i = 0; i <= j; i++) {
+            double x = p->D[i + (size_t)j * m], y = p->D[j + (size_t)i * m];
+            a = fmax(a, fabs(x - y));
+            sc = fmax(sc, fmax(fabs(x), fabs(y)));
+        }
+    if (asym) *asym = a;
+    if (scale) *scale = sc;
+    return p->dual_symmetric || a <= 1e-12 * sc;
+}
+
+/* Default limit of a densified A: half the physical memory, at most 16 GiB (the largest dense
+ * matrix the HDF5 readers accept). */
+static double dense_limit(const ncp_harness_opts *o)
+{
+    if (o->dense_max_bytes > 0.0) return o->dense_max_bytes;
+    double lim = 16.0 * 1024.0 * 1024.0 * 1024.0;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psz > 0) lim = fmin(lim, 0.5 * (double)pages * (double)psz);
+    return lim;
+}
+
+/* Appends "; text" (or "text") to res->note. */
+static void note_add(ncp_result *res, const char *text)
+{
+    size_t n = strlen(res->note);
+    snprintf(res->note + n, sizeof res->note - n, "%s%s", n ? "; " : "", text);
+}
+
+/* Marks res unsupported (kind, reason); returns NCP_OK or, for callers that record no row,
+ * NCP_ERR_INPUT with the reason. */
+static int unsupported(const ncp_solver_desc *s, const ncp_problem *p, const ncp_harness_opts *o,
+                       int kind, const char *reason, ncp_result *res, ncp_error *err)
+{
+    res->status = NCP_STATUS_UNSUPPORTED;
+    res->unsupported = kind;
+    snprintf(res->note, sizeof res->note, "%s", reason);
+#define NCP_NAN_FIELD(name, doc) res->final.name = NAN;
+    NCP_METRIC_COLUMNS(NCP_NAN_FIELD)
+#undef NCP_NAN_FIELD
+    if (o->unsupported_ok) return NCP_OK;
+    return ncp_error_set(err, NCP_ERR_INPUT, "solver %s on problem %s: %s", s->name,
+                         p->name ? p->name : "?", reason);
+}
+
+/* The two problems of a solve: *pm, graded (the given problem, with its dual data derived from
+ * the primal when absent: exact), and *ps, the solver's (*pm, or a copy in ts with what
+ * opts->allow lets the harness build). Sets res->applied, res->note; for an unsupported solve
+ * res->status (the return value is then that of unsupported()). */
+static int prepare(const ncp_solver_desc *s, const ncp_problem *p0, const ncp_harness_opts *o,
+                   ncp_problem *tm, ncp_problem *ts, const ncp_problem **pm,
+                   const ncp_problem **ps, ncp_result *res, ncp_error *err)
+{
+    char why[400];
+    int rc;
+    *pm = *ps = p0;
+    if ((s->needs & NCP_NEEDS_STRUCTURE) && !p0->structure) {
+        snprintf(why, sizeof why, "%s: problem %s has none (subsystems, bodies; imported from "
+                 "FCLib or captured without it)", ncp_unsupported_name(NCP_UNSUP_STRUCTURE),
+                 p0->name ? p0->name : "?");
+        return unsupported(s, p0, o, NCP_UNSUP_STRUCTURE, why, res, err);
+    }
+    if (!p0->has_dual) { /* metrics always need the dual data */
+        if (!p0->has_primal && !p0->has_sparse_primal)
+            return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has neither D, v_f nor primal "
+                                 "data to derive them from", p0->name ? p0->name : "?");
+        if ((rc = ncp_problem_copy(tm, p0, err)) || (rc = ncp_problem_compute_dual(tm, err)))
+            return rc;
+        *pm = *ps = tm;
+    }
+    const ncp_problem *g = *pm;
+    double asym = 0.0, dscale = 0.0;
+    int sym = ncp_harness_dual_symmetric(g, &asym, &dscale);
+    int need_primal = (s->needs & NCP_NEEDS_PRIMAL) && !g->has_primal;
+    int from_d = need_primal && !g->has_sparse_primal;
+    int need_sym = !sym && ((s->needs & NCP_NEEDS_SYMMETRIC) || from_d);
+    if (need_primal && g->has_sparse_primal) {
+        double bytes = 2.0 * (double)g->nv * (double)g->nv * sizeof(double), lim = dense_limit(o);
+        if (!(o->allow & NCP_RECON_PRIMAL_DENSE)) {
+            snprintf(why, sizeof why, "%s: the problem's A is sparse (nv = %d; an FCLib global "
+                     "problem); --primal dense densifies it (recorded)",
+                     ncp_unsupported_name(NCP_UNSUP_SPARSE), g->nv);
+            return unsupported(s, g, o, NCP_UNSUP_SPARSE, why, res, err);
+        }
+        if (bytes > lim) {
+            snprintf(why, sizeof why, "%s: nv = %d takes %.3g GiB with its factor, the limit is "
+                     "%.3g GiB", ncp_unsupported_name(NCP_UNSUP_MEMORY), g->nv,
+                     bytes / 1073741824.0, lim / 1073741824.0);
+            return unsupported(s, g, o, NCP_UNSUP_MEMORY, why, res, err);
+        }
+    } else if (from_d && !(o->allow & NCP_RECON_PRIMAL_FROM_D)) {
+        snprintf(why, sizeof why, "%s: the problem is dual-only (D, v_f; an FCLib local problem); "
+                 "--reconstruct-primal builds A = I, J = Q diag(sqrt w) from D (recorded)",
+                 ncp_unsupported_name(NCP_UNSUP_PRIMAL));
+        return unsupported(s, g, o, NCP_UNSUP_PRIMAL, why, res, err);
+    }
+    if (need_sym && !(o->allow & NCP_RECON_SYMMETRIZE)) {
+        snprintf(why, sizeof why, "%s: %smax |D - D^T| = %.2g (max |D| = %.2g); --symmetrize "
+                 "solves with (D + D^T)/2 (recorded)", ncp_unsupported_name(NCP_UNSUP_SYMMETRIC),
+                 (s->needs & NCP_NEEDS_SYMMETRIC) ? "" : "(to rebuild the primal data from it) ",
+                 asym, dscale);
+        return unsupported(s, g, o, NCP_UNSUP_SYMMETRIC, why, res, err);
+    }
+    if (!need_primal && !need_sym) return NCP_OK;
+    /* the solver's own copy: the graded problem stays as given */
+    if ((rc = ncp_problem_copy(ts, g, err))) return rc;
+    *ps = ts;
+    if (need_sym) {
+        char t[160];
+        ncp_symmetrize(ts->m, ts->D);
+        ts->dual_symmetric = 1;
+        res->applied |= NCP_RECON_SYMMETRIZE;
+        snprintf(t, sizeof t, "%s (max |D - D^T| = %.2g)", ncp_recon_name(NCP_RECON_SYMMETRIZE),
+                 asym);
+        note_add(res, t);
+    }
+    if (need_primal && ts->has_sparse_primal) {
+        const int nv = ts->nv;
+        if (!(ts->A = ncp_calloc(err, (size_t)nv * nv, sizeof(double)))) return NCP_ERR_NOMEM;
+        ncp_csr_to_dense(&ts->A_sparse, ts->A);
+        ts->has_primal = 1;
+        res->applied |= NCP_RECON_PRIMAL_DENSE;
+        note_add(res, ncp_recon_name(NCP_RECON_PRIMAL_DENSE));
+    } else if (need_primal) {
+        if ((rc = ncp_problem_primal_from_dual(ts, err)) == NCP_ERR_INPUT) {
+            /* D not positive semi-definite: no primal form exists, the run goes on */
+            snprintf(why, sizeof why, "%s: no primal form can be built from D (%.300s)",
+                     ncp_unsupported_name(NCP_UNSUP_PRIMAL), err->msg);
+            ncp_error_clear(err);
+            res->applied = 0;
+            return unsupported(s, g, o, NCP_UNSUP_PRIMAL, why, res, err);
+        }
+        if (rc) return rc;
+        res->applied |= NCP_RECON_PRIMAL_FROM_D;
+        note_add(res, ncp_recon_name(NCP_RECON_PRIMAL_FROM_D));
+    }
     return NCP_OK;
 }
 
@@ -132,45 +283,46 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
                       ncp_result *res, ncp_error *err)
 {
     memset(res, 0, sizeof *res);
-    if ((s->needs & NCP_NEEDS_STRUCTURE) && !p0->structure)
-        return ncp_error_set(err, NCP_ERR_INPUT, "solver %s needs the subsystem structure, which "
-                             "problem %s does not have (captured without structure or imported "
-                             "from FCLib)", s->name, p0->name ? p0->name : "?");
     if (opts->stop_metric < 0 || opts->stop_metric >= ncp_metrics_count())
         return ncp_error_set(err, NCP_ERR_INTERNAL, "invalid stopping metric index %d",
                              opts->stop_metric);
-    ncp_problem tmp;
-    ncp_problem_init(&tmp);
-    const ncp_problem *p;
-    int rc = complete_problem(p0, s->needs, &tmp, &p, err);
+    ncp_problem tm, ts;
+    ncp_problem_init(&tm);
+    ncp_problem_init(&ts);
+    const ncp_problem *pg, *p;
+    int rc = prepare(s, p0, opts, &tm, &ts, &pg, &p, res, err);
     ncp_run run;
     memset(&run, 0, sizeof run);
     ncp_solve_out out;
     memset(&out, 0, sizeof out);
-    if (rc) goto done;
+    if (rc || res->status == NCP_STATUS_UNSUPPORTED) goto done;
+    /* nv: the solver's primal size (scratch); nvo: the problem's own velocity, reported */
     int m = p->m, nv = p->has_primal ? p->nv : 0;
+    int nvo = (res->applied & NCP_RECON_PRIMAL_FROM_D) ? 0 : nv;
     res->lambda = ncp_calloc(err, m, sizeof(double));
     res->u = ncp_calloc(err, m, sizeof(double));
     run.best_lambda = ncp_calloc(err, m, sizeof(double));
     out.lambda = ncp_calloc(err, m, sizeof(double));
     if (nv) {
-        res->v = ncp_calloc(err, nv, sizeof(double));
         run.best_v = ncp_calloc(err, nv, sizeof(double));
         out.v = ncp_calloc(err, nv, sizeof(double));
     }
+    if (nvo) res->v = ncp_calloc(err, nvo, sizeof(double));
     if (!res->lambda || !res->u || !run.best_lambda || !out.lambda ||
-        (nv && (!res->v || !run.best_v || !out.v))) {
+        (nv && (!run.best_v || !out.v)) || (nvo && !res->v)) {
         rc = NCP_ERR_NOMEM;
         goto done;
     }
-    if ((rc = ncp_metrics_ws_create(p, &run.ws, err))) goto done;
+    /* graded against the problem as given, whatever the solver was handed */
+    if ((rc = ncp_metrics_ws_create(pg, &run.ws, err))) goto done;
     run.prob = p;
     run.opts = opts;
     run.status = -1;
     run.err = err;
     if (lambda0) ncp_copy(m, lambda0, run.best_lambda);
 
-    ncp_solve_in in = {p, opts->budget, params, lambda0, v0};
+    /* a velocity of the problem's own primal form means nothing in a reconstructed one */
+    ncp_solve_in in = {p, opts->budget, params, lambda0, nvo ? v0 : NULL};
     out.status = -1;
     ncp_clock_start(&run.clock);
     int src = s->solve(&in, &out, &run, err);
@@ -182,6 +334,15 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
     }
     if (src == NCP_ERR_NOMEM || src == NCP_ERR_INTERNAL || src == NCP_ERR_INPUT) {
         rc = src;
+        goto done;
+    }
+    if (src == NCP_OK && out.status == NCP_STATUS_UNSUPPORTED) {
+        /* the solver declined the problem before iterating; its reason is in err */
+        char why[400];
+        snprintf(why, sizeof why, "%.399s", err->msg[0] ? err->msg : "the solver declines it");
+        ncp_error_clear(err);
+        ncp_result_free(res);
+        rc = unsupported(s, p0, opts, NCP_UNSUP_SOLVER, why, res, err);
         goto done;
     }
     if (src != NCP_OK) { /* numerical failure inside the solver: a result, not an error */
@@ -202,24 +363,24 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
     if (out.status == NCP_STATUS_FAILED) res->status = NCP_STATUS_FAILED;
 
     if ((rc = ncp_metrics_eval(run.ws, res->lambda, &res->final, err))) goto done;
-    ncp_copy(m, p->vf, res->u);
-    ncp_gemv(0, m, m, 1.0, p->D, res->lambda, 1.0, res->u);
-    if (nv) {
+    ncp_copy(m, pg->vf, res->u);
+    ncp_gemv(0, m, m, 1.0, pg->D, res->lambda, 1.0, res->u);
+    if (nvo) {
         if (run.have_v && out.has_v) {
-            ncp_copy(nv, run.best_v, res->v);
+            ncp_copy(nvo, run.best_v, res->v);
             res->has_solver_v = 1;
         } else {
             /* v = A^{-1}(b + J^T lambda): the velocity the step would produce */
-            double *L = ncp_malloc(err, (size_t)nv * nv, sizeof(double));
+            double *L = ncp_malloc(err, (size_t)nvo * nvo, sizeof(double));
             if (!L) {
                 rc = NCP_ERR_NOMEM;
                 goto done;
             }
-            memcpy(L, p->A, (size_t)nv * nv * sizeof(double));
-            ncp_copy(nv, p->b, res->v);
+            memcpy(L, p->A, (size_t)nvo * nvo * sizeof(double));
+            ncp_copy(nvo, p->b, res->v);
             ncp_csr_gemv_t(&p->J, 1.0, res->lambda, 1.0, res->v);
-            rc = ncp_chol_factor(nv, L, err);
-            if (!rc) rc = ncp_chol_solve(nv, L, 1, res->v, err);
+            rc = ncp_chol_factor(nvo, L, err);
+            if (!rc) rc = ncp_chol_solve(nvo, L, 1, res->v, err);
             free(L);
             if (rc) goto done;
         }
@@ -233,7 +394,8 @@ done:
     free(run.best_v);
     free(out.lambda);
     free(out.v);
-    ncp_problem_free(&tmp);
+    ncp_problem_free(&tm);
+    ncp_problem_free(&ts);
     if (rc) ncp_result_free(res);
     return rc;
 }

@@ -12,18 +12,67 @@
  * far (ms, setup included). Return non-zero to stop the solver (status STOPPED). */
 typedef int (*ncp_trace_fn)(void *ctx, int iter, double elapsed_ms, const ncp_metrics *mt);
 
+/* Problems the harness may build for a solver that needs what a problem lacks (bits of
+ * ncp_harness_opts.allow; none by default). Each changes what the SOLVER is given, never what it
+ * is graded against: the metrics, u and the convergence test always use the problem as given.
+ * What was built is recorded in ncp_result.applied and .note. */
+enum {
+    /* dual-only problem, primal solver: A = I, J = Q diag(sqrt w), b = 0, e = v_f from
+     * D = Q diag(w) Q^T (ncp_problem_primal_from_dual); needs a symmetric D */
+    NCP_RECON_PRIMAL_FROM_D = 1u << 0,
+    /* sparse-primal problem (FCLib global), primal solver: A densified, if it fits in memory */
+    NCP_RECON_PRIMAL_DENSE = 1u << 1,
+    /* non-symmetric D, NCP_NEEDS_SYMMETRIC solver (or a primal built from D): (D + D^T)/2 */
+    NCP_RECON_SYMMETRIZE = 1u << 2
+};
+#define NCP_RECON_COUNT 3
+/* Short name of one NCP_RECON_* bit ("primal reconstructed from D", ...), for notes and
+ * summaries; NULL for anything else. */
+const char *ncp_recon_name(unsigned bit);
+
+/* Why a solve is unsupported (ncp_result.unsupported); 0 = it is not. */
+enum {
+    NCP_UNSUP_NONE = 0,
+    NCP_UNSUP_STRUCTURE = 1,  /* no subsystem structure */
+    NCP_UNSUP_PRIMAL = 2,     /* dual-only problem, primal solver, no NCP_RECON_PRIMAL_FROM_D */
+    NCP_UNSUP_SPARSE = 3,     /* sparse-primal problem, primal solver, no NCP_RECON_PRIMAL_DENSE */
+    NCP_UNSUP_MEMORY = 4,     /* densifying A would exceed the memory limit */
+    NCP_UNSUP_SYMMETRIC = 5,  /* non-symmetric D, no NCP_RECON_SYMMETRIZE */
+    NCP_UNSUP_SOLVER = 6      /* the solver itself declined the problem (solver.h: it set
+                                 NCP_STATUS_UNSUPPORTED and left the reason in err) */
+};
+#define NCP_UNSUP_COUNT 7
+/* Short, problem-independent text of a reason ("needs a symmetric D", ...), the key under which
+ * summaries count them; NULL for NCP_UNSUP_NONE or an unknown value. */
+const char *ncp_unsupported_name(int kind);
+
 typedef struct ncp_harness_opts {
     ncp_budget budget;
     int stop_metric;          /* index into the metric columns (ncp_metrics_index) */
     ncp_trace_fn trace;       /* may be NULL */
     void *trace_ctx;
     const volatile int *interrupt; /* if non-NULL and *interrupt != 0, stop (status STOPPED) */
+    unsigned allow;           /* NCP_RECON_* the caller allows (0: none) */
+    /* Largest dense A, in bytes, that NCP_RECON_PRIMAL_DENSE may build (with the Cholesky copy
+     * the harness makes for v, twice that is allocated); <= 0: half the physical memory, at
+     * most 16 GiB. */
+    double dense_max_bytes;
+    /* An unsupported solve returns NCP_OK with status NCP_STATUS_UNSUPPORTED and the reason in
+     * ncp_result.note when set (the benchmark records a row); NCP_ERR_INPUT with the reason as
+     * the message when 0 (callers with no row to record it in, e.g. the trajectory driver). */
+    int unsupported_ok;
 } ncp_harness_opts;
 
 /* Fills defaults: tol 1e-8, max_iter 1000, time unlimited, stop metric natural_map_rel_acary
  * (divides by the fixed norm of v_f: the Siconos form divides by max(||v_f||, ||lambda||, ||u||),
- * which a diverging iterate drives to zero, so it would report divergence as convergence). */
+ * which a diverging iterate drives to zero, so it would report divergence as convergence), no
+ * reconstruction, unsupported solves as errors. */
 void ncp_harness_opts_default(ncp_harness_opts *o);
+
+/* Whether D counts as symmetric: p->dual_symmetric, or measured symmetric to round-off
+ * (max |D_ij - D_ji| <= 1e-12 max |D_ij|; problems built in code need not set the flag).
+ * *asym and *scale (may be NULL) get max |D_ij - D_ji| and max |D_ij|. */
+int ncp_harness_dual_symmetric(const ncp_problem *p, double *asym, double *scale);
 
 typedef struct ncp_result {
     double *lambda;     /* m */
@@ -35,13 +84,22 @@ typedef struct ncp_result {
     int converged;      /* final stopping metric <= tol */
     double setup_ms;
     double solve_ms;    /* iterations only (setup excluded) */
-    ncp_metrics final;  /* metrics of the returned lambda */
+    ncp_metrics final;  /* metrics of the returned lambda (all NaN when unsupported) */
+    unsigned applied;   /* NCP_RECON_* the solver was given */
+    int unsupported;    /* NCP_UNSUP_* when status is NCP_STATUS_UNSUPPORTED, else 0 */
+    /* Unsupported: the reason, naming what is missing and the option that would supply it.
+     * Otherwise what was reconstructed ("; "-separated), "" when nothing was. */
+    char note[400];
 } ncp_result;
 
 void ncp_result_free(ncp_result *r);
 
-/* Runs `s` on `p` (which must provide what s->needs; the harness derives the dual from the
- * primal or the primal from the dual when needed, see ncp_problem_*). */
+/* Runs `s` on `p`. The dual data are derived from the primal when absent (exact, for the
+ * metrics). What else s->needs must be in p, or be built as opts->allow permits; otherwise the
+ * solve is unsupported (opts->unsupported_ok). An unsupported result has status
+ * NCP_STATUS_UNSUPPORTED, no iterate (lambda, u, v NULL), zero times and NaN metrics.
+ * v (nv) is the problem's generalised velocity: NULL when the problem has no dense primal
+ * data, or only a primal reconstructed from D (whose velocity is not the problem's). */
 int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *params,
                       const double *lambda0, const double *v0, const ncp_harness_opts *opts,
                       ncp_result *res, ncp_error *err);

@@ -1,4 +1,6 @@
 /* Status names of the solver interface (solver.h). */
+#include <string.h>
+
 #include "solve/solver.h"
 
 const char *ncp_status_name(int status)
@@ -10,6 +12,14 @@ const char *ncp_status_name(int status)
     case NCP_STATUS_STALLED: return "stalled";
     case NCP_STATUS_FAILED: return "failed";
     case NCP_STATUS_STOPPED: return "stopped";
+    case NCP_STATUS_UNSUPPORTED: return "unsupported";
     default: return "unknown";
     }
+}
+
+int ncp_status_from_name(const char *name)
+{
+    for (int s = NCP_STATUS_CONVERGED; name && s <= NCP_STATUS_UNSUPPORTED; s++)
+        if (!strcmp(name, ncp_status_name(s))) return s;
+    return -1;
 }

@@ -6,7 +6,9 @@
  *   2. after every iteration call ncp_run_iterate(run, k, lambda, v) with its current iterate
  *      and stop when it returns non-zero (converged by the common metric, out of iterations,
  *      out of time, or the monitor asked to stop);
- *   3. set out->iterations, out->has_v and, only for STALLED / FAILED, out->status.
+ *   3. set out->iterations, out->has_v and, only for STALLED / FAILED, out->status (or, to
+ *      decline a problem that is not of its kind before iterating, UNSUPPORTED with the reason
+ *      in err and NCP_OK returned).
  * The answer is the LAST iterate passed to ncp_run_iterate (so report the final iterate);
  * out->lambda / out->v are scratch buffers of the right size the solver may use.
  * The harness owns the clock: ncp_run_iterate pauses it while the common metrics are evaluated,
@@ -21,8 +23,12 @@
 
 enum {
     NCP_NEEDS_DUAL = 1u << 0,      /* D, v_f */
-    NCP_NEEDS_PRIMAL = 1u << 1,    /* A, b, J, e */
-    NCP_NEEDS_STRUCTURE = 1u << 2  /* subsystems and bodies */
+    NCP_NEEDS_PRIMAL = 1u << 1,    /* dense A, b, J, e */
+    NCP_NEEDS_STRUCTURE = 1u << 2, /* subsystems and bodies */
+    /* The algorithm assumes D = D^T (a Cholesky factor of D or of a matrix built from it, the
+     * gradient of 1/2 l^T D l, an eigenvalue estimate of D). Sweeps and Newton methods that use
+     * D as given (rows, columns, u = D l + v_f) do not set it. */
+    NCP_NEEDS_SYMMETRIC = 1u << 3
 };
 
 typedef enum ncp_status {
@@ -31,10 +37,15 @@ typedef enum ncp_status {
     NCP_STATUS_TIMEOUT = 2,     /* time budget used up */
     NCP_STATUS_STALLED = 3,     /* solver's own test says it can make no progress */
     NCP_STATUS_FAILED = 4,      /* numerical failure (factorisation, NaN) */
-    NCP_STATUS_STOPPED = 5      /* stopped by the monitor / user interrupt */
+    NCP_STATUS_STOPPED = 5,     /* stopped by the monitor / user interrupt */
+    NCP_STATUS_UNSUPPORTED = 6  /* the problem lacks what the solver needs (the harness says
+                                   what, ncp_result.note); the solver did not run. A solver may
+                                   set it itself, before iterating, with the reason in err */
 } ncp_status;
 
 const char *ncp_status_name(int status);
+/* Inverse of ncp_status_name: the status of a name, or -1. */
+int ncp_status_from_name(const char *name);
 
 typedef struct ncp_budget {
     double tol;        /* on the harness's stopping metric */
@@ -86,8 +97,8 @@ typedef struct ncp_solve_out {
     double *v;       /* nv, allocated by the harness when the problem has primal data */
     int has_v;       /* 1 if the v passed to ncp_run_iterate is the solver's own velocity */
     int iterations;
-    int status;      /* ncp_status: set by the solver only for STALLED / FAILED; the harness
-                        fills the rest from the budget accounting */
+    int status;      /* ncp_status: set by the solver only for STALLED / FAILED / UNSUPPORTED;
+                        the harness fills the rest from the budget accounting */
 } ncp_solve_out;
 
 typedef int (*ncp_solve_fn)(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,

@@ -139,6 +139,27 @@ static int rows_as_csc(const ncp_problem *p, int type, int *ncols, int **cp, int
     return NCP_OK;
 }
 
+/* CSC arrays of a CSR matrix (the same entries, by columns): M of a problem whose primal data
+ * are sparse. */
+static int csc_from_csr(const ncp_csr *S, int **cp, int **ci, double **cx, ncp_error *err)
+{
+    *cp = ncp_calloc(err, (size_t)S->n + 1, sizeof(int));
+    *ci = ncp_malloc(err, (size_t)S->nnz, sizeof(int));
+    *cx = ncp_malloc(err, (size_t)S->nnz, sizeof(double));
+    if (!*cp || !*ci || !*cx) return NCP_ERR_NOMEM;
+    for (int k = 0; k < S->nnz; k++) (*cp)[S->col[k] + 1]++;
+    for (int j = 0; j < S->n; j++) (*cp)[j + 1] += (*cp)[j];
+    for (int i = 0; i < S->m; i++) /* rows ascending: row indices sorted within a column */
+        for (int k = S->rowptr[i]; k < S->rowptr[i + 1]; k++) {
+            int q = (*cp)[S->col[k]]++;
+            (*ci)[q] = i;
+            (*cx)[q] = S->val[k];
+        }
+    for (int j = S->n; j > 0; j--) (*cp)[j] = (*cp)[j - 1];
+    (*cp)[0] = 0;
+    return NCP_OK;
+}
+
 int ncp_fclib_write_global_group(const ncp_h5ctx *c, hid_t loc, const char *gpath,
                                  const ncp_problem *p, const char *title)
 {
@@ -156,7 +177,9 @@ int ncp_fclib_write_global_group(const ncp_h5ctx *c, hid_t loc, const char *gpat
     int *Mp = NULL, *Mi = NULL, *Hp = NULL, *Hi = NULL, *Gp = NULL, *Gi = NULL;
     double *Mx = NULL, *Hx = NULL, *Gx = NULL, *w = NULL, *bb = NULL;
     hid_t g = -1, vg = -1;
-    int rc = ncp_h5_csc_from_dense(nv, nv, p->A, &Mp, &Mi, &Mx, &mnz, c->err);
+    int rc = p->has_primal ? ncp_h5_csc_from_dense(nv, nv, p->A, &Mp, &Mi, &Mx, &mnz, c->err)
+                           : csc_from_csr(&p->A_sparse, &Mp, &Mi, &Mx, c->err);
+    if (!rc && !p->has_primal) mnz = p->A_sparse.nnz;
     if (!rc) rc = rows_as_csc(p, NCP_CONTACT, &mc, &Hp, &Hi, &Hx, &w, c->err);
     if (!rc && nbil) rc = rows_as_csc(p, NCP_BILATERAL, &mb, &Gp, &Gi, &Gx, &bb, c->err);
     if (!rc) rc = ncp_h5_group(c, loc, gpath, "fclib_global", &g);
@@ -201,15 +224,16 @@ int ncp_fclib_write_global_group(const ncp_h5ctx *c, hid_t loc, const char *gpat
 /* ---------------------------------------------------------------------------------------- */
 
 typedef struct fc_local {
-    int nl, mc;    /* equality rows (R is nl x nl), contact rows */
+    int nl, mc;     /* equality rows (R is nl x nl), contact rows */
     double *D, *vf; /* (nl + mc)^2 column-major, nl + mc */
-    double *mu;    /* mc / 3 */
+    double *mu;     /* mc / 3 */
 } fc_local;
 
 typedef struct fc_global {
     int nv, nl, mc;
-    double *A, *f, *e, *mu; /* e = [b; w] */
+    ncp_csr M;              /* nv x nv, kept sparse */
     ncp_csr J;              /* rows [G^T; H^T] */
+    double *f, *e, *mu;     /* e = [b; w] */
 } fc_global;
 
 static int read_spacedim(const ncp_h5ctx *c, hid_t g, const char *gp)
@@ -232,7 +256,20 @@ static int read_mu(const ncp_h5ctx *c, hid_t vg, const char *vp, int nc, double 
     return rc;
 }
 
-static int read_local(const ncp_h5ctx *c, hid_t file, fc_local *L)
+/* Records which reading of a triplet matrix was used (the provenance of the problem). */
+static int note_triplets(ncp_problem *p, const ncp_h5ctx *c, const char *gp, const char *name,
+                         const ncp_h5_triplets *T)
+{
+    if (T->reading == NCP_H5_TRIPLET_I_ROWS)
+        return ncp_problem_note(p, c->err, "%s/%s: triplets read with i = rows, p = columns (CSparse, Siconos)%s", gp,
+                                name, T->both_fit && T->m != T->n ? "; p = rows would also be in range" : "");
+    if (T->reading == NCP_H5_TRIPLET_P_ROWS)
+        return ncp_problem_note(p, c->err, "%s/%s: triplets read with p = rows, i = columns (the fclib.h comment; "
+                                "i = rows would put indices outside %d x %d)", gp, name, T->m, T->n);
+    return NCP_OK;
+}
+
+static int read_local(const ncp_h5ctx *c, hid_t file, fc_local *L, ncp_problem *p)
 {
     const char *lp = "/fclib_local", *vp = "/fclib_local/vectors";
     hid_t g = -1, vg = -1;
@@ -268,6 +305,9 @@ static int read_local(const ncp_h5ctx *c, hid_t file, fc_local *L)
     if (!rc && hasV) rc = ncp_h5_read_dvec(c, vg, vp, "s", nl, &s, NULL);
     int m = (long)nl + mc > INT_MAX ? INT_MAX : nl + mc; /* a huge m is refused just below */
     if (!rc) rc = ncp_h5_dense_ok(c, lp, "R", m, m);
+    if (!rc) rc = note_triplets(p, c, lp, "W", &W);
+    if (!rc && hasV) rc = note_triplets(p, c, lp, "V", &V);
+    if (!rc && hasV) rc = note_triplets(p, c, lp, "R", &R);
     if (!rc) {
         L->D = ncp_calloc(c->err, (size_t)m * m, sizeof(double));
         L->vf = ncp_malloc(c->err, (size_t)m, sizeof(double));
@@ -295,7 +335,8 @@ static int read_local(const ncp_h5ctx *c, hid_t file, fc_local *L)
     return rc;
 }
 
-static int read_global(const ncp_h5ctx *c, hid_t file, fc_global *G)
+/* The global form, M kept sparse (an FCLib global problem may have 10^4 DOFs or more). */
+static int read_global(const ncp_h5ctx *c, hid_t file, fc_global *G, ncp_problem *p)
 {
     const char *gp = "/fclib_global", *vp = "/fclib_global/vectors";
     hid_t g = -1, vg = -1;
@@ -308,11 +349,11 @@ static int read_global(const ncp_h5ctx *c, hid_t file, fc_global *G)
         rc = ncp_error_set(c->err, NCP_ERR_INPUT, "%s: %s/M: is %d x %d, expected a square matrix", c->file, gp, M.m, M.n);
     if (!rc && M.m == 0)
         rc = ncp_error_set(c->err, NCP_ERR_INPUT, "%s: %s/M: is empty (0 x 0)", c->file, gp);
-    if (!rc) rc = ncp_h5_dense_ok(c, gp, "M", M.m, M.m);
     int nv = M.m;
     if (!rc) rc = ncp_h5_read_sparse(c, g, gp, "H", &H);
     if (!rc && H.m != nv)
-        rc = ncp_error_set(c->err, NCP_ERR_INPUT, "%s: %s/H: has %d rows, but M is %d x %d", c->file, gp, H.m, nv, nv);
+        rc = ncp_error_set(c->err, NCP_ERR_INPUT, "%s: %s/H: has %d rows, but M is %d x %d (H is n_dof x 3 n_contacts)",
+                           c->file, gp, H.m, nv, nv);
     if (!rc && H.n == 0)
         rc = ncp_error_set(c->err, NCP_ERR_INPUT, "%s: %s/H: has no columns: no contacts", c->file, gp);
     if (!rc && H.n % 3)
@@ -325,20 +366,37 @@ static int read_global(const ncp_h5ctx *c, hid_t file, fc_global *G)
     }
     int mc = H.n, nl = hasG ? Gm.n : 0;
     int m = (long)nl + mc > INT_MAX ? INT_MAX : nl + mc; /* a huge m is refused just below */
-    /* D = J A^-1 J^T will be m x m dense */
+    /* D = J M^-1 J^T will be m x m dense (M itself stays sparse) */
     if (!rc) rc = ncp_h5_dense_ok(c, gp, hasG ? "G" : "H", m, m);
+    /* the vectors hold as many entries as the matrices declare rows and columns: checked
+     * against the datasets before anything of the declared sizes is allocated */
     if (!rc) rc = ncp_h5_open_group(c, g, gp, "vectors", &vg);
     if (!rc) rc = ncp_h5_read_dvec(c, vg, vp, "f", nv, &G->f, NULL);
     if (!rc) rc = ncp_h5_read_dvec(c, vg, vp, "w", mc, &w, NULL);
     if (!rc) rc = read_mu(c, vg, vp, mc / 3, &G->mu);
     if (!rc && hasG) rc = ncp_h5_read_dvec(c, vg, vp, "b", nl, &b, NULL);
+    if (!rc) rc = note_triplets(p, c, gp, "M", &M);
+    if (!rc) rc = note_triplets(p, c, gp, "H", &H);
+    if (!rc && hasG) rc = note_triplets(p, c, gp, "G", &Gm);
     if (!rc) {
-        G->A = ncp_calloc(c->err, (size_t)nv * nv, sizeof(double));
-        G->e = ncp_malloc(c->err, (size_t)m, sizeof(double));
-        if (!G->A || !G->e) rc = NCP_ERR_NOMEM;
+        const ncp_h5_triplets *T[1] = {&M};
+        int tr[1] = {0}, r0[1] = {0};
+        rc = ncp_h5_csr_from_triplets(nv, nv, 1, T, tr, r0, &G->M, c->err);
     }
     if (!rc) {
-        ncp_h5_triplets_to_dense(&M, 0, G->A, nv, 0, 0);
+        /* the primal form needs a symmetric M (its lower triangle is what gets factorised) */
+        int i = 0, j = 0;
+        double asym = ncp_csr_max_asymmetry(&G->M, &i, &j);
+        double big = ncp_norminf(G->M.nnz, G->M.val);
+        if (asym > NCP_DUAL_SYMMETRY_TOL * big)
+            rc = ncp_h5_rerr(c, gp, "M", "is not symmetric: |M[%d,%d] - M[%d,%d]| = %g with max |M| = %g; "
+                             "ncpbench needs a symmetric positive definite M", i, j, j, i, asym, big);
+    }
+    if (!rc) {
+        G->e = ncp_malloc(c->err, (size_t)m, sizeof(double));
+        if (!G->e) rc = NCP_ERR_NOMEM;
+    }
+    if (!rc) {
         if (nl) memcpy(G->e, b, (size_t)nl * sizeof(double));
         memcpy(G->e + nl, w, (size_t)mc * sizeof(double));
         /* J = [G^T; H^T]: bilateral rows first, then the contact rows */
@@ -359,11 +417,74 @@ static int read_global(const ncp_h5ctx *c, hid_t file, fc_global *G)
     return rc;
 }
 
+/* info/title and info/description: of fclib_local, of fclib_global, or of the root's /info,
+ * the first found ("" when none). */
+static int read_info(const ncp_h5ctx *c, hid_t file, int hasL, int hasG, ncp_problem *p)
+{
+    const char *groups[3] = {hasL ? "/fclib_local/info" : NULL, hasG ? "/fclib_global/info" : NULL, "/info"};
+    const char *names[2] = {"title", "description"};
+    char **dst[2] = {&p->title, &p->description};
+    int rc = NCP_OK;
+    for (int k = 0; !rc && k < 3; k++) {
+        if (!groups[k] || !ncp_h5_exists(file, groups[k])) continue;
+        hid_t g = H5Gopen2(file, groups[k], H5P_DEFAULT);
+        if (g < 0) {
+            rc = ncp_h5_rerr(c, groups[k], "", "is not a readable group");
+            break;
+        }
+        for (int j = 0; !rc && j < 2; j++)
+            if (!*dst[j] && ncp_h5_exists(g, names[j])) rc = ncp_h5_read_string(c, g, groups[k], names[j], dst[j]);
+        H5Gclose(g);
+    }
+    for (int j = 0; !rc && j < 2; j++)
+        if (!*dst[j] && !(*dst[j] = ncp_strdup(c->err, ""))) rc = NCP_ERR_NOMEM;
+    return rc;
+}
+
+/* The first warm start of /guesses (FCLib: /guesses/number_of_guesses and groups 1, 2, ...
+ * holding r, u, and v for global problems, l with equality rows): lambda = [l; r], v. */
+static int read_guess(const ncp_h5ctx *c, hid_t file, int nl, int mc, int nv, ncp_problem *p)
+{
+    if (!ncp_h5_exists(file, "guesses")) return NCP_OK;
+    const char *gp = "/guesses/1";
+    hid_t g = -1, g1 = -1;
+    int count = 1, rc = ncp_h5_open_group(c, file, "/", "guesses", &g);
+    if (!rc && ncp_h5_exists(g, "number_of_guesses"))
+        rc = ncp_h5_read_int1(c, g, "/guesses", "number_of_guesses", &count);
+    if (!rc && count < 0)
+        rc = ncp_h5_rerr(c, "/guesses", "number_of_guesses", "is %d (negative)", count);
+    if (!rc && count > 0) rc = ncp_h5_open_group(c, g, "/guesses", "1", &g1);
+    double *r = NULL, *l = NULL;
+    if (!rc && count > 0) rc = ncp_h5_read_dvec(c, g1, gp, "r", mc, &r, NULL);
+    if (!rc && count > 0 && nl > 0 && ncp_h5_exists(g1, "l")) rc = ncp_h5_read_dvec(c, g1, gp, "l", nl, &l, NULL);
+    if (!rc && count > 0 && nv > 0 && ncp_h5_exists(g1, "v")) rc = ncp_h5_read_dvec(c, g1, gp, "v", nv, &p->guess_v, NULL);
+    if (!rc && count > 0) {
+        p->guess_lambda = ncp_calloc(c->err, (size_t)nl + mc, sizeof(double));
+        if (!p->guess_lambda) rc = NCP_ERR_NOMEM;
+    }
+    if (!rc && count > 0) {
+        if (l) memcpy(p->guess_lambda, l, (size_t)nl * sizeof(double)); /* absent l: zero */
+        memcpy(p->guess_lambda + nl, r, (size_t)mc * sizeof(double));
+    }
+    free(r);
+    free(l);
+    if (g1 >= 0) H5Gclose(g1);
+    if (g >= 0) H5Gclose(g);
+    return rc;
+}
+
 static void replace(double **dst, double **src)
 {
     free(*dst);
     *dst = *src;
     *src = NULL;
+}
+
+static void take_csr(ncp_csr *dst, ncp_csr *src)
+{
+    ncp_csr_free(dst);
+    *dst = *src;
+    memset(src, 0, sizeof *src);
 }
 
 int ncp_fclib_read_file(const ncp_h5ctx *c, hid_t file, const char *name, ncp_problem *p)
@@ -372,8 +493,8 @@ int ncp_fclib_read_file(const ncp_h5ctx *c, hid_t file, const char *name, ncp_pr
     fc_global G = {0};
     int hasL = ncp_h5_exists(file, "fclib_local"), hasG = ncp_h5_exists(file, "fclib_global");
     int rc = NCP_OK;
-    if (hasG) rc = read_global(c, file, &G);
-    if (!rc && hasL) rc = read_local(c, file, &L);
+    if (hasG) rc = read_global(c, file, &G, p);
+    if (!rc && hasL) rc = read_local(c, file, &L, p);
     int nl = hasG ? G.nl : L.nl, mc = hasG ? G.mc : L.mc;
     if (!rc && hasG && hasL) {
         /* both forms of one problem (what ncpbench exports): the primal data comes from
@@ -402,14 +523,13 @@ int ncp_fclib_read_file(const ncp_h5ctx *c, hid_t file, const char *name, ncp_pr
             rc = ncp_error_set(c->err, NCP_ERR_INTERNAL, "layout gave m = %d, expected %d", p->m, nl + mc);
     }
     if (!rc && hasG) {
+        /* M stays sparse: has_sparse_primal, and no dense A (problem.h) */
         p->nv = G.nv;
-        replace(&p->A, &G.A);
+        take_csr(&p->A_sparse, &G.M);
+        take_csr(&p->J, &G.J);
         replace(&p->b, &G.f);
         replace(&p->e, &G.e);
-        ncp_csr_free(&p->J);
-        p->J = G.J;
-        memset(&G.J, 0, sizeof G.J);
-        p->has_primal = 1;
+        p->has_sparse_primal = 1;
     }
     if (!rc && hasL) {
         replace(&p->D, &L.D);
@@ -426,19 +546,27 @@ int ncp_fclib_read_file(const ncp_h5ctx *c, hid_t file, const char *name, ncp_pr
         p->seed = 0;
         p->h = 0.0;
     }
-    if (!rc && (!p->has_dual || !p->has_primal)) {
-        rc = !p->has_dual ? ncp_problem_compute_dual(p, c->err) : ncp_problem_primal_from_dual(p, c->err);
+    if (!rc) rc = read_info(c, file, hasL, hasG, p);
+    if (!rc) rc = read_guess(c, file, nl, mc, hasG ? G.nv : 0, p);
+    if (!rc) rc = ncp_problem_validate(p, c->file, c->err); /* before M is factorised */
+    if (!rc && !p->has_dual) {
+        rc = ncp_problem_compute_dual_sparse(p, NULL, c->err);
+        if (rc == NCP_ERR_NUMERIC) rc = c->err->code = NCP_ERR_INPUT; /* M not SPD: the file is wrong */
+        if (rc) ncp_error_prefix(c->err, "%s: /fclib_global/M: ", c->file);
+    }
+    if (!rc) {
+        rc = ncp_problem_complete(p, 0, c->err); /* a local problem stays dual-only */
         if (rc) ncp_error_prefix(c->err, "%s: ", c->file);
     }
     if (!rc) rc = ncp_problem_validate(p, c->file, c->err);
     free(L.D);
     free(L.vf);
     free(L.mu);
-    free(G.A);
+    ncp_csr_free(&G.M);
+    ncp_csr_free(&G.J);
     free(G.f);
     free(G.e);
     free(G.mu);
-    ncp_csr_free(&G.J);
     return rc;
 }
 
@@ -461,11 +589,14 @@ int ncp_fclib_export(const ncp_problem *p, const char *path, ncp_error *err)
     }
     if (p->ncontacts == 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has no contact rows, and an FCLib problem needs at least one contact; %s not written", nm, path);
-    if (!allc && !p->has_primal)
+    int primal = p->has_primal || p->has_sparse_primal;
+    if (!allc && !primal)
         return ncp_error_set(err, NCP_ERR_INPUT,
                              "problem %s has bilateral rows but no primal data: only fclib_global/G can hold them; %s not written", nm, path);
-    if (!p->has_primal && !p->has_dual)
+    if (!primal && !p->has_dual)
         return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has neither primal nor dual data; %s not written", nm, path);
+    if (allc && !p->has_dual && !p->has_primal)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s: sparse primal data without D; %s not written", nm, path);
     char where[600];
     snprintf(where, sizeof where, "problem %s (exporting to %s)", nm, path);
     int rc = ncp_problem_validate(p, where, err);
@@ -495,7 +626,7 @@ int ncp_fclib_export(const ncp_problem *p, const char *path, ncp_error *err)
         char title[512];
         snprintf(title, sizeof title, "ncpbench scene %s problem %s", p->scene && p->scene[0] ? p->scene : "-", nm);
         if (allc) rc = ncp_fclib_write_local_group(&c, f, "/", p, D, vf, title);
-        if (!rc && p->has_primal) rc = ncp_fclib_write_global_group(&c, f, "/", p, title);
+        if (!rc && primal) rc = ncp_fclib_write_global_group(&c, f, "/", p, title);
     }
     if (f >= 0 && H5Fclose(f) < 0 && !rc)
         rc = ncp_error_set(err, NCP_ERR_IO, "cannot finish writing %s (disk full?)", tmp);

@@ -12,8 +12,9 @@
 int ncp_fclib_export(const ncp_problem *p, const char *path, ncp_error *err);
 
 /* Writes the groups `fclib_local` (dual: W = D, q = v_f, mu; the problem must be contact-only)
- * and `fclib_global` (primal: M = A, H = J^T of the contact rows, G = J^T of the bilateral
- * rows, f = b, w = e of the contact rows, b = e of the bilateral rows) under loc. D and vf are
+ * and `fclib_global` (primal: M = A, or A_sparse for sparse primal data, H = J^T of the contact
+ * rows, G = J^T of the bilateral rows, f = b, w = e of the contact rows, b = e of the bilateral
+ * rows) under loc. D and vf are
  * passed separately so that a primal-only problem can provide freshly computed ones. A title
  * string (fclib_local/info/title, fclib_global/info/title) is written when `title` is non-NULL. */
 int ncp_fclib_write_local_group(const ncp_h5ctx *c, hid_t loc, const char *gpath,
@@ -22,7 +23,12 @@ int ncp_fclib_write_local_group(const ncp_h5ctx *c, hid_t loc, const char *gpath
 int ncp_fclib_write_global_group(const ncp_h5ctx *c, hid_t loc, const char *gpath,
                                  const ncp_problem *p, const char *title);
 /* Reads a plain FCLib file that is already open (root group has fclib_local and/or
- * fclib_global) into *p (initialised by the caller); sets name/scene/provenance. */
+ * fclib_global) into *p (initialised by the caller); sets name/scene/provenance, title,
+ * description and the first guess. fclib_global gives sparse primal data (has_sparse_primal:
+ * M as A_sparse, never densified) and D, v_f computed through a sparse factorisation of M;
+ * fclib_local gives D = W as stored (dual_symmetric says whether it is symmetric); a local
+ * problem without fclib_global stays dual-only (the harness reconstructs a primal form only on
+ * request). */
 int ncp_fclib_read_file(const ncp_h5ctx *c, hid_t file, const char *name, ncp_problem *p);
 
 #endif

@@ -381,6 +381,21 @@ int ncp_h5_read_int1(const ncp_h5ctx *c, hid_t loc, const char *gpath, const cha
     return rc;
 }
 
+/* A dataset's extent is only a declaration: one of 10^9 entries can sit in a tiny file (no
+ * chunk written, reads return the fill value). Before allocating what it declares, a large
+ * dataset must hold a plausible share of it (deflate compresses at most about 1000:1). */
+static int check_holds(const ncp_h5ctx *c, hid_t ds, const char *gpath, const char *name,
+                       double bytes)
+{
+    const double large = 64.0 * 1048576.0;
+    if (bytes <= large) return NCP_OK;
+    double held = (double)H5Dget_storage_size(ds);
+    if (held * 2048.0 < bytes)
+        return ncp_h5_rerr(c, gpath, name, "declares %.0f MiB of data but the file holds %.0f bytes of it",
+                           bytes / 1048576.0, held);
+    return NCP_OK;
+}
+
 static int read_vec(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
                     long expect, int is_int, void **v, int *n)
 {
@@ -399,6 +414,7 @@ static int read_vec(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char
     } else if (expect >= 0 && d[0] != (hsize_t)expect) {
         rc = ncp_h5_rerr(c, gpath, name, "has %llu entries, expected %ld", (unsigned long long)d[0], expect);
     }
+    if (!rc) rc = check_holds(c, ds, gpath, name, (double)d[0] * (is_int ? sizeof(int) : sizeof(double)));
     if (!rc) {
         *v = ncp_malloc(c->err, d[0], is_int ? sizeof(int) : sizeof(double));
         if (!*v) rc = NCP_ERR_NOMEM;
@@ -497,6 +513,7 @@ int ncp_h5_read_dmat(const ncp_h5ctx *c, hid_t loc, const char *gpath, const cha
         shape_str(s1, sizeof s1, rank, d);
         rc = ncp_h5_rerr(c, gpath, name, "has shape %s, expected (%d, %d)", s1, rows, cols);
     }
+    if (!rc) rc = check_holds(c, ds, gpath, name, (double)rows * (double)cols * sizeof(double));
     H5Dclose(ds);
     if (!rc) rc = ncp_h5_dense_ok(c, gpath, name, rows, cols);
     if (rc) return rc;
@@ -568,25 +585,25 @@ int ncp_h5_read_attr_u64(const ncp_h5ctx *c, hid_t obj, const char *opath, const
     return read_attr_num(c, obj, opath, name, H5T_INTEGER, H5T_NATIVE_UINT64, v);
 }
 
-int ncp_h5_read_attr_str(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
-                         char **s)
+/* One string from an attribute (is_attr) or a dataset, fixed or variable length. */
+static int read_str(const ncp_h5ctx *c, hid_t obj, int is_attr, const char *opath,
+                    const char *name, char **s)
 {
-    *s = NULL;
-    hid_t a;
-    int rc = open_attr(c, obj, opath, name, H5T_STRING, &a);
-    if (rc) return rc;
-    hid_t ft = H5Aget_type(a);
+    int rc = NCP_OK;
+    const char *what = is_attr ? "attribute cannot be read" : "cannot be read";
+    hid_t ft = is_attr ? H5Aget_type(obj) : H5Dget_type(obj);
     hid_t mt = H5Tcopy(H5T_C_S1);
-    if (ft < 0 || mt < 0) rc = ncp_h5_rerr(c, opath, name, "attribute cannot be read");
+    if (ft < 0 || mt < 0) rc = ncp_h5_rerr(c, opath, name, "%s", what);
     /* HDF5 converts between strings of the same character set only */
     H5T_cset_t cset = rc ? H5T_CSET_ASCII : H5Tget_cset(ft);
-    if (!rc && (cset < 0 || H5Tset_cset(mt, cset) < 0)) rc = ncp_h5_rerr(c, opath, name, "attribute cannot be read");
+    if (!rc && (cset < 0 || H5Tset_cset(mt, cset) < 0)) rc = ncp_h5_rerr(c, opath, name, "%s", what);
     htri_t vl = rc ? 0 : H5Tis_variable_str(ft);
-    if (!rc && vl < 0) rc = ncp_h5_rerr(c, opath, name, "attribute cannot be read");
+    if (!rc && vl < 0) rc = ncp_h5_rerr(c, opath, name, "%s", what);
     if (!rc && vl > 0) {
         char *tmp = NULL;
-        if (H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &tmp) < 0) {
-            rc = ncp_h5_rerr(c, opath, name, "attribute cannot be read");
+        if (H5Tset_size(mt, H5T_VARIABLE) < 0 ||
+            (is_attr ? H5Aread(obj, mt, &tmp) : H5Dread(obj, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, &tmp)) < 0) {
+            rc = ncp_h5_rerr(c, opath, name, "%s", what);
         } else {
             *s = ncp_strdup(c->err, tmp ? tmp : "");
             if (!*s) rc = NCP_ERR_NOMEM;
@@ -594,11 +611,13 @@ int ncp_h5_read_attr_str(const ncp_h5ctx *c, hid_t obj, const char *opath, const
         }
     } else if (!rc) {
         size_t sz = H5Tget_size(ft);
-        *s = sz ? ncp_calloc(c->err, sz + 1, 1) : NULL;
-        if (!*s) rc = sz ? NCP_ERR_NOMEM : ncp_h5_rerr(c, opath, name, "attribute cannot be read");
+        /* a header can declare any size: cap it before allocating (titles, descriptions) */
+        if (!is_attr && sz > ((size_t)1 << 20)) rc = ncp_h5_rerr(c, opath, name, "is a string of %zu bytes (more than 1 MiB)", sz);
+        *s = (!rc && sz) ? ncp_calloc(c->err, sz + 1, 1) : NULL;
+        if (!rc && !*s) rc = sz ? NCP_ERR_NOMEM : ncp_h5_rerr(c, opath, name, "%s", what);
         if (!rc && (H5Tset_size(mt, sz + 1) < 0 || H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0 ||
-                    H5Aread(a, mt, *s) < 0))
-            rc = ncp_h5_rerr(c, opath, name, "attribute cannot be read");
+                    (is_attr ? H5Aread(obj, mt, *s) : H5Dread(obj, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, *s)) < 0))
+            rc = ncp_h5_rerr(c, opath, name, "%s", what);
         if (rc) {
             free(*s);
             *s = NULL;
@@ -606,7 +625,36 @@ int ncp_h5_read_attr_str(const ncp_h5ctx *c, hid_t obj, const char *opath, const
     }
     if (mt >= 0) H5Tclose(mt);
     if (ft >= 0) H5Tclose(ft);
+    return rc;
+}
+
+int ncp_h5_read_attr_str(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
+                         char **s)
+{
+    *s = NULL;
+    hid_t a;
+    int rc = open_attr(c, obj, opath, name, H5T_STRING, &a);
+    if (rc) return rc;
+    rc = read_str(c, a, 1, opath, name, s);
     H5Aclose(a);
+    return rc;
+}
+
+int ncp_h5_read_string(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                       char **s)
+{
+    *s = NULL;
+    if (!ncp_h5_exists(loc, name)) return ncp_h5_rerr(c, gpath, name, "missing dataset");
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (d < 0) return ncp_h5_rerr(c, gpath, name, "is not a readable dataset");
+    hid_t t = H5Dget_type(d), sp = H5Dget_space(d);
+    H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+    hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    if (t >= 0) H5Tclose(t);
+    if (sp >= 0) H5Sclose(sp);
+    int rc = (cls != H5T_STRING || np != 1) ? ncp_h5_rerr(c, gpath, name, "is not one string") : NCP_OK;
+    if (!rc) rc = read_str(c, d, 0, gpath, name, s);
+    H5Dclose(d);
     return rc;
 }
 
@@ -643,19 +691,40 @@ int ncp_h5_read_sparse(const ncp_h5ctx *c, hid_t loc, const char *gpath, const c
     if (rc) goto done;
 
     if (nz >= 0) {
-        /* triplet: p = row indices, i = column indices (fclib.h comment on fclib_matrix) */
-        rc = ncp_h5_read_ivec(c, g, mp, "p", nz, &p, NULL);
-        if (!rc) rc = ncp_h5_read_ivec(c, g, mp, "i", nz, &ix, NULL);
-        if (!rc) rc = ncp_h5_read_dvec(c, g, mp, "x", nz, &x, NULL);
-        for (int k = 0; !rc && k < nz; k++) {
-            if (p[k] < 0 || p[k] >= m)
-                rc = ncp_h5_rerr(c, mp, "p", "row index p[%d] = %d is out of range [0, %d) (triplet storage)", k, p[k], m);
-            else if (ix[k] < 0 || ix[k] >= n)
-                rc = ncp_h5_rerr(c, mp, "i", "column index i[%d] = %d is out of range [0, %d) (triplet storage)", k, ix[k], n);
-        }
+        /* triplet: CSparse's reading (i = rows, p = columns: Siconos writes it, libfclib's
+         * fclib_matrix is CSparse's cs) unless only the other one (p = rows, the fclib.h comment)
+         * keeps every index inside m x n */
+        int np = 0, ni = 0, nx = 0;
+        if (nz > nzmax) rc = ncp_h5_rerr(c, mp, "nz", "nz = %d entries exceed nzmax = %d (triplet storage)", nz, nzmax);
+        if (!rc) rc = ncp_h5_read_ivec(c, g, mp, "p", -1, &p, &np);
+        if (!rc && np < nz) rc = ncp_h5_rerr(c, mp, "p", "has %d entries, fewer than nz = %d (triplet storage)", np, nz);
+        if (!rc) rc = ncp_h5_read_ivec(c, g, mp, "i", -1, &ix, &ni);
+        if (!rc && ni < nz) rc = ncp_h5_rerr(c, mp, "i", "has %d entries, fewer than nz = %d (triplet storage)", ni, nz);
+        if (!rc) rc = ncp_h5_read_dvec(c, g, mp, "x", -1, &x, &nx);
+        if (!rc && nx < nz) rc = ncp_h5_rerr(c, mp, "x", "has %d entries, fewer than nz = %d (triplet storage)", nx, nz);
         if (rc) goto done;
-        T->row = p;
-        T->col = ix;
+        int ka = -1, kb = -1; /* first entry outside m x n in the CSparse / the p = rows reading */
+        for (int k = 0; k < nz && (ka < 0 || kb < 0); k++) {
+            if (ka < 0 && (ix[k] < 0 || ix[k] >= m || p[k] < 0 || p[k] >= n)) ka = k;
+            if (kb < 0 && (p[k] < 0 || p[k] >= m || ix[k] < 0 || ix[k] >= n)) kb = k;
+        }
+        if (ka >= 0 && kb >= 0) {
+            char other[256];
+            if (ix[ka] < 0 || ix[ka] >= m)
+                snprintf(other, sizeof other, "row index i[%d] = %d is out of range [0, %d)", ka, ix[ka], m);
+            else
+                snprintf(other, sizeof other, "column index p[%d] = %d is out of range [0, %d)", ka, p[ka], n);
+            int prow = p[kb] < 0 || p[kb] >= m;
+            rc = ncp_h5_rerr(c, mp, prow ? "p" : "i",
+                             "%s index %s[%d] = %d is out of range [0, %d) with p as row indices (the fclib.h comment), "
+                             "and with i as row indices (CSparse, Siconos) %s: the triplets fit neither reading of a %d x %d matrix",
+                             prow ? "row" : "column", prow ? "p" : "i", kb, prow ? p[kb] : ix[kb], prow ? m : n, other, m, n);
+            goto done;
+        }
+        T->reading = ka < 0 ? NCP_H5_TRIPLET_I_ROWS : NCP_H5_TRIPLET_P_ROWS;
+        T->both_fit = ka < 0 && kb < 0;
+        T->row = ka < 0 ? ix : p;
+        T->col = ka < 0 ? p : ix;
         T->val = x;
         T->nnz = nz;
         p = ix = NULL;

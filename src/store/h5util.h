@@ -64,8 +64,10 @@ int ncp_h5_attr_u64(const ncp_h5ctx *c, hid_t obj, const char *opath, const char
 int ncp_h5_attr_str(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
                     const char *s);
 
-/* FCLib matrix group (libfclib's fclib_matrix): nzmax, m, n, nz (>= 0 triplet with p = row and
- * i = column indices, -1 CSC, -2 CSR), p, i, x. Arrays are borrowed. */
+/* FCLib matrix group (libfclib's fclib_matrix): nzmax, m, n, nz (>= 0 triplet, -1 CSC, -2 CSR),
+ * p, i, x. Arrays are borrowed. Triplets: the writers (Siconos, and libfclib itself, whose
+ * fclib_matrix is CSparse's cs) put row indices in i and column indices in p, as CSparse does;
+ * the comment on fclib_matrix in fclib.h says the opposite. */
 typedef struct ncp_h5_sparse {
     int nz; /* storage kind as in FCLib */
     int m, n, nzmax;
@@ -111,13 +113,27 @@ int ncp_h5_read_attr_u64(const ncp_h5ctx *c, hid_t obj, const char *opath, const
 /* Fixed or variable-length string attribute; *s allocated with ncp_malloc. */
 int ncp_h5_read_attr_str(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
                          char **s);
+/* The same for a string dataset holding one string (what H5LTmake_dataset_string and h5py
+ * write); strings over 1 MiB are refused. */
+int ncp_h5_read_string(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
+                       char **s);
 
-/* An FCLib matrix group read in any of the three storages, validated (sizes, index ranges,
- * pointer monotonicity, finite values) and returned as triplets in storage order. */
+/* An FCLib matrix group read in any of the three storages, validated (sizes, nnz <= nzmax, index
+ * ranges, pointer monotonicity, finite values) and returned as triplets in storage order.
+ * Triplet storage is read as CSparse does (i = rows, p = columns); when only the other reading
+ * (p = rows, i = columns: the fclib.h comment) keeps every index inside m x n, that one is used.
+ * `reading` says which, for the problem's provenance. */
+enum {
+    NCP_H5_COMPRESSED = 0,     /* CSC or CSR */
+    NCP_H5_TRIPLET_I_ROWS = 1, /* triplet, i = rows, p = columns (CSparse, Siconos) */
+    NCP_H5_TRIPLET_P_ROWS = 2  /* triplet, p = rows, i = columns (the only reading in range) */
+};
 typedef struct ncp_h5_triplets {
     int m, n, nnz;
     int *row, *col;
     double *val;
+    int reading;  /* NCP_H5_COMPRESSED, NCP_H5_TRIPLET_I_ROWS or NCP_H5_TRIPLET_P_ROWS */
+    int both_fit; /* triplet: the other reading would have been in range too */
 } ncp_h5_triplets;
 int ncp_h5_read_sparse(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
                        ncp_h5_triplets *T);

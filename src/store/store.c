@@ -23,6 +23,7 @@
  * fclib_local / fclib_global are written only for problems with at least one contact (FCLib
  * has no meaning for an empty or bilateral-only problem); they are ignored on reading our own
  * files because our groups are complete. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -299,7 +300,7 @@ static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp
         if (g >= 0) H5Gclose(g);
         g = -1;
         if (rc) return rc;
-    } else if (local) {
+    } else if (local && p->has_primal) {
         Dtmp = ncp_malloc(c->err, (size_t)m * m, sizeof(double));
         vftmp = ncp_malloc(c->err, (size_t)m, sizeof(double));
         if (!Dtmp || !vftmp) rc = NCP_ERR_NOMEM;
@@ -347,7 +348,7 @@ static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp
     if (!rc && p->structure) rc = write_structure(c, pg, pp, p);
     if (!rc && local && (p->has_dual || p->has_primal))
         rc = ncp_fclib_write_local_group(c, pg, pp, p, D, vf, NULL);
-    if (!rc && nc > 0 && p->has_primal && all_rows_are(p, 1))
+    if (!rc && nc > 0 && (p->has_primal || p->has_sparse_primal) && all_rows_are(p, 1))
         rc = ncp_fclib_write_global_group(c, pg, pp, p, NULL);
     free(Dtmp);
     free(vftmp);
@@ -735,8 +736,7 @@ static int read_ours_problem(const ncp_h5ctx *c, hid_t problems, const char *nam
         rc = ncp_h5_rerr(c, pp, "", "has neither a primal/ nor a dual/ group");
         goto done;
     }
-    if (!p->has_dual) rc = ncp_problem_compute_dual(p, c->err);
-    else if (!p->has_primal) rc = ncp_problem_primal_from_dual(p, c->err);
+    rc = ncp_problem_complete(p, 1, c->err); /* also sets dual_symmetric from D */
     if (rc) {
         ncp_error_prefix(c->err, "%s: %s: ", c->file, pp);
         goto done;
@@ -830,6 +830,36 @@ static char *fclib_problem_name(const char *path, ncp_error *err)
     return s;
 }
 
+/* A file that is neither ours nor a 3-D FCLib problem: the error names what its root holds,
+ * and FCLib's rolling-friction groups (fclib_local_rolling, fclib_global_rolling) get their own
+ * message. */
+static int unknown_file(const ncp_h5ctx *c, hid_t f)
+{
+    char seen[400] = "", nm[256], low[256];
+    size_t used = 0;
+    int cut = 0;
+    H5G_info_t info;
+    hsize_t nlinks = H5Gget_info(f, &info) >= 0 ? info.nlinks : 0;
+    for (hsize_t k = 0; k < nlinks; k++) {
+        if (H5Lget_name_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, k, nm, sizeof nm, H5P_DEFAULT) < 0) break;
+        size_t len = strlen(nm);
+        for (size_t i = 0; i <= len; i++) low[i] = (char)tolower((unsigned char)nm[i]);
+        if (strstr(low, "rolling"))
+            return ncp_error_set(c->err, NCP_ERR_INPUT,
+                                 "%s: rolling friction (5-D cones) is not supported (group /%s); ncpbench reads the 3-D problems of /fclib_local and /fclib_global",
+                                 c->file, nm);
+        if (!cut && used + len + 8 < sizeof seen) {
+            used += (size_t)snprintf(seen + used, sizeof seen - used, "%s/%s", used ? ", " : "", nm);
+        } else if (!cut) {
+            used += (size_t)snprintf(seen + used, sizeof seen - used, "%s...", used ? ", " : "");
+            cut = 1;
+        }
+    }
+    return ncp_error_set(c->err, NCP_ERR_INPUT,
+                         "%s: no /problems, /fclib_local or /fclib_global group (the root group holds %s): neither an ncpbench problems file nor an FCLib problem",
+                         c->file, used ? seen : "nothing");
+}
+
 int ncp_load_problems(const char *path, ncp_problem **probs, int *n, ncp_error *err)
 {
     ncp_h5_quiet();
@@ -874,9 +904,7 @@ int ncp_load_problems(const char *path, ncp_problem **probs, int *n, ncp_error *
         }
         free(name);
     } else {
-        rc = ncp_error_set(err, NCP_ERR_INPUT,
-                           "%s: no /problems, /fclib_local or /fclib_global group: neither an ncpbench problems file nor an FCLib problem",
-                           path);
+        rc = unknown_file(&c, f);
     }
     H5Fclose(f);
     return rc;

@@ -37,8 +37,12 @@ int ncp_store_close(ncp_store *st, ncp_error *err);
 void ncp_store_abort(ncp_store *st);
 
 /* Reads every problem of a file: our problems.h5, or a plain FCLib file (local or global; one
- * problem named after the file). Dual data is derived from primal (or primal from dual) so that
- * every returned problem has both. Errors name the file, the group and the field. */
+ * problem named after the file). Every returned problem has its dual data (derived from the
+ * primal data when the file has none). Primal data: dense as stored; sparse for an FCLib
+ * global problem (has_sparse_primal, M never densified); none for an FCLib local problem;
+ * derived from D for a dual-only problem of our own files unless D's symmetric part is not
+ * positive semi-definite (ncp_problem_complete). Errors are NCP_ERR_INPUT naming the file, the
+ * group and the field (rolling-friction FCLib groups included). */
 int ncp_load_problems(const char *path, ncp_problem **probs, int *n, ncp_error *err);
 void ncp_problems_free(ncp_problem *probs, int n);
 

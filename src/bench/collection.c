@@ -1,0 +1,278 @@
+/* A collection of problem files (collection.h). */
+#include "bench/collection.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <hdf5.h>
+
+#include "store/h5util.h"
+#include "store/store.h"
+#include "util/fsutil.h"
+
+enum { BATCH_PROBLEMS = 64, MAX_DEPTH = 64 };
+#define BATCH_BYTES (256.0 * 1024.0 * 1024.0)
+
+enum { KIND_UNKNOWN, KIND_OURS, KIND_FCLIB };
+
+typedef struct cfile {
+    char *path;
+    char *prefix;  /* NULL: keep the file's own names */
+    int kind;
+} cfile;
+
+struct ncp_collection {
+    cfile *f;
+    int n, cap;
+    int skipped;
+    char **sorted;     /* the prefixes, sorted, to catch a name that repeats another file's */
+    int next;          /* next file to read */
+    ncp_problem *batch;
+    int nbatch;
+};
+
+/* What an HDF5 file holds: KIND_OURS, KIND_FCLIB or KIND_UNKNOWN (not a problem file). */
+static int file_kind(const char *path)
+{
+    if (H5Fis_hdf5(path) <= 0) return KIND_UNKNOWN;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return KIND_UNKNOWN;
+    int kind = H5Lexists(f, "problems", H5P_DEFAULT) > 0 ? KIND_OURS
+               : (H5Lexists(f, "fclib_local", H5P_DEFAULT) > 0 ||
+                  H5Lexists(f, "fclib_global", H5P_DEFAULT) > 0)
+                   ? KIND_FCLIB
+                   : KIND_UNKNOWN;
+    H5Fclose(f);
+    return kind;
+}
+
+static int add_file(ncp_collection *c, const char *path, const char *rel, int kind,
+                    ncp_error *err)
+{
+    int rc = ncp_bench_grow(&c->f, &c->cap, c->n, sizeof *c->f, err);
+    if (rc) return rc;
+    cfile *f = &c->f[c->n];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    if (!(f->path = ncp_strdup(err, path)) || !(f->prefix = ncp_strdup(err, rel))) {
+        free(f->path);
+        return NCP_ERR_NOMEM;
+    }
+    char *dot = strrchr(f->prefix, '.'), *slash = strrchr(f->prefix, '/');
+    if (dot && dot != f->prefix && (!slash || dot > slash + 1)) *dot = '\0';
+    for (char *s = f->prefix; *s; s++)
+        if (*s == '/') *s = '.';
+    c->n++;
+    return NCP_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_ext(const char *name)
+{
+    size_t l = strlen(name);
+    return (l > 3 && !strcasecmp(name + l - 3, ".h5")) ||
+           (l > 5 && !strcasecmp(name + l - 5, ".hdf5"));
+}
+
+/* Adds the problem files under dir (rel: its path below the argument, "" at the top). */
+static int scan(ncp_collection *c, const char *dir, const char *rel, int depth, ncp_error *err)
+{
+    if (depth > MAX_DEPTH)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: directories nested deeper than %d",
+                             dir, MAX_DEPTH);
+    DIR *d = opendir(dir);
+    if (!d) return ncp_error_set(err, NCP_ERR_INPUT, "cannot open the directory %s: %s", dir,
+                                 strerror(errno));
+    char **names = NULL;
+    int n = 0, cap = 0, rc = NCP_OK;
+    struct dirent *e;
+    while (!rc && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        if ((rc = ncp_bench_grow(&names, &cap, n, sizeof *names, err))) break;
+        if (!(names[n] = ncp_strdup(err, e->d_name))) rc = NCP_ERR_NOMEM;
+        else n++;
+    }
+    closedir(d);
+    if (!rc) qsort(names, (size_t)n, sizeof *names, cmp_str);
+    for (int i = 0; i < n; i++) {
+        char path[4200], sub[4200];
+        struct stat st, lst;
+        if (rc) goto next;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(sub, sizeof sub, "%s%s%s", rel, *rel ? "/" : "", names[i]);
+        if (stat(path, &st) != 0 || lstat(path, &lst) != 0) goto next; /* a dangling link */
+        if (S_ISDIR(st.st_mode)) {
+            if (!S_ISLNK(lst.st_mode)) rc = scan(c, path, sub, depth + 1, err);
+        } else if (S_ISREG(st.st_mode) && has_ext(names[i])) {
+            int kind = file_kind(path);
+            if (kind == KIND_UNKNOWN) c->skipped++;
+            else rc = add_file(c, path, sub, kind, err);
+        }
+    next:
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+/* The last component of a directory path ("" for ".", ".." and "/"), the start of the names of
+ * its problems, so that two directory arguments do not name their problems alike. */
+static void dir_base(const char *path, char *out, size_t cap)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/') n--;
+    size_t b = n;
+    while (b > 0 && path[b - 1] != '/') b--;
+    snprintf(out, cap, "%.*s", (int)(n - b), path + b);
+    if (!strcmp(out, ".") || !strcmp(out, "..") || !strcmp(out, "/")) out[0] = '\0';
+}
+
+int ncp_collection_open(const char *const *paths, int n, ncp_collection **out, ncp_error *err)
+{
+    *out = NULL;
+    ncp_h5_quiet();
+    ncp_collection *c = ncp_calloc(err, 1, sizeof *c);
+    if (!c) return NCP_ERR_NOMEM;
+    int rc = NCP_OK, single = n == 1;
+    for (int i = 0; !rc && i < n; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0) {
+            rc = ncp_error_set(err, NCP_ERR_INPUT, "cannot open %s: %s", paths[i], strerror(errno));
+        } else if (S_ISDIR(st.st_mode)) {
+            int before = c->n, skipped = c->skipped;
+            char base[1024];
+            dir_base(paths[i], base, sizeof base);
+            single = 0;
+            if (!(rc = scan(c, paths[i], base, 0, err)) && c->n == before)
+                rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: no problem file in it or below it "
+                                   "(looked for *.h5 and *.hdf5 files holding an ncpbench "
+                                   "/problems group or an FCLib problem%s); give a directory of "
+                                   "problem files or the files themselves", paths[i],
+                                   c->skipped > skipped ? ", found only other HDF5 files" : "");
+        } else {
+            char stem[1024];
+            ncp_path_stem(paths[i], stem, sizeof stem);
+            /* a given file is read as given: the reader names what is wrong with it */
+            rc = add_file(c, paths[i], stem, file_kind(paths[i]), err);
+        }
+    }
+    if (!rc && single) {
+        free(c->f[0].prefix);
+        c->f[0].prefix = NULL;
+    }
+    if (!rc && !single) {
+        if (!(c->sorted = ncp_calloc(err, (size_t)c->n, sizeof *c->sorted))) rc = NCP_ERR_NOMEM;
+        for (int i = 0; !rc && i < c->n; i++) c->sorted[i] = c->f[i].prefix;
+        if (!rc) qsort(c->sorted, (size_t)c->n, sizeof *c->sorted, cmp_str);
+        for (int i = 1; !rc && i < c->n; i++)
+            if (!strcmp(c->sorted[i - 1], c->sorted[i])) {
+                const char *a = NULL, *b = NULL;
+                for (int k = 0; k < c->n; k++)
+                    if (!strcmp(c->f[k].prefix, c->sorted[i])) {
+                        if (!a) a = c->f[k].path;
+                        else if (!b) b = c->f[k].path;
+                    }
+                rc = ncp_error_set(err, NCP_ERR_INPUT, "%s and %s would both name their problems "
+                                   "'%s'; give them separately or rename one", a, b,
+                                   c->sorted[i]);
+            }
+    }
+    if (rc) {
+        ncp_collection_free(c);
+        return rc;
+    }
+    *out = c;
+    return NCP_OK;
+}
+
+int ncp_collection_nfiles(const ncp_collection *c) { return c->n; }
+int ncp_collection_skipped(const ncp_collection *c) { return c->skipped; }
+
+/* Renames the problems of file f as collection.h says. */
+static int rename_problems(const ncp_collection *c, const cfile *f, ncp_problem *ps, int k,
+                           ncp_error *err)
+{
+    if (!f->prefix) return NCP_OK;
+    for (int i = 0; i < k; i++) {
+        const char *own = ps[i].name ? ps[i].name : "p";
+        size_t len = strlen(f->prefix) + strlen(own) + 2;
+        char *nn = ncp_malloc(err, len, 1);
+        if (!nn) return NCP_ERR_NOMEM;
+        int whole = f->kind == KIND_FCLIB && k == 1;
+        if (whole) snprintf(nn, len, "%s", f->prefix);
+        else snprintf(nn, len, "%s-%s", f->prefix, own);
+        if (!whole && bsearch(&nn, c->sorted, (size_t)c->n, sizeof *c->sorted, cmp_str)) {
+            ncp_error_set(err, NCP_ERR_INPUT, "problem %s of %s would be named %s, as the problem "
+                          "of another file; give the files separately or rename one", own,
+                          f->path, nn);
+            free(nn);
+            return NCP_ERR_INPUT;
+        }
+        free(ps[i].name);
+        ps[i].name = nn;
+    }
+    return NCP_OK;
+}
+
+static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *err)
+{
+    ncp_collection *c = ctx;
+    ncp_problems_free(c->batch, c->nbatch);
+    c->batch = NULL;
+    c->nbatch = 0;
+    double bytes = 0.0;
+    int rc = NCP_OK;
+    while (c->next < c->n && c->nbatch < BATCH_PROBLEMS && bytes < BATCH_BYTES) {
+        const cfile *f = &c->f[c->next++];
+        ncp_problem *ps = NULL;
+        int k = 0;
+        if ((rc = ncp_load_problems(f->path, &ps, &k, err))) break;
+        if ((rc = rename_problems(c, f, ps, k, err))) {
+            ncp_problems_free(ps, k);
+            break;
+        }
+        ncp_problem *nb = realloc(c->batch, sizeof *nb * (size_t)(c->nbatch + k > 0 ? c->nbatch + k : 1));
+        if (!nb) {
+            ncp_problems_free(ps, k);
+            rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory loading %s", f->path);
+            break;
+        }
+        c->batch = nb;
+        for (int i = 0; i < k; i++) {
+            c->batch[c->nbatch++] = ps[i]; /* moved: ps itself is freed below */
+            bytes += 8.0 * ((double)ps[i].m * ps[i].m + (double)ps[i].nv * ps[i].nv);
+        }
+        free(ps);
+    }
+    *probs = c->batch;
+    *n = rc ? 0 : c->nbatch;
+    return rc;
+}
+
+void ncp_collection_source(ncp_collection *c, ncp_bench_source *src)
+{
+    src->next = next_batch;
+    src->ctx = c;
+    src->total_hint = c->n; /* at least one problem per file */
+}
+
+void ncp_collection_free(ncp_collection *c)
+{
+    if (!c) return;
+    for (int i = 0; i < c->n; i++) {
+        free(c->f[i].path);
+        free(c->f[i].prefix);
+    }
+    free(c->f);
+    free(c->sorted);
+    ncp_problems_free(c->batch, c->nbatch);
+    free(c);
+}

@@ -1,0 +1,35 @@
+/* A collection of problem files for `ncpbench solve FILE|DIR...` (docs/design.md §5.7).
+ *
+ * A file argument is taken as given (the reader says what is wrong with it). A directory is
+ * searched recursively, entries in name order, hidden ones and symbolic links to directories
+ * skipped, for *.h5 / *.hdf5 files that hold problems: an ncpbench /problems group or a plain
+ * FCLib problem (/fclib_local or /fclib_global). Other HDF5 files there (solutions.h5, ...) are
+ * counted as skipped.
+ *
+ * Problem names: with one file argument, the file's own names. Otherwise every name starts with
+ * the file's prefix: for a file in a directory argument, the directory's last component and the
+ * file's path below it, without the extension and with '/' written as '.' (dir/a/b.hdf5 ->
+ * "dir.a.b"); for a file argument, its stem. A plain FCLib file's one problem is named by the
+ * prefix, an ncpbench file's problems "<prefix>-<name>".
+ *
+ * The source hands the problems out file by file, each file read once, in batches of whole
+ * files (about 64 problems or 256 MiB of matrices), so memory stays bounded and every solver of
+ * the run sees a problem from the same read. */
+#ifndef NCP_COLLECTION_H
+#define NCP_COLLECTION_H
+
+#include "bench/bench.h"
+
+typedef struct ncp_collection ncp_collection;
+
+/* Lists the files of paths. NCP_ERR_INPUT: a path that does not exist, a directory with no
+ * problem file in it or below it, two files with the same prefix. */
+int ncp_collection_open(const char *const *paths, int n, ncp_collection **out, ncp_error *err);
+int ncp_collection_nfiles(const ncp_collection *c);
+/* HDF5 files found in directories that hold no problem. */
+int ncp_collection_skipped(const ncp_collection *c);
+/* The batch source over the files (valid while c lives). */
+void ncp_collection_source(ncp_collection *c, ncp_bench_source *src);
+void ncp_collection_free(ncp_collection *c);
+
+#endif

@@ -1,0 +1,53 @@
+/* Sparse Cholesky of a symmetric positive definite matrix kept in CSR form: the mass matrix M of
+ * an FCLib global problem (M v = H r + f), which ncpbench never densifies (an n_dof x n_dof
+ * array is out of reach for 10^4 DOFs and more).
+ *
+ * M is split into the connected components of its sparsity graph (for a multibody M: one block
+ * per body or per kinematic tree; a diagonal M gives 1 x 1 blocks). Each block is factorised on
+ * its own: by dense Cholesky (core/la.h) when small, by CHOLMOD when larger and ncpbench is built
+ * with it (NCP_HAVE_CHOLMOD, -Dsuitesparse), otherwise densely only within a memory limit. */
+#ifndef NCP_SPARSE_CHOL_H
+#define NCP_SPARSE_CHOL_H
+
+#include <stddef.h>
+
+#include "core/la.h"
+#include "util/ncp_error.h"
+
+/* Blocks of at most this many DOFs are always factorised densely. */
+#define NCP_SPARSE_DENSE_BLOCK 512
+/* Without CHOLMOD, a larger block is factorised densely only if its factor fits this size. */
+#define NCP_SPARSE_DENSE_BYTES ((size_t)256 << 20)
+
+typedef struct ncp_sparse_chol_opts {
+    int dense_block;    /* 0: NCP_SPARSE_DENSE_BLOCK */
+    size_t dense_bytes; /* 0: NCP_SPARSE_DENSE_BYTES */
+    int no_cholmod;     /* 1: never use CHOLMOD, even when built with it (tests, comparisons) */
+} ncp_sparse_chol_opts;
+
+typedef struct ncp_sparse_chol ncp_sparse_chol;
+
+/* Factorises A (n x n CSR, both triangles stored, symmetric; opts may be NULL). A matrix that
+ * is not positive definite gives NCP_ERR_NUMERIC naming the block; a block too large for a
+ * dense factor without CHOLMOD gives NCP_ERR_INPUT saying to build with -Dsuitesparse=enabled. */
+int ncp_sparse_chol_factor(const ncp_csr *A, const ncp_sparse_chol_opts *opts,
+                           ncp_sparse_chol **out, ncp_error *err);
+void ncp_sparse_chol_free(ncp_sparse_chol *F);
+/* Solves A X = B in place for nrhs right-hand sides (B is n x nrhs, column-major). Not
+ * thread-safe on one F (CHOLMOD keeps workspace in it); use one factor per thread. */
+int ncp_sparse_chol_solve(ncp_sparse_chol *F, int nrhs, double *B, ncp_error *err);
+/* Number of blocks, DOFs of the largest, blocks factorised by CHOLMOD. */
+void ncp_sparse_chol_stats(const ncp_sparse_chol *F, int *nblocks, int *max_block,
+                           int *ncholmod);
+
+/* D = J A^{-1} J^T (m x m, column-major, symmetrised as ncp_delassus does) and
+ * v_f = J A^{-1} b + e, block by block: a block only meets the rows of J that touch its DOFs.
+ * With a single dense block the arithmetic is that of ncp_delassus (same bits). b, e, D or vf
+ * may be NULL (b, e: zero; D, vf: not computed). */
+int ncp_sparse_chol_delassus(ncp_sparse_chol *F, const double *b, const ncp_csr *J,
+                             const double *e, double *D, double *vf, ncp_error *err);
+
+/* Largest |A_ij - A_ji| of a CSR matrix (a missing entry counts as 0), with its position. */
+double ncp_csr_max_asymmetry(const ncp_csr *A, int *row, int *col);
+
+#endif

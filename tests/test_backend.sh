@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The BLAS/LAPACK the binary really runs and the Siconos peers match the build options.
+#
+# Installing Siconos switches Debian's run-time BLAS/LAPACK alternatives to OpenBLAS, and
+# libsiconos_numerics itself needs libopenblas.so.0; the reference build pins netlib with a
+# runpath and --no-as-needed (meson.build). This test checks the result, not the flags: it makes
+# the dynamic linker bind every symbol at start-up (LD_BIND_NOW) and reads its bindings
+# (LD_DEBUG=bindings):
+#   - `ncpbench --version` names the backend of the build option (BLAS=reference|openblas);
+#   - reference: dgemm_ and dgetrf_ bind to netlib's libblas / liblapack, and no object (ours,
+#     LAPACKE, Siconos) binds any symbol to OpenBLAS, which is mapped but unused;
+#     openblas: dgemm_ and dgetrf_ bind to OpenBLAS;
+#   - SICONOS=1: ncpbench links libsiconos_numerics and lists the siconos-* solvers; SICONOS=0:
+#     neither.
+set -u
+NCPBENCH=${NCPBENCH:?}
+BLAS=${BLAS:?}
+SICONOS=${SICONOS:?}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+v=$("$NCPBENCH" --version) || fail "ncpbench --version exited non-zero"
+case "$v" in
+  *"(BLAS/LAPACK: $BLAS)"*) ;;
+  *) fail "--version says '$v'; the build option is blas=$BLAS" ;;
+esac
+
+LD_BIND_NOW=1 LD_DEBUG=bindings "$NCPBENCH" --version > /dev/null 2> "$T/bind.log"
+# "<pid>: binding file FROM [0] to TO [0]: normal symbol `S' ..." -> "FROM TO S"
+sed -nE 's/^ *[0-9]+:[[:space:]]*binding file ([^ ]+) \[[0-9]+\] to ([^ ]+) \[[0-9]+\]: normal symbol `([^'"'"']+).*/\1 \2 \3/p' \
+  "$T/bind.log" | sort -u > "$T/bindings"
+[ -s "$T/bindings" ] || fail "no LD_DEBUG bindings read (format changed?)"
+providers() { awk -v s="$1" '$3 == s { print $2 }' "$T/bindings" | sort -u; }
+for sym in dgemm_ dgetrf_; do
+  p=$(providers "$sym")
+  [ -n "$p" ] || { fail "nothing binds $sym"; continue; }
+  for lib in $p; do
+    case "$BLAS:$lib" in
+      reference:*/blas/libblas.so.3 | reference:*/lapack/liblapack.so.3) ;;
+      openblas:*openblas*) ;;
+      *) fail "$sym binds to $lib in a blas=$BLAS build" ;;
+    esac
+  done
+done
+if [ "$BLAS" = reference ]; then
+  awk '$2 ~ /openblas/ && $1 !~ /openblas/' "$T/bindings" > "$T/to_openblas"
+  if [ -s "$T/to_openblas" ]; then
+    head -5 "$T/to_openblas"
+    fail "$(wc -l < "$T/to_openblas") symbol bindings go to OpenBLAS in the reference build"
+  fi
+fi
+
+ldd "$NCPBENCH" > "$T/ldd" || fail "ldd"
+"$NCPBENCH" list solvers > "$T/list" || fail "list solvers"
+if [ "$SICONOS" = 1 ]; then
+  grep -q 'libsiconos_numerics' "$T/ldd" || fail "-Dsiconos found Siconos but ncpbench does not link it"
+  for s in nsgs nsn-ac nsn-fb nsn-nm prox admm vi-eg; do
+    grep -q "siconos-$s " "$T/list" || fail "siconos-$s is not listed"
+  done
+else
+  grep -q 'libsiconos' "$T/ldd" && fail "Siconos disabled but ncpbench links it"
+  grep -q 'siconos-' "$T/list" && fail "Siconos disabled but siconos-* solvers are listed"
+fi
+
+echo "backend: blas=$BLAS siconos=$SICONOS; dgemm_ from $(providers dgemm_ | tr '\n' ' ')"
+[ "$fails" -eq 0 ]
