@@ -163,11 +163,11 @@ int ncp_siconos_problem(const ncp_problem *p, FrictionContactProblem **out, ncp_
 /* Siconos 4.4's solver_options_delete frees an options set's members but neither the set itself
  * nor its internal solvers' sets: free them here, leaves first. The callback is ours (on the
  * stack), so it is detached before Siconos would free() it. */
-static void options_free(SolverOptions *o)
+void ncp_siconos_options_free(SolverOptions *o)
 {
     if (!o) return;
     for (size_t i = 0; i < o->numberOfInternalSolvers; i++) {
-        options_free(o->internalSolvers[i]);
+        ncp_siconos_options_free(o->internalSolvers[i]);
         o->internalSolvers[i] = NULL;
     }
     o->callback = NULL;
@@ -424,7 +424,7 @@ static SolverOptions *make_options(const sic_cfg *cfg, const ncp_solve_in *in, d
 {
     SolverOptions *o = solver_options_create(cfg->id);
     if (!o || !o->iparam || !o->dparam) {
-        options_free(o);
+        ncp_siconos_options_free(o);
         return NULL;
     }
     o->iparam[SICONOS_IPARAM_MAX_ITER] = in->budget.max_iter;
@@ -441,7 +441,7 @@ static SolverOptions *make_options(const sic_cfg *cfg, const ncp_solve_in *in, d
         /* Siconos's PROX strategy with a variable alpha (its default), one step per call */
         o->iparam[SICONOS_FRICTION_3D_PROXIMAL_IPARAM_STRATEGY] = SICONOS_FRICTION_3D_PROXIMAL_PROX;
         if (o->numberOfInternalSolvers < 1 || !o->internalSolvers[0]) {
-            options_free(o);
+            ncp_siconos_options_free(o);
             return NULL;
         }
         break;
@@ -500,7 +500,7 @@ static int run_siconos(const sic_cfg *cfg, const ncp_solve_in *in, ncp_run *run,
         }
         close(sv[0]);
     }
-    options_free(o);
+    ncp_siconos_options_free(o);
     if (fp) frictionContactProblem_free(fp);
     free(r);
     free(v);

@@ -17,6 +17,7 @@
 #include "core/problem.h"
 
 struct FrictionContactProblem; /* Siconos's, from FrictionContactProblem.h */
+struct SolverOptions;          /* Siconos's, from SolverOptions.h */
 
 /* Number of rows of p that are not contact rows (bilateral, unilateral, soft): Siconos's fc3d
  * solvers take contact-only problems (FCLib local form), so any such row rules them out. */
@@ -31,6 +32,11 @@ int ncp_siconos_problem(const ncp_problem *p, struct FrictionContactProblem **ou
 /* lambda (ours, p->m) -> r (Siconos's contact order, 3 nc), and back. */
 void ncp_siconos_gather(const ncp_problem *p, const double *lambda, double *r);
 void ncp_siconos_scatter(const ncp_problem *p, const double *r, double *lambda);
+
+/* Frees a Siconos options set completely: Siconos 4.4's solver_options_delete frees a set's
+ * members but neither the set itself nor its internal solvers' sets (leaves first here); a
+ * callback is detached first, since it is never Siconos's to free. */
+void ncp_siconos_options_free(struct SolverOptions *o);
 
 #endif
 #endif

@@ -52,6 +52,8 @@
 #include <fclib.h>
 
 #include <FrictionContactProblem.h>
+
+#include "solvers/siconos.h"
 #include <Friction_cst.h>
 #include <GlobalFrictionContactProblem.h>
 #include <NonSmoothDrivers.h>
@@ -233,19 +235,6 @@ static int sic_dense(NumericsMatrix *W, int n, double *out)
     return rc;
 }
 
-/* Siconos 4.4's solver_options_delete frees a set's members, not the set nor its internal
- * solvers' sets (solvers/siconos.c, options_free): leaves first. */
-static void sic_options_free(SolverOptions *o)
-{
-    if (!o) return;
-    for (size_t i = 0; i < o->numberOfInternalSolvers; i++) {
-        sic_options_free(o->internalSolvers[i]);
-        o->internalSolvers[i] = NULL;
-    }
-    solver_options_delete(o);
-    free(o);
-}
-
 /* iters sweeps of Siconos's NSGS (its defaults) from r = 0 into r (v: velocity scratch).
  * Returns Siconos's info (non-zero: not converged, expected here), or -100 after a fatal
  * error. */
@@ -263,7 +252,7 @@ static int sic_nsgs(FrictionContactProblem *fp, int iters, double *r, double *v)
         info = fc3d_driver(fp, r, v, o);
         sn_release_jmp_buf();
     }
-    sic_options_free(o);
+    ncp_siconos_options_free(o);
     return info;
 }
 
