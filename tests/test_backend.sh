@@ -12,14 +12,9 @@
 #     openblas: dgemm_ and dgetrf_ bind to OpenBLAS;
 #   - SICONOS=1: ncpbench links libsiconos_numerics and lists the siconos-* solvers; SICONOS=0:
 #     neither.
-set -u
-NCPBENCH=${NCPBENCH:?}
+. "$(dirname "$0")/shell_prologue.sh"
 BLAS=${BLAS:?}
 SICONOS=${SICONOS:?}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails+1)); }
 
 v=$("$NCPBENCH" --version) || fail "ncpbench --version exited non-zero"
 case "$v" in

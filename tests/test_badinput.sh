@@ -1,12 +1,7 @@
 #!/usr/bin/env bash
 # Bad input: every case exits 2 with a message naming the problem, never crashes (no signal,
 # no sanitizer report), and leaves no output behind.
-set -u
-NCPBENCH=${NCPBENCH:?}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+. "$(dirname "$0")/shell_prologue.sh"
 
 # expect CODE PATTERN -- command...
 expect() {

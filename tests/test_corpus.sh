@@ -6,13 +6,7 @@
 # recomputed independently with numpy from metrics.csv. The collection is a quick capture, its
 # FCLib export, and files derived from the export with h5py (a dual-only file, a non-symmetric
 # W, a file with a warm start, an HDF5 file that holds no problem).
-set -u
-NCPBENCH=${NCPBENCH:?}
-PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+. "$(dirname "$0")/shell_prologue.sh"
 
 # ---- the collection ----
 "$NCPBENCH" capture scenes/box-on-plane.json -o "$T/cap.h5" --quick > /dev/null || fail "capture"

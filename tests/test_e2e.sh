@@ -3,13 +3,7 @@
 # natural map independently (tests/check_outputs.py), check W = H^T M^-1 H and
 # q = w + H^T M^-1 f on the captures (tests/check_h5.py), capture -> export --fclib -> solve,
 # and byte-identical captures for the same seed (h5diff).
-set -u
-NCPBENCH=${NCPBENCH:?}
-PY=${PYTHON:-/usr/bin/python3}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+. "$(dirname "$0")/shell_prologue.sh"
 
 "$NCPBENCH" list solvers > "$T/list.txt" || fail "list"
 grep -q "pgs" "$T/list.txt" || fail "list lacks pgs"
