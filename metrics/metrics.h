@@ -92,4 +92,10 @@ void ncp_metrics_ws_free(ncp_metrics_ws *ws);
  * to u = D lambda + v_f otherwise (mathematically identical). */
 int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out, ncp_error *err);
 
+/* One metric column (index idx) at lambda, the same bits as ncp_metrics_eval gives for it; the
+ * natural-map columns cost only u and the natural map (the harness's stopping test after every
+ * iterate), any other column a full evaluation. NaN for a non-finite iterate. */
+int ncp_metrics_eval_stop(ncp_metrics_ws *ws, const double *lambda, int idx, double *value,
+                          ncp_error *err);
+
 #endif

@@ -40,6 +40,19 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 run_suite "tests without Siconos (subset)" build-nosiconos "solvers harness backend e2e badinput" \
   -Dsiconos=disabled
 
+# Release (-O3, GCC) with the numerical unit tests, and a Clang debug build (compile only: GCC's
+# and Clang's warnings differ, and -Werror makes each a build failure).
+run_suite "release build, numerical tests" build-release "la dop cone metrics solvers lowrank harness" \
+  --buildtype=release
+if command -v clang >/dev/null; then
+  echo "== clang debug build: CC=clang meson setup build-clang --buildtype=debug"
+  if [ ! -f build-clang/build.ninja ]; then
+    CC=clang meson setup build-clang --buildtype=debug >build-clang.setup.log 2>&1 || cat build-clang.setup.log
+  fi
+  if ninja -C build-clang >build-clang.build.log 2>&1; then passed=$((passed+1))
+  else tail -50 build-clang.build.log; echo "build failed (clang)"; failed=$((failed+1)); fi
+fi
+
 echo "== regression check: ncpbench check results/baselines/quick.json"
 if ./build-test/ncpbench check results/baselines/quick.json --out build-test/check; then
   passed=$((passed+1))

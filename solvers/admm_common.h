@@ -20,7 +20,9 @@
  * move its own velocity) uses the largest instead.
  *
  * Two forms of the gamma-update (N + Theta) g = Theta z - y - r (eq. 31 / 47a):
- *   dense   Cholesky of the m x m matrix N + Theta (the Delassus form);
+ *   dense   Cholesky of the m x m matrix N + Theta = D + diag(C + Theta) (the Delassus form,
+ *           by ncp_dop_shift_factor on the dense route: Woodbury on a low-rank D would cancel
+ *           terms of size 1 / (rho_b w), see admm_common.c);
  *   saddle  the saddle-point system (eqs. 32, 33a, 47a) on the primal data, with H = A,
  *           D_eps = J^T, k = b, b_eps = e + s:
  *               [ A   J^T          ] {  v }   {  b                  }
@@ -55,6 +57,7 @@
 #ifndef NCP_ADMM_COMMON_H
 #define NCP_ADMM_COMMON_H
 
+#include "core/dop.h"
 #include "solve/solver.h"
 
 enum { NCP_ADMM_FORM_AUTO = 0, NCP_ADMM_FORM_DENSE = 1, NCP_ADMM_FORM_SADDLE = 2 };
@@ -106,8 +109,10 @@ typedef struct ncp_admm {
     double *shift;       /* m: s_i (soft rows: k phi / c), else 0 */
     double *fixed;       /* m: the point of a one-point set (soft rows with c = 0) */
     double *theta;       /* m: current Theta_ii */
+    ncp_dop op;          /* D: dense in the dense form, else as cheap as verified (core/dop.h) */
     /* dense form */
-    double *L;           /* m x m Cholesky factor of N + Theta */
+    ncp_dop_shift N;     /* N + Theta = D + diag(C + Theta), factorised */
+    double *s;           /* m: C + Theta */
     /* saddle form */
     double *K;           /* nv x nv Cholesky factor of A + J_E^T d_E^{-1} J_E */
     double *d;           /* m: Theta + C */
@@ -142,7 +147,7 @@ void ncp_admm_zstep(const ncp_admm *a, const double *g, const double *y, double 
  * Cold (lambda0 NULL): Alg. 1's y = 0 (and g = 0). Alg. 2 from g = 0 would be y = -r, with which
  * ADMM's first gamma-update returns g exactly ((N + Theta) g^1 = Theta g^0 - r - y^0 =
  * (N + Theta) g^0): from a solution that is the one-iteration stop, from zero a wasted step. */
-void ncp_admm_start(const ncp_admm *a, const double *lambda0, double *g, double *y);
+void ncp_admm_start(ncp_admm *a, const double *lambda0, double *g, double *y);
 
 /* ||F||_2 of the CCP natural map at g given u = N g + r (see the header comment). */
 double ncp_admm_ccp_residual(const ncp_admm *a, const double *g, const double *u);

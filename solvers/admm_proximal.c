@@ -35,7 +35,9 @@
  *       (ncp_power_lmax; the paper: "cheap estimates ... such as the Power-Iteration method"),
  *       m = eta ("we can always set m = eta"), kappa = L / m;
  *       rho0 = sqrt(L m) kappa^p0, then rho *= kappa^alpha or kappa^-alpha on LA's test.
- *   Each change refactorises D + (rho + eta) I (dense Cholesky, O(m^3)). Adaptation does not
+ *   Each change refactorises D + C + (rho + eta) I (C: the soft compliances below) through the
+ *   shared Delassus operator (core/dop.h): dense Cholesky, O(m^3), or, when D = F F^T is of low
+ *   rank, Woodbury's rank x rank capacitance matrix, O(m rank^2). Adaptation does not
  *   move rho out of [1e-12 s, 1e12 s], s = the largest diagonal entry of D (1 if none is
  *   positive), so D_rho stays factorisable in floating point; the paper sets no bound (only
  *   diverging runs reach it). A user's fixed rho is used as given.
@@ -56,8 +58,8 @@
  * y0 made dual-feasible (as Pinocchio does), so that from a solution the first iteration
  * returns that solution. CCP: z0 = Pi_{K*}(w).
  *
- * Needs: dual (D, v_f). Memory: two m x m matrices (D with the compliances, and its Cholesky
- * factor). Solves the NCP (desaxce) or the CCP.
+ * Needs: dual (D, v_f). Memory: the Cholesky factor of D + C + (rho + eta) I (m x m), or with a
+ * low-rank D its factor F (m x rank). Solves the NCP (desaxce) or the CCP.
  */
 #include "solvers/admm_proximal.h"
 
@@ -69,30 +71,32 @@
 #include "core/cone.h"
 #include "core/la.h"
 
-/* y = Deff x for ncp_power_lmax (SA's L). */
-typedef struct dense_op {
-    int m;
-    const double *M;
-} dense_op;
-
-static void dense_apply(void *ctx, const double *x, double *y)
-{
-    const dense_op *op = ctx;
-    ncp_gemv(0, op->m, op->m, 1.0, op->M, x, 0.0, y);
-}
-
 typedef struct admm_ws {
     int m;
-    double *Deff;  /* m x m: D + diag(soft compliances) */
-    double *L;     /* m x m: Cholesky factor of Deff + (rho + eta) I */
-    double *vfe;   /* v_f + soft terms */
+    ncp_dop op;      /* D, dense or low rank (core/dop.h) */
+    double *comp;    /* m: soft compliances 1/c, else 0 (Deff = D + diag(comp)) */
+    double *sh;      /* m: comp + rho + eta, the diagonal shift being factorised */
+    ncp_dop_shift L; /* Deff + (rho + eta) I, factorised */
+    double *vfe;     /* v_f + soft terms */
     double *x, *y, *z, *xp, *yp, *t;
 } admm_ws;
 
+/* y = Deff x = D x + comp x. */
+static void deff_apply(admm_ws *w, const double *x, double *y)
+{
+    ncp_dop_apply(&w->op, 1.0, x, 0.0, y);
+    for (int i = 0; i < w->m; i++) y[i] += w->comp[i] * x[i];
+}
+
+/* Deff for ncp_power_lmax (SA's L). */
+static void deff_power(void *ctx, const double *x, double *y) { deff_apply(ctx, x, y); }
+
 static void ws_free(admm_ws *w)
 {
-    free(w->Deff);
-    free(w->L);
+    ncp_dop_shift_free(&w->L);
+    ncp_dop_free(&w->op);
+    free(w->comp);
+    free(w->sh);
     free(w->vfe);
     free(w->x);
     free(w->y);
@@ -102,37 +106,33 @@ static void ws_free(admm_ws *w)
     free(w->t);
 }
 
-static int ws_alloc(admm_ws *w, int m, ncp_error *err)
+static int ws_alloc(admm_ws *w, const ncp_problem *p, ncp_error *err)
 {
     memset(w, 0, sizeof *w);
-    w->m = m;
-    size_t mm = (size_t)m * (size_t)m;
-    w->Deff = ncp_malloc(err, mm, sizeof(double));
-    w->L = ncp_malloc(err, mm, sizeof(double));
-    double **v[] = {&w->vfe, &w->x, &w->y, &w->z, &w->xp, &w->yp, &w->t};
-    int ok = w->Deff && w->L;
+    int m = w->m = p->m;
+    double **v[] = {&w->comp, &w->sh, &w->vfe, &w->x, &w->y, &w->z, &w->xp, &w->yp, &w->t};
+    int ok = 1;
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         *v[i] = ncp_calloc(err, (size_t)m, sizeof(double));
         ok = ok && *v[i];
     }
-    return ok ? NCP_OK : NCP_ERR_NOMEM;
+    if (!ok) return NCP_ERR_NOMEM;
+    return ncp_dop_init(&w->op, p, NCP_DOP_AUTO, err);
 }
 
 /* A soft row with c > 0 becomes a compliant bilateral row, c = 0 is the fixed value -k phi (the
  * same split as ncp_block_project in common.h). */
 static int soft_compliant(const ncp_block *b) { return b->c > 0.0; }
 
-/* Deff = D + diag(1/c) on compliant soft rows; vfe = v_f + k phi / c there. */
+/* Deff = D + diag(comp), comp = 1/c on compliant soft rows; vfe = v_f + k phi / c there. */
 static void effective_problem(const ncp_problem *p, admm_ws *w)
 {
-    int m = p->m;
-    memcpy(w->Deff, p->D, (size_t)m * (size_t)m * sizeof(double));
-    ncp_copy(m, p->vf, w->vfe);
+    ncp_copy(p->m, p->vf, w->vfe);
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
         if (b->type != NCP_SOFT || !soft_compliant(b)) continue;
         int r = b->row;
-        w->Deff[r + (size_t)r * m] += 1.0 / b->c;
+        w->comp[r] = 1.0 / b->c;
         w->vfe[r] += b->k * b->phi / b->c;
     }
 }
@@ -196,14 +196,14 @@ static double compl_residual(const ncp_problem *p, const double *x, const double
     return r;
 }
 
-/* L = chol(Deff + shift I). */
+/* L = Deff + shift I = D + diag(comp + shift), factorised. */
 static int factor(const ncp_solver_desc *d, admm_ws *w, double shift, ncp_error *err)
 {
     int m = w->m;
     if (m == 0) return NCP_OK;
-    memcpy(w->L, w->Deff, (size_t)m * (size_t)m * sizeof(double));
-    for (int i = 0; i < m; i++) w->L[i + (size_t)i * m] += shift;
-    int rc = ncp_chol_factor(m, w->L, err);
+    for (int i = 0; i < m; i++) w->sh[i] = w->comp[i] + shift;
+    ncp_dop_shift_free(&w->L);
+    int rc = ncp_dop_shift_factor(&w->op, w->sh, &w->L, err);
     if (rc) ncp_error_prefix(err, "%s: D + (rho + eta) I with rho + eta = %g: ", d->name, shift);
     return rc;
 }
@@ -218,8 +218,7 @@ static void initial_rho(const ncp_admm_prox_opts *o, admm_ws *w, double *rho, do
     }
     /* t and xp are free before the iterations start. L only sets the penalty's scale ("need not
      * be exact"): 1e-6 relative change of the Rayleigh quotient or 200 products. */
-    dense_op op = {w->m, w->Deff};
-    double L = ncp_power_lmax(w->m, dense_apply, &op, 200, 1e-6, w->t, w->xp);
+    double L = ncp_power_lmax(w->m, deff_power, w, 200, 1e-6, w->t, w->xp);
     double mm = o->eta;
     if (!(L > mm) || !isfinite(L)) L = mm; /* D = 0 (or tiny): kappa = 1, rho = eta */
     double kappa = L / mm;
@@ -266,7 +265,7 @@ static int iterate(const ncp_solver_desc *d, const ncp_admm_prox_opts *o, const 
     double rho, step;
     initial_rho(o, w, &rho, &step);
     double dscale = 0.0;
-    for (int i = 0; i < m; i++) dscale = fmax(dscale, w->Deff[i + (size_t)i * m]);
+    for (int i = 0; i < m; i++) dscale = fmax(dscale, p->D[i + (size_t)i * m] + w->comp[i]);
     if (!(dscale > 0.0) || !isfinite(dscale)) dscale = 1.0;
     const double rho_lo = 1e-12 * dscale, rho_hi = 1e12 * dscale;
     if ((rc = factor(d, w, rho + eta, err))) return rc;
@@ -274,8 +273,8 @@ static int iterate(const ncp_solver_desc *d, const ncp_admm_prox_opts *o, const 
     /* start: x0 = lambda0, y0 = Pi_K(x0), z0 = Pi_K*(w + Gamma(w)), w = Deff y0 + vfe */
     if (in->lambda0) ncp_copy(m, in->lambda0, x);
     project_primal(p, x, y);
-    ncp_copy(m, w->vfe, z);
-    ncp_gemv(0, m, m, 1.0, w->Deff, y, 1.0, z);
+    deff_apply(w, y, z);
+    ncp_axpy(m, 1.0, w->vfe, z);
     if (o->desaxce) add_gamma(p, z, 1.0, z);
     project_dual(p, z, z);
 
@@ -287,10 +286,7 @@ static int iterate(const ncp_solver_desc *d, const ncp_admm_prox_opts *o, const 
             /* x-update (168): rhs = -(vfe + s) + eta x_prev + rho y_prev + z_prev */
             for (int i = 0; i < m; i++) x[i] = -w->vfe[i] + eta * x[i] + rho * y[i] + z[i];
             if (o->desaxce) add_gamma(p, z, -1.0, x);
-            if (m > 0 && (rc = ncp_chol_solve(m, w->L, 1, x, err))) {
-                k--; /* iteration k was not completed; y is still iterate k - 1 */
-                break;
-            }
+            if (m > 0) ncp_dop_shift_solve(&w->L, x, x);
             /* y-update (169) with the over-relaxed xr, then the dual update (167d) */
             for (int i = 0; i < m; i++) {
                 double xr = o->relax * x[i] + (1.0 - o->relax) * w->yp[i];
@@ -329,7 +325,7 @@ int ncp_admm_prox_solve(const ncp_solver_desc *d, const ncp_admm_prox_opts *o,
     int rc = ncp_solver_need_dual(d, p, err);
     if (rc) return rc;
     admm_ws w;
-    if ((rc = ws_alloc(&w, p->m, err)) == NCP_OK) {
+    if ((rc = ws_alloc(&w, p, err)) == NCP_OK) {
         effective_problem(p, &w);
         rc = iterate(d, o, in, out, run, &w, err);
     }

@@ -18,7 +18,8 @@
  *     L_{k+1} = shrink L_k (Mazhar: 0.9, so the step can grow back after a backtrack)
  * f is quadratic, so f(l) - f(y) - g^T d = 1/2 d^T N d exactly: the backtracking test is
  * d^T N d > L |d|^2 and costs one product N d, which also gives N l_{k+1} = N y_k + N d for the
- * function restart. Two products with D per iteration (g and N d), as in Mazhar's listing.
+ * function restart. Two products with D per iteration (g and N d), as in Mazhar's listing, through
+ * the shared operator (core/dop.h: O(m rank) each when D is low rank, else O(m^2)).
  * Start: L_0 = |N (l_0 - 1)| / |l_0 - 1| (Mazhar line 3; 1 = the vector of ones), or the
  * largest diagonal entry of N when that quotient is 0 or undefined.
  * Resolved details: the paper's backtracking test uses ">=", which loops forever once d = 0 (at a
@@ -74,6 +75,7 @@ typedef struct apgd_ws {
     double *d, *Nd;    /* l_{k+1} - y_k and N d */
     double *Nl, *Nlp;  /* N l_k, N l_{k+1} (function restart) */
     double *s;         /* frozen linear term r + Gamma: g - N y (function restart) */
+    ncp_dop op;        /* D, dense or low rank (core/dop.h) */
 } apgd_ws;
 
 static void apgd_ws_free(apgd_ws *w)
@@ -88,13 +90,13 @@ static void apgd_ws_free(apgd_ws *w)
     free(w->Nl);
     free(w->Nlp);
     free(w->s);
+    ncp_dop_free(&w->op);
 }
 
 /* y = N x (N = D + 1/c on soft rows with c > 0). */
-static void apgd_N(const ncp_problem *p, const double *x, double *y)
+static void apgd_N(const ncp_problem *p, apgd_ws *w, const double *x, double *y)
 {
-    int m = p->m;
-    ncp_gemv(0, m, m, 1.0, p->D, x, 0.0, y);
+    ncp_dop_apply(&w->op, 1.0, x, 0.0, y);
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
         if (b->type == NCP_SOFT && b->c > 0.0) y[b->row] += x[b->row] / b->c;
@@ -102,11 +104,10 @@ static void apgd_N(const ncp_problem *p, const double *x, double *y)
 }
 
 /* g = grad f at y (with the De Saxcé term if asked), from u = D y + v_f. */
-static void apgd_gradient(const ncp_problem *p, const apgd_ws *w)
+static void apgd_gradient(const ncp_problem *p, apgd_ws *w)
 {
-    int m = p->m;
-    ncp_copy(m, p->vf, w->u);
-    ncp_gemv(0, m, m, 1.0, p->D, w->y, 1.0, w->u);
+    ncp_copy(p->m, p->vf, w->u);
+    ncp_dop_apply(&w->op, 1.0, w->y, 1.0, w->u);
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
         ncp_block_gradient(b, w->desaxce, w->y + b->row, w->u + b->row, w->g + b->row);
@@ -140,7 +141,7 @@ static double apgd_L0(const ncp_problem *p, apgd_ws *w)
     double nd = ncp_norm2(m, w->d);
     double L = 0.0;
     if (nd > 0.0) {
-        apgd_N(p, w->d, w->Nd);
+        apgd_N(p, w, w->d, w->Nd);
         L = ncp_norm2(m, w->Nd) / nd;
     }
     if (!(L > 0.0) || !isfinite(L)) {
@@ -160,7 +161,7 @@ static void apgd_iterate(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *ru
     if (in->lambda0) ncp_copy(m, in->lambda0, w->l);
     double L = apgd_L0(p, w);
     ncp_copy(m, w->l, w->y);
-    apgd_N(p, w->l, w->Nl);
+    apgd_N(p, w, w->l, w->Nl);
     double theta = 1.0;
     int status = -1, k = 0;
     if (ncp_run_setup_done(run) == 0) {
@@ -168,7 +169,7 @@ static void apgd_iterate(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *ru
             apgd_gradient(p, w);
             for (int j = 0; j <= APGD_MAX_DOUBLINGS; j++) {
                 apgd_step(p, w, L);
-                apgd_N(p, w->d, w->Nd);
+                apgd_N(p, w, w->d, w->Nd);
                 /* f(l) - f(y) - g^T d = 1/2 d^T N d (f quadratic): the sufficient-decrease test */
                 if (!(ncp_dot(m, w->d, w->Nd) > L * ncp_dot(m, w->d, w->d)) ||
                     j == APGD_MAX_DOUBLINGS)
@@ -179,7 +180,7 @@ static void apgd_iterate(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *ru
             int frestart = 0;
             if (w->restart == APGD_RESTART_FUNCTION) {
                 for (int i = 0; i < m; i++) w->s[i] = w->g[i];
-                apgd_N(p, w->y, w->Nlp); /* N y, then s = g - N y */
+                apgd_N(p, w, w->y, w->Nlp); /* N y, then s = g - N y */
                 for (int i = 0; i < m; i++) {
                     w->s[i] -= w->Nlp[i];
                     w->Nlp[i] += w->Nd[i];
@@ -246,6 +247,8 @@ static int apgd_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, 
     w.s = ncp_calloc(err, m, sizeof(double));
     if (!w.l || !w.lp || !w.y || !w.g || !w.u || !w.d || !w.Nd || !w.Nl || !w.Nlp || !w.s)
         rc = NCP_ERR_NOMEM;
+    else if ((rc = ncp_dop_init(&w.op, p, NCP_DOP_AUTO, err)))
+        ncp_error_prefix(err, "%s: ", self->name);
     else
         apgd_iterate(in, out, run, &w);
     apgd_ws_free(&w);

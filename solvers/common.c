@@ -3,6 +3,7 @@
 #include "solvers/common.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/cone.h"
@@ -72,7 +73,7 @@ int ncp_solver_need_dual(const ncp_solver_desc *d, const ncp_problem *p, ncp_err
     return NCP_OK;
 }
 
-/* ---------- projected Gauss–Seidel ---------- */
+/* ---------- the sweep ---------- */
 
 /* Largest eigenvalue of the 3x3 diagonal block of D at row r (symmetrised copy). */
 static int block_max_eig(int m, const double *D, int r, double *lmax, ncp_error *err)
@@ -114,25 +115,82 @@ int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error
     return NCP_OK;
 }
 
-/* u += D(:, r..r+n-1) * dl (D symmetric column-major, columns contiguous). */
-static void update_u(int m, const double *D, int r, int n, const double *dl, double *u)
+/* ---------- the velocity during a sweep ---------- */
+
+int ncp_gs_vel_init(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
 {
-    for (int j = 0; j < n; j++)
-        if (dl[j] != 0.0) ncp_axpy(m, dl[j], D + (size_t)(r + j) * m, u);
+    g->op = op;
+    g->u = u;
+    g->t = g->Ft = NULL;
+    const int m = op->m, r = op->rank;
+    if (r == 0) return NCP_OK;
+    if (!(g->t = ncp_calloc(err, (size_t)r, sizeof(double))) ||
+        !(g->Ft = ncp_malloc(err, (size_t)r * m, sizeof(double)))) {
+        ncp_gs_vel_free(g);
+        return NCP_ERR_NOMEM;
+    }
+    for (int i = 0; i < m; i++)
+        for (int c = 0; c < r; c++) g->Ft[c + (size_t)i * r] = op->F[i + (size_t)c * m];
+    return NCP_OK;
 }
 
+void ncp_gs_vel_free(ncp_gs_vel *g)
+{
+    free(g->t);
+    free(g->Ft);
+    g->t = g->Ft = NULL;
+}
+
+void ncp_gs_vel_begin(ncp_gs_vel *g)
+{
+    if (g->t) ncp_zero(g->op->rank, g->t);
+}
+
+void ncp_gs_vel_end(ncp_gs_vel *g)
+{
+    const ncp_dop *op = g->op;
+    if (g->t && op->m > 0) ncp_gemv(0, op->m, op->rank, 1.0, op->F, g->t, 1.0, g->u);
+}
+
+void ncp_gs_vel_get(const ncp_gs_vel *g, int r, int n, double *out)
+{
+    const int k = g->op->rank;
+    for (int i = 0; i < n; i++) {
+        double s = g->u[r + i];
+        if (g->t) { /* + F_{r+i,:} t */
+            const double *f = g->Ft + (size_t)(r + i) * k;
+            for (int c = 0; c < k; c++) s += f[c] * g->t[c];
+        }
+        out[i] = s;
+    }
+}
+
+void ncp_gs_vel_add(ncp_gs_vel *g, int r, int n, const double *dl)
+{
+    const ncp_dop *op = g->op;
+    for (int j = 0; j < n; j++) {
+        if (dl[j] == 0.0) continue;
+        if (g->t) { /* t += F_{r+j,:}^T dl_j */
+            const double *f = g->Ft + (size_t)(r + j) * op->rank;
+            for (int c = 0; c < op->rank; c++) g->t[c] += f[c] * dl[j];
+        } else { /* u += D(:, r+j) dl_j (D symmetric column-major, columns contiguous) */
+            ncp_axpy(op->m, dl[j], op->D + (size_t)(r + j) * op->m, g->u);
+        }
+    }
+}
+
+/* ---------- projected Gauss–Seidel ---------- */
+
 /* One contact block: local projected steps, then the coupling update. Returns max |delta|. */
-static double sweep_contact(const ncp_problem *p, const ncp_block *b, double step, double omega,
-                            int local_iter, double *lambda, double *u)
+static double sweep_contact(const ncp_problem *p, ncp_gs_vel *g, const ncp_block *b, double step,
+                            double omega, int local_iter, double *lambda)
 {
     int m = p->m, row = b->row;
     double *lam = lambda + row;
     const double *Dk = p->D + row + (size_t)row * m; /* D_kk(i, j) = Dk[i + j m] */
     double ul[3], old[3], z[3], x[3], dl[3];
-    for (int i = 0; i < 3; i++) {
-        ul[i] = u[row + i];
-        old[i] = lam[i];
-    }
+    ncp_gs_vel_get(g, row, 3, ul);
+    for (int i = 0; i < 3; i++) old[i] = lam[i];
     for (int it = 0; it < local_iter; it++) {
         double prev[3] = {lam[0], lam[1], lam[2]};
         ncp_desaxce(b->mu, ul, z); /* z = u + Gamma(u), NCP report 2025 Alg. 5 line 16 */
@@ -149,17 +207,18 @@ static double sweep_contact(const ncp_problem *p, const ncp_block *b, double ste
         dl[i] = lam[i] - old[i];
         dmax = fmax(dmax, fabs(dl[i]));
     }
-    /* the exact coupling update (also refreshes u_k itself, overwriting the local estimate) */
-    update_u(m, p->D, row, 3, dl, u);
+    /* the exact coupling update (also refreshes u_k itself, discarding the local estimate) */
+    ncp_gs_vel_add(g, row, 3, dl);
     return dmax;
 }
 
 /* One scalar block (the exact 1-D Gauss–Seidel solve, relaxed by omega). Returns |delta|. */
-static double sweep_scalar(const ncp_problem *p, const ncp_block *b, double invd, double omega,
-                           double *lambda, double *u)
+double ncp_pgs_scalar(ncp_gs_vel *g, const ncp_block *b, double invd, double omega,
+                      double *lambda)
 {
     int r = b->row;
-    double lam = lambda[r], ur = u[r], nl = lam;
+    double lam = lambda[r], ur, nl = lam;
+    ncp_gs_vel_get(g, r, 1, &ur);
     switch (b->type) {
     case NCP_BILATERAL:
         nl = lam - omega * ur * invd;
@@ -180,29 +239,33 @@ static double sweep_scalar(const ncp_problem *p, const ncp_block *b, double invd
     }
     double dl = nl - lam;
     lambda[r] = nl;
-    update_u(p->m, p->D, r, 1, &dl, u);
+    ncp_gs_vel_add(g, r, 1, &dl);
     return fabs(dl);
+}
+
+double ncp_pgs_sweep_vel(const ncp_problem *p, ncp_gs_vel *g, const double *step, double omega,
+                         int local_iter, double *lambda)
+{
+    double dmax = 0.0;
+    ncp_gs_vel_begin(g);
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        if (step[bi] == 0.0) continue; /* no self-influence: Gauss–Seidel has nothing to say */
+        double d = (b->type == NCP_CONTACT)
+                       ? sweep_contact(p, g, b, step[bi], omega, local_iter, lambda)
+                       : ncp_pgs_scalar(g, b, step[bi], omega, lambda);
+        dmax = fmax(dmax, d);
+    }
+    ncp_gs_vel_end(g);
+    return dmax;
 }
 
 double ncp_pgs_sweep(const ncp_problem *p, const double *step, double omega, int local_iter,
                      double *lambda, double *u)
 {
-    double dmax = 0.0;
-    for (int bi = 0; bi < p->nblocks; bi++) {
-        const ncp_block *b = &p->blocks[bi];
-        if (step[bi] == 0.0) continue; /* no self-influence: Gauss–Seidel has nothing to say */
-        double d = (b->type == NCP_CONTACT)
-                       ? sweep_contact(p, b, step[bi], omega, local_iter, lambda, u)
-                       : sweep_scalar(p, b, step[bi], omega, lambda, u);
-        dmax = fmax(dmax, d);
-    }
-    return dmax;
-}
-
-double ncp_pgs_scalar(const ncp_problem *p, const ncp_block *b, double step, double omega,
-                      double *lambda, double *u)
-{
-    return sweep_scalar(p, b, step, omega, lambda, u);
+    ncp_dop op = {.m = p->m, .D = p->D}; /* the dense route: nothing to allocate */
+    ncp_gs_vel g = {.op = &op, .u = u};
+    return ncp_pgs_sweep_vel(p, &g, step, omega, local_iter, lambda);
 }
 
 /* ---------- the iteration protocol ---------- */

@@ -12,6 +12,7 @@
 #ifndef NCP_SOLVERS_COMMON_H
 #define NCP_SOLVERS_COMMON_H
 
+#include "core/dop.h"
 #include "solve/solver.h"
 
 /* ---- parameters ---- */
@@ -49,20 +50,52 @@ int ncp_solver_need_dual(const ncp_solver_desc *d, const ncp_problem *p, ncp_err
  * Fails (NCP_ERR_NUMERIC, message naming the block's row) only if the eigensolver fails. */
 int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error *err);
 
-/* One projected Gauss–Seidel sweep over the blocks in their order (solvers/pgs.c header, NCP report 2025
- * Alg. 5): each block with step[bi] > 0 is updated from the current u, then u = D lambda + v_f
- * is brought up to date by one column axpy per changed row (O(m) per row, O(m^2) per sweep).
- * omega in (0, 2) multiplies the step inside the projection; local_iter >= 1 local steps per
- * contact. lambda (m) and u (m, = D lambda + v_f on entry) are updated in place. Returns the
- * largest |change| of any entry of lambda. */
+/* The velocity u = D lambda + v_f kept current through a Gauss–Seidel sweep, on either route of
+ * the Delassus operator (core/dop.h):
+ *   dense     u is brought up to date by one column axpy per changed row (O(m) per row, O(m^2)
+ *             per sweep);
+ *   low rank  D = F F^T: u keeps its value from the start of the sweep and t = F^T (lambda -
+ *             lambda_start) (rank entries) collects the changes; a block's current velocity is
+ *             u_I + F_I t (O(rank) per row) and the end of the sweep adds F t to u: O(m rank) per
+ *             sweep, the "velocity-based" Gauss–Seidel of rigid-body engines (Erleben 2007, ACM
+ *             TOG 26(2)), with t in the role of the body velocities.
+ * Both give the same velocities up to rounding. */
+typedef struct ncp_gs_vel {
+    const ncp_dop *op;
+    double *u;  /* m: the caller's velocity (current after ncp_gs_vel_end) */
+    double *t;  /* rank (low-rank route), else NULL */
+    double *Ft; /* rank x m: F^T, so that a row of F is contiguous (low-rank route) */
+} ncp_gs_vel;
+
+/* Binds u (m, = D lambda + v_f on entry to each sweep) to op. NCP_ERR_NOMEM. */
+int ncp_gs_vel_init(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err);
+void ncp_gs_vel_free(ncp_gs_vel *g);
+/* Start and end of a sweep; between them u is current only through ncp_gs_vel_get. */
+void ncp_gs_vel_begin(ncp_gs_vel *g);
+void ncp_gs_vel_end(ncp_gs_vel *g);
+/* out[0..n-1] = the current u_{r..r+n-1}. */
+void ncp_gs_vel_get(const ncp_gs_vel *g, int r, int n, double *out);
+/* lambda_{r..r+n-1} changed by dl: the velocity follows (zero entries of dl cost nothing). */
+void ncp_gs_vel_add(ncp_gs_vel *g, int r, int n, const double *dl);
+
+/* One projected Gauss–Seidel sweep over the blocks in their order (solvers/pgs.c header, NCP
+ * report 2025 Alg. 5): each block with step[bi] > 0 is updated from the current u, and u follows
+ * (ncp_gs_vel: O(m^2) per sweep with the dense D, O(m rank) with a low-rank one). omega in
+ * (0, 2) multiplies the step inside the projection; local_iter >= 1 local steps per contact (the
+ * local velocity follows through p's diagonal block D_kk). lambda (m) and g->u (m, = D lambda +
+ * v_f on entry) are updated in place. Returns the largest |change| of any entry of lambda. */
+double ncp_pgs_sweep_vel(const ncp_problem *p, ncp_gs_vel *g, const double *step, double omega,
+                         int local_iter, double *lambda);
+/* The same on the dense D of p (no allocation; kept for callers without an operator). */
 double ncp_pgs_sweep(const ncp_problem *p, const double *step, double omega, int local_iter,
                      double *lambda, double *u);
 
 /* The sweep's update of one scalar block b (bilateral, unilateral or soft; step = its
- * step[bi] > 0): the exact 1-D Gauss–Seidel solve with omega inside the projection, then u
- * updated. Used by the NCP report 2025 splitting solvers (solvers/splitting.c). Returns |change|. */
-double ncp_pgs_scalar(const ncp_problem *p, const ncp_block *b, double step, double omega,
-                      double *lambda, double *u);
+ * step[bi] > 0), inside a sweep (between ncp_gs_vel_begin and _end): the exact 1-D Gauss–Seidel
+ * solve with omega inside the projection, then the velocity updated. Used by the NCP report
+ * 2025 splitting solvers (solvers/splitting.c). Returns |change|. */
+double ncp_pgs_scalar(ncp_gs_vel *g, const ncp_block *b, double step, double omega,
+                      double *lambda);
 
 /* ---- the iteration protocol of solver.h ---- */
 

@@ -27,8 +27,8 @@
  * exact 1-D solve for omega theta = 1 (as in pgs); c = 0 sets lambda = -k phi. Blocks with a
  * negligible diagonal (no self-influence) are left as they are.
  *
- * Cost: one dense product D lambda (O(m^2)) and O(m) projections per iteration; setup O(m^2) per
- * power-iteration product.
+ * Cost: one product D lambda (core/dop.h: O(m^2) dense, O(m rank) when D is low rank) and O(m)
+ * projections per iteration; setup one such product per power-iteration step.
  *
  * Accuracy (tests/test_solvers_more.c): natural map <= 1e-8 on 80 seeded, strictly feasible
  * random problems (mean 130 / 353 iterations without / with scalar rows, max 2668); the exact
@@ -59,6 +59,7 @@ static const ncp_param_doc jacobi_params[] = {
  * row (0 for rows that do not move). */
 typedef struct jac_op {
     const ncp_problem *p;
+    ncp_dop *dop;
     const double *sp;
     double *tmp;
 } jac_op;
@@ -69,7 +70,7 @@ static void jac_apply(void *ctx, const double *x, double *y)
     const ncp_problem *p = op->p;
     int m = p->m;
     for (int i = 0; i < m; i++) op->tmp[i] = op->sp[i] * x[i];
-    ncp_gemv(0, m, m, 1.0, p->D, op->tmp, 0.0, y);
+    ncp_dop_apply(op->dop, 1.0, op->tmp, 0.0, y);
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
         if (b->type == NCP_SOFT && b->c > 0.0) y[b->row] += op->tmp[b->row] / b->c;
@@ -79,6 +80,7 @@ static void jac_apply(void *ctx, const double *x, double *y)
 
 typedef struct jac_ws {
     double *lambda, *next, *u, *g, *step, *sp, *v, *w;
+    ncp_dop op; /* D, dense or low rank (core/dop.h) */
 } jac_ws;
 
 static void jac_ws_free(jac_ws *w)
@@ -91,6 +93,7 @@ static void jac_ws_free(jac_ws *w)
     free(w->sp);
     free(w->v);
     free(w->w);
+    ncp_dop_free(&w->op);
 }
 
 /* theta = 1 / L_P (see the header); 1 if the operator is zero (nothing coupled). */
@@ -103,7 +106,7 @@ static double jac_theta(const ncp_problem *p, jac_ws *w)
         double s = moving ? sqrt(w->step[bi]) : 0.0;
         for (int i = 0; i < ncp_block_type_size(b->type); i++) w->sp[b->row + i] = s;
     }
-    jac_op op = {p, w->sp, w->g}; /* g is free during setup */
+    jac_op op = {p, &w->op, w->sp, w->g}; /* g is free during setup */
     double L = ncp_power_lmax(m, jac_apply, &op, 100, 1e-6, w->v, w->w);
     return L > 0.0 ? 1.0 / L : 1.0;
 }
@@ -118,7 +121,7 @@ static void jac_iterate(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run
     if (ncp_run_setup_done(run) == 0) {
         for (k = 1;; k++) {
             ncp_copy(m, p->vf, w->u);
-            ncp_gemv(0, m, m, 1.0, p->D, w->lambda, 1.0, w->u); /* u = D lambda + v_f */
+            ncp_dop_apply(&w->op, 1.0, w->lambda, 1.0, w->u); /* u = D lambda + v_f */
             double dmax = 0.0;
             for (int bi = 0; bi < p->nblocks; bi++) {
                 const ncp_block *b = &p->blocks[bi];
@@ -170,7 +173,8 @@ static int jacobi_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run
     w.w = ncp_calloc(err, m, sizeof(double));
     if (!w.lambda || !w.next || !w.u || !w.g || !w.step || !w.sp || !w.v || !w.w) {
         rc = NCP_ERR_NOMEM;
-    } else if ((rc = ncp_block_fo_steps(p, w.step, err))) {
+    } else if ((rc = ncp_block_fo_steps(p, w.step, err)) ||
+               (rc = ncp_dop_init(&w.op, p, NCP_DOP_AUTO, err))) {
         ncp_error_prefix(err, "jacobi: ");
     } else {
         double theta = auto_scale ? jac_theta(p, &w) : 1.0;

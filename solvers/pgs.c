@@ -31,8 +31,8 @@
  * Rows whose diagonal is (numerically) zero do not influence their own velocity; Gauss–Seidel has
  * no information for them, so their lambda is left as it is.
  *
- * Cost: u = D lambda + v_f is kept up to date incrementally (one column axpy per updated row),
- * so a sweep costs O(m^2).
+ * Cost: u = D lambda + v_f is kept up to date incrementally (ncp_gs_vel: one column axpy per
+ * updated row, O(m^2) per sweep; with a low-rank D = F F^T (core/dop.h) O(m rank) per sweep).
  * The steps and the sweep live in solvers/common.c (ncp_block_steps, ncp_pgs_sweep), shared with
  * nsn-nm's Gauss–Seidel fallback; this file holds the parameters and the iteration loop.
  *
@@ -57,21 +57,21 @@ static const ncp_param_doc pgs_params[] = {
     {NULL, 0.0, NULL},
 };
 
-/* The iterations, from the warm start (or zero), on allocated lambda, u and steps. */
+/* The iterations, from the warm start (or zero), on allocated lambda, velocity and steps. */
 static void pgs_iterate(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, double omega,
                         int local_iter, double stall_tol, const double *step, double *lambda,
-                        double *u)
+                        ncp_dop *op, ncp_gs_vel *g)
 {
     const ncp_problem *p = in->prob;
     int m = p->m;
     if (in->lambda0) ncp_copy(m, in->lambda0, lambda);
-    ncp_copy(m, p->vf, u);
-    ncp_gemv(0, m, m, 1.0, p->D, lambda, 1.0, u); /* u = D lambda0 + v_f */
+    ncp_copy(m, p->vf, g->u);
+    ncp_dop_apply(op, 1.0, lambda, 1.0, g->u); /* u = D lambda0 + v_f */
 
     int status = -1, k = 0;
     if (ncp_run_setup_done(run) == 0) {
         for (k = 1;; k++) {
-            double dmax = ncp_pgs_sweep(p, step, omega, local_iter, lambda, u);
+            double dmax = ncp_pgs_sweep_vel(p, g, step, omega, local_iter, lambda);
             int stalled = dmax <= stall_tol * fmax(1.0, ncp_norminf(m, lambda));
             if (ncp_solver_iter_end(run, k, m, lambda, stalled, &status)) break;
         }
@@ -97,12 +97,18 @@ static int pgs_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
     double *lambda = ncp_calloc(err, (size_t)p->m, sizeof(double));
     double *u = ncp_calloc(err, (size_t)p->m, sizeof(double)); /* D lambda + v_f, kept current */
     double *step = ncp_calloc(err, (size_t)p->nblocks, sizeof(double)); /* 0 = skip the block */
+    ncp_dop op = {0};
+    ncp_gs_vel g = {0};
     if (!lambda || !u || !step)
         rc = NCP_ERR_NOMEM;
-    else if ((rc = ncp_block_steps(p, step, NULL, err)))
+    else if ((rc = ncp_block_steps(p, step, NULL, err)) ||
+             (rc = ncp_dop_init(&op, p, NCP_DOP_AUTO, err)) ||
+             (rc = ncp_gs_vel_init(&g, &op, u, err)))
         ncp_error_prefix(err, "pgs: ");
     else
-        pgs_iterate(in, out, run, omega, local_iter, stall_tol, step, lambda, u);
+        pgs_iterate(in, out, run, omega, local_iter, stall_tol, step, lambda, &op, &g);
+    ncp_gs_vel_free(&g);
+    ncp_dop_free(&op);
     free(lambda);
     free(u);
     free(step);

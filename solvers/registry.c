@@ -55,3 +55,39 @@ const ncp_solver_desc *ncp_solver_at(int i)
 }
 
 const ncp_solver_desc *ncp_solver_find(const char *name) { return ncp_catalog_find(&catalog, name); }
+
+/* Families: by method, except the variants that Lee et al. 2025 built for their comparisons
+ * (ablations of their subsystem ADMM and of CANAL's inner solver, and their PGS baseline), which
+ * are drawn together so the paper's ablation reads as one panel. */
+static const char *const families[] = {
+    "Gauss-Seidel / Jacobi sweeps", "ADMM", "Newton & augmented Lagrangian", "CCP solvers",
+    "Lee et al. 2025 variants", "peers (Siconos)",
+};
+enum { NFAMILIES = (int)(sizeof families / sizeof families[0]) };
+
+static const struct {
+    const char *solver;
+    int family; /* index into families */
+} family_of[] = {
+    {"pgs", 0}, {"pgs-ncp", 0}, {"nbgs", 0}, {"jacobi", 0}, {"raisim", 0}, {"raisim-ds", 0},
+    {"raisim-ds-es", 0},
+    {"admm", 1}, {"fadmm", 1}, {"admm-ncp-fp", 1}, {"admm-ncp-la", 1}, {"admm-ncp-sa", 1},
+    {"subadmm", 1},
+    {"nsn-nm", 2}, {"nsn-fb", 2}, {"canal", 2},
+    {"admm-ccp", 3}, {"pgs-ccp", 3}, {"apgd", 3}, {"sap", 3},
+    {"al-trdogleg", 4}, {"al-dampedsn", 4}, {"pgs-decoupled", 4}, {"admm-nosub", 4},
+    {"admm-nobody", 4},
+    {"siconos-nsgs", 5}, {"siconos-nsn-ac", 5}, {"siconos-nsn-fb", 5}, {"siconos-nsn-nm", 5},
+    {"siconos-prox", 5}, {"siconos-admm", 5}, {"siconos-vi-eg", 5},
+};
+
+int ncp_registry_family_count(void) { return NFAMILIES; }
+
+const char *ncp_registry_family_at(int i) { return i >= 0 && i < NFAMILIES ? families[i] : NULL; }
+
+const char *ncp_registry_family(const char *solver_name)
+{
+    for (size_t i = 0; solver_name && i < sizeof family_of / sizeof family_of[0]; i++)
+        if (!strcmp(family_of[i].solver, solver_name)) return families[family_of[i].family];
+    return NULL;
+}

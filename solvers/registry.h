@@ -49,4 +49,12 @@ int ncp_solver_count(void);
 const ncp_solver_desc *ncp_solver_at(int i);
 const ncp_solver_desc *ncp_solver_find(const char *name);
 
+/* Solver families, for the figures' panels (one per family) and `ncpbench list solvers`: a
+ * table of registry.c beside the registry (every registered solver has one). Families in
+ * panel order; ncp_registry_family: the family of a solver name, NULL if the name is not
+ * in the table (e.g. a solver of an older run). */
+int ncp_registry_family_count(void);
+const char *ncp_registry_family_at(int i);
+const char *ncp_registry_family(const char *solver_name);
+
 #endif

@@ -68,6 +68,8 @@ typedef struct split_ws {
     double *step;           /* nblocks: ncp_block_steps (scalar rows); 0 = skip the block */
     ncp_local_contact *lc;  /* nblocks (only contact entries are used) */
     double *lambda, *u;
+    ncp_dop op;             /* D, dense or low rank (core/dop.h) */
+    ncp_gs_vel vel;         /* u = D lambda + v_f through the sweep */
 } split_ws;
 
 /* The local projector of the configuration. */
@@ -91,11 +93,10 @@ static void local_solve(const split_ws *w, const ncp_local_contact *lc, const do
 static double sweep_contact(split_ws *w, const ncp_block *b, const ncp_local_contact *lc,
                             double omega)
 {
-    const ncp_problem *p = w->p;
-    int m = p->m, r = b->row;
-    double *lam = w->lambda + r, *uk = w->u + r;
+    double *lam = w->lambda + b->row, uk[3];
     const double *G = lc->G;
-    double c[3], s[3] = {0.0, 0.0, 0.0}, nl[3];
+    double c[3], s[3] = {0.0, 0.0, 0.0}, nl[3], d[3];
+    ncp_gs_vel_get(&w->vel, b->row, 3, uk);
     for (int i = 0; i < 3; i++) /* line 15: v_f,k^i, the velocity without this contact */
         c[i] = uk[i] - (G[i] * lam[0] + G[i + 3] * lam[1] + G[i + 6] * lam[2]);
     if (w->o->desaxce) s[0] = b->mu * hypot(uk[1], uk[2]); /* line 16: Gamma(u_k) */
@@ -111,11 +112,11 @@ static double sweep_contact(split_ws *w, const ncp_block *b, const ncp_local_con
     }
     double dmax = 0.0;
     for (int i = 0; i < 3; i++) {
-        double d = omega * (nl[i] - lam[i]); /* line 18 (eq. 145) */
-        if (d != 0.0) ncp_axpy(m, d, p->D + (size_t)(r + i) * m, w->u);
-        lam[i] += d;
-        dmax = fmax(dmax, fabs(d));
+        d[i] = omega * (nl[i] - lam[i]); /* line 18 (eq. 145) */
+        lam[i] += d[i];
+        dmax = fmax(dmax, fabs(d[i]));
     }
+    ncp_gs_vel_add(&w->vel, b->row, 3, d);
     return dmax;
 }
 
@@ -123,16 +124,18 @@ static double sweep(split_ws *w, double omega)
 {
     const ncp_problem *p = w->p;
     double dmax = 0.0;
+    ncp_gs_vel_begin(&w->vel);
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
         double d = 0.0;
         if (b->type == NCP_CONTACT) {
             if (w->lc[bi].active) d = sweep_contact(w, b, &w->lc[bi], omega);
         } else if (w->step[bi] > 0.0) {
-            d = ncp_pgs_scalar(p, b, w->step[bi], omega, w->lambda, w->u);
+            d = ncp_pgs_scalar(&w->vel, b, w->step[bi], omega, w->lambda);
         }
         dmax = fmax(dmax, d);
     }
+    ncp_gs_vel_end(&w->vel);
     return dmax;
 }
 
@@ -164,7 +167,7 @@ static void iterate(split_ws *w, const ncp_solve_in *in, ncp_solve_out *out, ncp
     int m = p->m;
     if (in->lambda0) ncp_copy(m, in->lambda0, w->lambda);
     ncp_copy(m, p->vf, w->u);
-    ncp_gemv(0, m, m, 1.0, p->D, w->lambda, 1.0, w->u); /* u = D lambda0 + v_f */
+    ncp_dop_apply(&w->op, 1.0, w->lambda, 1.0, w->u); /* u = D lambda0 + v_f */
     double inertia = total_inertia(p, o);
     double f_old = objective(p, w->lambda, w->u);
     double omega = o->omega;
@@ -202,7 +205,10 @@ int ncp_split_solve(const ncp_solver_desc *self, const ncp_split_opts *o, const 
         rc = NCP_ERR_NOMEM;
         goto done;
     }
-    if ((rc = ncp_block_steps(p, w.step, NULL, err))) goto fail;
+    if ((rc = ncp_block_steps(p, w.step, NULL, err)) ||
+        (rc = ncp_dop_init(&w.op, p, NCP_DOP_AUTO, err)) ||
+        (rc = ncp_gs_vel_init(&w.vel, &w.op, w.u, err)))
+        goto fail;
     /* the same negligibility threshold as ncp_block_steps */
     double dscale = 0.0;
     for (int i = 0; i < m; i++) dscale = fmax(dscale, p->D[i + (size_t)i * m]);
@@ -217,6 +223,8 @@ int ncp_split_solve(const ncp_solver_desc *self, const ncp_split_opts *o, const 
 fail:
     ncp_error_prefix(err, "%s: ", self->name);
 done:
+    ncp_gs_vel_free(&w.vel);
+    ncp_dop_free(&w.op);
     free(w.step);
     free(w.lc);
     free(w.lambda);

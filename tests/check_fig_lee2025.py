@@ -7,7 +7,8 @@ recomputation from the raw benchmark files (code written here, not ncpbench's):
 - fig11.dat's mean time per step and mean al_residual from fig11_pouring/N*/{canal5,iter100}/
   metrics.csv, and the fixed iteration counts (<= 5 for canal, <= 100 for the others);
 - fig7.md's and fig9.md's CANAL / PGS rows (cases, final median, share and median iteration to
-  1e-8) from fig*/metrics.csv and traces.csv;
+  1e-8) from fig*/metrics.csv and the traces (traces.h5 read with h5py; traces.csv of older
+  runs);
 - table3.dat's means and ratios from table3_laikago*/metrics.csv (when the ADMM solvers ran);
 - claims.md: every claim row has a verdict in {yes, partly, no, n/a}.
 Exit status 1 on any mismatch or missing file; prints what it checked.
@@ -65,6 +66,25 @@ def num(cell):
 def rows(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def trace_rows(d):
+    """Rows of d's traces as dicts (problem, solver, iteration, time_ms, metrics): traces.h5
+    (/traces/<solver>/<problem>, columns in /traces attrs "columns"), else traces.csv."""
+    if not os.path.exists(f"{d}/traces.h5"):
+        return rows(f"{d}/traces.csv")
+    import h5py
+    out = []
+    with h5py.File(f"{d}/traces.h5", "r") as f:
+        cols = [str(c) for c in f["traces"].attrs["columns"]]
+        for solver, g in f["traces"].items():
+            for problem, ds in g.items():
+                for row in ds[:]:
+                    r = dict(zip(cols, row))
+                    r["iteration"] = int(r.pop("iter"))
+                    r["problem"], r["solver"] = problem, solver
+                    out.append(r)
+    return out
 
 
 def check_table2(d):
@@ -128,7 +148,7 @@ def check_fig79(d, md, sub):
     if not os.path.exists(f"{d}/{md}"):
         return
     mrows = rows(f"{d}/{sub}/metrics.csv")
-    trows = rows(f"{d}/{sub}/traces.csv")
+    trows = trace_rows(f"{d}/{sub}")
     for label, solver in [("CANAL (`canal`)", "canal"), ("PGS (`pgs-decoupled`)", "pgs-decoupled")]:
         cells = md_row(f"{d}/{md}", label)
         ms = [r for r in mrows if r["solver"] == solver]

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Independent recomputation of the natural map from an output directory.
 
-Reads DIR/problems.h5 (D, v_f, blocks), DIR/solutions.h5 (every solver's final lambda) and
-DIR/metrics.csv, recomputes u = D lambda + v_f and the natural map
+Reads DIR/problems.h5 (D, v_f, blocks; D = J A^-1 J^T and v_f = J A^-1 b + e rebuilt here with
+numpy from primal/ when the file stores no dual/), DIR/solutions.h5 (every solver's final
+lambda) and DIR/metrics.csv, recomputes u = D lambda + v_f and the natural map
 F = lambda - Pi_K(lambda - (u + Gamma(u))) per block with numpy (code written here, not
 ncpbench's), and checks natural_map_abs, natural_map_inf and natural_map_rel_siconos of every
 row of metrics.csv. Also checks that metrics.csv has the documented columns (the metric columns,
@@ -15,6 +16,7 @@ import sys
 
 import h5py
 import numpy as np
+import scipy.sparse
 
 REQUIRED = ["problem", "solver", "iterations", "converged", "setup_ms", "solve_ms",
             "al_residual", "natural_map_abs", "natural_map_rel_acary",
@@ -50,6 +52,17 @@ def natural_map(blocks, lam, u):
     return F
 
 
+def dual(g):
+    """D, v_f: stored, or rebuilt from the primal data by LU (numpy; ncpbench uses Cholesky)."""
+    if "dual" in g:
+        return np.array(g["dual/D"]), np.array(g["dual/vf"])
+    A, b, e = (np.array(g["primal/" + k]) for k in ("A", "b", "e"))
+    J = scipy.sparse.csr_matrix((g["primal/J/x"][()], g["primal/J/i"][()], g["primal/J/p"][()]),
+                                shape=(len(e), len(b)))
+    X = np.linalg.solve(A, np.column_stack([J.T.toarray(), b]))
+    return J @ X[:, :-1], J @ X[:, -1] + e
+
+
 def main(d):
     bad = 0
     with open(f"{d}/metrics.csv", newline="") as f:
@@ -74,8 +87,7 @@ def main(d):
                 bad += 1
             continue
         g = P["problems"][r["problem"]]
-        D = np.array(g["dual/D"])
-        vf = np.array(g["dual/vf"])
+        D, vf = dual(g)
         bl = g["blocks"]
         blocks = list(zip(bl["type"][()], bl["row"][()], bl["mu"][()], bl["k"][()],
                           bl["c"][()], bl["phi"][()]))

@@ -193,12 +193,16 @@ redone = [i for i in range(1, len(old)) if i % 5 == 2]
 if same < len(old) - 1 - len(redone): bad.append(f"only {same} rows identical")
 key = lambda l: tuple(next(csv.reader([l]))[:2])
 if [key(l) for l in old[1:]] != [key(l) for l in new[1:]]: bad.append("rows not in the run's order")
-# every pair once in traces.csv (rows together) and in solutions.h5
-pairs, last = [], None
-for r in csv.reader(open(f"{d}/traces.csv")):
-    if r[0] == "problem": continue
-    if (r[0], r[1]) != last: pairs.append((r[0], r[1])); last = (r[0], r[1])
-if sorted(pairs) != sorted(set(pairs)) or len(pairs) != len(old) - 1: bad.append(f"traces: {len(pairs)} blocks")
+# every pair once in traces.h5, each trace ending at the iteration count of its metrics.csv
+# row (kept rows: the earlier run's trace copied; redone rows: the new one), and in solutions.h5
+H = h5py.File(f"{d}/traces.h5", "r")["traces"]
+its = {key(l): int(next(csv.reader([l]))[2]) for l in new[1:]}
+pairs = [(p, s) for s in H for p in H[s]]
+if sorted(pairs) != sorted(its) or len(pairs) != len(old) - 1: bad.append(f"traces: {len(pairs)} traces")
+for p, s in pairs:
+    ds = H[s][p]
+    if int(ds[-1, 0]) != its.get((p, s)) or int(ds.attrs["iterations"]) != its.get((p, s)):
+        bad.append(f"trace {s}/{p}: last iteration {ds[-1, 0]}, metrics.csv {its.get((p, s))}")
 S = h5py.File(f"{d}/solutions.h5", "r")["solutions"]
 if sum(len(S[s]) for s in S) != len(old) - 1: bad.append("solutions.h5 count")
 for b in bad: print(b)
@@ -276,6 +280,31 @@ if not ok: print(prof, want)
 sys.exit(0 if ok else 1)
 PYEOF
 [ -s "$T/A/perf_profiles.dat" ] || fail "no perf_profiles.dat"
+
+# ---- (e2) resume of a run older than traces.h5: its traces.csv is converted ----
+# C1 has both files (--traces-csv); C2 the same configuration without --traces-csv, made to look
+# like an older run (traces.csv only) with rows deleted: the kept pairs' traces come from the
+# CSV and equal C1's value for value, the redone ones are new, every trace is in traces.h5
+run_solve "$T/ss.h5" --solvers pgs,nsn-nm --out "$T/C1" --traces-csv > /dev/null || fail "solve C1"
+run_solve "$T/ss.h5" --solvers pgs,nsn-nm --out "$T/C2" > /dev/null || fail "solve C2"
+cp "$T/C1/traces.csv" "$T/C2/traces.csv" && rm "$T/C2/traces.h5"
+"$PY" - "$T/C2/metrics.csv" <<'PYEOF' || fail "deleting rows of C2"
+import sys
+lines = open(sys.argv[1]).read().splitlines(True)
+open(sys.argv[1], "w").writelines([l for i, l in enumerate(lines) if i == 0 or i % 3 != 2])
+PYEOF
+run_solve "$T/ss.h5" --solvers pgs,nsn-nm --out "$T/C2" > "$T/C2.log" || { cat "$T/C2.log"; fail "resume C2 from traces.csv"; }
+grep -q "resumed $T/C2: 7 rows kept" "$T/C2.log" || { cat "$T/C2.log"; fail "C2: not 7 rows kept"; }
+"$PY" tests/check_traces.py "$T/C2" > "$T/C2.traces" || { cat "$T/C2.traces"; fail "C2 traces.h5"; }
+"$PY" - "$T/C1" "$T/C2" <<'PYEOF' || fail "C2: kept traces differ from the earlier run's"
+import csv, sys, h5py, numpy as np
+a, b = (h5py.File(f"{d}/traces.h5", "r")["traces"] for d in sys.argv[1:3])
+kept = [tuple(r[:2]) for i, r in enumerate(csv.reader(open(f"{sys.argv[1]}/metrics.csv"))) if i and i % 3 != 2]
+bad = [k for k in kept if not np.array_equal(a[k[1]][k[0]][:], b[k[1]][k[0]][:], equal_nan=True)]
+print("differ:", bad) if bad else None
+sys.exit(1 if bad or len(kept) != 7 else 0)
+PYEOF
+ls "$T/C2" | grep -qE "prev|tmp-|traces.csv" && fail "C2 left files aside: $(ls "$T/C2")"
 
 # ---- (f) bad input: exit 2 naming what to fix, nothing left behind ----
 mkdir -p "$T/empty/sub"

@@ -16,7 +16,7 @@ for scene in box-on-plane incline sphere-stack quadruped fourbar-free arm-pick; 
   if ! "$NCPBENCH" run "scenes/$scene.json" --quick --out "$out" --no-progress > "$T/$scene.log" 2>&1; then
     cat "$T/$scene.log"; fail "run $scene"; continue
   fi
-  for f in problems.h5 solutions.h5 metrics.csv traces.csv summary.json; do
+  for f in problems.h5 solutions.h5 metrics.csv traces.h5 summary.json index.md index.html; do
     [ -s "$out/$f" ] || fail "$scene: missing $f"
   done
   if [ $have_gnuplot = 1 ]; then
@@ -31,9 +31,33 @@ for scene in box-on-plane incline sphere-stack quadruped fourbar-free arm-pick; 
   [ "$rows" -eq $((nprob * nsolv)) ] || fail "$scene: $rows rows, expected $nprob x $nsolv"
   "$PY" tests/check_outputs.py "$out" || fail "$scene: natural map recomputation"
   "$PY" tests/check_h5.py "$out/problems.h5" > "$T/$scene.h5check" || { cat "$T/$scene.h5check"; fail "$scene: FCLib identities"; }
-  # traces: at least one row per solve, header as documented
-  head -1 "$out/traces.csv" | grep -q '^problem,solver,iteration,time_ms,al_residual' || fail "$scene: traces header"
+  # traces.h5 read with h5py: one trace per solve, the log sample exactly; no traces.csv unasked
+  "$PY" tests/check_traces.py "$out" > "$T/$scene.traces" || { cat "$T/$scene.traces"; fail "$scene: traces.h5"; }
+  [ -e "$out/traces.csv" ] && fail "$scene: traces.csv written without --traces-csv"
+  # index.md links every figure file there is, and every file it links exists
+  for fig in "$out"/*.png "$out"/*.svg; do
+    [ -e "$fig" ] || continue
+    grep -qF "]($(basename "$fig"))" "$out/index.md" || fail "$scene: index.md lacks $(basename "$fig")"
+  done
+  for link in $(grep -oE '\]\([^)]+\)' "$out/index.md" | sed 's/^](//; s/)$//'); do
+    [ -e "$out/$link" ] || fail "$scene: index.md links a missing $link"
+  done
+  nsolv_index=$(grep -cE '^\| [a-z0-9-]+ \| .* \| [0-9]+ / [0-9]+ \| ' "$out/index.md")
+  [ "$nsolv_index" -eq "$nsolv" ] || fail "$scene: index.md table has $nsolv_index solvers, want $nsolv"
 done
+
+# --traces-csv writes the same rows as text too; --trace-every stores every iteration
+"$NCPBENCH" run scenes/sphere-stack.json --quick --solvers pgs,nsn-nm --out "$T/tcsv" --no-progress \
+  --no-figures --traces-csv --trace-every > /dev/null || fail "run --traces-csv --trace-every"
+"$PY" tests/check_traces.py "$T/tcsv" --csv > "$T/tcsv.txt" || { cat "$T/tcsv.txt"; fail "--traces-csv/--trace-every"; }
+# an older run's traces.csv alone (no traces.h5) is still read by `ncpbench plot`
+mv "$T/tcsv/traces.h5" "$T/tcsv/traces.h5.bak"
+"$NCPBENCH" plot "$T/tcsv" > /dev/null 2>&1 || fail "plot from traces.csv"
+[ -s "$T/tcsv/fig_time_iter.dat" ] || fail "plot from traces.csv: no fig_time_iter.dat"
+# --no-traces: neither file
+"$NCPBENCH" run scenes/sphere-stack.json --quick --solvers pgs --out "$T/notr" --no-progress \
+  --no-traces --traces-csv > /dev/null || fail "run --no-traces"
+ls "$T/notr" | grep -q '^traces' && fail "--no-traces wrote $(ls "$T/notr" | grep '^traces')"
 
 # capture -> solve (our file) -> export --fclib -> solve (plain FCLib files)
 "$NCPBENCH" capture scenes/sphere-stack.json -o "$T/cap1.h5" --quick --seed 7 > /dev/null || fail "capture"
@@ -43,6 +67,15 @@ h5diff "$T/cap1.h5" "$T/cap2.h5" > "$T/h5diff.txt" 2>&1 || { head "$T/h5diff.txt
 "$NCPBENCH" solve "$T/cap1.h5" --out "$T/solve1" --no-progress --no-figures > /dev/null || fail "solve our file"
 "$NCPBENCH" export --fclib "$T/fclib" "$T/cap1.h5" > "$T/export.txt" || fail "export"
 nf=$(ls "$T/fclib"/*.hdf5 2>/dev/null | wc -l)
+# problems.h5 holds no D: README's h5py example rebuilds D = J A^-1 J^T and v_f; they must match
+# the W and q ncpbench computed and exported
+"$PY" tests/check_readme_h5.py README.md "$T/cap1.h5" "$T/fclib/cap1-000000.hdf5" > "$T/readme.txt" \
+  || { cat "$T/readme.txt"; fail "README problems.h5 example"; }
+# --store-fclib keeps the FCLib groups in problems.h5: W = H^T M^-1 H, q = w + H^T M^-1 f
+"$NCPBENCH" capture scenes/sphere-stack.json -o "$T/capf.h5" --quick --seed 7 --store-fclib > /dev/null || fail "capture --store-fclib"
+"$PY" tests/check_h5.py "$T/capf.h5" --min-checked 1 > "$T/capf.txt" || { cat "$T/capf.txt"; fail "--store-fclib: FCLib identities"; }
+"$PY" -c "import h5py,sys; g=h5py.File(sys.argv[1])['problems/000000']; sys.exit('fclib_local' in g or 'dual' in g)" "$T/cap1.h5" \
+  || fail "problems.h5 without --store-fclib holds fclib_local or dual/"
 [ "$nf" -ge 1 ] || fail "export wrote no FCLib file"
 "$NCPBENCH" solve "$T"/fclib/*.hdf5 --out "$T/solve2" --no-progress --no-figures --solvers nsn-nm > /dev/null || fail "solve FCLib files"
 # the exported problems are the same problems: nsn-nm converges on all of them

@@ -7,6 +7,7 @@
 
 #include "bench/bench.h"
 #include "util/clock.h"
+#include "util/stats.h"
 #include "solve/harness.h"
 #include "solvers/registry.h"
 #include "tcheck.h"
@@ -361,8 +362,73 @@ static void test_note_parse(void)
     CHECK(ncp_status_from_name("bogus") == -1);
 }
 
+/* Trace rows as the callback saw them. */
+typedef struct rows {
+    int n;
+    int iter[4096];
+    double stop[4096];
+} rows;
+
+static int record_row(void *ctx, int iter, double t, const ncp_metrics *mt)
+{
+    (void)t;
+    rows *r = ctx;
+    if (r->n < 4096) {
+        r->iter[r->n] = iter;
+        r->stop[r->n] = mt->natural_map_rel_acary;
+        r->n++;
+    }
+    return 0;
+}
+
+/* Sampled monitoring (trace_sample = 1): the same solve as with every row (iterations, status,
+ * answer bit for bit: the stopping test evaluates the same bits), rows exactly at the log sample
+ * and at the last iterate, each equal to the full run's row there; monitor time accounted. */
+static void test_sampled_monitor(const char *solver, double tol, int max_iter)
+{
+    ncp_error err = {0};
+    ncp_problem p;
+    CHECK_OK(tutil_random_problem(&p, 42, 6, 30, 1, 1, 0, &err), &err);
+    const ncp_solver_desc *s = ncp_solver_find(solver);
+    CHECK(s != NULL);
+    if (!s) return;
+    ncp_harness_opts o;
+    ncp_harness_opts_default(&o);
+    o.budget.tol = tol;
+    o.budget.max_iter = max_iter;
+    o.trace = record_row;
+    static rows all, some;
+    memset(&all, 0, sizeof all);
+    memset(&some, 0, sizeof some);
+    ncp_result ra, rs;
+    o.trace_ctx = &all;
+    CHECK_OK(ncp_harness_solve(s, &p, NULL, NULL, NULL, &o, &ra, &err), &err);
+    o.trace_ctx = &some;
+    o.trace_sample = 1;
+    CHECK_OK(ncp_harness_solve(s, &p, NULL, NULL, NULL, &o, &rs, &err), &err);
+    CHECK(ra.iterations == rs.iterations && ra.status == rs.status);
+    CHECK(ra.lambda && rs.lambda && !memcmp(ra.lambda, rs.lambda, sizeof(double) * p.m));
+    CHECK(all.n == ra.iterations);
+    int k = 0, ok = 1;
+    for (int it = 1; it <= rs.iterations; it++) {
+        if (!ncp_log_sample_keep(it) && it != rs.iterations) continue;
+        ok &= k < some.n && some.iter[k] == it && some.stop[k] == all.stop[it - 1];
+        k++;
+    }
+    CHECK(ok && k == some.n);
+    CHECK(some.n < all.n || ra.iterations <= 21);
+    CHECK(rs.monitor_ms > 0.0 && rs.monitor_ms <= rs.wall_ms);
+    CHECK(rs.setup_ms + rs.solve_ms + rs.monitor_ms <= rs.wall_ms + 1e-9);
+    ncp_result_free(&ra);
+    ncp_result_free(&rs);
+    ncp_problem_free(&p);
+}
+
 int main(void)
 {
+    test_sampled_monitor("pgs", 1e-30, 300);   /* runs to max_iter */
+    test_sampled_monitor("nsn-fb", 1e-10, 300); /* converges: the last row is the converged one */
+    test_sampled_monitor("raisim-ds-es", 1e-30, 300); /* stops on its own (stalled) */
     ncp_error err = {0};
     ncp_problem p;
     one_contact(&p, &err);

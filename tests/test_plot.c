@@ -1,6 +1,8 @@
-/* Figures: aggregation of traces.csv into the gnuplot data files, checked against medians and
- * quartiles computed by hand from a synthetic trace; bad input; the gnuplot run (when gnuplot is
- * installed) and the "gnuplot missing" path. */
+/* Figures: aggregation of the traces (traces.csv of older runs, and the same rows in traces.h5)
+ * into the gnuplot data files, checked against medians and quartiles computed by hand from a
+ * synthetic trace; the panels by solver family (block order, panel and member columns,
+ * fig_families.dat); the index page (every figure file linked, the table from summary.json); bad
+ * input; the gnuplot run (when gnuplot is installed) and the "gnuplot missing" path. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 
 #include "ncp_config.h"
 #include "bench/plot.h"
+#include "store/traces.h"
 #include "tcheck.h"
 
 #define TOL 1e-9
@@ -133,6 +136,41 @@ static void write_traces(const char *dir)
     CHECK(fclose(f) == 0);
 }
 
+/* The same rows as traces.h5 (one dataset per solver and problem, in order of first
+ * appearance), without traces.csv: the reader must give the same aggregation. */
+static void write_traces_h5(const char *dir)
+{
+    srow rows[64];
+    int n = synth_rows(rows);
+    const char *cols[] = {"iter", "time_ms", "al_residual", "al_residual_other",
+                          "natural_map_abs", "natural_map_inf", "natural_map_rel_acary",
+                          "natural_map_rel_siconos", "natural_map_rel_fclib", "ncp_primal",
+                          "ncp_dual", "ncp_compl", "penetration"};
+    enum { NC = sizeof cols / sizeof cols[0] };
+    char p[512];
+    path_in(p, sizeof p, dir, "traces.h5");
+    ncp_error err = {0, ""};
+    ncp_traces *t = NULL;
+    CHECK_OK(ncp_traces_create(p, NC, cols, "every", &t, &err), &err);
+    int done[64] = {0};
+    for (int i = 0; t && i < n; i++) {
+        if (done[i]) continue;
+        double buf[64 * NC];
+        int m = 0;
+        for (int j = i; j < n; j++) {
+            if (strcmp(rows[j].solver, rows[i].solver) || rows[j].p != rows[i].p) continue;
+            double v[NC] = {rows[j].k, rows[j].t, rows[j].r, 0, 2 * rows[j].r, 1, 1, 1, 1,
+                            0, 0, 0, 0};
+            memcpy(buf + m++ * NC, v, sizeof v);
+            done[j] = 1;
+        }
+        char prob[16];
+        snprintf(prob, sizeof prob, "%06d", rows[i].p);
+        CHECK_OK(ncp_traces_write(t, rows[i].solver, prob, m, buf, m, "x", &err), &err);
+    }
+    CHECK_OK(ncp_traces_close(t, &err), &err);
+}
+
 /* Independent step function: the value of the last finite iteration with time <= t (the
  * synthetic times are increasing in k). */
 static int step_value(const srow *rows, int n, const char *solver, int p, double t, double *v)
@@ -166,7 +204,7 @@ static void hand_quartiles(const double *x, int n, double *med, double *q25, dou
 
 /* ---- reading the .dat files ------------------------------------------------------------- */
 
-typedef struct datrow { char solver[32]; int idx, block; double c[6]; } datrow;
+typedef struct datrow { char solver[32]; int idx, block; double c[8]; } datrow;
 
 /* Data rows of a .dat file: solver, index, then up to 6 numbers; block = index block number
  * (blocks separated by two blank lines, as gnuplot counts them). */
@@ -191,8 +229,9 @@ static int read_dat(const char *dir, const char *name, datrow *rows, int cap, in
         if (n < cap) {
             datrow *r = &rows[n];
             memset(r, 0, sizeof *r);
-            int got = sscanf(buf, "%31s %d %lf %lf %lf %lf %lf %lf", r->solver, &r->idx, &r->c[0],
-                             &r->c[1], &r->c[2], &r->c[3], &r->c[4], &r->c[5]);
+            int got = sscanf(buf, "%31s %d %lf %lf %lf %lf %lf %lf %lf %lf", r->solver, &r->idx,
+                             &r->c[0], &r->c[1], &r->c[2], &r->c[3], &r->c[4], &r->c[5],
+                             &r->c[6], &r->c[7]);
             CHECK(got >= 7);
             r->block = block;
         }
@@ -374,6 +413,127 @@ static void test_bad_input(const char *dir)
                        "nan");
 }
 
+/* ---- panels by solver family -------------------------------------------------------------- */
+
+/* Solvers of three registry families and one unknown name, in this order of appearance: the
+ * blocks come by panel (registry family order: sweeps, ADMM, Newton & AL; "other" last), then
+ * by appearance. */
+static void test_families(const char *dir)
+{
+    char csv[2048] = HEADER;
+    const char *order[] = {"zzz", "admm", "pgs", "nsn-fb", "jacobi"};
+    for (int s = 0; s < 5; s++)
+        for (int k = 1; k <= 2; k++) {
+            size_t u = strlen(csv);
+            snprintf(csv + u, sizeof csv - u, "000000,%s,%d,%d,0.5,0,0,0,0,0,0,0,0,0,0\n",
+                     order[s], k, k + s);
+        }
+    write_file(dir, "traces.csv", csv);
+    ncp_error err = {0, ""};
+    CHECK_OK(ncp_plot_aggregate(dir, NULL, &err), &err);
+    datrow rows[32];
+    int nb = 0, n = read_dat(dir, "fig_time_iter.dat", rows, 32, &nb);
+    /* solver, its index by appearance, panel, member */
+    const struct { const char *s; int idx, panel, member; } want[] = {
+        {"pgs", 2, 0, 0}, {"jacobi", 4, 0, 1}, {"admm", 1, 1, 0}, {"nsn-fb", 3, 2, 0},
+        {"zzz", 0, 3, 0}};
+    CHECK(nb == 5 && n == 10);
+    for (int b = 0; b < 5 && n == 10; b++)
+        for (int k = 0; k < 2; k++) {
+            const datrow *r = &rows[2 * b + k];
+            CHECK(r->block == b && !strcmp(r->solver, want[b].s) && r->idx == want[b].idx);
+            CHECK((int)r->c[0] == k + 1);
+            CHECK_NEAR(r->c[1], k + 1 + want[b].idx, 1e-12); /* the time written above */
+            CHECK((int)r->c[5] == want[b].panel && (int)r->c[6] == want[b].member);
+        }
+    char *fam = slurp(dir, "fig_families.dat");
+    CHECK(fam && strstr(fam, "\n0\tGauss-Seidel / Jacobi sweeps\tpgs jacobi\n") &&
+          strstr(fam, "\n1\tADMM\tadmm\n") &&
+          strstr(fam, "\n2\tNewton & augmented Lagrangian\tnsn-fb\n") &&
+          strstr(fam, "\n3\tother\tzzz\n"));
+    free(fam);
+}
+
+/* ---- log-sampled traces ------------------------------------------------------------------- */
+
+/* Stored as `ncpbench run` stores them: problem A ran 25 iterations (stored 1..20, 23 and its
+ * last, 25), B 30 (1..20, 23, 26, 29 and 30). The time figure uses the grid iterations only:
+ * 1..20 and 23 (n = 2), 26 and 29 (n = 1; A stopped), never 25 or 30. */
+static void test_sampled(const char *dir)
+{
+    char sub[128], p[256];
+    path_in(sub, sizeof sub, dir, "sampled");
+    CHECK(mkdir(sub, 0755) == 0);
+    path_in(p, sizeof p, sub, "traces.h5");
+    const char *cols[3] = {"iter", "time_ms", "al_residual"};
+    ncp_error err = {0, ""};
+    ncp_traces *t = NULL;
+    CHECK_OK(ncp_traces_create(p, 3, cols, "log", &t, &err), &err);
+    const int last[2] = {25, 30};
+    for (int q = 0; q < 2 && t; q++) {
+        double rows[40 * 3];
+        int n = 0;
+        for (int k = 1; k <= last[q]; k++)
+            if (k <= 20 || k == 23 || k == 26 || k == 29 || k == last[q]) {
+                rows[3 * n] = k;
+                rows[3 * n + 1] = (q + 1) * k; /* A: k ms, B: 2k ms */
+                rows[3 * n++ + 2] = 1.0 / k;
+            }
+        CHECK_OK(ncp_traces_write(t, "pgs", q ? "B" : "A", n, rows, last[q], "max_iter", &err), &err);
+    }
+    CHECK_OK(ncp_traces_close(t, &err), &err);
+    CHECK_OK(ncp_plot_aggregate(sub, NULL, &err), &err);
+    datrow rows[64];
+    int nb = 0, n = read_dat(sub, "fig_time_iter.dat", rows, 64, &nb);
+    CHECK(nb == 1 && n == 23);
+    for (int i = 0; i < n && n == 23; i++) {
+        int k = (int)rows[i].c[0], want = i < 20 ? i + 1 : i == 20 ? 23 : i == 21 ? 26 : 29;
+        CHECK(k == want);
+        CHECK((int)rows[i].c[4] == (k <= 23 ? 2 : 1));
+        CHECK_NEAR(rows[i].c[1], k <= 23 ? 1.5 * k : 2.0 * k, 1e-12); /* median of k and 2k */
+    }
+    rm_tree(sub);
+}
+
+/* ---- the index page ------------------------------------------------------------------------ */
+
+static void test_index(const char *dir)
+{
+    char sub[128];
+    path_in(sub, sizeof sub, dir, "idx");
+    CHECK(mkdir(sub, 0755) == 0);
+    write_file(sub, "summary.json",
+               "{\"scene\": \"idx_test\", \"budget\": {\"stop_metric\": \"al_residual\"},\n"
+               " \"solvers\": [{\"solver\": \"pgs\", \"problems\": 4, \"converged\": 3,\n"
+               "  \"median_iterations\": 12.5, \"median_solve_ms\": 0.25,\n"
+               "  \"median\": {\"al_residual\": 1e-9}},\n"
+               " {\"solver\": \"mystery\", \"problems\": 2, \"converged\": 0,\n"
+               "  \"median_iterations\": null, \"median_solve_ms\": 7, \"median\": {}}]}\n");
+    const char *figs[] = {"residual_vs_time.png", "residual_vs_time.svg", "extra.svg", "b.png"};
+    for (int i = 0; i < 4; i++) write_file(sub, figs[i], "x");
+    write_file(sub, "notafigure.txt", "x");
+    ncp_error err = {0, ""};
+    CHECK_OK(ncp_plot_index(sub, &err), &err);
+    char *md = slurp(sub, "index.md"), *html = slurp(sub, "index.html");
+    CHECK(md && html);
+    if (!md || !html) { free(md); free(html); return; }
+    for (int i = 0; i < 4; i++) {
+        char link[128];
+        snprintf(link, sizeof link, "](%s)", figs[i]);
+        CHECK(strstr(md, link) != NULL);
+        snprintf(link, sizeof link, "href=\"%s\"", figs[i]);
+        CHECK(strstr(html, link) != NULL);
+    }
+    CHECK(!strstr(md, "notafigure"));
+    CHECK(strstr(md, "# idx_test") != NULL);
+    CHECK(strstr(md, "| pgs | Gauss-Seidel / Jacobi sweeps | 3 / 4 | 12.5 | 0.25 | 1e-09 |") != NULL);
+    CHECK(strstr(md, "| mystery | other | 0 / 2 | - | 7 | - |") != NULL);
+    CHECK(strstr(md, "median al_residual") != NULL);
+    free(md);
+    free(html);
+    rm_tree(sub);
+}
+
 /* ---- gnuplot ---------------------------------------------------------------------------- */
 
 static int has_png_signature(const char *dir, const char *name)
@@ -486,6 +646,27 @@ int main(void)
     check_residual_time(tmpdir, 2.0, "natural_map_abs");
     check_time_iter(tmpdir);
 
+    /* the same rows in traces.h5 (preferred over a traces.csv beside it) */
+    char h5dir[128];
+    path_in(h5dir, sizeof h5dir, tmpdir, "h5");
+    CHECK(mkdir(h5dir, 0755) == 0);
+    write_traces_h5(h5dir);
+    write_file(h5dir, "traces.csv", HEADER ROW("000000", "other", "1", "0.1", "0.5"));
+    ncp_error_clear(&err);
+    CHECK_OK(ncp_plot_aggregate(h5dir, NULL, &err), &err);
+    check_residual_time(h5dir, 1.0, "al_residual");
+    check_time_iter(h5dir);
+    ncp_error_clear(&err);
+    CHECK_OK(ncp_plot_aggregate(h5dir, "natural_map_abs", &err), &err);
+    check_residual_time(h5dir, 2.0, "natural_map_abs");
+    ncp_error_clear(&err);
+    CHECK(ncp_plot_aggregate(h5dir, "no_such_metric", &err) == NCP_ERR_INPUT);
+    CHECK(strstr(err.msg, "traces.h5") && strstr(err.msg, "no_such_metric"));
+    rm_tree(h5dir);
+
+    test_families(tmpdir);
+    test_sampled(tmpdir);
+    test_index(tmpdir);
     test_bad_input(tmpdir);
     test_missing_gnuplot(tmpdir);
     if (ncp_plot_available()) test_gnuplot(tmpdir);

@@ -9,7 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture/capture.h"
 #include "ncp_config.h"
+#include "scene/scene.h"
+#include "solvers/registry.h"
+#include "store/h5util.h"
 #include "store/store.h"
 #include "tcheck.h"
 #include "testutil.h"
@@ -522,15 +526,18 @@ static void test_round_trip(void)
     add_geometry(&p[0], 1);
     p[0].b[0] = -0.0; /* the sign of zero must survive too */
     p[0].h = 1.0 / 240.0;
+    CHECK_OK(ncp_problem_compute_dual(&p[0], &err), &err); /* v_f of the new b */
     /* 1: every block type, with a structure */
     CHECK_OK(tutil_random_problem(&p[1], 12, 10, 2, 2, 1, 1, &err), &err);
     set_name(&p[1], "000001", 1);
     add_geometry(&p[1], 2);
     p[1].structure = make_structure(&p[1], 5);
-    /* 2: bilateral + contact (fclib_global with G, no fclib_local) */
+    /* 2: bilateral + contact (fclib_global with G, no fclib_local); its v_f is not what the
+     * primal data give, so dual/ is stored too and read back as stored */
     CHECK_OK(tutil_random_problem(&p[2], 13, 7, 2, 2, 0, 0, &err), &err);
     set_name(&p[2], "case_2", 2);
     add_geometry(&p[2], 3);
+    p[2].vf[1] += 0.25;
     /* 3: dual only (contact rows), stored with dual/ and fclib_local, no primal */
     CHECK_OK(tutil_random_problem(&p[3], 14, 6, 2, 0, 0, 0, &err), &err);
     set_name(&p[3], "a_dual_only", 3);
@@ -564,6 +571,7 @@ static void test_round_trip(void)
     snprintf(json + jo + jl, 64, "\"}");
     ncp_store *st = NULL;
     CHECK_OK(ncp_store_create(path, "unit-scene", json, 42, &st, &err), &err);
+    ncp_store_set_fclib_groups(st, 1); /* --store-fclib: checked below against the problems */
     for (int k = 0; k < 5; k++) CHECK_OK(ncp_store_append(st, &p[k], &err), &err);
     CHECK(exists(tmp));
     CHECK(!exists(path));
@@ -608,7 +616,11 @@ static void test_round_trip(void)
         check_fclib_groups(f, &q4, 1, 1);
         CHECK(H5Lexists(f, "/problems/0/dual", H5P_DEFAULT) == 0);
     }
-    CHECK(H5Lexists(f, "/problems/000000/dual", H5P_DEFAULT) > 0);
+    /* dual/ only where the primal data do not give D and v_f bit for bit */
+    CHECK(H5Lexists(f, "/problems/000000/dual", H5P_DEFAULT) == 0);
+    CHECK(H5Lexists(f, "/problems/000001/dual", H5P_DEFAULT) == 0);
+    CHECK(H5Lexists(f, "/problems/case_2/dual", H5P_DEFAULT) > 0);
+    CHECK(H5Lexists(f, "/problems/a_dual_only/dual", H5P_DEFAULT) > 0);
     CHECK(H5Lexists(f, "/problems/a_dual_only/primal", H5P_DEFAULT) == 0);
     CHECK(H5Lexists(f, "/problems/000001/structure", H5P_DEFAULT) > 0);
     CHECK(H5Lexists(f, "/problems/000000/structure", H5P_DEFAULT) == 0);
@@ -674,8 +686,8 @@ static void test_round_trip(void)
     snprintf(bad, sizeof bad, "%s/bad.h5", dir);
 
     copy_file(path, bad, -1);
-    delete_link(bad, "/problems/000000/dual/vf");
-    expect_input_error(bad, "/problems/000000/dual/vf: missing dataset");
+    delete_link(bad, "/problems/case_2/dual/vf");
+    expect_input_error(bad, "/problems/case_2/dual/vf: missing dataset");
 
     copy_file(path, bad, -1);
     delete_link(bad, "/problems/000001/primal/J/x");
@@ -831,6 +843,258 @@ static void test_round_trip(void)
     free(vf4);
 }
 
+/* ---- captured problems: stored once, D and v_f rebuilt bit for bit ---- */
+
+typedef struct keep_sink {
+    ncp_store *st;
+    ncp_problem p[64];
+    int n;
+} keep_sink;
+
+static int keep_fn(void *ctx, const ncp_problem *p, ncp_error *err)
+{
+    keep_sink *k = ctx;
+    if (k->n < 64) {
+        int rc = ncp_problem_copy(&k->p[k->n], p, err);
+        if (rc) return rc;
+        k->n++;
+    }
+    return ncp_store_append(k->st, p, err);
+}
+
+/* 1 when the dataset is chunked with the deflate filter. */
+static int is_deflated(hid_t f, const char *path)
+{
+    hid_t d = H5Dopen2(f, path, H5P_DEFAULT);
+    if (d < 0) return -1;
+    hid_t pl = H5Dget_create_plist(d);
+    int yes = H5Pget_layout(pl) == H5D_CHUNKED;
+    int deflate = 0;
+    for (int k = 0; yes && k < H5Pget_nfilters(pl); k++) {
+        unsigned flags, cd[8];
+        size_t ncd = 8;
+        if (H5Pget_filter2(pl, (unsigned)k, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE)
+            deflate = 1;
+    }
+    H5Pclose(pl);
+    H5Dclose(d);
+    return yes && deflate;
+}
+
+/* Captures `steps` problems of a scene into problems.h5 (default options: no FCLib groups),
+ * loads them back and compares D and v_f with what the capture computed, memcmp. */
+static int test_capture_reload(const char *scene, int steps)
+{
+    ncp_error err = {0};
+    ncp_scene *sc = NULL;
+    CHECK_OK(ncp_scene_load(scene, ncp_registry_catalog(), &sc, &err), &err);
+    if (!sc) return 0;
+    char path[512];
+    snprintf(path, sizeof path, "%s/captured.h5", dir);
+    keep_sink *k = calloc(1, sizeof *k);
+    CHECK_OK(ncp_store_create(path, ncp_scene_name(sc), ncp_scene_text(sc), 3, &k->st, &err), &err);
+    ncp_capture_opts o = {0};
+    o.seed = 3;
+    o.steps = steps;
+    CHECK_OK(ncp_capture_scene(sc, &o, keep_fn, k, &err), &err);
+    CHECK_OK(ncp_store_close(k->st, &err), &err);
+    ncp_scene_free(sc);
+    CHECK(k->n >= 2);
+
+    /* what the file holds: primal data, no dual/ and no FCLib groups, big datasets deflated */
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(f >= 0);
+    int deflate = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0, checked = 0;
+    for (int i = 0; i < k->n && f >= 0; i++) {
+        const ncp_problem *p = &k->p[i];
+        char g[300];
+        CHECK(p->has_primal && p->has_dual);
+        snprintf(g, sizeof g, "/problems/%s/dual", p->name);
+        CHECK(H5Lexists(f, g, H5P_DEFAULT) == 0);
+        snprintf(g, sizeof g, "/problems/%s/fclib_local", p->name);
+        CHECK(H5Lexists(f, g, H5P_DEFAULT) == 0);
+        snprintf(g, sizeof g, "/problems/%s/fclib_global", p->name);
+        CHECK(H5Lexists(f, g, H5P_DEFAULT) == 0);
+        /* J/x deflated from NCP_H5_COMPRESS_MIN bytes on (when this HDF5 can), smaller
+         * datasets contiguous */
+        snprintf(g, sizeof g, "/problems/%s/primal/J/x", p->name);
+        int big = (size_t)p->J.nnz * sizeof(double) >= NCP_H5_COMPRESS_MIN;
+        CHECK(is_deflated(f, g) == (deflate && big));
+        checked += deflate && big;
+    }
+    if (f >= 0) H5Fclose(f);
+
+    ncp_problem *q = NULL;
+    int n = 0;
+    CHECK_OK(ncp_load_problems(path, &q, &n, &err), &err);
+    CHECK(n == k->n);
+    int same = 0;
+    for (int i = 0; i < n && i < k->n; i++) {
+        const ncp_problem *a = &k->p[i], *b = &q[i];
+        check_same_problem(a, b, 1, 1); /* D, v_f: memcmp against the capture's */
+        size_t m = (size_t)a->m;
+        same += b->has_dual && a->m == b->m && !memcmp(a->D, b->D, m * m * sizeof(double)) &&
+                !memcmp(a->vf, b->vf, m * sizeof(double));
+    }
+    CHECK(same == n);
+    printf("%s: %d captured problems reloaded, D and v_f bitwise equal in %d\n", scene, n, same);
+    ncp_problems_free(q, n);
+    for (int i = 0; i < k->n; i++) ncp_problem_free(&k->p[i]);
+    free(k);
+    remove(path);
+    return checked;
+}
+
+/* ---- files written before the compact layout ---- */
+
+static void raw_attr_int(hid_t g, const char *name, int v)
+{
+    CHECK(H5LTset_attribute_int(g, ".", name, &v, 1) >= 0);
+}
+
+static void raw_attr_str(hid_t g, const char *name, const char *v)
+{
+    CHECK(H5LTset_attribute_string(g, ".", name, v) >= 0);
+}
+
+/* Writes p the way ncpbench wrote problems.h5 before (contiguous datasets, dual/ beside
+ * primal/, an fclib_local group), with raw HDF5 calls independent of src/store. */
+static void write_old_problem(hid_t problems, const ncp_problem *p)
+{
+    hid_t g = H5Gcreate2(problems, p->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(g >= 0);
+    int m = p->m, nv = p->nv, nb = p->nblocks, nc = p->ncontacts;
+    raw_attr_int(g, "nv", nv);
+    raw_attr_int(g, "m", m);
+    raw_attr_int(g, "nblocks", nb);
+    raw_attr_int(g, "ncontacts", nc);
+    CHECK(H5LTset_attribute_double(g, ".", "h", &p->h, 1) >= 0);
+    raw_attr_str(g, "scene", p->scene);
+    raw_attr_int(g, "step", p->step);
+    raw_attr_int(g, "case_index", p->case_index);
+    unsigned long long seed = p->seed;
+    CHECK(H5LTset_attribute_ulong(g, ".", "seed", (unsigned long *)&seed, 1) >= 0);
+    raw_attr_str(g, "driver", p->driver);
+    int *iv = calloc((size_t)nb * 3 + 1, sizeof(int));
+    double *dv = calloc((size_t)nb * 4 + 1, sizeof(double));
+    for (int b = 0; b < nb; b++) {
+        iv[b] = p->blocks[b].type;
+        iv[nb + b] = p->blocks[b].row;
+        iv[2 * nb + b] = p->blocks[b].contact;
+        dv[b] = p->blocks[b].mu;
+        dv[nb + b] = p->blocks[b].k;
+        dv[2 * nb + b] = p->blocks[b].c;
+        dv[3 * nb + b] = p->blocks[b].phi;
+    }
+    hsize_t d1 = (hsize_t)nb;
+    H5Gclose(H5Gcreate2(g, "blocks", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    CHECK(H5LTmake_dataset_int(g, "blocks/type", 1, &d1, iv) >= 0);
+    CHECK(H5LTmake_dataset_int(g, "blocks/row", 1, &d1, iv + nb) >= 0);
+    CHECK(H5LTmake_dataset_int(g, "blocks/contact", 1, &d1, iv + 2 * nb) >= 0);
+    CHECK(H5LTmake_dataset_double(g, "blocks/mu", 1, &d1, dv) >= 0);
+    CHECK(H5LTmake_dataset_double(g, "blocks/k", 1, &d1, dv + nb) >= 0);
+    CHECK(H5LTmake_dataset_double(g, "blocks/c", 1, &d1, dv + 2 * nb) >= 0);
+    CHECK(H5LTmake_dataset_double(g, "blocks/phi", 1, &d1, dv + 3 * nb) >= 0);
+    free(iv);
+    free(dv);
+    /* dense matrices as (rows, cols), row-major in the file */
+    double *T = malloc(((size_t)nv * nv + (size_t)m * m + 1) * sizeof(double));
+    H5Gclose(H5Gcreate2(g, "primal", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    for (int i = 0; i < nv; i++)
+        for (int j = 0; j < nv; j++) T[(size_t)i * nv + j] = p->A[i + (size_t)j * nv];
+    hsize_t dA[2] = {(hsize_t)nv, (hsize_t)nv}, dnv = (hsize_t)nv, dm = (hsize_t)m;
+    CHECK(H5LTmake_dataset_double(g, "primal/A", 2, dA, T) >= 0);
+    CHECK(H5LTmake_dataset_double(g, "primal/b", 1, &dnv, p->b) >= 0);
+    CHECK(H5LTmake_dataset_double(g, "primal/e", 1, &dm, p->e) >= 0);
+    H5Gclose(H5Gcreate2(g, "primal/J", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    int one[1], nz = p->J.nnz;
+    hsize_t d11 = 1, dp = (hsize_t)m + 1, dnz = (hsize_t)nz;
+    one[0] = nz;
+    CHECK(H5LTmake_dataset_int(g, "primal/J/nzmax", 1, &d11, one) >= 0);
+    one[0] = m;
+    CHECK(H5LTmake_dataset_int(g, "primal/J/m", 1, &d11, one) >= 0);
+    one[0] = nv;
+    CHECK(H5LTmake_dataset_int(g, "primal/J/n", 1, &d11, one) >= 0);
+    one[0] = -2;
+    CHECK(H5LTmake_dataset_int(g, "primal/J/nz", 1, &d11, one) >= 0);
+    CHECK(H5LTmake_dataset_int(g, "primal/J/p", 1, &dp, p->J.rowptr) >= 0);
+    CHECK(H5LTmake_dataset_int(g, "primal/J/i", 1, &dnz, p->J.col) >= 0);
+    CHECK(H5LTmake_dataset_double(g, "primal/J/x", 1, &dnz, p->J.val) >= 0);
+    H5Gclose(H5Gcreate2(g, "dual", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) T[(size_t)i * m + j] = p->D[i + (size_t)j * m];
+    hsize_t dD[2] = {(hsize_t)m, (hsize_t)m};
+    CHECK(H5LTmake_dataset_double(g, "dual/D", 2, dD, T) >= 0);
+    CHECK(H5LTmake_dataset_double(g, "dual/vf", 1, &dm, p->vf) >= 0);
+    if (nc > 0 && p->contacts) {
+        double *pt = malloc((size_t)nc * 13 * sizeof(double));
+        int *body = malloc((size_t)nc * 2 * sizeof(int));
+        for (int c = 0; c < nc; c++) {
+            pt[c] = p->contacts[c].gap;
+            memcpy(pt + nc + 3 * c, p->contacts[c].point, 3 * sizeof(double));
+            memcpy(pt + 4 * nc + 9 * c, p->contacts[c].frame, 9 * sizeof(double));
+            body[2 * c] = p->contacts[c].body[0];
+            body[2 * c + 1] = p->contacts[c].body[1];
+        }
+        H5Gclose(H5Gcreate2(g, "contacts", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+        hsize_t dc = (hsize_t)nc, d3[2] = {(hsize_t)nc, 3}, d9[3] = {(hsize_t)nc, 3, 3},
+                db[2] = {(hsize_t)nc, 2};
+        CHECK(H5LTmake_dataset_double(g, "contacts/gap", 1, &dc, pt) >= 0);
+        CHECK(H5LTmake_dataset_double(g, "contacts/point", 2, d3, pt + nc) >= 0);
+        CHECK(H5LTmake_dataset_double(g, "contacts/frame", 3, d9, pt + 4 * nc) >= 0);
+        CHECK(H5LTmake_dataset_int(g, "contacts/body", 2, db, body) >= 0);
+        free(pt);
+        free(body);
+    }
+    /* an fclib_local group as the old writer put there (the reader ignores it) */
+    H5Gclose(H5Gcreate2(g, "fclib_local", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Gclose(H5Gcreate2(g, "fclib_local/vectors", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    CHECK(H5LTmake_dataset_double(g, "fclib_local/vectors/q", 1, &dm, p->vf) >= 0);
+    one[0] = 3;
+    CHECK(H5LTmake_dataset_int(g, "fclib_local/spacedim", 1, &d11, one) >= 0);
+    free(T);
+    H5Gclose(g);
+}
+
+static void test_old_layout(void)
+{
+    ncp_error err = {0};
+    ncp_problem p[2];
+    CHECK_OK(tutil_random_problem(&p[0], 21, 9, 4, 0, 0, 0, &err), &err);
+    set_name(&p[0], "000000", 0);
+    CHECK_OK(tutil_random_problem(&p[1], 22, 40, 12, 0, 0, 0, &err), &err);
+    set_name(&p[1], "000001", 1);
+    /* the stored D is the one used, even where the primal data would give another */
+    p[1].D[0] += 0.5;
+    char path[512];
+    snprintf(path, sizeof path, "%s/old.h5", dir);
+    hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(f >= 0);
+    H5Gclose(H5Gcreate2(f, "meta", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    hid_t pr = H5Gcreate2(f, "problems", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(pr >= 0);
+    for (int i = 0; i < 2; i++) write_old_problem(pr, &p[i]);
+    H5Gclose(pr);
+    H5Fclose(f);
+    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    CHECK(is_deflated(f, "/problems/000001/dual/D") == 0); /* contiguous, as before */
+    H5Fclose(f);
+
+    ncp_problem *q = NULL;
+    int n = 0;
+    CHECK_OK(ncp_load_problems(path, &q, &n, &err), &err);
+    CHECK(n == 2);
+    if (n == 2) {
+        check_same_problem(&p[0], &q[0], 1, 1);
+        check_same_problem(&p[1], &q[1], 1, 1);
+        CHECK(q[1].D[0] == p[1].D[0]);
+    }
+    ncp_problems_free(q, n);
+    ncp_problem_free(&p[0]);
+    ncp_problem_free(&p[1]);
+    remove(path);
+}
+
 static void test_solutions(void)
 {
     ncp_error err = {0};
@@ -901,6 +1165,12 @@ int main(void)
         return 1;
     }
     test_round_trip();
+    /* boltnut: 6 dofs, many contacts (J/x of several KiB); quadruped: a multibody with
+     * structure/ */
+    int deflated = test_capture_reload("scenes/boltnut.json", 4);
+    test_capture_reload("scenes/quadruped.json", 3);
+    CHECK(H5Zfilter_avail(H5Z_FILTER_DEFLATE) <= 0 || deflated > 0);
+    test_old_layout();
     test_solutions();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

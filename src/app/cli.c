@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench/check.h"
+#include "bench/mpi_pool.h"
 #include "app/cli.h"
 #include "util/fsutil.h"
 #include "ncp_config.h"
@@ -40,8 +41,13 @@ static const char *COMMON_HELP =
     "  --quick             small sizes (the scene's quick_steps), for CI\n"
     "  -j N                solve N problem x solver pairs in parallel threads (default 1;\n"
     "                      timings are only comparable with -j 1)\n"
-    "  --no-traces         do not write traces.csv (and no figures)\n"
+    "  --no-traces         do not write traces (and no figures)\n"
+    "  --traces-csv        also write the traces as OUT/traces.csv (text, large)\n"
+    "  --trace-every       store every iteration in the traces (default: iterations 1..20,\n"
+    "                      then about 20 per decade, and the last one)\n"
     "  --no-figures        do not run gnuplot\n"
+    "  --profile           print where the time went: capture, solvers, the harness's\n"
+    "                      monitoring, writing, figures (always in summary.json \"profile\")\n"
     "  --no-progress       no progress bar (it is shown only on a terminal anyway)\n"
     "  --reconstruct-primal  let primal solvers run on dual-only problems with A = I,\n"
     "                      J = Q diag(sqrt w) built from D = Q diag(w) Q^T (recorded per row)\n"
@@ -92,6 +98,7 @@ typedef struct cli {
 
 static int bad(cli *c, const char *fmt, const char *a, const char *b)
 {
+    if (ncp_mpi_rank() > 0) return EXIT_BAD_INPUT; /* every MPI rank parses the same words */
     fprintf(stderr, "ncpbench %s: ", c->cmd);
     fprintf(stderr, fmt, a, b);
     fprintf(stderr, "\n(see `ncpbench %s --help`)\n", c->cmd);
@@ -206,8 +213,14 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
             c->po.jobs = (int)l;
         } else if (!strcmp(a, "--no-traces")) {
             c->po.traces = 0;
+        } else if (!strcmp(a, "--traces-csv")) {
+            c->po.traces_csv = 1;
+        } else if (!strcmp(a, "--trace-every")) {
+            c->po.trace_every = 1;
         } else if (!strcmp(a, "--no-figures")) {
             c->po.figures = 0;
+        } else if (!strcmp(a, "--profile")) {
+            c->po.profile = 1;
         } else if (!strcmp(a, "--no-progress")) {
             c->po.progress = 0;
         } else if (!strcmp(a, "--driver")) {
@@ -230,6 +243,8 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
             c->update = 1;
         } else if (!strcmp(a, "--fresh")) {
             c->po.fresh = 1;
+        } else if (!strcmp(a, "--store-fclib")) {
+            c->po.store_fclib = 1;
         } else if (!strcmp(a, "--reconstruct-primal")) {
             c->po.allow |= NCP_RECON_PRIMAL_FROM_D;
         } else if (!strcmp(a, "--symmetrize")) {
@@ -265,7 +280,11 @@ static int exit_for(int rc)
 
 static int report(cli *c, const ncp_error *err)
 {
-    fprintf(stderr, "ncpbench %s: %s\n", c->cmd, err->msg[0] ? err->msg : "failed");
+    if (ncp_mpi_rank() > 0)
+        fprintf(stderr, "ncpbench %s (MPI rank %d): %s\n", c->cmd, ncp_mpi_rank(),
+                err->msg[0] ? err->msg : "failed");
+    else
+        fprintf(stderr, "ncpbench %s: %s\n", c->cmd, err->msg[0] ? err->msg : "failed");
     return exit_for(err->code ? err->code : NCP_ERR_INTERNAL);
 }
 
@@ -275,11 +294,15 @@ static int cmd_run(cli *c, int help)
         printf("Usage: ncpbench run SCENE [options]\n\n"
                "Simulates SCENE (JSON), captures every step's contact problem into\n"
                "OUT/problems.h5, solves each with every selected solver under the budget, and\n"
-               "writes OUT/metrics.csv, OUT/traces.csv, OUT/solutions.h5, OUT/summary.json and\n"
-               "the figures OUT/residual_vs_time.{png,svg}, OUT/time_vs_iteration.{png,svg}.\n"
+               "writes OUT/metrics.csv, OUT/traces.h5, OUT/solutions.h5, OUT/summary.json, the\n"
+               "figures OUT/residual_vs_time.{png,svg}, OUT/time_vs_iteration.{png,svg} (one\n"
+               "panel per solver family) and OUT/index.md linking them with a summary table.\n"
                "OUT defaults to results/<scene name>.\n\n"
                "  --driver NAME  solver that drives the trajectory (default: the scene's)\n"
-               "  --steps N      number of captured steps (default: the scene's)\n\n%s",
+               "  --steps N      number of captured steps (default: the scene's)\n"
+               "  --store-fclib  also store the FCLib groups fclib_local / fclib_global in\n"
+               "                 problems.h5 (compressed; default: primal data only, see\n"
+               "                 `ncpbench export --fclib` for plain FCLib files)\n\n%s",
                COMMON_HELP);
         return 0;
     }
@@ -307,9 +330,11 @@ static int cmd_capture(cli *c, int help)
 {
     if (help) {
         printf("Usage: ncpbench capture SCENE -o FILE [--seed N] [--quick] [--steps N] "
-               "[--driver NAME]\n\n"
-               "Simulates SCENE and stores every captured contact problem in FILE (HDF5,\n"
-               "FCLib-compatible groups plus ncpbench's extras; see README.md).\n");
+               "[--driver NAME] [--store-fclib]\n\n"
+               "Simulates SCENE and stores every captured contact problem in FILE (HDF5: the\n"
+               "primal data A, b, J, e with blocks and contacts, compressed; D = J A^-1 J^T is\n"
+               "rebuilt on loading; see README.md). --store-fclib also stores the FCLib groups\n"
+               "fclib_local / fclib_global (`ncpbench export --fclib` writes plain FCLib files).\n");
         return 0;
     }
     if (c->npos != 1) return bad(c, "expected exactly one SCENE file%s%s", "", "");
@@ -326,6 +351,7 @@ static int cmd_capture(cli *c, int help)
         ncp_scene_free(scene);
         return report(c, &err);
     }
+    ncp_store_set_fclib_groups(st, c->po.store_fclib);
     count_sink sink = {st, 0};
     ncp_capture_opts co = {c->po.seed, c->po.quick, c->po.steps, c->po.driver, c->po.interrupt};
     int rc = ncp_capture_scene(scene, &co, capture_fn, &sink, &err);
@@ -361,6 +387,7 @@ static int cmd_solve(cli *c, int help)
     ncp_error err = {0};
     ncp_bench_summary sum;
     if (ncp_pipeline_solve_files(c->pos, c->npos, &c->po, &sum, &err)) return report(c, &err);
+    if (ncp_mpi_rank() > 0) return sum.interrupted ? EXIT_INTERRUPTED : 0; /* rank 0 writes */
     const char *out = c->po.out_dir ? c->po.out_dir : "results/solve";
     if (sum.interrupted) return EXIT_INTERRUPTED;
     if (sum.nproblems == 0) {
@@ -368,6 +395,8 @@ static int cmd_solve(cli *c, int help)
         return EXIT_BAD_INPUT;
     }
     if (ncp_fig_collection_profiles(out, c->po.figures, 0, &err)) return report(c, &err);
+    /* the index page again, now that the profiles' figures exist too */
+    if (c->po.figures && c->po.traces && ncp_plot_index(out, &err)) return report(c, &err);
     return 0;
 }
 
@@ -376,8 +405,9 @@ static int cmd_plot(cli *c, int help)
     if (help) {
         printf("Usage: ncpbench plot DIR [--metric NAME]\n\n"
                "Redraws DIR/residual_vs_time.{png,svg} and DIR/time_vs_iteration.{png,svg} from\n"
-               "DIR/traces.csv with gnuplot (median and interquartile band over problems, one\n"
-               "curve per solver). --metric chooses the residual (default al_residual).\n");
+               "DIR/traces.h5 (or the traces.csv of older runs) with gnuplot (median and\n"
+               "interquartile band over problems, one curve per solver, one panel per solver\n"
+               "family), and DIR/index.md. --metric chooses the residual (default al_residual).\n");
         return 0;
     }
     if (c->npos != 1) return bad(c, "expected exactly one output DIR%s%s", "", "");
@@ -399,6 +429,7 @@ static void list_solvers(void)
     for (int i = 0; i < ncp_solver_count(); i++) {
         const ncp_solver_desc *d = ncp_solver_at(i);
         printf("  %-14s %s\n", d->name, d->summary);
+        printf("  %-14s family: %s\n", "", ncp_registry_family(d->name));
         printf("  %-14s source: %s\n", "", d->source);
         printf("  %-14s needs: %s%s%s%s; solves the %s; file %s\n", "",
                d->needs & NCP_NEEDS_DUAL ? "dual " : "", d->needs & NCP_NEEDS_PRIMAL ? "primal " : "",
@@ -412,7 +443,7 @@ static void list_solvers(void)
 
 static void list_metrics(void)
 {
-    printf("Metrics (%d; columns of metrics.csv and traces.csv):\n", ncp_metrics_count());
+    printf("Metrics (%d; columns of metrics.csv and of the traces):\n", ncp_metrics_count());
     for (int i = 0; i < ncp_metrics_count(); i++)
         printf("  %-24s %s\n", ncp_metrics_name(i), ncp_metrics_doc(i));
     printf("  plus per row: iterations, converged, status, setup_ms, solve_ms, ms_per_iter, and\n"
@@ -573,7 +604,16 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
                 {"plot", cmd_plot},     {"list", cmd_list},       {"export", cmd_export},
                 {"check", cmd_check}};
     /* `figures` has its own options (src/figures.c) */
-    if (!strcmp(cmd, "figures")) return ncp_figures_cli(argc - 2, argv + 2, interrupt);
+    if (!strcmp(cmd, "figures")) {
+        if (ncp_mpi_size() > 1) {
+            if (ncp_mpi_rank() == 0)
+                fprintf(stderr, "ncpbench figures: start it without mpirun (only run and solve "
+                        "spread over MPI ranks)\n");
+            ncp_mpi_end(1);
+            return EXIT_BAD_INPUT;
+        }
+        return ncp_figures_cli(argc - 2, argv + 2, interrupt);
+    }
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         if (strcmp(cmd, cmds[i].name)) continue;
         cli *c = calloc(1, sizeof *c);
@@ -586,7 +626,19 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
         c->po.interrupt = interrupt;
         int help = 0;
         int rc = parse_args(c, argc - 2, argv + 2, &help);
-        if (!rc) rc = cmds[i].fn(c, help);
+        /* Under mpirun (bench/mpi_pool.h) run and solve spread their tasks over the ranks;
+         * rank 0 prints and writes everything, the other ranks only solve. */
+        int mpi = ncp_mpi_size() > 1, worker = ncp_mpi_rank() > 0;
+        if (!rc && mpi && strcmp(c->cmd, "run") && strcmp(c->cmd, "solve"))
+            rc = bad(c, "only run and solve spread over MPI ranks: start `ncpbench %s` without "
+                     "mpirun%s", c->cmd, "");
+        if (worker) {
+            c->po.quiet = 1;
+            c->po.progress = 0;
+            c->po.figures = 0;
+        }
+        if (!rc && !(help && worker)) rc = cmds[i].fn(c, help);
+        if (mpi) ncp_mpi_end(rc != 0);
         free(c);
         return rc;
     }

@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "bench/mpi_pool.h"
 #include "bench/output.h"
 #include "bench/resume.h"
 #include "metrics/metrics.h"
 #include "store/solutions.h"
+#include "util/clock.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
 
@@ -54,12 +56,20 @@ typedef struct bench_ctx {
     int abort;
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    /* MPI (bench/mpi_pool.h). Rank 0: pool != NULL, one more thread serves the other ranks
+     * from the same queue. A worker rank reads its batches from src and solves one task at a
+     * time in scratch. Batches are numbered in the order of the source on every rank. */
+    ncp_mpi_pool *pool;
+    int nbatches;         /* batches run (rank 0) or read (worker rank) so far */
+    const ncp_bench_source *src;
+    task scratch;
 } bench_ctx;
 
 /* Everything written, and what the summary is made of. */
 typedef struct writers {
     const ncp_bench_opts *o;
-    FILE *metrics, *traces;
+    FILE *metrics;
+    ncp_out_traces *traces; /* traces.h5 (+ traces.csv on request); NULL without traces */
     ncp_solutions *sol;
     ncp_resume *rs;
     row_rec *rec;
@@ -69,6 +79,7 @@ typedef struct writers {
     int nproblems;
     char declined[64][160]; /* the distinct reasons of solvers that declined a problem */
     int ndeclined;
+    ncp_profile prof;       /* per-solve sums and the time spent writing */
 } writers;
 
 void ncp_note_parse(const char *note, ncp_note_info *ni)
@@ -134,6 +145,7 @@ static void run_task(bench_ctx *c, task *tk)
     if (c->o->traces) {
         ho.trace = trace_cb;
         ho.trace_ctx = tk;
+        ho.trace_sample = !c->o->trace_every; /* rows of the stored sample only */
     }
     int guess = c->o->warm_start == NCP_WARM_GUESS;
     const double *l0 = guess ? p->guess_lambda : NULL, *v0 = l0 ? p->guess_v : NULL;
@@ -148,15 +160,23 @@ static void run_task(bench_ctx *c, task *tk)
     }
 }
 
+/* The next pending task, marked running; -1 when none is left or the run stops. Call with
+ * c->mu held. */
+static int take_task(bench_ctx *c)
+{
+    int abort = c->abort || (c->o->interrupt && *c->o->interrupt);
+    while (!abort && c->next < c->ntasks && c->tasks[c->next].state != T_PENDING) c->next++;
+    int t = (!abort && c->next < c->ntasks) ? c->next++ : -1;
+    if (t >= 0) c->tasks[t].state = T_RUNNING;
+    return t;
+}
+
 static void *worker(void *arg)
 {
     bench_ctx *c = arg;
     for (;;) {
         pthread_mutex_lock(&c->mu);
-        int abort = c->abort || (c->o->interrupt && *c->o->interrupt);
-        while (!abort && c->next < c->ntasks && c->tasks[c->next].state != T_PENDING) c->next++;
-        int t = (!abort && c->next < c->ntasks) ? c->next++ : -1;
-        if (t >= 0) c->tasks[t].state = T_RUNNING;
+        int t = take_task(c);
         pthread_mutex_unlock(&c->mu);
         if (t < 0) break;
         run_task(c, &c->tasks[t]);
@@ -172,6 +192,163 @@ static void *worker(void *arg)
     pthread_mutex_unlock(&c->mu);
     return NULL;
 }
+
+#ifdef NCP_HAVE_MPI
+/* ---- MPI: this file's side of bench/mpi_pool.h ---- */
+
+static int mpi_take(void *ctx)
+{
+    bench_ctx *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    int t = take_task(c);
+    pthread_mutex_unlock(&c->mu);
+    return t;
+}
+
+static int mpi_stopping(void *ctx)
+{
+    bench_ctx *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    int s = c->abort || (c->o->interrupt && *c->o->interrupt);
+    pthread_mutex_unlock(&c->mu);
+    return s;
+}
+
+/* Rank 0: a remote answer becomes task t's result, as if a local worker had solved it. */
+static void mpi_land(void *ctx, int t, int rank, ncp_mpi_answer *a)
+{
+    bench_ctx *c = ctx;
+    pthread_mutex_lock(&c->mu);
+    task *tk = t < c->ntasks ? &c->tasks[t] : NULL;
+    int stopping = c->abort || (c->o->interrupt && *c->o->interrupt);
+    if (!tk || tk->state != T_RUNNING) {
+        /* not a task handed out: ignore it */
+    } else if (!a->ran && stopping) {
+        tk->state = T_PENDING; /* never started; the writer stops before it */
+    } else {
+        tk->rc = a->rc;
+        tk->err = a->err;
+        const char *name = c->probs[tk->prob].name;
+        if (!a->ran)
+            tk->rc = ncp_error_set(&tk->err, NCP_ERR_INTERNAL, "rank %d was interrupted but rank "
+                                   "0 was not: the run stops (finished rows are kept)", rank);
+        else if (!tk->rc && (strcmp(a->problem, name) ||
+                             a->fingerprint != ncp_mpi_fingerprint(&c->probs[tk->prob])))
+            tk->rc = ncp_error_set(&tk->err, NCP_ERR_INTERNAL, "rank %d holds problem '%s' where "
+                                   "rank 0 holds another '%s': every rank must load the same "
+                                   "problems (same files, same random seed)", rank, a->problem,
+                                   name);
+        if (!tk->rc) {
+            tk->res = a->res;
+            a->res.lambda = a->res.u = a->res.v = NULL;
+            snprintf(tk->note, sizeof tk->note, "%s", a->note);
+            tk->trace = a->trace;
+            tk->ntrace = tk->captrace = a->ntrace;
+            a->trace = NULL;
+        }
+        tk->state = T_DONE;
+        if (tk->rc) c->abort = 1;
+    }
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* Worker rank: reads batches up to `batch`, the one rank 0 is solving. */
+static int mpi_select(void *ctx, int batch, ncp_error *err)
+{
+    bench_ctx *c = ctx;
+    if (c->abort)
+        return ncp_error_set(err, NCP_ERR_IO, "rank %d could not read its problems (see the "
+                             "first error)", ncp_mpi_rank());
+    while (c->nbatches <= batch) {
+        const ncp_problem *probs = NULL;
+        int n = 0, rc = c->src->next(c->src->ctx, &probs, &n, err);
+        if (!rc && n == 0)
+            rc = ncp_error_set(err, NCP_ERR_INPUT, "rank %d has fewer problems than rank 0: every "
+                               "rank must read the same files", ncp_mpi_rank());
+        if (rc) {
+            c->abort = 1;
+            return ncp_error_prefix(err, "rank %d: ", ncp_mpi_rank());
+        }
+        c->probs = probs;
+        c->nprobs = n;
+        c->nbatches++;
+    }
+    if (batch != c->nbatches - 1)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "rank %d was asked for batch %d after batch "
+                             "%d", ncp_mpi_rank(), batch, c->nbatches - 1);
+    return NCP_OK;
+}
+
+static void mpi_run(void *ctx, int t, ncp_mpi_answer *a)
+{
+    bench_ctx *c = ctx;
+    task *tk = &c->scratch;
+    memset(tk, 0, sizeof *tk);
+    if (t < 0 || t >= c->nprobs * c->o->nsolvers) {
+        a->rc = ncp_error_set(&a->err, NCP_ERR_INPUT, "rank %d holds %d problems, rank 0 asked "
+                              "for task %d: every rank must load the same problems",
+                              ncp_mpi_rank(), c->nprobs, t);
+        return;
+    }
+    tk->prob = t / c->o->nsolvers;
+    tk->solver = t % c->o->nsolvers;
+    run_task(c, tk);
+    const ncp_problem *p = &c->probs[tk->prob];
+    a->rc = tk->rc;
+    a->err = tk->err;
+    a->res = tk->res;
+    a->m = p->m;
+    a->nv = p->nv;
+    a->note = tk->note;
+    a->problem = p->name;
+    a->fingerprint = ncp_mpi_fingerprint(p);
+    a->trace = tk->trace;
+    a->ntrace = tk->ntrace;
+}
+
+static void mpi_release(void *ctx, int t)
+{
+    (void)t;
+    bench_ctx *c = ctx;
+    ncp_result_free(&c->scratch.res);
+    free(c->scratch.trace);
+    memset(&c->scratch, 0, sizeof c->scratch);
+}
+
+static ncp_mpi_tasks mpi_tasks(bench_ctx *c)
+{
+    ncp_mpi_tasks q = {c,          sizeof(trace_row), mpi_take, mpi_stopping,
+                       mpi_land,   mpi_select,        mpi_run,  mpi_release};
+    return q;
+}
+
+/* Rank 0's thread that serves the other ranks for the current batch. */
+static void *server(void *arg)
+{
+    bench_ctx *c = arg;
+    ncp_mpi_tasks q = mpi_tasks(c);
+    ncp_mpi_serve(c->pool, &q, c->nbatches);
+    pthread_mutex_lock(&c->mu);
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+/* A worker rank's whole run: it solves what rank 0 hands out and writes nothing. */
+static int remote_run(const ncp_bench_source *src, const ncp_bench_opts *o,
+                      ncp_bench_summary *sum)
+{
+    bench_ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.src = src;
+    ncp_mpi_tasks q = mpi_tasks(&c);
+    ncp_mpi_work(&q, o->interrupt);
+    sum->interrupted = o->interrupt && *o->interrupt;
+    return NCP_OK;
+}
+#endif
 
 static int solver_index(const ncp_bench_opts *o, const char *name)
 {
@@ -240,7 +417,25 @@ static int write_kept(writers *w, ncp_resume_row *r, ncp_error *err)
     return rc;
 }
 
+static int write_task_rows(const bench_ctx *c, writers *w, task *tk, ncp_error *err);
+
+/* Writes a finished task and accounts for its time (ncp_profile). */
 static int write_task(const bench_ctx *c, writers *w, task *tk, ncp_error *err)
+{
+    double t0 = ncp_now_ms();
+    if (tk->state != T_KEPT && !tk->rc && tk->res.status != NCP_STATUS_UNSUPPORTED) {
+        const ncp_result *r = &tk->res;
+        double own = r->setup_ms + r->solve_ms;
+        w->prof.solver_ms += own;
+        w->prof.monitor_ms += r->monitor_ms;
+        w->prof.harness_ms += fmax(0.0, r->wall_ms - own - r->monitor_ms);
+    }
+    int rc = write_task_rows(c, w, tk, err);
+    w->prof.write_ms += ncp_now_ms() - t0;
+    return rc;
+}
+
+static int write_task_rows(const bench_ctx *c, writers *w, task *tk, ncp_error *err)
 {
     if (tk->state == T_KEPT) return write_kept(w, tk->kept, err);
     const ncp_problem *p = &c->probs[tk->prob];
@@ -250,14 +445,21 @@ static int write_task(const bench_ctx *c, writers *w, task *tk, ncp_error *err)
     if (ncp_out_metrics_row(w->metrics, p, sn, &tk->res, tk->note))
         return ncp_error_set(err, NCP_ERR_IO, "cannot write %s/metrics.csv (disk full?)",
                              c->o->out_dir);
-    if (w->traces) {
-        for (int i = 0; i < tk->ntrace; i++)
-            if (ncp_out_traces_row(w->traces, p->name, sn, tk->trace[i].iter, tk->trace[i].t,
-                                   tk->trace[i].vals))
-                return ncp_error_set(err, NCP_ERR_IO, "cannot write %s/traces.csv (disk full?)",
-                                     c->o->out_dir);
-        if (fflush(w->traces))
-            return ncp_error_set(err, NCP_ERR_IO, "cannot write %s/traces.csv", c->o->out_dir);
+    if (w->traces && tk->ntrace > 0) {
+        /* rows as stored: iter, time_ms, metrics (the writer keeps the log sample) */
+        int nc = ncp_out_traces_ncols(), nm = ncp_metrics_count();
+        double *rows = ncp_malloc(err, (size_t)tk->ntrace * (size_t)nc, sizeof *rows);
+        if (!rows) return NCP_ERR_NOMEM;
+        for (int i = 0; i < tk->ntrace; i++) {
+            double *r = rows + (size_t)i * nc;
+            r[0] = tk->trace[i].iter;
+            r[1] = tk->trace[i].t;
+            memcpy(r + 2, tk->trace[i].vals, (size_t)nm * sizeof *r);
+        }
+        rc = ncp_out_traces_put(w->traces, p->name, sn, tk->ntrace, rows, tk->res.iterations,
+                                ncp_status_name(tk->res.status), err);
+        free(rows);
+        if (rc) return rc;
     }
     free(tk->trace);
     tk->trace = NULL;
@@ -361,10 +563,10 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
                                "their files", c->probs[tk->prob].name);
         tk->state = tk->kept ? T_KEPT : T_PENDING;
     }
-    pthread_t threads[NCP_BENCH_MAX_JOBS];
+    pthread_t threads[NCP_BENCH_MAX_JOBS + 1];
     int nthreads = 0;
     int jobs = o->jobs < 1 ? 1 : (o->jobs > NCP_BENCH_MAX_JOBS ? NCP_BENCH_MAX_JOBS : o->jobs);
-    if (!rc && jobs == 1) {
+    if (!rc && jobs == 1 && !c->pool) {
         for (int t = 0; t < c->ntasks; t++) {
             task *tk = &c->tasks[t];
             if (tk->state == T_PENDING) {
@@ -387,6 +589,19 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
             nthreads++;
         }
         if (nthreads == 0) rc = ncp_error_set(err, NCP_ERR_INTERNAL, "cannot start worker threads");
+#ifdef NCP_HAVE_MPI
+        /* the other ranks take from the same queue through one more thread */
+        if (!rc && c->pool) {
+            if (pthread_create(&threads[nthreads], NULL, server, c) == 0) {
+                nthreads++;
+            } else {
+                rc = ncp_error_set(err, NCP_ERR_INTERNAL, "cannot start the MPI serving thread");
+                pthread_mutex_lock(&c->mu);
+                c->abort = 1;
+                pthread_mutex_unlock(&c->mu);
+            }
+        }
+#endif
         /* write completed tasks in task order */
         int written = 0;
         pthread_mutex_lock(&c->mu);
@@ -416,6 +631,7 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
         pthread_mutex_unlock(&c->mu);
     }
     for (int i = 0; i < nthreads; i++) pthread_join(threads[i], NULL);
+    c->nbatches++;
     for (int i = 0; i < c->ntasks; i++) {
         ncp_result_free(&c->tasks[i].res);
         free(c->tasks[i].trace);
@@ -457,12 +673,9 @@ static int open_outputs(const ncp_bench_opts *o, writers *w, ncp_error *err)
     if (!(w->metrics = fopen(path, "w")))
         return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
     ncp_out_metrics_header(w->metrics);
-    if (o->traces) {
-        if ((rc = ncp_path_join(path, sizeof path, o->out_dir, "traces.csv", err))) return rc;
-        if (!(w->traces = fopen(path, "w")))
-            return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
-        ncp_out_traces_header(w->traces);
-    }
+    if (o->traces &&
+        (rc = ncp_out_traces_open(o->out_dir, o->traces_csv, o->trace_every, &w->traces, err)))
+        return rc;
     if ((rc = ncp_path_join(path, sizeof path, o->out_dir, "solutions.h5", err))) return rc;
     return ncp_solutions_create(path, &w->sol, err);
 }
@@ -472,9 +685,12 @@ static int close_outputs(const ncp_bench_opts *o, writers *w, int rc, ncp_error 
 {
     if (w->metrics && fclose(w->metrics) && !rc)
         rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s/metrics.csv", o->out_dir);
-    if (w->traces && fclose(w->traces) && !rc)
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s/traces.csv", o->out_dir);
-    w->metrics = w->traces = NULL;
+    if (w->traces) {
+        ncp_error e2 = {0};
+        if (ncp_out_traces_close(w->traces, rc ? &e2 : err) && !rc) rc = err->code;
+    }
+    w->metrics = NULL;
+    w->traces = NULL;
     if (w->sol) {
         ncp_error e2 = {0};
         if (ncp_solutions_close(w->sol, rc ? &e2 : err) && !rc) rc = err->code;
@@ -483,8 +699,9 @@ static int close_outputs(const ncp_bench_opts *o, writers *w, int rc, ncp_error 
     return rc;
 }
 
-int ncp_bench_run_source(const ncp_bench_source *src, const ncp_bench_opts *o,
-                         ncp_bench_summary *sum, ncp_error *err)
+/* The run on rank 0 (or the only process); pool: the other MPI ranks, NULL if none. */
+static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_mpi_pool *pool,
+                     ncp_bench_summary *sum, ncp_error *err)
 {
     memset(sum, 0, sizeof *sum);
     if (o->nsolvers > (int)(sizeof sum->solvers / sizeof sum->solvers[0]))
@@ -492,7 +709,10 @@ int ncp_bench_run_source(const ncp_bench_source *src, const ncp_bench_opts *o,
     /* the first batch is read before any output exists: bad input leaves nothing behind */
     const ncp_problem *probs = NULL;
     int n = 0;
+    double t_load = ncp_now_ms(), load_ms = 0.0;
     int rc = src->next(src->ctx, &probs, &n, err);
+    load_ms += ncp_now_ms() - t_load;
+    const double first_load_ms = load_ms, t_start = ncp_now_ms();
     if (!rc) rc = ncp_mkdir_p(o->out_dir, err);
     if (rc) return rc;
     writers w;
@@ -505,6 +725,7 @@ int ncp_bench_run_source(const ncp_bench_source *src, const ncp_bench_opts *o,
     bench_ctx c;
     memset(&c, 0, sizeof c);
     c.o = o;
+    c.pool = pool;
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     ncp_progress pg;
@@ -513,7 +734,12 @@ int ncp_bench_run_source(const ncp_bench_source *src, const ncp_bench_opts *o,
     rc = open_outputs(o, &w, err);
     for (int first = 1; !rc; first = 0) {
         if (o->interrupt && *o->interrupt) break;
-        if (!first && (rc = src->next(src->ctx, &probs, &n, err))) break;
+        if (!first) {
+            t_load = ncp_now_ms();
+            rc = src->next(src->ctx, &probs, &n, err);
+            load_ms += ncp_now_ms() - t_load;
+            if (rc) break;
+        }
         if (n == 0) {
             complete = 1;
             break;
@@ -557,6 +783,11 @@ int ncp_bench_run_source(const ncp_bench_source *src, const ncp_bench_opts *o,
         sum->nproblems = w.nproblems;
         sum->interrupted = o->interrupt && *o->interrupt;
         summarise(&w, sum);
+        sum->profile = w.prof;
+        sum->profile.load_ms = load_ms;
+        sum->profile.capture_ms = o->capture_ms;
+        /* batches after the first are read inside the solve phase: not counted twice */
+        sum->profile.solve_wall_ms = ncp_now_ms() - t_start - (load_ms - first_load_ms);
         if (!(rc = ncp_path_join(path, sizeof path, o->out_dir, "summary.json", err)))
             rc = ncp_out_summary(path, o, sum, w.titles, w.ntitles, err);
     }
@@ -571,4 +802,21 @@ int ncp_bench_run_source(const ncp_bench_source *src, const ncp_bench_opts *o,
     pthread_mutex_destroy(&c.mu);
     pthread_cond_destroy(&c.cv);
     return rc;
+}
+
+int ncp_bench_run_source(const ncp_bench_source *src, const ncp_bench_opts *o,
+                         ncp_bench_summary *sum, ncp_error *err)
+{
+#ifdef NCP_HAVE_MPI
+    if (ncp_mpi_size() > 1) {
+        memset(sum, 0, sizeof *sum);
+        if (ncp_mpi_rank() > 0) return remote_run(src, o, sum);
+        ncp_mpi_pool *pool = NULL;
+        int rc = ncp_mpi_pool_open(&pool, err);
+        if (!rc) rc = bench_run(src, o, pool, sum, err);
+        ncp_mpi_pool_close(pool); /* STOP to every rank still waiting, whatever happened */
+        return rc;
+    }
+#endif
+    return bench_run(src, o, NULL, sum, err);
 }

@@ -1,5 +1,5 @@
 /* The benchmark driver: every problem x every selected solver under one budget, with
- * per-iteration traces, writing metrics.csv, traces.csv, solutions.h5 and summary.json into an
+ * per-iteration traces, writing metrics.csv, traces.h5, solutions.h5 and summary.json into an
  * output directory (docs/design.md). Rows are written as soon as they are complete and in a
  * deterministic order (problem-major, solvers in the given order) whatever -j is, so an
  * interrupted run keeps every finished row.
@@ -30,7 +30,9 @@ typedef struct ncp_bench_opts {
     const ncp_solver_params_entry *params; /* per-solver parameters */
     int nparams;
     int jobs;               /* worker threads (>= 1); timings are honest only with 1 */
-    int traces;             /* write traces.csv */
+    int traces;             /* write traces.h5 (bench/output.h) */
+    int traces_csv;         /* also traces.csv (--traces-csv; only with traces) */
+    int trace_every;        /* store every iteration, not the log sample (--trace-every) */
     int progress;           /* allow a progress bar */
     const volatile int *interrupt;
     const char *out_dir;
@@ -45,6 +47,7 @@ typedef struct ncp_bench_opts {
      * discards results of any configuration. */
     const char *config;
     int fresh;
+    double capture_ms;      /* time the caller spent capturing, for the profile (0: none) */
 } ncp_bench_opts;
 
 /* Capacities of one benchmark run: solvers compared, worker threads (-j). */
@@ -79,6 +82,20 @@ typedef struct ncp_solver_summary {
     double max[NCP_NMETRICS];
 } ncp_solver_summary;
 
+/* Where the time of a run goes (summary.json "profile", `--profile`), wall milliseconds. The
+ * per-solve parts are sums over the solves (with -j N or MPI they add up to more than the wall
+ * time of the solve phase); the pipeline parts are wall times of their phase. */
+typedef struct ncp_profile {
+    double capture_ms;    /* simulating the scene and writing problems.h5 (run) */
+    double load_ms;       /* reading problem files (solve) */
+    double solve_wall_ms; /* the solve phase, start to the last row written */
+    double solver_ms;     /* sum of setup_ms + solve_ms: the solvers' own clock */
+    double monitor_ms;    /* sum of the harness's per-iterate metrics and stopping test */
+    double harness_ms;    /* sum of the rest of each solve: preparing, final metrics, v */
+    double write_ms;      /* writing rows: metrics.csv, traces, solutions.h5 */
+    double figures_ms;    /* aggregating traces and running gnuplot, the index page */
+} ncp_profile;
+
 typedef struct ncp_bench_summary {
     int nsolvers;
     ncp_solver_summary solvers[NCP_BENCH_MAX_SOLVERS];
@@ -86,6 +103,7 @@ typedef struct ncp_bench_summary {
     int interrupted;
     int kept;         /* rows copied from an earlier run of the same configuration (resume) */
     int dropped;      /* earlier rows of problems no longer in the collection, not kept */
+    ncp_profile profile;
 } ncp_bench_summary;
 
 /* What a row's note says, parsed back (the note is the one record of it in metrics.csv). */

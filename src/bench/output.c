@@ -113,6 +113,119 @@ int ncp_out_traces_row(FILE *f, const char *problem, const char *solver, int ite
     return ferror(f);
 }
 
+struct ncp_out_traces {
+    ncp_traces *h5;
+    FILE *csv;
+    char *csv_path;
+    int every;
+    double *buf; /* the sampled rows of one trace */
+    int cap;
+};
+
+int ncp_out_traces_ncols(void) { return NCP_TRACE_FIXED + ncp_metrics_count(); }
+
+int ncp_out_traces_open(const char *dir, int csv, int every, ncp_out_traces **out,
+                        ncp_error *err)
+{
+    *out = NULL;
+    char path[4300];
+    const char *cols[NCP_TRACE_MAX_COLS];
+    int nc = ncp_out_traces_ncols();
+    if (nc > NCP_TRACE_MAX_COLS)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "%d trace columns (at most %d)", nc,
+                             NCP_TRACE_MAX_COLS);
+    cols[0] = "iter";
+    cols[1] = "time_ms";
+    for (int i = 0; i < ncp_metrics_count(); i++) cols[NCP_TRACE_FIXED + i] = ncp_metrics_name(i);
+    ncp_out_traces *t = ncp_calloc(err, 1, sizeof *t);
+    if (!t) return NCP_ERR_NOMEM;
+    t->every = every;
+    int rc = ncp_path_join(path, sizeof path, dir, "traces.h5", err);
+    if (!rc) rc = ncp_traces_create(path, nc, cols, every ? "every" : "log", &t->h5, err);
+    if (!rc && csv) {
+        if ((rc = ncp_path_join(path, sizeof path, dir, "traces.csv", err))) {
+        } else if (!(t->csv_path = ncp_strdup(err, path))) {
+            rc = NCP_ERR_NOMEM;
+        } else if (!(t->csv = fopen(path, "w"))) {
+            rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
+        } else if (ncp_out_traces_header(t->csv)) {
+            rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+        }
+    }
+    if (rc) {
+        ncp_error e2 = {0};
+        ncp_out_traces_close(t, &e2);
+        return rc;
+    }
+    /* a traces.csv of an earlier run in this directory would be taken for this run's */
+    if (!csv && (rc = ncp_path_join(path, sizeof path, dir, "traces.csv", err)) == NCP_OK)
+        remove(path);
+    *out = t;
+    return rc;
+}
+
+static int put_rows(ncp_out_traces *t, const char *problem, const char *solver, int n,
+                    const double *rows, int iterations, const char *status, ncp_error *err)
+{
+    int nc = ncp_out_traces_ncols();
+    if (t->csv) {
+        for (int i = 0; i < n; i++)
+            if (ncp_out_traces_row(t->csv, problem, solver, (int)rows[(size_t)i * nc],
+                                   rows[(size_t)i * nc + 1], rows + (size_t)i * nc + 2))
+                return ncp_error_set(err, NCP_ERR_IO, "cannot write %s (disk full?)", t->csv_path);
+        if (fflush(t->csv))
+            return ncp_error_set(err, NCP_ERR_IO, "cannot write %s (disk full?)", t->csv_path);
+    }
+    return ncp_traces_write(t->h5, solver, problem, n, rows, iterations, status, err);
+}
+
+int ncp_out_traces_put(ncp_out_traces *t, const char *problem, const char *solver, int n,
+                       const double *rows, int iterations, const char *status, ncp_error *err)
+{
+    if (!t || n <= 0) return NCP_OK;
+    if (t->every) return put_rows(t, problem, solver, n, rows, iterations, status, err);
+    int nc = ncp_out_traces_ncols(), rc;
+    if ((rc = ncp_bench_grow(&t->buf, &t->cap, n * nc, sizeof *t->buf, err))) return rc;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        const double *r = rows + (size_t)i * nc;
+        /* the last row is the final iterate: stored whatever its index */
+        if (i == n - 1 || ncp_traces_sample_keep((long)r[0]))
+            memcpy(t->buf + (size_t)k++ * nc, r, (size_t)nc * sizeof *r);
+    }
+    return put_rows(t, problem, solver, k, t->buf, iterations, status, err);
+}
+
+int ncp_out_traces_put_block(ncp_out_traces *t, const ncp_trace_block *b, ncp_error *err)
+{
+    if (!t) return NCP_OK;
+    int same = b->ncols == ncp_out_traces_ncols();
+    for (int k = 0; same && k < b->ncols; k++)
+        same = !strcmp(b->cols[k], k == 0 ? "iter" : k == 1 ? "time_ms"
+                                                    : ncp_metrics_name(k - NCP_TRACE_FIXED));
+    if (!same)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: the trace of %s on %s has other columns "
+                             "than this ncpbench writes; add --fresh to discard the results",
+                             b->file, b->solver, b->problem);
+    return put_rows(t, b->problem, b->solver, b->nrows, b->data, b->iterations,
+                    b->status ? b->status : "", err);
+}
+
+int ncp_out_traces_close(ncp_out_traces *t, ncp_error *err)
+{
+    if (!t) return NCP_OK;
+    int rc = NCP_OK;
+    if (t->csv && fclose(t->csv))
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s (disk full?)", t->csv_path);
+    ncp_error e2 = {0};
+    int hrc = ncp_traces_close(t->h5, rc ? &e2 : err);
+    if (!rc) rc = hrc;
+    free(t->csv_path);
+    free(t->buf);
+    free(t);
+    return rc;
+}
+
 /* cJSON prints doubles with 15 digits and NaN as null (cJSON 1.7): raw %.17g keeps
  * them exact. */
 static cJSON *num(double x)
@@ -155,6 +268,51 @@ static const char *reason_at(int k)
     return k == NCP_UNSUP_SOLVER ? NULL : ncp_unsupported_name(k);
 }
 
+/* summary.json "profile": ncp_profile in milliseconds, with the harness's share of
+ * the solvers' own time, (monitor + harness) / solver. */
+static cJSON *profile_json(const ncp_profile *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o) return NULL;
+    int bad = 0;
+    bad |= add(o, "capture_ms", num(p->capture_ms));
+    bad |= add(o, "load_ms", num(p->load_ms));
+    bad |= add(o, "solve_wall_ms", num(p->solve_wall_ms));
+    bad |= add(o, "solver_ms", num(p->solver_ms));
+    bad |= add(o, "monitor_ms", num(p->monitor_ms));
+    bad |= add(o, "harness_ms", num(p->harness_ms));
+    bad |= add(o, "write_ms", num(p->write_ms));
+    bad |= add(o, "figures_ms", num(p->figures_ms));
+    bad |= add(o, "harness_overhead",
+               num(p->solver_ms > 0.0 ? (p->monitor_ms + p->harness_ms) / p->solver_ms : NAN));
+    if (bad) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+int ncp_out_summary_profile(const char *path, const ncp_profile *p, ncp_error *err)
+{
+    char *text = NULL;
+    int rc = ncp_read_file(path, &text, NULL, err);
+    if (rc) return rc;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    if (!root || !cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: not a JSON object (rewrite it with "
+                             "ncpbench run/solve)", path);
+    }
+    cJSON *item = profile_json(p);
+    int bad = !item;
+    if (!bad && cJSON_GetObjectItemCaseSensitive(root, "profile"))
+        bad = !cJSON_ReplaceItemInObjectCaseSensitive(root, "profile", item);
+    else if (!bad)
+        bad = !cJSON_AddItemToObject(root, "profile", item);
+    return ncp_out_write_json(path, root, bad, err);
+}
+
 int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_summary *s,
                     const ncp_out_title *titles, int ntitles, ncp_error *err)
 {
@@ -191,6 +349,7 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
             bad |= add(b, "stop_metric", cJSON_CreateString(ncp_metrics_name(o->stop_metric)));
         }
         bad |= add(root, "budget", b);
+        bad |= add(root, "profile", profile_json(&s->profile));
         cJSON *arr = cJSON_CreateArray();
         bad |= !arr;
         for (int i = 0; arr && i < s->nsolvers; i++) {

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
+#include "store/traces.h"
 #include "util/stats.h" /* ncp_median, which the summary uses */
 
 /* metrics.csv: problem, solver, iterations, converged, status, setup_ms, solve_ms,
@@ -23,10 +24,29 @@ int ncp_out_metrics_row(FILE *f, const ncp_problem *p, const char *solver, const
                         const char *note);
 /* One CSV text field as above (no separator). */
 void ncp_out_field(FILE *f, const char *s);
-/* traces.csv */
+/* traces.csv (written only with --traces-csv): problem, solver, iteration, time_ms, metrics */
 int ncp_out_traces_header(FILE *f);
 int ncp_out_traces_row(FILE *f, const char *problem, const char *solver, int iter, double time_ms,
                        const double *metric_values);
+
+/* The traces of a run: OUT/traces.h5 (store/traces.h) and, on request, OUT/traces.csv. Rows are
+ * (iter, time_ms, the ncp_metrics_count() metric columns). Unless `every`, only the log sample
+ * of a trace is stored (ncp_traces_sample_keep: iterations 1..20, then about 20 per decade)
+ * plus its last row, the solve's final iterate. */
+typedef struct ncp_out_traces ncp_out_traces;
+int ncp_out_traces_open(const char *dir, int csv, int every, ncp_out_traces **out,
+                        ncp_error *err);
+/* Columns of a trace row: NCP_TRACE_FIXED + ncp_metrics_count(). */
+int ncp_out_traces_ncols(void);
+/* Stores one trace of n rows (n x ncp_out_traces_ncols(), row-major), sampled unless `every`;
+ * flushed. iterations/status: the solve's (attributes of the HDF5 dataset). */
+int ncp_out_traces_put(ncp_out_traces *t, const char *problem, const char *solver, int n,
+                       const double *rows, int iterations, const char *status, ncp_error *err);
+/* Stores a trace read back (resume: the rows are already sampled and kept as they are); its
+ * columns must be this run's. */
+int ncp_out_traces_put_block(ncp_out_traces *t, const ncp_trace_block *b, ncp_error *err);
+/* Closes both files (traces.h5 renamed into place); NULL is fine. */
+int ncp_out_traces_close(ncp_out_traces *t, ncp_error *err);
 /* summary.json (written atomically), with "problem_titles": the problems whose source file
  * gives a title or a description. */
 typedef struct ncp_out_title {
@@ -34,6 +54,9 @@ typedef struct ncp_out_title {
 } ncp_out_title;
 int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_summary *s,
                     const ncp_out_title *titles, int ntitles, ncp_error *err);
+/* Replaces the "profile" object of an existing summary.json (the pipeline adds the time of the
+ * figures, drawn after the summary is written), atomically. */
+int ncp_out_summary_profile(const char *path, const ncp_profile *p, ncp_error *err);
 /* Writes root, indented and newline-terminated, atomically to path, and deletes it; bad: the
  * building of root failed (out of memory), nothing is written. */
 int ncp_out_write_json(const char *path, cJSON *root, int bad, ncp_error *err);

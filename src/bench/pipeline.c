@@ -6,13 +6,16 @@
 
 #include "util/fsutil.h"
 #include "bench/collection.h"
+#include "bench/mpi_pool.h"
 #include "bench/pipeline.h"
 #include "bench/plot.h"
 #include "bench/resume.h"
 #include "store/store.h"
 #include "solvers/registry.h"
 #include "solve/params.h"
+#include "bench/output.h"
 #include "capture/capture.h"
+#include "util/clock.h"
 
 void ncp_pipeline_opts_default(ncp_pipeline_opts *o)
 {
@@ -134,6 +137,22 @@ static int params_validate(const ncp_solver_params_entry *ps, int n, ncp_error *
     return NCP_OK;
 }
 
+void ncp_pipeline_print_profile(const ncp_profile *p)
+{
+    double own = p->monitor_ms + p->harness_ms;
+    printf("\nwhere the time went (ms; per-solve parts are sums over the solves):\n");
+    printf("  capture            %12.1f\n", p->capture_ms);
+    printf("  loading problems   %12.1f\n", p->load_ms);
+    printf("  solve phase (wall) %12.1f\n", p->solve_wall_ms);
+    printf("    solvers          %12.1f\n", p->solver_ms);
+    printf("    monitoring       %12.1f  (metrics after every iterate)\n", p->monitor_ms);
+    printf("    harness, other   %12.1f  (preparation, final metrics)\n", p->harness_ms);
+    printf("    writing rows     %12.1f  (metrics.csv, traces, solutions.h5)\n", p->write_ms);
+    printf("  figures            %12.1f\n", p->figures_ms);
+    if (p->solver_ms > 0.0)
+        printf("  harness overhead   %11.1f%% of solver time\n", 100.0 * own / p->solver_ms);
+}
+
 /* Runs the benchmark on probs[0..n) or, when src is given, on its batches, then prints and
  * plots. */
 static int bench_and_plot(const ncp_problem *probs, int n, const ncp_bench_source *src,
@@ -151,17 +170,28 @@ static int bench_and_plot(const ncp_problem *probs, int n, const ncp_bench_sourc
     }
     if (o->figures && bo->traces && !sum->interrupted) {
         ncp_error perr = {0};
+        double t0 = ncp_now_ms();
         int prc = ncp_plot_dir(bo->out_dir, NULL, NULL, &perr);
+        sum->profile.figures_ms = ncp_now_ms() - t0;
+        char path[4200];
+        ncp_error e2 = {0};
+        /* the summary was written before the figures: add their time (a failure to rewrite it
+         * loses only that number) */
+        if (ncp_path_join(path, sizeof path, bo->out_dir, "summary.json", &e2) ||
+            ncp_out_summary_profile(path, &sum->profile, &e2))
+            fprintf(stderr, "ncpbench: could not add the figures' time to summary.json: %s\n",
+                    e2.msg);
         if (prc == NCP_PLOT_SKIPPED) fprintf(stderr, "ncpbench: %s\n", perr.msg);
         else if (prc) fprintf(stderr, "ncpbench: figures failed: %s\n", perr.msg);
         else if (!o->quiet)
-            printf("figures: %s/residual_vs_time.{png,svg}, %s/time_vs_iteration.{png,svg}\n",
-                   bo->out_dir, bo->out_dir);
+            printf("figures: %s/residual_vs_time.{png,svg}, %s/time_vs_iteration.{png,svg} "
+                   "(linked from %s/index.md)\n", bo->out_dir, bo->out_dir, bo->out_dir);
     }
+    if (o->profile) ncp_pipeline_print_profile(&sum->profile);
     if (!o->quiet)
         printf("outputs: %s/{%ssolutions.h5,metrics.csv,%ssummary.json}\n", bo->out_dir,
                bo->scene_name && *bo->scene_name ? "problems.h5," : "",
-               bo->traces ? "traces.csv," : "");
+               bo->traces ? (bo->traces_csv ? "traces.h5,traces.csv," : "traces.h5,") : "");
     return NCP_OK;
 }
 
@@ -178,6 +208,8 @@ static void bench_opts(const ncp_pipeline_opts *o, const ncp_solver_desc **solve
     bo->nparams = nparams;
     bo->jobs = o->jobs;
     bo->traces = o->traces;
+    bo->traces_csv = o->traces_csv;
+    bo->trace_every = o->trace_every;
     bo->progress = o->progress;
     bo->interrupt = o->interrupt;
     bo->seed = o->seed;
@@ -255,18 +287,21 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     else snprintf(out_dir, sizeof out_dir, "results/%s", ncp_scene_name(scene));
     if (out_dir_used) snprintf(out_dir_used, cap, "%s", out_dir);
 
-    /* Inputs are valid: now create outputs. */
-    if ((rc = ncp_mkdir_p(out_dir, err))) goto done;
+    /* Inputs are valid: now create outputs (MPI ranks other than 0 write none). */
+    int writes = ncp_mpi_rank() == 0;
+    if (writes && (rc = ncp_mkdir_p(out_dir, err))) goto done;
     if ((rc = ncp_path_join(path, sizeof path, out_dir, "problems.h5", err))) goto done;
-    if ((rc = ncp_store_create(path, ncp_scene_name(scene), ncp_scene_text(scene), o->seed, &store,
-                               err)))
+    if (writes && (rc = ncp_store_create(path, ncp_scene_name(scene), ncp_scene_text(scene),
+                                         o->seed, &store, err)))
         goto done;
+    ncp_store_set_fclib_groups(store, o->store_fclib); /* NULL store: nothing */
     sink.store = store;
     ncp_capture_opts co = {o->seed, o->quick, o->steps, o->driver, o->interrupt};
     if (!o->quiet) {
         printf("scene %s: capturing (%s)...\n", ncp_scene_name(scene), o->quick ? "quick" : "full");
         fflush(stdout);
     }
+    double t_capture = ncp_now_ms();
     rc = ncp_capture_scene(scene, &co, ncp_capture_sink_fn, &sink, err);
     if (rc) {
         ncp_store_abort(store);
@@ -274,6 +309,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
         goto done;
     }
     rc = ncp_store_close(store, err);
+    t_capture = ncp_now_ms() - t_capture;
     store = NULL;
     if (rc) goto done;
     if (!o->quiet) {
@@ -295,6 +331,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     bo.out_dir = out_dir;
     bo.scene_name = ncp_scene_name(scene);
     bo.source = scene_path;
+    bo.capture_ms = t_capture;
     rc = bench_and_plot(sink.probs, sink.n, NULL, &bo, o, sum, err);
 done:
     if (store) ncp_store_abort(store);

@@ -19,10 +19,13 @@ typedef struct ncp_pipeline_opts {
     uint64_t seed;
     int quick;
     int jobs;
-    int traces;
+    int traces;                    /* traces.h5 (and figures) */
+    int traces_csv;                /* --traces-csv: traces.csv too */
+    int trace_every;               /* --trace-every: every iteration, not the log sample */
     int figures;
     int progress;
     int quiet;                     /* no summary table on stdout */
+    int profile;                   /* print where the time went (summary.json has it always) */
     const ncp_solver_params_entry *params; /* CLI --param, override the scene's */
     int nparams;
     const char *out_dir;           /* NULL = results/<scene name> */
@@ -30,6 +33,7 @@ typedef struct ncp_pipeline_opts {
     unsigned allow;                /* NCP_RECON_* the harness may build (default none) */
     int warm_start;                /* NCP_WARM_* (default zero) */
     int fresh;                     /* solve: discard earlier results in out_dir */
+    int store_fclib;               /* run: FCLib groups inside problems.h5 (--store-fclib) */
 } ncp_pipeline_opts;
 
 void ncp_pipeline_opts_default(ncp_pipeline_opts *o);
@@ -65,6 +69,9 @@ typedef struct ncp_capture_sink {
 
 int ncp_capture_sink_fn(void *ctx, const ncp_problem *p, ncp_error *err);
 void ncp_capture_sink_free(ncp_capture_sink *s);
+
+/* Prints the profile (where the time of the run went) as a small table. */
+void ncp_pipeline_print_profile(const ncp_profile *p);
 
 /* Prints the per-solver summary table. */
 void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_metric_name);

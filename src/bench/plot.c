@@ -24,9 +24,17 @@
  * q(p) = x_j + (h - j)(x_{j+1} - x_j) with h = (n-1)p, j = floor(h). The median is q(0.5).
  *
  * Files: one index block per solver (blocks separated by two blank lines, so gnuplot's `index i`
- * selects solver i), solvers in order of first appearance in traces.csv; every row starts with
- * the solver name and its index (for a stable colour per solver across figures). Comment lines
- * (`# `) describe the columns. */
+ * selects solver i), grouped by panel (the solver's family, solvers/registry.h; panels in the
+ * registry's family order, "other" last) and within a panel in order of first appearance in
+ * the traces; every row starts with the solver name and its index in order of first
+ * appearance, and ends with its panel and its place in the panel (the colour in the panel, the
+ * same in both figures). fig_families.dat names the panels. Comment lines (`# `) describe the
+ * columns.
+ *
+ * With log-sampled traces (traces.h5 "sampling" = "log"), (b) uses only the iterations on the
+ * sample grid, which every trace long enough stores: the extra last row of each solve would
+ * otherwise be a point of n = 1 at an iteration that one problem happened to end on. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -44,14 +52,18 @@
 #include <cjson/cJSON.h>
 
 #include "ncp_config.h"
+#include "bench/bench.h"
 #include "bench/plot.h"
-#include "util/csv.h"
+#include "solvers/registry.h"
+#include "store/traces.h"
+#include "util/fsutil.h"
 #include "util/stats.h"
 
 extern char **environ;
 
 #define RES_DAT "fig_residual_time.dat"
 #define ITER_DAT "fig_time_iter.dat"
+#define FAM_DAT "fig_families.dat"
 #define RES_SCRIPT "residual_vs_time"
 #define ITER_SCRIPT "time_vs_iteration"
 
@@ -137,154 +149,157 @@ static long strtab_intern(strtab *t, const char *s, ncp_error *err)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* traces.csv                                                                                  */
+/* The traces (store/traces.h: traces.h5, or the traces.csv of older runs)                      */
 
 typedef struct trace_row {
-    int solver, problem;
+    int solver, problem; /* solver: its rank in the drawing order (traces.order) */
     long iter;
     double time_ms;
     double value; /* the chosen metric; NaN = no value */
-    long line;    /* line in traces.csv, for messages */
+    long line;    /* traces.csv: line; traces.h5: row of the dataset; for messages */
 } trace_row;
+
+/* Panels: one per solver family (solvers/registry.h), in the registry's family order, then
+ * "other" for solver names the registry does not know (an older run's). */
+#define NCP_PLOT_OTHER_FAMILY "other"
 
 typedef struct traces {
     trace_row *rows;
     size_t n, cap;
     strtab solvers, problems;
+    const char *path;   /* the file read */
+    int csv;            /* it is a traces.csv */
+    int sampled;        /* traces.h5 with log sampling (store/traces.h) */
+    int metric_col;     /* column of the metric in the blocks, -1 before the first */
+    /* per solver rank (drawing order: by panel, then first appearance) */
+    int *orig;          /* its id in `solvers` (order of first appearance: the colour index of
+                           older figures, still printed as solver_index) */
+    int *panel, *member; /* its panel and its place in the panel (the colour in the panel) */
+    int npanels;
+    const char *panel_name[64];
 } traces;
 
 static void traces_free(traces *t)
 {
     free(t->rows);
+    free(t->orig);
+    free(t->panel);
+    free(t->member);
     strtab_free(&t->solvers);
     strtab_free(&t->problems);
     memset(t, 0, sizeof *t);
 }
 
-static int parse_long(const char *s, long *out)
-{
-    if (*s == '\0') return -1;
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*end != '\0' || errno == ERANGE) return -1;
-    *out = v;
-    return 0;
-}
-
-static int field_error(ncp_error *err, const char *path, long line, const char *col, int fieldno,
-                       const char *what, const char *text)
-{
-    return ncp_error_set(err, NCP_ERR_INPUT, "%s:%ld: column '%s' (field %d): '%.40s' %s", path,
-                         line, col, fieldno, text, what);
-}
-
 static int is_fixed_column(const char *name)
 {
     return !strcmp(name, "problem") || !strcmp(name, "solver") || !strcmp(name, "iteration") ||
-           !strcmp(name, "time_ms");
+           !strcmp(name, "iter") || !strcmp(name, "time_ms");
 }
 
-static int read_traces(const char *path, const char *metric, traces *t, ncp_error *err)
+typedef struct read_ctx {
+    traces *t;
+    const char *metric;
+} read_ctx;
+
+static int take_block(void *ctx, const ncp_trace_block *b, ncp_error *err)
 {
-    ncp_csv r;
-    int rc = ncp_csv_open(&r, path, "run the benchmark first; it writes traces.csv", err);
-    if (rc) return rc;
-    static const char *const need[] = {"problem", "solver", "iteration", "time_ms"};
-    int col[4], c_metric = ncp_csv_column(&r, metric);
-    for (int k = 0; k < 4 && !rc; k++)
-        rc = ncp_csv_need_column(&r, need[k], "expected problem,solver,iteration,time_ms,<metrics>",
-                                 &col[k], err);
-    if (rc) goto done;
-    const int c_problem = col[0], c_solver = col[1], c_iter = col[2], c_time = col[3];
-    if (c_metric < 0 || is_fixed_column(metric)) {
-        char list[600] = "";
-        for (int i = 0; i < r.ncols; i++) {
-            if (is_fixed_column(r.header[i])) continue;
-            size_t used = strlen(list);
-            snprintf(list + used, sizeof list - used, "%s%.63s", used ? ", " : "", r.header[i]);
+    read_ctx *rc = ctx;
+    traces *t = rc->t;
+    const char *at = b->line > 0 ? ":1:" : ":";
+    if (t->metric_col < 0) {
+        for (int k = NCP_TRACE_FIXED; k < b->ncols && t->metric_col < 0; k++)
+            if (!strcmp(b->cols[k], rc->metric) && !is_fixed_column(rc->metric))
+                t->metric_col = k;
+        if (t->metric_col < 0) {
+            char list[600] = "";
+            for (int k = NCP_TRACE_FIXED; k < b->ncols; k++) {
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%.63s", used ? ", " : "", b->cols[k]);
+            }
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s%s '%s' is not a metric column of this "
+                                 "file (choose one of: %s)", b->file, at, rc->metric, list);
         }
-        rc = ncp_error_set(err, NCP_ERR_INPUT,
-                           "%s:1: '%s' is not a metric column of this file (choose one of: %s)",
-                           path, metric, list);
+    }
+    long sid = strtab_intern(&t->solvers, b->solver, err);
+    long pid = sid < 0 ? -1 : strtab_intern(&t->problems, b->problem, err);
+    if (pid < 0) return NCP_ERR_NOMEM;
+    if (t->n + (size_t)b->nrows > t->cap) {
+        size_t cap = t->cap ? t->cap : 1024;
+        while (cap < t->n + (size_t)b->nrows) cap *= 2;
+        trace_row *rows = realloc(t->rows, cap * sizeof *rows);
+        if (!rows)
+            return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading %s", b->file);
+        t->rows = rows;
+        t->cap = cap;
+    }
+    for (int i = 0; i < b->nrows; i++) {
+        const double *r = b->data + (size_t)i * (size_t)b->ncols;
+        /* the reader checked iter (integer >= 0) and time_ms (finite >= 0) */
+        t->rows[t->n++] = (trace_row){(int)sid, (int)pid, (long)r[0], r[1], r[t->metric_col],
+                                      b->line > 0 ? b->line + i : i};
+    }
+    if (b->sampling && !strcmp(b->sampling, "log")) t->sampled = 1;
+    return NCP_OK;
+}
+
+/* Drawing order and panels: solvers by panel (family), then by first appearance. */
+static int assign_panels(traces *t, ncp_error *err)
+{
+    size_t ns = t->solvers.n;
+    int nf = ncp_registry_family_count();
+    int *fam = ncp_malloc(err, ns ? ns : 1, sizeof *fam);
+    int *rank = ncp_malloc(err, ns ? ns : 1, sizeof *rank);
+    t->orig = ncp_malloc(err, ns ? ns : 1, sizeof *t->orig);
+    t->panel = ncp_malloc(err, ns ? ns : 1, sizeof *t->panel);
+    t->member = ncp_malloc(err, ns ? ns : 1, sizeof *t->member);
+    int rc = NCP_OK;
+    if (!fam || !rank || !t->orig || !t->panel || !t->member) {
+        rc = NCP_ERR_NOMEM;
         goto done;
     }
-    long last_s = -1, last_p = -1;
-    char last_sname[256] = "", last_pname[256] = "";
-
-    while ((rc = ncp_csv_next(&r, err)) == NCP_OK) {
-        long lineno = r.line;
-        trace_row tr;
-        tr.line = lineno;
-        const char *sname = r.field[c_solver];
-        const char *pname = r.field[c_problem];
-        if (*sname == '\0') {
-            rc = field_error(err, path, lineno, "solver", c_solver + 1, "is empty", sname);
-            goto done;
-        }
-        if (*pname == '\0') {
-            rc = field_error(err, path, lineno, "problem", c_problem + 1, "is empty", pname);
-            goto done;
-        }
-        const char *it = r.field[c_iter];
-        if (parse_long(it, &tr.iter) || tr.iter < 0 || tr.iter > INT_MAX) {
-            rc = field_error(err, path, lineno, "iteration", c_iter + 1,
-                             "is not an iteration number (integer >= 0)", it);
-            goto done;
-        }
-        const char *tm = r.field[c_time];
-        if (ncp_csv_number(tm, &tr.time_ms) || !isfinite(tr.time_ms) || tr.time_ms < 0) {
-            rc = field_error(err, path, lineno, "time_ms", c_time + 1,
-                             "is not a time in ms (finite number >= 0)", tm);
-            goto done;
-        }
-        const char *mv = r.field[c_metric];
-        if (ncp_csv_number(mv, &tr.value)) {
-            rc = field_error(err, path, lineno, metric, c_metric + 1,
-                             "is not a number (write nan for a missing value)", mv);
-            goto done;
-        }
-        /* Rows of one trace are normally contiguous: remember the last ids. */
-        if (last_s >= 0 && !strcmp(sname, last_sname)) {
-            tr.solver = (int)last_s;
-        } else {
-            long id = strtab_intern(&t->solvers, sname, err);
-            if (id < 0) { rc = NCP_ERR_NOMEM; goto done; }
-            tr.solver = (int)id;
-            last_s = id;
-            snprintf(last_sname, sizeof last_sname, "%s", sname);
-            if (strlen(sname) >= sizeof last_sname) last_s = -1;
-        }
-        if (last_p >= 0 && !strcmp(pname, last_pname)) {
-            tr.problem = (int)last_p;
-        } else {
-            long id = strtab_intern(&t->problems, pname, err);
-            if (id < 0) { rc = NCP_ERR_NOMEM; goto done; }
-            tr.problem = (int)id;
-            last_p = id;
-            snprintf(last_pname, sizeof last_pname, "%s", pname);
-            if (strlen(pname) >= sizeof last_pname) last_p = -1;
-        }
-        if (t->n == t->cap) {
-            size_t cap = t->cap ? 2 * t->cap : 1024;
-            trace_row *rows = realloc(t->rows, cap * sizeof *rows);
-            if (!rows) {
-                rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading %s (%ld lines)",
-                                   path, lineno);
-                goto done;
-            }
-            t->rows = rows;
-            t->cap = cap;
-        }
-        t->rows[t->n++] = tr;
+    for (size_t s = 0; s < ns; s++) {
+        const char *f = ncp_registry_family(t->solvers.names[s]);
+        fam[s] = nf; /* other */
+        for (int k = 0; f && k < nf; k++)
+            if (!strcmp(f, ncp_registry_family_at(k))) fam[s] = k;
     }
-    if (rc != NCP_CSV_END) goto done;
-    rc = NCP_OK;
-    if (t->n == 0)
-        rc = ncp_error_set(err, NCP_ERR_INPUT,
-                           "%s: no trace rows after the header: nothing to plot", path);
+    size_t r = 0;
+    t->npanels = 0;
+    for (int k = 0; k <= nf; k++) {
+        int members = 0;
+        for (size_t s = 0; s < ns; s++) {
+            if (fam[s] != k) continue;
+            if (members == 0) {
+                if (t->npanels == (int)(sizeof t->panel_name / sizeof t->panel_name[0])) break;
+                t->panel_name[t->npanels++] = k < nf ? ncp_registry_family_at(k)
+                                                     : NCP_PLOT_OTHER_FAMILY;
+            }
+            rank[s] = (int)r;
+            t->orig[r] = (int)s;
+            t->panel[r] = t->npanels - 1;
+            t->member[r] = members++;
+            r++;
+        }
+    }
+    for (size_t i = 0; i < t->n; i++) t->rows[i].solver = rank[t->rows[i].solver];
 done:
-    ncp_csv_close(&r);
+    free(fam);
+    free(rank);
+    return rc;
+}
+
+static int read_traces(const char *dir, const char *metric, traces *t, char *path, size_t cap,
+                       ncp_error *err)
+{
+    int rc = ncp_traces_locate(dir, path, cap, err);
+    if (rc) return rc;
+    t->path = path;
+    size_t n = strlen(path);
+    t->csv = n >= 4 && !strcmp(path + n - 4, ".csv");
+    t->metric_col = -1;
+    read_ctx c = {t, metric};
+    rc = ncp_traces_read(path, take_block, &c, err);
+    if (!rc) rc = assign_panels(t, err);
     return rc;
 }
 
@@ -362,15 +377,17 @@ static int write_residual_time(const traces *t, const char *path, const char *me
             "# grid time: median and 25th/75th percentiles (linear between order statistics,\n"
             "# numpy default) over the problems that have started (have a value by t):\n"
             "# n_started of n_problems.\n"
-            "# One index block per solver (gnuplot: index i), in order of first appearance.\n"
+            "# One index block per solver (gnuplot: index i), by panel (solver family, see\n"
+            "# fig_families.dat), then in order of first appearance (solver_index).\n"
             "# metric: %s\n"
-            "# columns: solver solver_index time_ms median q25 q75 n_started n_problems\n",
+            "# columns: solver solver_index time_ms median q25 q75 n_started n_problems panel\n"
+            "# member (the solver's place in its panel)\n",
             metric, metric, NCP_PLOT_GRID, metric);
     int blocks = 0;
     char skipped[512] = "";
     for (size_t s0 = 0, s1; s0 < t->n; s0 = s1) {
         solver_range(t, s0, &s1);
-        int sid = t->rows[s0].solver;
+        int rk = t->rows[s0].solver, sid = t->orig[rk];
         /* Problems of this solver and the time span of its valued iterations. */
         size_t np = 0;
         double t_lo = INFINITY, t_hi = -INFINITY;
@@ -413,9 +430,9 @@ static int write_residual_time(const traces *t, const char *path, const char *me
             if (nv == 0) continue; /* cannot happen at g = 0 (t_lo is some problem's time) */
             qsort(vals, nv, sizeof *vals, cmp_double);
             fprint_name(f, t->solvers.names[sid]);
-            fprintf(f, " %d %.12g %.12g %.12g %.12g %zu %zu\n", sid, tg,
+            fprintf(f, " %d %.12g %.12g %.12g %.12g %zu %zu %d %d\n", sid, tg,
                     ncp_quantile_sorted(vals, nv, 0.5), ncp_quantile_sorted(vals, nv, 0.25),
-                    ncp_quantile_sorted(vals, nv, 0.75), nv, np);
+                    ncp_quantile_sorted(vals, nv, 0.75), nv, np, t->panel[rk], t->member[rk]);
         }
     }
     if (skipped[0]) fprintf(f, "\n# solvers without any value of %s:%s\n", metric, skipped);
@@ -423,9 +440,9 @@ static int write_residual_time(const traces *t, const char *path, const char *me
     f = NULL;
     if (rc == NCP_OK && blocks == 0)
         rc = ncp_error_set(err, NCP_ERR_INPUT,
-                           "traces.csv has no value of %s at a positive time for any solver "
+                           "%s has no value of %s at a positive time for any solver "
                            "(all nan?): choose another metric",
-                           metric);
+                           t->path, metric);
 done:
     if (f) fclose(f);
     free(reach);
@@ -465,18 +482,27 @@ static int write_time_iter(const traces *t, const char *path, ncp_error *err)
             "# solver.\n"
             "# For each iteration index: median and 25th/75th percentiles (linear between order\n"
             "# statistics, numpy default) of time_ms over the n problems that ran that iteration\n"
-            "# (problems that stopped earlier drop out).\n"
-            "# One index block per solver (gnuplot: index i), in order of first appearance.\n"
-            "# columns: solver solver_index iteration median q25 q75 n\n");
+            "# (problems that stopped earlier drop out).%s\n"
+            "# One index block per solver (gnuplot: index i), by panel (solver family, see\n"
+            "# fig_families.dat), then in order of first appearance (solver_index).\n"
+            "# columns: solver solver_index iteration median q25 q75 n panel member\n",
+            t->sampled ? "\n# The traces are log-sampled: only the iterations every trace stores "
+                         "(1..20, then\n# about 20 per decade) are used, not the last iteration "
+                         "of each solve." : "");
     int blocks = 0;
     for (size_t s0 = 0, s1; s0 < t->n; s0 = s1) {
         solver_range(t, s0, &s1);
-        int sid = t->rows[s0].solver;
-        size_t m = s1 - s0;
-        for (size_t i = 0; i < m; i++) {
-            it[i].iter = t->rows[s0 + i].iter;
-            it[i].time_ms = t->rows[s0 + i].time_ms;
-        }
+        int rk = t->rows[s0].solver, sid = t->orig[rk];
+        size_t m = 0;
+        for (int grid = t->sampled; m == 0 && grid >= 0; grid--) /* no row on the grid (one
+                                                                   final row): all rows */
+            for (size_t i = s0; i < s1; i++) {
+                /* a solve's last row is stored off the sample grid: with it, an iteration that
+                 * one problem happened to end on would be a point of n = 1 amid the others */
+                if (grid && !ncp_traces_sample_keep(t->rows[i].iter)) continue;
+                it[m].iter = t->rows[i].iter;
+                it[m++].time_ms = t->rows[i].time_ms;
+            }
         qsort(it, m, sizeof *it, cmp_iter_time);
         if (blocks > 0) fputs("\n\n", f);
         fputs("# solver: ", f);
@@ -488,9 +514,9 @@ static int write_time_iter(const traces *t, const char *path, ncp_error *err)
             for (b = a; b < m && it[b].iter == it[a].iter; b++) vals[nv++] = it[b].time_ms;
             /* vals is sorted: it[] is sorted by (iteration, time). */
             fprint_name(f, t->solvers.names[sid]);
-            fprintf(f, " %d %ld %.12g %.12g %.12g %zu\n", sid, it[a].iter,
+            fprintf(f, " %d %ld %.12g %.12g %.12g %zu %d %d\n", sid, it[a].iter,
                     ncp_quantile_sorted(vals, nv, 0.5), ncp_quantile_sorted(vals, nv, 0.25),
-                    ncp_quantile_sorted(vals, nv, 0.75), nv);
+                    ncp_quantile_sorted(vals, nv, 0.75), nv, t->panel[rk], t->member[rk]);
         }
     }
     rc = close_checked(f, path, err);
@@ -502,18 +528,41 @@ done:
     return rc;
 }
 
+/* fig_families.dat: the panels, "panel<TAB>family" per line (tab-separated: names hold
+ * spaces), for the scripts' panel titles. */
+static int write_families(const traces *t, const char *path, ncp_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot create %s: %s", path, strerror(errno));
+    fprintf(f, "# ncpbench figure panels: one per solver family (solvers/registry.c); columns\n"
+               "# panel<TAB>family<TAB>solvers (tab-separated)\n");
+    for (int p = 0; p < t->npanels; p++) {
+        fprintf(f, "%d\t%s\t", p, t->panel_name[p]);
+        int first = 1;
+        for (size_t r = 0; r < t->solvers.n; r++) {
+            if (t->panel[r] != p) continue;
+            fprintf(f, "%s", first ? "" : " ");
+            fprint_name(f, t->solvers.names[t->orig[r]]);
+            first = 0;
+        }
+        fputc('\n', f);
+    }
+    return close_checked(f, path, err);
+}
+
 int ncp_plot_aggregate(const char *dir, const char *metric, ncp_error *err)
 {
     if (!dir) return ncp_error_set(err, NCP_ERR_INPUT, "no output directory given for figures");
     if (!metric) metric = NCP_PLOT_DEFAULT_METRIC;
     traces t;
     memset(&t, 0, sizeof t);
-    char *tpath = path_join(dir, "traces.csv", err);
+    char tpath[4300];
     char *rpath = path_join(dir, RES_DAT, err);
     char *ipath = path_join(dir, ITER_DAT, err);
+    char *fpath = path_join(dir, FAM_DAT, err);
     int rc = NCP_OK;
-    if (!tpath || !rpath || !ipath) { rc = NCP_ERR_NOMEM; goto done; }
-    rc = read_traces(tpath, metric, &t, err);
+    if (!rpath || !ipath || !fpath) { rc = NCP_ERR_NOMEM; goto done; }
+    rc = read_traces(dir, metric, &t, tpath, sizeof tpath, err);
     if (rc) goto done;
     if (t.problems.n > INT_MAX || t.solvers.n > INT_MAX) {
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: too many problems or solvers", tpath);
@@ -523,21 +572,257 @@ int ncp_plot_aggregate(const char *dir, const char *metric, ncp_error *err)
     for (size_t i = 1; i < t.n; i++) {
         const trace_row *a = &t.rows[i - 1], *b = &t.rows[i];
         if (a->solver == b->solver && a->problem == b->problem && a->iter == b->iter) {
-            rc = ncp_error_set(err, NCP_ERR_INPUT,
-                               "%s:%ld: column 'iteration': problem %s, solver %s, iteration %ld "
-                               "already appeared at line %ld (one row per iteration expected)",
-                               tpath, b->line, t.problems.names[b->problem],
-                               t.solvers.names[b->solver], b->iter, a->line);
+            const char *pn = t.problems.names[b->problem], *sn = t.solvers.names[t.orig[b->solver]];
+            if (t.csv)
+                rc = ncp_error_set(err, NCP_ERR_INPUT,
+                                   "%s:%ld: column 'iteration': problem %s, solver %s, iteration "
+                                   "%ld already appeared at line %ld (one row per iteration "
+                                   "expected)", tpath, b->line, pn, sn, b->iter, a->line);
+            else
+                rc = ncp_error_set(err, NCP_ERR_INPUT,
+                                   "%s: /traces/%s/%s: column 'iter': iteration %ld is in rows "
+                                   "%ld and %ld (one row per iteration expected)", tpath, sn, pn,
+                                   b->iter, a->line, b->line);
             goto done;
         }
     }
     rc = write_residual_time(&t, rpath, metric, err);
     if (rc == NCP_OK) rc = write_time_iter(&t, ipath, err);
+    if (rc == NCP_OK) rc = write_families(&t, fpath, err);
 done:
     traces_free(&t);
-    free(tpath);
     free(rpath);
     free(ipath);
+    free(fpath);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The index page                                                                              */
+
+static void scene_title(const char *dir, char *out, size_t cap);
+
+/* Figures a run may hold, with what they show (others found in the directory are listed by
+ * name). */
+static const struct {
+    const char *stem, *what;
+} known_figs[] = {
+    {"residual_vs_time", "Residual versus solver time, one panel per solver family (median over "
+                         "problems, 25th-75th percentile band)"},
+    {"time_vs_iteration", "Solver time versus iteration, one panel per solver family"},
+    {"perf_profiles", "Dolan-More performance profiles over the problems"},
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Figure files of dir (*.png, *.svg), sorted; *n of them (caller frees). */
+static char **list_figures(const char *dir, int *n, ncp_error *err)
+{
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        ncp_error_set(err, NCP_ERR_IO, "cannot read the directory %s", dir);
+        return NULL;
+    }
+    char **v = NULL;
+    int cap = 0, bad = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || (strcmp(e->d_name + len - 4, ".png") && strcmp(e->d_name + len - 4, ".svg")))
+            continue;
+        if (ncp_bench_grow(&v, &cap, *n, sizeof *v, err) || !(v[*n] = ncp_strdup(err, e->d_name))) {
+            bad = 1;
+            break;
+        }
+        (*n)++;
+    }
+    closedir(d);
+    if (bad) {
+        for (int i = 0; i < *n; i++) free(v[i]);
+        free(v);
+        *n = 0;
+        return NULL;
+    }
+    if (*n) qsort(v, (size_t)*n, sizeof *v, cmp_str);
+    if (!v) v = ncp_calloc(err, 1, sizeof *v);
+    return v;
+}
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(x) && x->valuestring ? x->valuestring : NULL;
+}
+
+static double jnum(const cJSON *o, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+/* A number for the table: "-" when missing, %.3g otherwise (integers as integers). */
+static void cell(char *buf, size_t n, double x)
+{
+    if (isnan(x)) snprintf(buf, n, "-");
+    else if (x == floor(x) && fabs(x) < 1e15) snprintf(buf, n, "%.0f", x);
+    else snprintf(buf, n, "%.3g", x);
+}
+
+/* Text for a Markdown table cell or HTML: '|', '<', '>' and '&' escaped. */
+static void put_text(FILE *f, const char *s, int html)
+{
+    for (; s && *s; s++) {
+        if (*s == '|') fputs(html ? "|" : "\\|", f);
+        else if (html && *s == '<') fputs("&lt;", f);
+        else if (html && *s == '>') fputs("&gt;", f);
+        else if (html && *s == '&') fputs("&amp;", f);
+        else if ((unsigned char)*s < ' ') fputc(' ', f);
+        else fputc(*s, f);
+    }
+}
+
+/* The page in Markdown (html = 0) or HTML (html = 1). */
+static void write_page(FILE *f, int html, const char *title, char **figs, int nfigs,
+                       const cJSON *sum)
+{
+    const cJSON *budget = cJSON_GetObjectItemCaseSensitive(sum, "budget");
+    const char *stop = budget ? jstr(budget, "stop_metric") : NULL;
+    if (!stop) stop = "natural_map_rel_acary";
+    if (html) {
+        fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", f);
+        put_text(f, title, 1);
+        fputs("</title>\n<style>body{font-family:sans-serif;max-width:1400px;margin:auto}"
+              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;"
+              "text-align:right}td:first-child,td:nth-child(2){text-align:left}"
+              "img{max-width:100%}</style></head><body>\n<h1>", f);
+        put_text(f, title, 1);
+        fputs("</h1>\n<h2>Figures</h2>\n", f);
+    } else {
+        fputs("# ", f);
+        put_text(f, title, 0);
+        fputs("\n\n(written by ncpbench from summary.json; the figures from traces.h5)\n\n"
+              "## Figures\n\n", f);
+    }
+    /* known figures first (both formats on one line), then any other figure file */
+    char *done = calloc((size_t)(nfigs ? nfigs : 1), 1);
+    for (size_t k = 0; k < sizeof known_figs / sizeof known_figs[0] + 1; k++) {
+        for (int i = 0; i < nfigs; i++) {
+            if (done && done[i]) continue;
+            char stem[256];
+            snprintf(stem, sizeof stem, "%.*s", (int)(strlen(figs[i]) - 4), figs[i]);
+            const char *what = NULL;
+            if (k < sizeof known_figs / sizeof known_figs[0]) {
+                if (strcmp(stem, known_figs[k].stem)) continue;
+                what = known_figs[k].what;
+            }
+            /* every file of this stem: the PNG is shown, each format linked */
+            if (html) fputs("<p>", f);
+            else fputs("- ", f);
+            put_text(f, what ? what : stem, html);
+            fputs(": ", f);
+            const char *png = NULL;
+            for (int j = i; j < nfigs; j++) {
+                if (strncmp(figs[j], stem, strlen(stem)) || strlen(figs[j]) != strlen(stem) + 4)
+                    continue;
+                if (done) done[j] = 1;
+                if (!strcmp(figs[j] + strlen(stem), ".png")) png = figs[j];
+                if (html) fprintf(f, "<a href=\"%s\">%s</a> ", figs[j], figs[j] + strlen(stem) + 1);
+                else fprintf(f, "[%s](%s) ", figs[j] + strlen(stem) + 1, figs[j]);
+            }
+            if (html) {
+                if (png) fprintf(f, "<br><img src=\"%s\" alt=\"%s\">", png, stem);
+                fputs("</p>\n", f);
+            } else {
+                fputs("\n", f);
+                if (png) fprintf(f, "\n  ![%s](%s)\n\n", stem, png);
+            }
+        }
+    }
+    free(done);
+    if (nfigs == 0) fputs(html ? "<p>No figures (gnuplot missing, or --no-figures).</p>\n"
+                               : "No figures (gnuplot missing, or --no-figures).\n", f);
+
+    const cJSON *solvers = cJSON_GetObjectItemCaseSensitive(sum, "solvers");
+    if (html) {
+        fputs("<h2>Solvers</h2>\n<table><tr><th>solver</th><th>family</th>"
+              "<th>converged / problems</th><th>median iterations</th>"
+              "<th>median solve ms</th><th>median ", f);
+        put_text(f, stop, 1);
+        fputs("</th></tr>\n", f);
+    } else {
+        fprintf(f, "\n## Solvers\n\n| solver | family | converged / problems | median iterations "
+                   "| median solve ms | median %s |\n|---|---|--:|--:|--:|--:|\n", stop);
+    }
+    const cJSON *so;
+    cJSON_ArrayForEach(so, solvers)
+    {
+        const char *name = jstr(so, "solver");
+        if (!name) continue;
+        const char *fam = ncp_registry_family(name);
+        const cJSON *med = cJSON_GetObjectItemCaseSensitive(so, "median");
+        char conv[80], cv[32], pr[32], it[32], ms[32], st[32];
+        cell(cv, sizeof cv, jnum(so, "converged"));
+        cell(pr, sizeof pr, jnum(so, "problems"));
+        snprintf(conv, sizeof conv, "%s / %s", cv, pr);
+        cell(it, sizeof it, jnum(so, "median_iterations"));
+        cell(ms, sizeof ms, jnum(so, "median_solve_ms"));
+        cell(st, sizeof st, med ? jnum(med, stop) : NAN);
+        const char *cells[6] = {name, fam ? fam : NCP_PLOT_OTHER_FAMILY, conv, it, ms, st};
+        fputs(html ? "<tr>" : "|", f);
+        for (int k = 0; k < 6; k++) {
+            fputs(html ? "<td>" : " ", f);
+            put_text(f, cells[k], html);
+            fputs(html ? "</td>" : " |", f);
+        }
+        fputs(html ? "</tr>\n" : "\n", f);
+    }
+    if (html) fputs("</table>\n</body></html>\n", f);
+}
+
+/* Text of a whole page (caller frees), NULL when out of memory. */
+static char *page_text(int html, const char *title, char **figs, int nfigs, const cJSON *sum)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return NULL;
+    write_page(m, html, title, figs, nfigs, sum);
+    if (fclose(m) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+int ncp_plot_index(const char *dir, ncp_error *err)
+{
+    char path[4300];
+    char *text = NULL;
+    int rc = ncp_path_join(path, sizeof path, dir, "summary.json", err);
+    if (!rc) rc = ncp_read_file(path, &text, NULL, err);
+    if (rc) return rc;
+    cJSON *sum = cJSON_Parse(text);
+    free(text);
+    if (!sum) return ncp_error_set(err, NCP_ERR_INPUT, "%s is not valid JSON", path);
+    char title[256];
+    scene_title(dir, title, sizeof title);
+    int nfigs = 0;
+    char **figs = list_figures(dir, &nfigs, err);
+    rc = figs ? NCP_OK : NCP_ERR_NOMEM;
+    for (int html = 0; !rc && html < 2; html++) {
+        char *page = page_text(html, title, figs, nfigs, sum);
+        if (!page) rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory writing the index page");
+        if (!rc) rc = ncp_path_join(path, sizeof path, dir, html ? "index.html" : "index.md", err);
+        if (!rc) rc = ncp_write_file_atomic(path, page, err);
+        free(page);
+    }
+    for (int i = 0; i < nfigs; i++) free(figs[i]);
+    free(figs);
+    cJSON_Delete(sum);
     return rc;
 }
 
@@ -769,15 +1054,26 @@ done:
     return rc;
 }
 
+/* The index page of a benchmark output (it has summary.json); nothing for other directories. */
+static int index_if_summary(const char *dir, ncp_error *err)
+{
+    char path[4300];
+    int rc = ncp_path_join(path, sizeof path, dir, "summary.json", err);
+    if (rc || !ncp_file_exists(path)) return rc;
+    return ncp_plot_index(dir, err);
+}
+
 int ncp_plot_dir(const char *dir, const char *scripts_dir, const char *metric, ncp_error *err)
 {
     if (!metric) metric = NCP_PLOT_DEFAULT_METRIC;
     int rc = ncp_plot_aggregate(dir, metric, err);
     if (rc) return rc;
     char *gnuplot = find_gnuplot();
-    if (!gnuplot)
+    if (!gnuplot) {
+        if ((rc = index_if_summary(dir, err))) return rc;
         return ncp_error_set(err, NCP_PLOT_SKIPPED,
                              "gnuplot not found on PATH: figures skipped; install gnuplot-nox");
+    }
     if (!scripts_dir || !scripts_dir[0]) {
         /* A build runs from the source tree, whose scripts are never older than installed ones. */
         scripts_dir = access(NCP_SOURCE_ROOT "/scripts/" RES_SCRIPT ".gp", R_OK) == 0
@@ -816,6 +1112,7 @@ int ncp_plot_dir(const char *dir, const char *scripts_dir, const char *metric, n
 
     rc = run_script(gnuplot, scripts_dir, RES_SCRIPT, dir, defs, logpath, err);
     if (rc == NCP_OK) rc = run_script(gnuplot, scripts_dir, ITER_SCRIPT, dir, defs, logpath, err);
+    if (rc == NCP_OK) rc = index_if_summary(dir, err);
 done:
     free(gnuplot);
     free(logpath);

@@ -1,9 +1,14 @@
-/* Figures from a benchmark output directory: traces.csv is aggregated per solver (in C) into
- * gnuplot-ready data files, then gnuplot (an external program, found on PATH) draws them with
- * the scripts in scripts/:
+/* Figures from a benchmark output directory: the traces (DIR/traces.h5, or the traces.csv of
+ * older runs, read through store/traces.h) are aggregated per solver (in C) into gnuplot-ready
+ * data files, then gnuplot (an external program, found on PATH) draws them with the scripts in
+ * scripts/, one panel per solver family (solvers/registry.h; DIR/fig_families.dat names them),
+ * each panel with its legend outside the plot area:
  *
  *   DIR/fig_residual_time.dat -> scripts/residual_vs_time.gp  -> DIR/residual_vs_time.{png,svg}
  *   DIR/fig_time_iter.dat     -> scripts/time_vs_iteration.gp -> DIR/time_vs_iteration.{png,svg}
+ *
+ * and DIR/index.md + DIR/index.html link every figure of DIR beside the per-solver table of
+ * DIR/summary.json (ncp_plot_index).
  *
  * (the two panels of Lee et al. 2025 Fig. 7 / Fig. 9: residual over computation time,
  * computation time over iteration). gnuplot's own messages go to DIR/gnuplot.log. The
@@ -27,13 +32,20 @@
 /* 1 if an executable `gnuplot` is on PATH, else 0. */
 int ncp_plot_available(void);
 
-/* Reads DIR/traces.csv and writes DIR/fig_residual_time.dat (the metric column `metric`, NULL
- * for al_residual, versus solver time) and DIR/fig_time_iter.dat (solver time versus
- * iteration). Bad or missing input -> NCP_ERR_INPUT naming file:line and the column. */
+/* Reads DIR's traces (traces.h5, else traces.csv) and writes DIR/fig_residual_time.dat (the
+ * metric column `metric`, NULL for al_residual, versus solver time), DIR/fig_time_iter.dat
+ * (solver time versus iteration) and DIR/fig_families.dat (the panels). Bad or missing input
+ * -> NCP_ERR_INPUT naming file:line (or dataset) and the column. */
 int ncp_plot_aggregate(const char *dir, const char *metric, ncp_error *err);
 
+/* Writes DIR/index.md and DIR/index.html (each atomically) from DIR/summary.json: links to
+ * every figure file (*.png, *.svg) of DIR, the PNGs shown, and the per-solver table (solver,
+ * family, converged / problems, median iterations, median solve ms, median stop metric). */
+int ncp_plot_index(const char *dir, ncp_error *err);
+
 /* ncp_plot_aggregate, then runs gnuplot on scripts_dir/residual_vs_time.gp and
- * scripts_dir/time_vs_iteration.gp. scripts_dir NULL or "": the source tree's scripts/ if present,
+ * scripts_dir/time_vs_iteration.gp, then ncp_plot_index if DIR has summary.json (also when
+ * gnuplot is missing). scripts_dir NULL or "": the source tree's scripts/ if present,
  * else the installed share/ncpbench/scripts. The title is DIR/summary.json's "scene" if present,
  * else the directory's name. Returns NCP_OK, NCP_PLOT_SKIPPED (gnuplot not on PATH; data files
  * written) or an NCP_ERR_* code (gnuplot failing -> NCP_ERR_IO pointing at DIR/gnuplot.log). */

@@ -15,19 +15,17 @@
 #include "ncp_config.h"
 #include "bench/output.h"
 #include "store/h5util.h"
+#include "store/traces.h"
 #include "util/csv.h"
 #include "util/fsutil.h"
 
-enum { MAX_SOL_SOURCES = 32 };
+enum { MAX_SOL_SOURCES = 32, MAX_TRACE_SOURCES = 32 };
 
 /* A row with where its pieces are. */
 typedef struct rrow {
     ncp_resume_row pub;  /* first: ncp_resume_row * and rrow * convert */
     char *line;          /* the metrics.csv row text, no line end */
-    int tsrc;            /* trace source, -1 none */
-    long toff, tlen;
     int ssrc;            /* solution source, -1 none */
-    int bad;             /* not usable (traces split in the file): solve it again */
 } rrow;
 
 struct ncp_resume {
@@ -36,10 +34,12 @@ struct ncp_resume {
     int n, cap;
     int *slot;           /* hash table of row indices, -1 empty */
     int nslot;
-    FILE *tf[2];         /* trace sources, oldest first */
+    ncp_traces_in *ti[MAX_TRACE_SOURCES]; /* trace sources (traces.h5 of earlier runs) */
+    int nti;
     hid_t sf[MAX_SOL_SOURCES];
     int nsf;
-    char *remove[MAX_SOL_SOURCES + 4]; /* files to delete once the new outputs are complete */
+    /* files to delete once the new outputs are complete */
+    char *remove[MAX_SOL_SOURCES + MAX_TRACE_SOURCES + 4];
     int nremove;
 };
 
@@ -100,6 +100,11 @@ int ncp_resume_config(const ncp_bench_opts *o, char **text, ncp_error *err)
         cJSON_AddItemToObject(c, "warm_start", cJSON_CreateString(o->warm_start == NCP_WARM_GUESS
                                                                       ? "guess" : "zero"));
         cJSON_AddItemToObject(c, "traces", cJSON_CreateBool(o->traces != 0));
+        /* recorded only when set, so that the records of runs before these options match */
+        if (o->traces && o->traces_csv)
+            cJSON_AddItemToObject(c, "traces_csv", cJSON_CreateBool(1));
+        if (o->traces && o->trace_every)
+            cJSON_AddItemToObject(c, "trace_every", cJSON_CreateBool(1));
         *text = cJSON_PrintUnformatted(c);
     }
     cJSON_Delete(c);
@@ -286,7 +291,7 @@ static int read_metrics(ncp_resume *rs, const char *path, ncp_error *err)
             memset(row, 0, sizeof *row);
         }
         row->pub = q;
-        row->tsrc = row->ssrc = -1;
+        row->ssrc = -1;
         if (!(row->pub.problem = ncp_strdup(err, f[0])) ||
             !(row->pub.solver = ncp_strdup(err, f[1])) ||
             !(row->pub.note = ncp_strdup(err, f[first + nm])) ||
@@ -299,85 +304,6 @@ static int read_metrics(ncp_resume *rs, const char *path, ncp_error *err)
     }
     ncp_csv_close(&r);
     return rc == NCP_CSV_END ? NCP_OK : rc;
-}
-
-/* The first two fields of a CSV line (quoted or not) into a and b. */
-static int two_fields(const char *line, char *a, char *b, size_t cap)
-{
-    char *out[2] = {a, b};
-    const char *p = line;
-    for (int k = 0; k < 2; k++) {
-        size_t n = 0;
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p == '"') {
-            for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
-                if (*p == '"') p++;
-                if (n + 1 < cap) out[k][n++] = *p;
-            }
-            if (*p != '"') return -1;
-            p++;
-        } else {
-            for (; *p && *p != ','; p++)
-                if (n + 1 < cap) out[k][n++] = *p;
-            while (n > 0 && (out[k][n - 1] == ' ' || out[k][n - 1] == '\t')) n--;
-        }
-        out[k][n] = '\0';
-        while (*p == ' ' || *p == '\t') p++;
-        if (*p != ',') return -1;
-        p++;
-    }
-    return 0;
-}
-
-/* Expected header line of traces.csv. */
-static char *traces_header(ncp_error *err)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m || (ncp_out_traces_header(m), fclose(m)) != 0 || !buf) {
-        free(buf);
-        ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading earlier results");
-        return NULL;
-    }
-    return buf;
-}
-
-/* Indexes the rows of traces source k (opened as rs->tf[k]) by byte range. */
-static int read_traces(ncp_resume *rs, int k, const char *path, ncp_error *err)
-{
-    FILE *f = rs->tf[k];
-    char *line = NULL, *hdr = traces_header(err);
-    size_t cap = 0;
-    if (!hdr) return NCP_ERR_NOMEM;
-    ssize_t len = getline(&line, &cap, f);
-    int rc = NCP_OK;
-    if (len <= 0 || strcmp(line, hdr) != 0)
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s has other columns than this ncpbench writes; "
-                           "add --fresh to discard the results", path);
-    free(hdr);
-    long off = len > 0 ? len : 0;
-    rrow *cur = NULL;
-    char a[1024], b[64];
-    while (!rc && (len = getline(&line, &cap, f)) > 0) {
-        rrow *row = NULL;
-        if (two_fields(line, a, b, sizeof a) == 0) {
-            int sl = rs->nslot ? *lookup(rs, a, b) : -1;
-            row = sl >= 0 ? &rs->rows[sl] : NULL;
-        }
-        if (row && row != cur) {
-            if (row->tsrc == k) row->bad = 1; /* its rows are not together */
-            row->tsrc = k;
-            row->toff = off;
-            row->tlen = 0;
-        }
-        if (row) row->tlen += len;
-        cur = row;
-        off += len;
-    }
-    free(line);
-    if (!rc && ferror(f)) rc = ncp_error_set(err, NCP_ERR_IO, "cannot read %s", path);
-    return rc;
 }
 
 /* A 1-D double dataset, read as stored (NaN included: failed solves keep theirs). */
@@ -427,7 +353,7 @@ static int has_solution(hid_t f, const char *path, const rrow *row)
     hid_t g = open_solution(f, row->pub.solver, row->pub.problem);
     if (g < 0) return 0;
     ncp_error e = {0};
-    ncp_h5ctx c = {path, &e};
+    ncp_h5ctx c = {.file = path, .err = &e};
     int it = -1;
     char *st = NULL;
     int ok = !ncp_h5_read_attr_int(&c, g, "", "iterations", &it) &&
@@ -448,27 +374,32 @@ static int add_remove(ncp_resume *rs, const char *path, ncp_error *err)
 
 static int starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
 
-/* Solution sources: solutions.h5 and the temporary files of runs killed outright, all renamed
- * to solutions.h5.prev-<n> (so that neither the new solutions.h5, renamed into place when it is
- * complete, nor a new run's temporary name can replace them) and removed by ncp_resume_finish. */
-static int open_solution_sources(ncp_resume *rs, ncp_error *err)
+/* The files of `base` (solutions.h5 or traces.h5) in the directory: base itself and the
+ * temporary files of runs killed outright, all renamed to base.prev-<n> (so that neither the new
+ * file, renamed into place when it is complete, nor a new run's temporary name can replace
+ * them), and earlier base.prev-<n>; their paths into out[] (allocated; at most max), each also
+ * on the list removed by ncp_resume_finish. */
+static int move_sources(ncp_resume *rs, const char *base, char **out, int max, int *nout,
+                        ncp_error *err)
 {
-    char path[4300], to[4300];
+    char path[4300], to[4300], tmp[80], prev[80];
     int rc = NCP_OK, k = 0;
+    *nout = 0;
+    snprintf(tmp, sizeof tmp, "%s.tmp-", base);
+    snprintf(prev, sizeof prev, "%s.prev-", base);
     DIR *d = opendir(rs->dir);
     if (!d) return ncp_error_set(err, NCP_ERR_IO, "cannot read the directory %s", rs->dir);
     char *names[MAX_SOL_SOURCES];
     int nn = 0;
     struct dirent *e;
-    while ((e = readdir(d)) && nn < MAX_SOL_SOURCES - 1)
-        if (starts(e->d_name, "solutions.h5.tmp-") || starts(e->d_name, "solutions.h5.prev-") ||
-            !strcmp(e->d_name, "solutions.h5"))
+    while ((e = readdir(d)) && nn < MAX_SOL_SOURCES - 1 && nn < max)
+        if (starts(e->d_name, tmp) || starts(e->d_name, prev) || !strcmp(e->d_name, base))
             if (!(names[nn++] = ncp_strdup(err, e->d_name))) rc = NCP_ERR_NOMEM;
     closedir(d);
     for (int i = 0; i < nn; i++) {
-        if (!rc && !starts(names[i], "solutions.h5.prev-")) {
+        if (!rc && names[i] && !starts(names[i], prev)) {
             do
-                snprintf(to, sizeof to, "%s/solutions.h5.prev-%d", rs->dir, ++k);
+                snprintf(to, sizeof to, "%s/%s%d", rs->dir, prev, ++k);
             while (ncp_file_exists(to));
             snprintf(path, sizeof path, "%s/%s", rs->dir, names[i]);
             if (rename(path, to) != 0)
@@ -478,8 +409,98 @@ static int open_solution_sources(ncp_resume *rs, ncp_error *err)
         }
         free(names[i]);
         if (rc || (rc = add_remove(rs, to, err))) continue;
-        hid_t f = H5Fopen(to, H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (!(out[*nout] = ncp_strdup(err, to))) rc = NCP_ERR_NOMEM;
+        else (*nout)++;
+    }
+    return rc;
+}
+
+static int open_solution_sources(ncp_resume *rs, ncp_error *err)
+{
+    char *paths[MAX_SOL_SOURCES];
+    int n, rc = move_sources(rs, "solutions.h5", paths, MAX_SOL_SOURCES, &n, err);
+    for (int i = 0; i < n; i++) {
+        hid_t f = rc ? -1 : H5Fopen(paths[i], H5F_ACC_RDONLY, H5P_DEFAULT);
         if (f >= 0) rs->sf[rs->nsf++] = f; /* unreadable: nothing in it can be used */
+        free(paths[i]);
+    }
+    return rc;
+}
+
+/* Copies a trace of an earlier traces.csv into the HDF5 writer of the conversion. */
+static int convert_block(void *ctx, const ncp_trace_block *b, ncp_error *err)
+{
+    return ncp_traces_write(ctx, b->solver, b->problem, b->nrows, b->data, -1, "", err);
+}
+
+/* First trace of a CSV: the columns for the converted file. */
+typedef struct first_cols {
+    int ncols;
+    char *cols[NCP_TRACE_MAX_COLS];
+} first_cols;
+
+static int take_cols(void *ctx, const ncp_trace_block *b, ncp_error *err)
+{
+    first_cols *fc = ctx;
+    for (int k = 0; k < b->ncols; k++)
+        if (!(fc->cols[fc->ncols++] = ncp_strdup(err, b->cols[k]))) return NCP_ERR_NOMEM;
+    return NCP_ERR_INTERNAL; /* stop after the first trace (not an error: see convert_csv) */
+}
+
+/* An earlier run's traces.csv (before traces.h5; every trace read through ncp_traces_read)
+ * into the HDF5 file `to`. A file without traces converts to nothing (*made = 0). */
+static int convert_csv(const char *csv, const char *to, int *made, ncp_error *err)
+{
+    first_cols fc = {0};
+    *made = 0;
+    int rc = ncp_traces_read(csv, take_cols, &fc, err);
+    /* NCP_ERR_INTERNAL: take_cols stopped after the first trace; another error (an empty or
+     * unreadable file) leaves no trace to keep */
+    rc = rc == NCP_ERR_NOMEM ? rc : NCP_OK;
+    ncp_traces *w = NULL;
+    if (!rc && fc.ncols > 0) {
+        rc = ncp_traces_create(to, fc.ncols, (const char *const *)fc.cols, "every", &w, err);
+        if (!rc) rc = ncp_traces_read(csv, convert_block, w, err);
+        ncp_error e3 = {0};
+        int crc = ncp_traces_close(w, rc ? &e3 : err);
+        if (!rc) rc = crc;
+        if (!rc) *made = 1;
+        else remove(to);
+    }
+    for (int k = 0; k < fc.ncols; k++) free(fc.cols[k]);
+    return rc;
+}
+
+/* Trace sources: the traces.h5 files of earlier runs (moved aside as the solutions). A
+ * directory of a run before traces.h5 has traces.csv (and traces.csv.prev after an
+ * interruption) instead: those are converted to traces.h5.prev-<n>, the newer first. */
+static int open_trace_sources(ncp_resume *rs, const char *tcur, const char *tprev,
+                              ncp_error *err)
+{
+    char *paths[MAX_TRACE_SOURCES];
+    int n, rc = move_sources(rs, "traces.h5", paths, MAX_TRACE_SOURCES, &n, err);
+    for (int i = 0; i < n; i++) {
+        ncp_traces_in *r = NULL;
+        ncp_error e2 = {0};
+        if (!rc && !ncp_traces_in_open(paths[i], &r, &e2)) rs->ti[rs->nti++] = r;
+        free(paths[i]);
+    }
+    const char *csv[2] = {tcur, tprev};
+    for (int k = 0; !rc && n == 0 && k < 2; k++) {
+        if (!ncp_file_exists(csv[k])) continue;
+        char to[4300];
+        int made, j = 0;
+        do
+            snprintf(to, sizeof to, "%s/traces.h5.prev-%d", rs->dir, ++j);
+        while (ncp_file_exists(to));
+        /* traces.csv itself is replaced by the new run's (--traces-csv) or removed */
+        if ((rc = convert_csv(csv[k], to, &made, err)) ||
+            (csv[k] == tprev && (rc = add_remove(rs, csv[k], err))))
+            break;
+        ncp_traces_in *r = NULL;
+        ncp_error e2 = {0};
+        if (made && !(rc = add_remove(rs, to, err)) && !ncp_traces_in_open(to, &r, &e2))
+            rs->ti[rs->nti++] = r;
     }
     return rc;
 }
@@ -487,7 +508,9 @@ static int open_solution_sources(ncp_resume *rs, ncp_error *err)
 static void remove_leftovers(const char *dir)
 {
     static const char *const names[] = {"metrics.csv.prev", "traces.csv.prev",
-                                        "metrics.csv.prev.new", "traces.csv.prev.new"};
+                                        "metrics.csv.prev.new"};
+    static const char *const prefixes[] = {"solutions.h5.prev-", "solutions.h5.tmp-",
+                                           "traces.h5.prev-", "traces.h5.tmp-"};
     char path[4300];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -496,43 +519,25 @@ static void remove_leftovers(const char *dir)
     DIR *d = opendir(dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
-        if (!starts(e->d_name, "solutions.h5.prev-") && !starts(e->d_name, "solutions.h5.tmp-"))
-            continue;
+        int match = 0;
+        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+            match |= starts(e->d_name, prefixes[i]);
+        if (!match) continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         remove(path);
     }
     if (d) closedir(d);
 }
 
-/* Writes the kept rows and their traces into new files (the consolidated earlier results). */
-static int consolidate(ncp_resume *rs, const char *mpath, const char *tpath, ncp_error *err)
+/* Writes the kept rows into a new file (the consolidated earlier results). */
+static int consolidate(ncp_resume *rs, const char *mpath, ncp_error *err)
 {
-    FILE *m = fopen(mpath, "w"), *t = fopen(tpath, "w");
+    FILE *m = fopen(mpath, "w");
     int rc = NCP_OK;
-    if (!m || !t) rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s", !m ? mpath : tpath);
-    if (!rc) {
-        ncp_out_metrics_header(m);
-        ncp_out_traces_header(t);
-    }
-    char buf[65536];
-    for (int i = 0; !rc && i < rs->n; i++) {
-        rrow *r = &rs->rows[i];
-        fprintf(m, "%s\n", r->line);
-        if (r->tsrc < 0) continue;
-        FILE *src = rs->tf[r->tsrc];
-        long left = r->tlen, off = ftell(t);
-        if (fseek(src, r->toff, SEEK_SET) != 0) rc = NCP_ERR_IO;
-        while (!rc && left > 0) {
-            size_t want = left < (long)sizeof buf ? (size_t)left : sizeof buf;
-            if (fread(buf, 1, want, src) != want || fwrite(buf, 1, want, t) != want) rc = NCP_ERR_IO;
-            left -= (long)want;
-        }
-        r->tsrc = 1; /* the new file, opened as source 1 below */
-        r->toff = off;
-        if (rc) ncp_error_set(err, NCP_ERR_IO, "cannot write %s (disk full?)", tpath);
-    }
+    if (!m) rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s", mpath);
+    if (!rc) ncp_out_metrics_header(m);
+    for (int i = 0; !rc && i < rs->n; i++) fprintf(m, "%s\n", rs->rows[i].line);
     if (m && fclose(m) != 0 && !rc) rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", mpath);
-    if (t && fclose(t) != 0 && !rc) rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", tpath);
     return rc;
 }
 
@@ -540,15 +545,14 @@ int ncp_resume_open(const char *dir, const char *config, int fresh, ncp_resume *
                     ncp_error *err)
 {
     *out = NULL;
-    char cfg[4300], mcur[4300], mprev[4300], tcur[4300], tprev[4300], mnew[4300], tnew[4300];
+    char cfg[4300], mcur[4300], mprev[4300], tcur[4300], tprev[4300], mnew[4300];
     int rc;
     if ((rc = ncp_path_join(cfg, sizeof cfg, dir, "config.json", err)) ||
         (rc = ncp_path_join(mcur, sizeof mcur, dir, "metrics.csv", err)) ||
         (rc = ncp_path_join(mprev, sizeof mprev, dir, "metrics.csv.prev", err)) ||
         (rc = ncp_path_join(tcur, sizeof tcur, dir, "traces.csv", err)) ||
         (rc = ncp_path_join(tprev, sizeof tprev, dir, "traces.csv.prev", err)) ||
-        (rc = ncp_path_join(mnew, sizeof mnew, dir, "metrics.csv.prev.new", err)) ||
-        (rc = ncp_path_join(tnew, sizeof tnew, dir, "traces.csv.prev.new", err)))
+        (rc = ncp_path_join(mnew, sizeof mnew, dir, "metrics.csv.prev.new", err)))
         return rc;
     int have_prev = ncp_file_exists(mprev), have_cur = ncp_file_exists(mcur);
     if (fresh || (!have_prev && !have_cur)) {
@@ -563,18 +567,11 @@ int ncp_resume_open(const char *dir, const char *config, int fresh, ncp_resume *
         free(rs);
         return NCP_ERR_NOMEM;
     }
-    /* metrics: the newer file's row of a pair wins; traces: from the same file as that row */
+    /* metrics: the newer file's row of a pair wins */
     if (have_prev) rc = read_metrics(rs, mprev, err);
     if (!rc && have_cur) rc = read_metrics(rs, mcur, err);
-    const char *tsrc[2] = {tprev, tcur};
-    for (int k = 0; !rc && k < 2; k++) {
-        if (!ncp_file_exists(tsrc[k])) continue;
-        if (!(rs->tf[k] = fopen(tsrc[k], "r")))
-            rc = ncp_error_set(err, NCP_ERR_IO, "cannot open %s", tsrc[k]);
-        else
-            rc = read_traces(rs, k, tsrc[k], err);
-    }
     if (!rc) rc = open_solution_sources(rs, err);
+    if (!rc) rc = open_trace_sources(rs, tcur, tprev, err);
     /* keep the rows whose answer is on file */
     int kept = 0;
     for (int i = 0; !rc && i < rs->n; i++) {
@@ -582,7 +579,7 @@ int ncp_resume_open(const char *dir, const char *config, int fresh, ncp_resume *
         r->ssrc = -1;
         for (int s = 0; r->pub.status != NCP_STATUS_UNSUPPORTED && s < rs->nsf && r->ssrc < 0; s++)
             if (has_solution(rs->sf[s], dir, r)) r->ssrc = s;
-        if (r->bad || (r->pub.status != NCP_STATUS_UNSUPPORTED && r->ssrc < 0)) {
+        if (r->pub.status != NCP_STATUS_UNSUPPORTED && r->ssrc < 0) {
             row_free(r);
             continue;
         }
@@ -594,26 +591,17 @@ int ncp_resume_open(const char *dir, const char *config, int fresh, ncp_resume *
         for (int k = 0; k < rs->n; k++)
             *lookup(rs, rs->rows[k].pub.problem, rs->rows[k].pub.solver) = k;
     }
-    /* Move the earlier files aside; after a run killed outright (*.prev exist) the rows of
+    /* Move the earlier metrics aside; after a run killed outright (*.prev exists) the rows of
      * both generations are written into a new *.prev first. */
     if (!rc && have_prev) {
-        rc = consolidate(rs, mnew, tnew, err);
-        for (int k = 0; k < 2; k++)
-            if (rs->tf[k]) fclose(rs->tf[k]);
-        rs->tf[0] = rs->tf[1] = NULL;
-        if (!rc && (rename(mnew, mprev) != 0 || rename(tnew, tprev) != 0))
+        rc = consolidate(rs, mnew, err);
+        if (!rc && rename(mnew, mprev) != 0)
             rc = ncp_error_set(err, NCP_ERR_IO, "cannot rename %s: %s", mnew, strerror(errno));
-        if (!rc) {
-            remove(mcur);
-            remove(tcur);
-            if (!(rs->tf[1] = fopen(tprev, "r")))
-                rc = ncp_error_set(err, NCP_ERR_IO, "cannot open %s", tprev);
-        }
-    } else if (!rc) {
-        if (rename(mcur, mprev) != 0 || (rs->tf[1] && rename(tcur, tprev) != 0))
-            rc = ncp_error_set(err, NCP_ERR_IO, "cannot rename %s: %s", mcur, strerror(errno));
+        if (!rc) remove(mcur);
+    } else if (!rc && rename(mcur, mprev) != 0) {
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot rename %s: %s", mcur, strerror(errno));
     }
-    if (!rc && !(rc = add_remove(rs, mprev, err))) rc = add_remove(rs, tprev, err);
+    if (!rc) rc = add_remove(rs, mprev, err);
     if (rc) {
         ncp_resume_free(rs);
         return rc;
@@ -654,26 +642,41 @@ static int copy_solution(ncp_resume *rs, const rrow *r, ncp_solutions *sol, ncp_
     return rc;
 }
 
-int ncp_resume_emit(ncp_resume *rs, ncp_resume_row *row, FILE *metrics, FILE *traces,
+/* The kept pair's trace: copied when it belongs to the kept row (same iterations and status;
+ * a converted traces.csv carries neither and is taken as is). */
+typedef struct emit_ctx {
+    const rrow *r;
+    ncp_out_traces *out;
+    int copied;
+} emit_ctx;
+
+static int emit_block(void *ctx, const ncp_trace_block *b, ncp_error *err)
+{
+    emit_ctx *e = ctx;
+    if (b->iterations >= 0 && (b->iterations != e->r->pub.iterations ||
+                               ncp_status_from_name(b->status ? b->status : "") != e->r->pub.status))
+        return NCP_OK;
+    e->copied = 1;
+    ncp_trace_block c = *b; /* a converted traces.csv: the row says how the solve ended */
+    if (c.iterations < 0) {
+        c.iterations = e->r->pub.iterations;
+        c.status = ncp_status_name(e->r->pub.status);
+    }
+    return ncp_out_traces_put_block(e->out, &c, err);
+}
+
+int ncp_resume_emit(ncp_resume *rs, ncp_resume_row *row, FILE *metrics, ncp_out_traces *traces,
                     ncp_solutions *sol, ncp_error *err)
 {
     rrow *r = (rrow *)row;
     if (fprintf(metrics, "%s\n", r->line) < 0 || fflush(metrics))
         return ncp_error_set(err, NCP_ERR_IO, "cannot write %s/metrics.csv (disk full?)",
                              rs->dir);
-    if (traces && r->tsrc >= 0 && rs->tf[r->tsrc]) {
-        char buf[65536];
-        FILE *src = rs->tf[r->tsrc];
-        long left = r->tlen;
-        if (fseek(src, r->toff, SEEK_SET) != 0) left = -1;
-        while (left > 0) {
-            size_t want = left < (long)sizeof buf ? (size_t)left : sizeof buf;
-            if (fread(buf, 1, want, src) != want || fwrite(buf, 1, want, traces) != want) break;
-            left -= (long)want;
-        }
-        if (left != 0 || fflush(traces))
-            return ncp_error_set(err, NCP_ERR_IO, "cannot copy the earlier traces of %s on %s "
-                                 "into %s/traces.csv", r->pub.solver, r->pub.problem, rs->dir);
+    emit_ctx e = {r, traces, 0};
+    for (int s = 0; traces && s < rs->nti && !e.copied; s++) {
+        int found, rc = ncp_traces_in_get(rs->ti[s], r->pub.solver, r->pub.problem, emit_block,
+                                          &e, &found, err);
+        if (rc) return rc;
     }
     if (r->ssrc >= 0) {
         int rc = copy_solution(rs, r, sol, err);
@@ -683,13 +686,17 @@ int ncp_resume_emit(ncp_resume *rs, ncp_resume_row *row, FILE *metrics, FILE *tr
     return NCP_OK;
 }
 
+static void close_traces(ncp_resume *rs)
+{
+    for (int k = 0; k < rs->nti; k++) ncp_traces_in_close(rs->ti[k]);
+    rs->nti = 0;
+}
+
 int ncp_resume_finish(ncp_resume *rs, ncp_error *err)
 {
     (void)err;
     if (!rs) return NCP_OK;
-    for (int k = 0; k < 2; k++)
-        if (rs->tf[k]) fclose(rs->tf[k]);
-    rs->tf[0] = rs->tf[1] = NULL;
+    close_traces(rs);
     for (int s = 0; s < rs->nsf; s++) H5Fclose(rs->sf[s]);
     rs->nsf = 0;
     for (int i = 0; i < rs->nremove; i++) remove(rs->remove[i]);
@@ -699,8 +706,7 @@ int ncp_resume_finish(ncp_resume *rs, ncp_error *err)
 void ncp_resume_free(ncp_resume *rs)
 {
     if (!rs) return;
-    for (int k = 0; k < 2; k++)
-        if (rs->tf[k]) fclose(rs->tf[k]);
+    close_traces(rs);
     for (int s = 0; s < rs->nsf; s++) H5Fclose(rs->sf[s]);
     for (int i = 0; i < rs->n; i++) row_free(&rs->rows[i]);
     for (int i = 0; i < rs->nremove; i++) free(rs->remove[i]);

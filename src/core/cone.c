@@ -4,10 +4,20 @@
 
 #include "core/cone.h"
 
+/* |(a, b)|: sqrt(a^2 + b^2) where neither square can overflow or underflow, hypot otherwise.
+ * glibc's hypot (correctly rounded, with its own scaling) took a fifth of the harness's time on
+ * bolt-nut, where every iterate projects 120 contacts; the two differ by at most an ulp. */
+static inline double tnorm(double a, double b)
+{
+    double m = fmax(fabs(a), fabs(b));
+    if (m < 1e150 && m > 1e-150) return sqrt(a * a + b * b);
+    return hypot(a, b);
+}
+
 void ncp_cone_project(double mu, const double x[3], double out[3])
 {
     double xn = x[0], t1 = x[1], t2 = x[2];
-    double s = hypot(t1, t2);
+    double s = tnorm(t1, t2);
     if (xn >= 0.0 && s <= mu * xn) { /* stick: inside K (xn >= 0 matters when mu = 0, s = 0) */
         out[0] = xn;
         out[1] = t1;
@@ -26,7 +36,7 @@ void ncp_cone_project(double mu, const double x[3], double out[3])
 void ncp_cone_project_dual(double mu, const double x[3], double out[3])
 {
     double xn = x[0], t1 = x[1], t2 = x[2];
-    double s = hypot(t1, t2);
+    double s = tnorm(t1, t2);
     if (mu * s <= xn) { /* inside K* */
         out[0] = xn;
         out[1] = t1;
@@ -47,7 +57,7 @@ void ncp_cone_project_strict(double mu, const double x[3], double out[3])
      * radius mu * lambda_n (not the Euclidean projection). */
     double ln = x[0] > 0.0 ? x[0] : 0.0;
     double r = mu * ln;
-    double s = hypot(x[1], x[2]);
+    double s = tnorm(x[1], x[2]);
     out[0] = ln;
     if (s <= r) {
         out[1] = x[1];
@@ -62,7 +72,7 @@ void ncp_cone_project_strict(double mu, const double x[3], double out[3])
 void ncp_cone_project_jacobian(double mu, const double x[3], double G[9])
 {
     double xn = x[0], t1 = x[1], t2 = x[2];
-    double s = hypot(t1, t2);
+    double s = tnorm(t1, t2);
     memset(G, 0, 9 * sizeof(double));
     if (xn >= 0.0 && s <= mu * xn) {
         G[0] = G[4] = G[8] = 1.0;
@@ -88,7 +98,7 @@ void ncp_cone_project_jacobian(double mu, const double x[3], double G[9])
 
 void ncp_desaxce(double mu, const double u[3], double out[3])
 {
-    double s = hypot(u[1], u[2]);
+    double s = tnorm(u[1], u[2]);
     out[0] = u[0] + mu * s;
     out[1] = u[1];
     out[2] = u[2];
@@ -96,7 +106,7 @@ void ncp_desaxce(double mu, const double u[3], double out[3])
 
 double ncp_cone_violation(double mu, const double x[3])
 {
-    double s = hypot(x[1], x[2]);
+    double s = tnorm(x[1], x[2]);
     double v = s - mu * x[0];
     if (-x[0] > v) v = -x[0];
     return v > 0.0 ? v : 0.0;

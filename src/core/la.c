@@ -119,6 +119,13 @@ int ncp_chol_solve(int n, const double *L, int nrhs, double *B, ncp_error *err)
     return NCP_OK;
 }
 
+void ncp_trsm_lower(int trans, int n, const double *L, int nrhs, double *B)
+{
+    if (n <= 0 || nrhs <= 0) return;
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, trans ? CblasTrans : CblasNoTrans,
+                CblasNonUnit, n, nrhs, 1.0, L, n, B, n);
+}
+
 int ncp_lu_solve(int n, double *A, int *ipiv, int nrhs, double *B, ncp_error *err)
 {
     if (n <= 0 || nrhs <= 0) return NCP_OK;

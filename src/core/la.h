@@ -30,6 +30,9 @@ void ncp_symmetrize(int n, double *A); /* A = (A + A^T)/2 */
 int ncp_chol_factor(int n, double *A, ncp_error *err);
 /* Solve (L L^T) X = B in place for nrhs right-hand sides (B is n x nrhs). */
 int ncp_chol_solve(int n, const double *L, int nrhs, double *B, ncp_error *err);
+/* Solve L X = B in place (trans = 0) or L^T X = B (trans = 1) with the lower Cholesky factor
+ * of ncp_chol_factor; B is n x nrhs. */
+void ncp_trsm_lower(int trans, int n, const double *L, int nrhs, double *B);
 /* Solve a general square system A X = B by LU with partial pivoting; A is overwritten, ipiv
  * needs n ints. Returns NCP_ERR_NUMERIC if singular. */
 int ncp_lu_solve(int n, double *A, int *ipiv, int nrhs, double *B, ncp_error *err);

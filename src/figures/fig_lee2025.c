@@ -10,7 +10,7 @@
  *     so the curves show what happens after it), cold start. Captured once into figN_<scene>/
  *     problems.h5, solved by ncp_pipeline_solve (traces, metrics, residual_vs_time and
  *     time_vs_iteration figures of src/bench/plot.c); the statistics below are read back from
- *     metrics.csv and traces.csv. The dish captures also feed Table II.
+ *     metrics.csv and traces.h5. The dish captures also feed Table II.
  *   Fig. 11 (pouring), §VII-C: scenes/pouring-sweep/pouring-N.json, N = 9..45 particles (9, 18
  *     with --quick), each trajectory captured once; canal with exactly 5 iterations and
  *     subadmm / pgs-decoupled with exactly 100 (tolerance 0: the paper fixes the counts), cold
@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/traces.h"
 #include "scene/cases.h"
 #include "figures/fig_util.h"
 #include "figures/fig_lee2025.h"
@@ -271,7 +272,7 @@ done:
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Solving and reading back metrics.csv / traces.csv                                          */
+/* Solving and reading back metrics.csv / traces.h5                                           */
 
 typedef struct p0_row {
     int s, p, iters;
@@ -361,28 +362,30 @@ static int p0_metrics_row(void *ctx, const char *const *f, const char *path, lon
     return NCP_OK;
 }
 
-/* traces.csv: problem, solver, iteration, time_ms, al_residual */
-static int p0_trace_row(void *ctx, const char *const *f, const char *path, long line,
-                        ncp_error *err)
+/* The traces (traces.h5, or traces.csv of older runs; store/traces.h): iteration, time_ms,
+ * al_residual of each row. */
+static int p0_trace_block(void *ctx, const ncp_trace_block *b, ncp_error *err)
 {
     p0_data *d = ctx;
-    p0_pt q;
-    double it;
-    int rc;
-    if ((rc = p0_ids(d, f[1], f[0], path, line, &q.s, &q.p, err)) ||
-        (rc = p0_num(f[2], &it, path, line, "iteration", err)) ||
-        (rc = p0_num(f[3], &q.t, path, line, "time_ms", err)) ||
-        (rc = p0_num(f[4], &q.r, path, line, "al_residual", err)))
-        return rc;
-    q.iter = (int)it;
-    if (d->npt == d->cappt) {
-        size_t cap = d->cappt ? 2 * d->cappt : 4096;
-        p0_pt *np = realloc(d->pt, cap * sizeof *np);
-        if (!np) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading %s", path);
-        d->pt = np;
-        d->cappt = cap;
+    int s, p, rc, c = -1;
+    for (int k = NCP_TRACE_FIXED; k < b->ncols; k++)
+        if (!strcmp(b->cols[k], "al_residual")) c = k;
+    if (c < 0)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: the traces have no column al_residual",
+                             b->file);
+    if ((rc = p0_ids(d, b->solver, b->problem, b->file, b->line, &s, &p, err))) return rc;
+    for (int i = 0; i < b->nrows; i++) {
+        const double *r = b->data + (size_t)i * (size_t)b->ncols;
+        p0_pt q = {s, p, (int)r[0], r[1], r[c]};
+        if (d->npt == d->cappt) {
+            size_t cap = d->cappt ? 2 * d->cappt : 4096;
+            p0_pt *np = realloc(d->pt, cap * sizeof *np);
+            if (!np) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading %s", b->file);
+            d->pt = np;
+            d->cappt = cap;
+        }
+        d->pt[d->npt++] = q;
     }
-    d->pt[d->npt++] = q;
     return NCP_OK;
 }
 
@@ -394,14 +397,12 @@ static int cmp_pt(const void *a, const void *b)
     return (x->iter > y->iter) - (x->iter < y->iter);
 }
 
-/* Reads dir/metrics.csv (and dir/traces.csv if traces) for the solvers `names`. */
+/* Reads dir/metrics.csv (and dir's traces if traces) for the solvers `names`. */
 static int p0_read(const char *dir, const char *const *names, int ns, int np, int traces,
                    p0_data *d, ncp_error *err)
 {
     static const char *const mcols[7] = {"problem",  "solver",      "iterations", "setup_ms",
                                          "solve_ms", "al_residual", "status"};
-    static const char *const tcols[5] = {"problem", "solver", "iteration", "time_ms",
-                                         "al_residual"};
     char path[4300];
     int rc;
     memset(d, 0, sizeof *d);
@@ -416,9 +417,7 @@ static int p0_read(const char *dir, const char *const *names, int ns, int np, in
         (rc = ncp_csv_read(path, mcols, 7, p0_metrics_row, d, err)))
         return rc;
     if (!traces) return NCP_OK;
-    if ((rc = ncp_path_join(path, sizeof path, dir, "traces.csv", err)) ||
-        (rc = ncp_csv_read(path, tcols, 5, p0_trace_row, d, err)))
-        return rc;
+    if ((rc = ncp_traces_read_dir(dir, p0_trace_block, d, err))) return rc;
     qsort(d->pt, d->npt, sizeof *d->pt, cmp_pt);
     size_t k = 0;
     for (int key = 0; key < ns * np; key++) {
@@ -463,6 +462,7 @@ static int p0_solve(p0_ctx *c, const p0_set *set, const char *const *names, int 
     po.quick = c->o->quick;
     po.jobs = c->o->jobs;
     po.traces = traces;
+    po.trace_every = traces; /* first crossings of P0_LEVEL need every iterate */
     po.figures = traces;
     po.progress = 0;
     po.quiet = 1;
@@ -648,7 +648,7 @@ static int p0_fig_md(p0_ctx *c, const char *name, const char *title, const char 
             "%d cases of scene `%s` (%d DOF, %.1f contacts on average), cold start, stopped at "
             "al_residual <= %g or the scene's budget (%d iterations, %g ms). Figures: "
             "`%s/residual_vs_time.{png,svg}`, `%s/time_vs_iteration.{png,svg}`; data: "
-            "`%s/metrics.csv`, `%s/traces.csv`. Medians over cases; \"to 1e-8\" counts the "
+            "`%s/metrics.csv`, `%s/traces.h5`. Medians over cases; \"to 1e-8\" counts the "
             "cases whose al_residual reached 1e-8 (median over those); \"at CANAL's 1e-8 time\" "
             "is the solver's residual on the same case when CANAL first reached 1e-8. Times: "
             "ms of solver time (setup included in the time-to values and in ms @10 it., the "
@@ -764,7 +764,7 @@ static int p0_fig79(p0_ctx *c, int fig, p0_set *keep, ncp_error *err)
     snprintf(what, sizeof what, "Fig. %d", fig);
     snprintf(title, sizeof title, "Fig. %d (%s, §VII-%s1): al_residual versus time, time versus "
              "iteration", fig, fig == 7 ? "bolt-nut" : "dish piling", fig == 7 ? "A" : "B");
-    snprintf(data, sizeof data, "`%s`, `%s/traces.csv`", md, dirname);
+    snprintf(data, sizeof data, "`%s`, `%s/traces.h5`", md, dirname);
     p0_set set;
     p0_data d;
     memset(&d, 0, sizeof d);

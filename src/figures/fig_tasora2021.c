@@ -30,6 +30,7 @@
 #include "util/fsutil.h"
 #include "bench/pipeline.h"
 #include "solvers/registry.h"
+#include "store/traces.h"
 
 /* The paper's solvers and our reference, in plotting order. */
 static const char *const fig002_want[] = {"admm", "fadmm", "jacobi", "apgd", "pgs"};
@@ -68,26 +69,30 @@ static int f2_int(const char *s, int *out)
     return 0;
 }
 
-static int f2_trace_row(void *ctx, const char *const *f, const char *path, long line,
-                        ncp_error *err)
+/* The traces (traces.h5, or traces.csv of older runs; store/traces.h): iteration and
+ * natural_map_rel_acary of each row. */
+static int f2_trace_block(void *ctx, const ncp_trace_block *b, ncp_error *err)
 {
     f2_data *d = ctx;
-    f2_row r;
-    char *end;
-    r.solver = f2_solver(d, f[1]);
-    r.value = strtod(f[3], &end);
-    if (r.solver < 0 || f2_int(f[0], &r.problem) || f2_int(f[2], &r.iter) || *end)
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s:%ld: unexpected row (%s, %s, %s, %s)", path,
-                             line, f[0], f[1], f[2], f[3]);
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? 2 * d->cap : 4096;
-        f2_row *rows = realloc(d->rows, cap * sizeof *rows);
-        if (!rows) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading %s", path);
-        d->rows = rows;
-        d->cap = cap;
+    int s = f2_solver(d, b->solver), p, c = -1;
+    for (int k = NCP_TRACE_FIXED; k < b->ncols; k++)
+        if (!strcmp(b->cols[k], "natural_map_rel_acary")) c = k;
+    if (s < 0 || c < 0 || f2_int(b->problem, &p))
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: unexpected trace (solver %s, problem %s%s)",
+                             b->file, b->solver, b->problem,
+                             c < 0 ? ", no column natural_map_rel_acary" : "");
+    for (int i = 0; i < b->nrows; i++) {
+        const double *r = b->data + (size_t)i * (size_t)b->ncols;
+        if (d->n == d->cap) {
+            size_t cap = d->cap ? 2 * d->cap : 4096;
+            f2_row *rows = realloc(d->rows, cap * sizeof *rows);
+            if (!rows) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading %s", b->file);
+            d->rows = rows;
+            d->cap = cap;
+        }
+        d->rows[d->n++] = (f2_row){s, p, (int)r[0], r[c]};
     }
-    d->rows[d->n++] = r;
-    if (r.problem + 1 > d->np) d->np = r.problem + 1;
+    if (p + 1 > d->np) d->np = p + 1;
     return NCP_OK;
 }
 
@@ -206,6 +211,7 @@ int ncp_fig_tasora2021(const ncp_fig_opts *o, ncp_error *err)
     po.budget.max_iter = o->quick ? 300 : 1000;
     po.max_iter_set = 1;
     po.traces = 1;
+    po.trace_every = 1; /* the medians are per iteration: every iterate is needed */
     printf("figure 002: sphere-stack (%s capture) with %s%s%s\n", o->quick ? "quick" : "full",
            csv, missing[0] ? "; not registered: " : "", missing);
     fflush(stdout);
@@ -214,12 +220,8 @@ int ncp_fig_tasora2021(const ncp_fig_opts *o, ncp_error *err)
     if (rc || interrupted) return rc;
 
     FILE *f = NULL;
-    static const char *const tcols[4] = {"problem", "solver", "iteration",
-                                         "natural_map_rel_acary"};
     static const char *const mcols[4] = {"problem", "solver", "iterations", "converged"};
-    if ((rc = ncp_path_join(path, sizeof path, bdir, "traces.csv", err)) ||
-        (rc = ncp_csv_read(path, tcols, 4, f2_trace_row, &d, err)))
-        goto done;
+    if ((rc = ncp_traces_read_dir(bdir, f2_trace_block, &d, err))) goto done;
     for (int s = 0; s < d.ns; s++)
         if (!(d.conv_iters[s] = ncp_calloc(err, (size_t)d.np + 1, sizeof(double)))) {
             rc = NCP_ERR_NOMEM;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/stats.h"
 #include "solve/harness.h"
 #include "metrics/metrics.h"
 
@@ -26,6 +27,9 @@ struct ncp_run {
     int have_v;
     ncp_error *err;
     int metric_error;
+    double monitor_ms;     /* wall time spent in ncp_run_iterate (clock paused) */
+    int traced_iter;       /* last iterate handed to the trace callback (0: none) */
+    double last_t;         /* solver time at the last reported iterate */
 };
 
 void ncp_harness_opts_default(ncp_harness_opts *o)
@@ -64,10 +68,23 @@ int ncp_run_setup_done(ncp_run *run)
 
 double ncp_run_elapsed_ms(const ncp_run *run) { return ncp_clock_ms(&run->clock); }
 
+/* The trace row of the last iterate under sampling (the harness stops the solver here, or the
+ * solver returned on its own after it). */
+static int trace_last(ncp_run *run, const double *lambda, int iter, double t)
+{
+    if (run->traced_iter == iter) return NCP_OK;
+    int rc = ncp_metrics_eval(run->ws, lambda, &run->last, run->err);
+    if (rc) return rc;
+    run->have_last = 1;
+    run->traced_iter = iter;
+    run->opts->trace(run->opts->trace_ctx, iter, t, &run->last);
+    return NCP_OK;
+}
+
 int ncp_run_iterate(ncp_run *run, int iter, const double *lambda, const double *v)
 {
     ncp_clock_pause(&run->clock);
-    double t = ncp_clock_ms(&run->clock);
+    double t = ncp_clock_ms(&run->clock), t0 = ncp_now_ms();
     if (!run->setup_done) { /* a solver that forgot: its setup counts as zero */
         run->setup_done = 1;
         run->setup_ms = 0.0;
@@ -81,14 +98,21 @@ int ncp_run_iterate(ncp_run *run, int iter, const double *lambda, const double *
         run->have_v = 1;
     }
     int stop = 0;
-    if (ncp_metrics_eval(run->ws, lambda, &run->last, run->err)) {
+    /* Full metrics when a trace row is wanted here; else only the stopping metric (same bits),
+     * and the full row after all if this iterate turns out to be the last. */
+    int full = o->trace && (!o->trace_sample || ncp_log_sample_keep(iter));
+    double r = NAN;
+    int rc = full ? ncp_metrics_eval(run->ws, lambda, &run->last, run->err)
+                  : ncp_metrics_eval_stop(run->ws, lambda, o->stop_metric, &r, run->err);
+    if (rc) {
         run->metric_error = 1;
         run->status = NCP_STATUS_FAILED;
         stop = 1;
     } else {
-        run->have_last = 1;
-        double r = metric_value(&run->last, o->stop_metric);
-        if (o->trace && o->trace(o->trace_ctx, iter, t, &run->last)) {
+        run->have_last = full;
+        if (full) r = metric_value(&run->last, o->stop_metric);
+        if (full) run->traced_iter = iter;
+        if (full && o->trace && o->trace(o->trace_ctx, iter, t, &run->last)) {
             run->status = NCP_STATUS_STOPPED;
             stop = 1;
         } else if (isnan(r) || !ncp_all_finite(p->m, lambda)) {
@@ -107,7 +131,13 @@ int ncp_run_iterate(ncp_run *run, int iter, const double *lambda, const double *
             run->status = NCP_STATUS_TIMEOUT;
             stop = 1;
         }
+        if (stop && !full && o->trace && trace_last(run, lambda, iter, t)) {
+            run->metric_error = 1;
+            run->status = NCP_STATUS_FAILED;
+        }
     }
+    run->last_t = t;
+    run->monitor_ms += ncp_now_ms() - t0;
     ncp_clock_resume(&run->clock);
     return stop;
 }
@@ -283,6 +313,7 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
                       ncp_result *res, ncp_error *err)
 {
     memset(res, 0, sizeof *res);
+    double wall0 = ncp_now_ms();
     if (opts->stop_metric < 0 || opts->stop_metric >= ncp_metrics_count())
         return ncp_error_set(err, NCP_ERR_INTERNAL, "invalid stopping metric index %d",
                              opts->stop_metric);
@@ -328,6 +359,13 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
     int src = s->solve(&in, &out, &run, err);
     ncp_clock_pause(&run.clock);
     double total = ncp_clock_ms(&run.clock);
+    /* a solver that returned on its own (stalled, failed): its last iterate's trace row */
+    if (opts->trace && opts->trace_sample && run.iterations > 0 && !run.metric_error &&
+        run.traced_iter != run.iterations) {
+        double t0 = ncp_now_ms();
+        if (trace_last(&run, run.best_lambda, run.iterations, run.last_t)) run.metric_error = 1;
+        run.monitor_ms += ncp_now_ms() - t0;
+    }
     if (run.metric_error) {
         rc = err->code ? err->code : NCP_ERR_INTERNAL;
         goto done;
@@ -349,6 +387,7 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
         out.status = NCP_STATUS_FAILED;
         ncp_error_clear(err);
     }
+    res->monitor_ms = run.monitor_ms;
     res->setup_ms = run.setup_done ? run.setup_ms : total;
     res->solve_ms = total - res->setup_ms;
     res->iterations = run.iterations;
@@ -390,6 +429,7 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
     if (res->converged && res->status != NCP_STATUS_FAILED) res->status = NCP_STATUS_CONVERGED;
 done:
     ncp_metrics_ws_free(run.ws);
+    res->wall_ms = ncp_now_ms() - wall0;
     free(run.best_lambda);
     free(run.best_v);
     free(out.lambda);

@@ -51,6 +51,10 @@ typedef struct ncp_harness_opts {
     int stop_metric;          /* index into the metric columns (ncp_metrics_index) */
     ncp_trace_fn trace;       /* may be NULL */
     void *trace_ctx;
+    /* 0: every metric and the trace callback after every iterate. 1: only the stopping metric
+     * after every iterate (the decision stays exact), every metric and the callback at the
+     * iterates of the log sample (util/stats.h ncp_log_sample_keep) and at the last one. */
+    int trace_sample;
     const volatile int *interrupt; /* if non-NULL and *interrupt != 0, stop (status STOPPED) */
     unsigned allow;           /* NCP_RECON_* the caller allows (0: none) */
     /* Largest dense A, in bytes, that NCP_RECON_PRIMAL_DENSE may build (with the Cholesky copy
@@ -84,6 +88,11 @@ typedef struct ncp_result {
     int converged;      /* final stopping metric <= tol */
     double setup_ms;
     double solve_ms;    /* iterations only (setup excluded) */
+    double monitor_ms;  /* the harness's own time during the solve, excluded from setup_ms and
+                           solve_ms: metrics after every iterate, the stopping test and the trace
+                           callback (docs/design.md §5, "where the time goes") */
+    double wall_ms;     /* the whole ncp_harness_solve call: solver + monitor + the harness's
+                           preparation and final evaluation */
     ncp_metrics final;  /* metrics of the returned lambda (all NaN when unsupported) */
     unsigned applied;   /* NCP_RECON_* the solver was given */
     int unsupported;    /* NCP_UNSUP_* when status is NCP_STATUS_UNSUPPORTED, else 0 */

@@ -1,5 +1,6 @@
-/* FCLib files: the fclib_local / fclib_global groups (written beside our own layout and by
- * `ncpbench export --fclib`) and the reader of plain FCLib files (fclib_io.c). */
+/* FCLib files: the fclib_local / fclib_global groups (written by `ncpbench export --fclib`, and
+ * beside our own layout in problems.h5 with ncp_store_set_fclib_groups / --store-fclib) and the
+ * reader of plain FCLib files (fclib_io.c). */
 #ifndef NCP_FCLIB_IO_H
 #define NCP_FCLIB_IO_H
 

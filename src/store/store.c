@@ -19,10 +19,17 @@
  *     blocks J_{i,b} concatenated column-major, with link_Jib_offset [nlinks + 1];
  *     dof_diag [nv] (the joint-space diagonal of A, structure.dof_diag), optional on reading
  *     (absent: zero);
- *   - /problems tracks link creation order, and problems are read back in that order.
- * fclib_local / fclib_global are written only for problems with at least one contact (FCLib
- * has no meaning for an empty or bilateral-only problem); they are ignored on reading our own
- * files because our groups are complete. */
+ *   - /problems tracks link creation order, and problems are read back in that order;
+ *   - datasets of at least NCP_H5_COMPRESS_MIN bytes are chunked and compressed (shuffle +
+ *     deflate, h5util.h) when the HDF5 library can encode deflate; files written before that
+ *     (contiguous, with dual/ beside primal/) read the same way.
+ * dual/ is written only for a problem without primal data, or whose D / v_f are not bitwise
+ * what ncp_problem_compute_dual gives from its primal data (checked when writing); otherwise
+ * the reader rebuilds them with that function (ncp_problem_complete), bit for bit the
+ * capture's on the same build. fclib_local / fclib_global are written only when asked
+ * (ncp_store_set_fclib_groups) and only for problems with at least one contact (FCLib has no
+ * meaning for an empty or bilateral-only problem); they are ignored on reading our own files
+ * because our groups are complete. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -53,6 +60,7 @@ struct ncp_store {
     hid_t problems;
     char *path;
     char *tmp;
+    int fclib_groups; /* ncp_store_set_fclib_groups */
 };
 
 static char *tmp_name(const char *path, ncp_error *err)
@@ -78,7 +86,7 @@ int ncp_store_create(const char *path, const char *scene_name, const char *scene
         return NCP_ERR_NOMEM;
     }
     ncp_h5ctx c = {st->tmp, err};
-    st->file = ncp_h5_create_file(st->tmp);
+    st->file = ncp_h5_create_file_compressed(st->tmp);
     if (st->file < 0) {
         ncp_error_set(err, NCP_ERR_IO, "cannot create %s (does the directory exist and is it writable?)", st->tmp);
         ncp_store_abort(st);
@@ -108,6 +116,11 @@ int ncp_store_create(const char *path, const char *scene_name, const char *scene
     }
     *out = st;
     return NCP_OK;
+}
+
+void ncp_store_set_fclib_groups(ncp_store *st, int on)
+{
+    if (st) st->fclib_groups = on != 0;
 }
 
 static int all_rows_are(const ncp_problem *p, int allow_bilateral)
@@ -223,9 +236,11 @@ static int write_structure(const ncp_h5ctx *c, hid_t pg, const char *pp, const n
     return rc;
 }
 
-static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp_problem *p)
+static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp_problem *p,
+                         int fclib_groups)
 {
     int m = p->m, nb = p->nblocks, nc = p->ncontacts;
+    int fclib = fclib_groups && nc > 0; /* FCLib has no meaning without a contact */
     char sub[512];
     hid_t g = -1;
     int rc = NCP_OK;
@@ -286,27 +301,38 @@ static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp
         if (rc) return rc;
     }
 
-    /* D and v_f for dual/ and fclib_local: the problem's own, or computed from the primal data
-     * when the problem has none (they are then written to fclib_local only: dual/ holds what
-     * the problem holds, and the reader recomputes the rest the same way) */
-    const double *D = p->D, *vf = p->vf;
-    double *Dtmp = NULL, *vftmp = NULL;
-    int local = nc > 0 && all_rows_are(p, 0);
-    if (p->has_dual) {
+    /* dual/ only when the primal data do not define D and v_f: a problem without primal data,
+     * or one whose D or v_f differ in any bit from what ncp_problem_compute_dual (the function
+     * the capture and the reader use) gives from its primal data. The reader recomputes them
+     * from primal/ with that function, so a reloaded D is bitwise the captured one. */
+    const double *D = p->has_dual ? p->D : NULL, *vf = p->has_dual ? p->vf : NULL;
+    double *Dp = NULL, *vfp = NULL;
+    int write_dual = p->has_dual && !p->has_primal;
+    if (p->has_primal) {
+        ncp_problem q = *p; /* shallow: only D and vf are replaced, in q */
+        q.D = q.vf = NULL;
+        rc = ncp_problem_compute_dual(&q, c->err);
+        Dp = q.D;
+        vfp = q.vf;
+        if (rc && rc != NCP_ERR_NOMEM && p->has_dual) { /* A not factorisable: keep D */
+            ncp_error_clear(c->err);
+            rc = NCP_OK;
+            write_dual = 1;
+        } else if (!rc && p->has_dual) {
+            write_dual = memcmp(Dp, p->D, (size_t)m * m * sizeof(double)) != 0 ||
+                         memcmp(vfp, p->vf, (size_t)m * sizeof(double)) != 0;
+        } else if (!rc) {
+            D = Dp;
+            vf = vfp;
+        }
+    }
+    if (!rc && write_dual) {
         jpath(sub, sizeof sub, pp, "dual");
         rc = ncp_h5_group(c, pg, pp, "dual", &g);
         if (!rc) rc = ncp_h5_write_dmat(c, g, sub, "D", m, m, p->D);
         if (!rc) rc = ncp_h5_write_dvec(c, g, sub, "vf", m, p->vf);
         if (g >= 0) H5Gclose(g);
         g = -1;
-        if (rc) return rc;
-    } else if (local && p->has_primal) {
-        Dtmp = ncp_malloc(c->err, (size_t)m * m, sizeof(double));
-        vftmp = ncp_malloc(c->err, (size_t)m, sizeof(double));
-        if (!Dtmp || !vftmp) rc = NCP_ERR_NOMEM;
-        if (!rc) rc = ncp_delassus(p->nv, p->A, p->b, &p->J, p->e, Dtmp, vftmp, c->err);
-        D = Dtmp;
-        vf = vftmp;
     }
 
     if (!rc && nc > 0 && p->contacts) {
@@ -346,12 +372,12 @@ static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp
         free(body);
     }
     if (!rc && p->structure) rc = write_structure(c, pg, pp, p);
-    if (!rc && local && (p->has_dual || p->has_primal))
+    if (!rc && fclib && all_rows_are(p, 0) && D)
         rc = ncp_fclib_write_local_group(c, pg, pp, p, D, vf, NULL);
-    if (!rc && nc > 0 && (p->has_primal || p->has_sparse_primal) && all_rows_are(p, 1))
+    if (!rc && fclib && (p->has_primal || p->has_sparse_primal) && all_rows_are(p, 1))
         rc = ncp_fclib_write_global_group(c, pg, pp, p, NULL);
-    free(Dtmp);
-    free(vftmp);
+    free(Dp);
+    free(vfp);
     return rc;
 }
 
@@ -377,7 +403,7 @@ int ncp_store_append(ncp_store *st, const ncp_problem *p, ncp_error *err)
     hid_t g;
     rc = ncp_h5_group(&c, st->problems, "/problems", p->name, &g);
     if (rc) return rc;
-    rc = write_problem(&c, g, pp, p);
+    rc = write_problem(&c, g, pp, p, st->fclib_groups);
     H5Gclose(g);
     /* a failed append leaves no half-written group behind */
     if (rc) H5Ldelete(st->problems, p->name, H5P_DEFAULT);

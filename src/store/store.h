@@ -1,22 +1,29 @@
-/* HDF5 storage (docs/design.md, §8): problems.h5 (many problems, FCLib-compatible groups plus our
- * extras), plain FCLib files (export and import), and solutions.h5. Files are written under a
- * temporary name and renamed when closed, so an interrupted or failed write never leaves a
- * half-written file under the final name; solutions.h5 is flushed after every problem so that
+/* HDF5 storage (docs/design.md, §8): problems.h5 (many problems, primal data plus our extras,
+ * optionally FCLib groups), plain FCLib files (export and import), and solutions.h5. Files are
+ * written under a temporary name and renamed when closed, so an interrupted or failed write
+ * never leaves a half-written file under the final name; solutions.h5 is flushed after every problem so that
  * finished results survive an interruption (it is then closed and renamed by the signal-safe
  * shutdown path of the CLI).
  *
- * Layout of problems.h5:
+ * Layout of problems.h5 (what defines a problem, stored once; datasets of 1 KiB or more are
+ * chunked and compressed, shuffle + deflate, when the HDF5 library can encode deflate):
  *   /meta                     attrs: ncpbench_version, scene (JSON text), seed, scene_name
- *   /problems/<name>/         attrs: nv, m, ncontacts, h, scene, step, case_index, seed, driver
- *       fclib_local/          FCLib layout (W CSC, vectors/q, vectors/mu, spacedim=3) — only if
- *                             every row is a contact
- *       fclib_global/         FCLib layout (M = A, H = J^T, f = b, w = e, mu; bilateral rows in G
- *                             with vectors/b) — only if every row is a contact or bilateral
- *       blocks/{type,row,mu,k,c,phi}   one entry per block
- *       primal/{A, b, e, J/(FCLib CSR matrix group)}
- *       dual/{D, vf}          D dense m x m
- *       contacts/{gap, point, frame, body}
+ *   /problems/<name>/         attrs: nv, m, nblocks, ncontacts, h, scene, step, case_index,
+ *                             seed, driver
+ *       blocks/{type,row,contact,mu,k,c,phi}   one entry per block
+ *       primal/{A, b, e, J/(FCLib CSR matrix group)}   A = dense nv x nv
+ *       dual/{D, vf}          D dense m x m — only for a problem without primal data (e.g. an
+ *                             imported dual-only FCLib local problem), or whose D is not what
+ *                             the primal data give; otherwise the reader rebuilds D = J A^-1 J^T
+ *                             and v_f = J A^-1 b + e with ncp_problem_compute_dual, the function
+ *                             the capture used, so the reloaded D is bitwise the captured one
+ *       contacts/{gap, point, frame, body, stiffness, dissipation}
  *       structure/...         when captured
+ *       fclib_local/, fclib_global/   FCLib layout — only with ncp_store_set_fclib_groups
+ *                             (`--store-fclib`); `ncpbench export --fclib` writes plain FCLib
+ *                             files instead. Ignored on reading.
+ * Files of earlier versions (dual/ always, fclib groups, contiguous datasets) load unchanged;
+ * their stored D is used as stored.
  */
 #ifndef NCP_STORE_H
 #define NCP_STORE_H
@@ -30,6 +37,10 @@ typedef struct ncp_store ncp_store;
 /* Creates `path` (written as path.tmp-<pid>, renamed on close). */
 int ncp_store_create(const char *path, const char *scene_name, const char *scene_json,
                      uint64_t seed, ncp_store **out, ncp_error *err);
+/* Also write the FCLib groups fclib_local / fclib_global into every problem with a contact
+ * (on != 0; default off: they repeat what primal/ holds, and D = W is dense). Call before the
+ * first ncp_store_append. */
+void ncp_store_set_fclib_groups(ncp_store *st, int on);
 int ncp_store_append(ncp_store *st, const ncp_problem *p, ncp_error *err);
 /* Closes and renames into place. */
 int ncp_store_close(ncp_store *st, ncp_error *err);

@@ -34,3 +34,9 @@ double ncp_median(double *x, int n)
     qsort(x, k, sizeof *x, cmp_double);
     return k % 2 ? x[k / 2] : 0.5 * (x[k / 2 - 1] + x[k / 2]);
 }
+
+int ncp_log_sample_keep(long k)
+{
+    if (k <= 20) return 1;
+    return floor(20.0 * log10((double)k)) != floor(20.0 * log10((double)(k - 1)));
+}

@@ -19,4 +19,10 @@ double ncp_quantile_sorted(const double *x, size_t n, double q);
  * medians of summary.json and the Lee et al. 2025 tables. */
 double ncp_median(double *x, int n);
 
+/* Log-scale sample of iterations: 1 when iteration k (>= 1) is kept: k <= 20, or
+ * floor(20 log10 k) differs from floor(20 log10 (k-1)) (about 20 per decade). The harness
+ * evaluates the full metrics and the trace callback at these iterates (and at the last one);
+ * the traces writer stores these rows (store/traces.h). */
+int ncp_log_sample_keep(long k);
+
 #endif

@@ -1,0 +1,218 @@
+/* The Delassus operator, dense or as F F^T (core/dop.h). */
+#include "core/dop.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ncp_dop_free(ncp_dop *op)
+{
+    if (!op) return;
+    free(op->F);
+    free(op->t);
+    memset(op, 0, sizeof *op);
+}
+
+/* F = J L^{-T} (m x nv): F^T = L^{-1} J^T, built column by column of J^T (rows of J). */
+static int build_factor(ncp_dop *op, const ncp_problem *p, ncp_error *err)
+{
+    const int m = p->m, n = p->nv;
+    double *L = ncp_malloc(err, (size_t)n * n, sizeof(double));
+    double *Ft = ncp_calloc(err, (size_t)n * m, sizeof(double));
+    int rc = NCP_OK;
+    if (!L || !Ft) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    memcpy(L, p->A, (size_t)n * n * sizeof(double));
+    if ((rc = ncp_chol_factor(n, L, err))) {
+        ncp_error_prefix(err, "Delassus operator: mass matrix A: ");
+        goto done;
+    }
+    for (int i = 0; i < m; i++)
+        for (int k = p->J.rowptr[i]; k < p->J.rowptr[i + 1]; k++)
+            Ft[p->J.col[k] + (size_t)i * n] += p->J.val[k];
+    ncp_trsm_lower(0, n, L, m, Ft);
+    if (!(op->F = ncp_malloc(err, (size_t)m * n, sizeof(double))) ||
+        !(op->t = ncp_malloc(err, (size_t)n, sizeof(double)))) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    for (int i = 0; i < m; i++)
+        for (int k = 0; k < n; k++) op->F[i + (size_t)k * m] = Ft[k + (size_t)i * n];
+    op->rank = n;
+done:
+    free(L);
+    free(Ft);
+    return rc;
+}
+
+/* Whether D x = F (F^T x) for a fixed pseudo-random x in [-1, 1]^m, to 1e-10 of the scale
+ * sum_j |D_ij| |x_j| of each row (rounding of either route stays far below). */
+static int factor_matches(ncp_dop *op, ncp_error *err)
+{
+    const int m = op->m;
+    double *x = ncp_malloc(err, (size_t)m, sizeof(double));
+    double *y = ncp_malloc(err, (size_t)m, sizeof(double));
+    double *z = ncp_malloc(err, (size_t)m, sizeof(double));
+    int ok = x && y && z;
+    uint64_t s = 0x9E3779B97F4A7C15ull; /* splitmix64: deterministic, no global state */
+    for (int i = 0; ok && i < m; i++) {
+        uint64_t v = (s += 0x9E3779B97F4A7C15ull);
+        v = (v ^ (v >> 30)) * 0xBF58476D1CE4E5B9ull;
+        v = (v ^ (v >> 27)) * 0x94D049BB133111EBull;
+        v ^= v >> 31;
+        x[i] = 2.0 * ((double)(v >> 11) / 9007199254740992.0) - 1.0;
+    }
+    if (ok) {
+        ncp_gemv(0, m, m, 1.0, op->D, x, 0.0, y);
+        ncp_gemv(1, m, op->rank, 1.0, op->F, x, 0.0, op->t);
+        ncp_gemv(0, m, op->rank, 1.0, op->F, op->t, 0.0, z);
+        for (int i = 0; ok && i < m; i++) {
+            double sc = 0.0;
+            for (int j = 0; j < m; j++) sc += fabs(op->D[i + (size_t)j * m] * x[j]);
+            ok = fabs(y[i] - z[i]) <= 1e-10 * sc || (sc == 0.0 && z[i] == 0.0);
+        }
+    }
+    free(x);
+    free(y);
+    free(z);
+    return ok;
+}
+
+int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
+{
+    memset(op, 0, sizeof *op);
+    op->m = p->m;
+    op->D = p->has_dual ? p->D : NULL;
+    int primal = p->has_primal && p->A && p->nv > 0 && p->J.rowptr && p->J.m == p->m &&
+                 p->J.n == p->nv;
+    if (route == NCP_DOP_DENSE || (route == NCP_DOP_AUTO && (!primal || 4 * p->nv > p->m))) {
+        if (!op->D && p->m > 0)
+            return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has no dual data (D) for the "
+                                 "dense Delassus operator", p->name ? p->name : "?");
+        return NCP_OK;
+    }
+    if (!primal)
+        return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has no dense primal data (A, J) for "
+                             "the low-rank Delassus operator", p->name ? p->name : "?");
+    int rc = build_factor(op, p, err);
+    if (rc == NCP_ERR_NUMERIC && route == NCP_DOP_AUTO && op->D) {
+        ncp_error_clear(err); /* A not SPD to working precision: the dense D still serves */
+        ncp_dop_free(op);
+        op->m = p->m;
+        op->D = p->D;
+        return NCP_OK;
+    }
+    if (rc) {
+        ncp_dop_free(op);
+        return rc;
+    }
+    if (route == NCP_DOP_AUTO && op->D && !factor_matches(op, err)) {
+        const double *D = op->D;
+        int oom = err && err->code == NCP_ERR_NOMEM;
+        ncp_dop_free(op);
+        if (oom) return NCP_ERR_NOMEM;
+        op->m = p->m;
+        op->D = D;
+    }
+    return NCP_OK;
+}
+
+void ncp_dop_apply(ncp_dop *op, double alpha, const double *x, double beta, double *y)
+{
+    const int m = op->m;
+    if (m <= 0) return;
+    if (!op->rank) {
+        ncp_gemv(0, m, m, alpha, op->D, x, beta, y);
+        return;
+    }
+    ncp_gemv(1, m, op->rank, 1.0, op->F, x, 0.0, op->t);
+    ncp_gemv(0, m, op->rank, alpha, op->F, op->t, beta, y);
+}
+
+void ncp_dop_diag_block(const ncp_dop *op, int r0, int k, double *B)
+{
+    const int m = op->m;
+    for (int b = 0; b < k; b++)
+        for (int a = 0; a < k; a++) {
+            double s = 0.0;
+            if (!op->rank) {
+                s = op->D[(r0 + a) + (size_t)(r0 + b) * m];
+            } else {
+                for (int c = 0; c < op->rank; c++)
+                    s += op->F[(r0 + a) + (size_t)c * m] * op->F[(r0 + b) + (size_t)c * m];
+            }
+            B[a + (size_t)b * k] = s;
+        }
+}
+
+void ncp_dop_shift_free(ncp_dop_shift *f)
+{
+    if (!f) return;
+    free(f->L);
+    free(f->sinv);
+    free(f->w);
+    memset(f, 0, sizeof *f);
+}
+
+int ncp_dop_shift_factor(const ncp_dop *op, const double *s, ncp_dop_shift *f, ncp_error *err)
+{
+    memset(f, 0, sizeof *f);
+    f->op = op;
+    const int m = op->m, r = op->rank;
+    int rc;
+    if (!r) {
+        f->n = m;
+        if (!(f->L = ncp_malloc(err, (size_t)m * m, sizeof(double)))) return NCP_ERR_NOMEM;
+        memcpy(f->L, op->D, (size_t)m * m * sizeof(double));
+        for (int i = 0; i < m; i++) f->L[i + (size_t)i * m] += s[i];
+        if ((rc = ncp_chol_factor(m, f->L, err))) ncp_dop_shift_free(f);
+        return rc;
+    }
+    f->n = r;
+    f->L = ncp_calloc(err, (size_t)r * r, sizeof(double));
+    f->sinv = ncp_malloc(err, (size_t)m, sizeof(double));
+    f->w = ncp_malloc(err, (size_t)m + r, sizeof(double));
+    if (!f->L || !f->sinv || !f->w) {
+        ncp_dop_shift_free(f);
+        return NCP_ERR_NOMEM;
+    }
+    for (int i = 0; i < m; i++) {
+        if (!(s[i] > 0.0)) {
+            ncp_dop_shift_free(f);
+            return ncp_error_set(err, NCP_ERR_NUMERIC, "Delassus shift: diagonal entry %d is %g, "
+                                 "must be > 0 on the low-rank route", i, s[i]);
+        }
+        f->sinv[i] = 1.0 / s[i];
+    }
+    /* C = I + F^T S^{-1} F: symmetric positive definite (rank x rank) */
+    for (int b = 0; b < r; b++)
+        for (int a = b; a < r; a++) {
+            double c = a == b ? 1.0 : 0.0;
+            const double *fa = op->F + (size_t)a * m, *fb = op->F + (size_t)b * m;
+            for (int i = 0; i < m; i++) c += fa[i] * f->sinv[i] * fb[i];
+            f->L[a + (size_t)b * r] = f->L[b + (size_t)a * r] = c;
+        }
+    if ((rc = ncp_chol_factor(r, f->L, err))) ncp_dop_shift_free(f);
+    return rc;
+}
+
+void ncp_dop_shift_solve(ncp_dop_shift *f, const double *b, double *x)
+{
+    const ncp_dop *op = f->op;
+    const int m = op->m, r = op->rank;
+    if (m <= 0) return;
+    if (!r) {
+        if (x != b) ncp_copy(m, b, x);
+        ncp_chol_solve(m, f->L, 1, x, NULL);
+        return;
+    }
+    /* Woodbury: x = w - S^{-1} F C^{-1} F^T w, w = S^{-1} b */
+    double *w = f->w, *t = f->w + m;
+    for (int i = 0; i < m; i++) w[i] = f->sinv[i] * b[i];
+    ncp_gemv(1, m, r, 1.0, op->F, w, 0.0, t);
+    ncp_chol_solve(r, f->L, 1, t, NULL);
+    ncp_gemv(0, m, r, 1.0, op->F, t, 0.0, x);
+    for (int i = 0; i < m; i++) x[i] = w[i] - f->sinv[i] * x[i];
+}

@@ -1,0 +1,73 @@
+/* The Delassus operator D of a problem, applied without forming products with the dense D when
+ * the primal data make that cheaper.
+ *
+ * A contact problem of a few rigid bodies with many contacts has a D of low rank: D = J A^{-1} J^T
+ * with J m x nv and nv << m (bolt-nut: m = 360, nv = 6). With A = L L^T (Cholesky),
+ *
+ *     D = F F^T,   F = J L^{-T}   (m x nv),
+ *
+ * so D x costs 4 m nv flops instead of 2 m^2, and (D + S)^{-1} for a diagonal S > 0 costs an
+ * nv x nv Cholesky by the Sherman–Morrison–Woodbury identity (Golub & Van Loan, Matrix
+ * Computations, 4th ed., §2.1.4):
+ *
+ *     (S + F F^T)^{-1} = S^{-1} - S^{-1} F (I + F^T S^{-1} F)^{-1} F^T S^{-1}.
+ *
+ * The low-rank route is taken only when it is cheaper (nv <= m / 4) and only after checking that
+ * the problem's D is F F^T (a D given by a file, regularised or symmetrised, need not be): one
+ * product with a fixed pseudo-random vector, agreement to 1e-10 of sum_j |D_ij| |x_j|. Otherwise
+ * the dense D is used. Both routes give the same vectors up to rounding.
+ *
+ * The operator borrows the problem (its D); it owns F and a scratch vector, so one operator must
+ * not be used by two threads at once. Every solver, the metrics and the harness use this one
+ * implementation. */
+#ifndef NCP_DOP_H
+#define NCP_DOP_H
+
+#include "core/problem.h"
+
+enum {
+    NCP_DOP_AUTO = 0,    /* low rank when cheaper and verified, else dense */
+    NCP_DOP_DENSE = 1,   /* always the dense D (needs the dual data) */
+    NCP_DOP_LOWRANK = 2  /* F F^T from the primal data, unverified (needs dense primal data) */
+};
+
+typedef struct ncp_dop {
+    int m;
+    int rank;          /* columns of F on the low-rank route, 0 on the dense route */
+    const double *D;   /* the problem's D (borrowed), NULL when it has none */
+    double *F;         /* m x rank, column-major (low-rank route) */
+    double *t;         /* rank scratch */
+} ncp_dop;
+
+/* Builds the operator of p by `route` (NCP_DOP_*). NCP_DOP_AUTO falls back to dense when the
+ * problem has no dense primal data, when nv > m / 4, or when its D is not F F^T. Errors:
+ * NCP_ERR_INPUT when the route needs data p lacks, NCP_ERR_NUMERIC when A is not SPD (low-rank
+ * route requested), NCP_ERR_NOMEM. */
+int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err);
+void ncp_dop_free(ncp_dop *op);
+
+/* y = alpha D x + beta y (x and y must not overlap). */
+void ncp_dop_apply(ncp_dop *op, double alpha, const double *x, double beta, double *y);
+
+/* The k x k diagonal block of D at rows r0..r0+k-1 into B (k x k, column-major). */
+void ncp_dop_diag_block(const ncp_dop *op, int r0, int k, double *B);
+
+/* (D + diag(s)) with s > 0 elementwise, factorised for repeated solves: on the low-rank route the
+ * Woodbury capacitance matrix I + F^T diag(s)^{-1} F (rank x rank), on the dense route the
+ * Cholesky factor of D + diag(s) (m x m). */
+typedef struct ncp_dop_shift {
+    const ncp_dop *op;
+    int n;             /* order of L: rank (low rank) or m (dense) */
+    double *L;         /* n x n lower Cholesky factor */
+    double *sinv;      /* m: 1 / s (low rank) */
+    double *w;         /* m + rank scratch (low rank) */
+} ncp_dop_shift;
+
+/* Factorises D + diag(s) (s: m entries, each > 0; on the dense route s may also be 0 where D's
+ * diagonal keeps the sum positive definite). NCP_ERR_NUMERIC when it is not positive definite. */
+int ncp_dop_shift_factor(const ncp_dop *op, const double *s, ncp_dop_shift *f, ncp_error *err);
+/* x = (D + diag(s))^{-1} b (x may be b). */
+void ncp_dop_shift_solve(ncp_dop_shift *f, const double *b, double *x);
+void ncp_dop_shift_free(ncp_dop_shift *f);
+
+#endif

@@ -1,0 +1,188 @@
+/* The solvers on a low-rank Delassus operator (core/dop.h: D = F F^T, F = J L^{-T}, m x nv).
+ *
+ * Every solver whose iterations are products with D or solves with D + diag(s) goes through the
+ * shared operator, which takes the low-rank route when the primal data give D = J A^{-1} J^T
+ * with nv <= m / 4 (O(m nv) per product, Woodbury for the shift, velocity-based Gauss–Seidel
+ * sweeps) and the dense D otherwise. The two routes are the same algorithm on the same D up to
+ * rounding, so each solver is run through the harness twice on a problem of rank 6 with 30
+ * contacts and scalar rows: as it is (the low-rank route, asserted with ncp_dop_init) and with
+ * its primal data hidden (has_primal = 0: the dense route, asserted too). Both runs must take
+ * the same number of iterations, end with the same status and return the same lambda to 1e-9
+ * relative. The solvers' own stall tests compare changes with rounding-level thresholds, which
+ * the two routes need not cross in the same iteration; they are switched off here (stall_tol,
+ * eps_* = 0) so that the harness's tolerance or the budget ends both runs. (admm and fadmm are
+ * not here: their dense form stays dense, and on low-rank problems form = 0 takes their saddle
+ * form, see solvers/admm_common.c.)
+ *
+ * The Gauss–Seidel velocity (ncp_gs_vel, solvers/common.h) is also checked directly: after a
+ * sweep on either route, u equals D lambda + v_f computed here with the dense D, and the
+ * sweep's lambda agrees with the dense sweep's.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dop.h"
+#include "core/la.h"
+#include "solvers/common.h"
+#include "solvers/registry.h"
+#include "tcheck.h"
+#include "testutil.h"
+
+enum { NV = 6, NC = 30, NBIL = 2, NUNI = 2, NSOFT = 2 };
+
+/* A solver and the parameters that switch off its rounding-level own stop. */
+typedef struct lr_case {
+    const ncp_solver_desc *s;
+    int np;
+    const char *name[3];
+    double val[3];
+} lr_case;
+
+static int make_problem(ncp_problem *p, uint64_t seed)
+{
+    ncp_error err = {0};
+    int rc = tutil_random_problem(p, seed, NV, NC, NBIL, NUNI, NSOFT, &err);
+    CHECK_OK(rc, &err);
+    if (!rc) tutil_feasible_shift(p);
+    return rc;
+}
+
+/* The route ncp_dop_init takes on p: its rank (0 = dense). */
+static int route_rank(const ncp_problem *p)
+{
+    ncp_dop op;
+    ncp_error err = {0};
+    CHECK_OK(ncp_dop_init(&op, p, NCP_DOP_AUTO, &err), &err);
+    int r = op.rank;
+    ncp_dop_free(&op);
+    return r;
+}
+
+static void check_case(const lr_case *c, const ncp_problem *p, const ncp_problem *q)
+{
+    ncp_params ps;
+    memset(&ps, 0, sizeof ps);
+    for (int i = 0; i < c->np; i++) tutil_param(&ps, c->name[i], c->val[i]);
+    ncp_result lo, de;
+    int rl = tutil_solve(c->s, p, &ps, NULL, 1e-8, 400, &lo);
+    int rd = tutil_solve(c->s, q, &ps, NULL, 1e-8, 400, &de);
+    CHECK(rl == 0 && rd == 0);
+    if (rl || rd) {
+        if (!rl) ncp_result_free(&lo);
+        if (!rd) ncp_result_free(&de);
+        return;
+    }
+    double d = tutil_maxdiff(p->m, lo.lambda, de.lambda);
+    double sc = fmax(1.0, ncp_norminf(p->m, de.lambda));
+    int ok = lo.iterations == de.iterations && lo.status == de.status && d <= 1e-9 * sc;
+    CHECK(lo.iterations == de.iterations);
+    CHECK(lo.status == de.status);
+    CHECK(d <= 1e-9 * sc);
+    if (!ok)
+        fprintf(stderr, "  %s: low rank %s after %d, dense %s after %d, |dlambda| = %.3g\n",
+                c->s->name, ncp_status_name(lo.status), lo.iterations,
+                ncp_status_name(de.status), de.iterations, d / sc);
+    else
+        printf("  %-13s %-9s %4d iterations, |dlambda| / |lambda| = %.2g\n", c->s->name,
+               ncp_status_name(lo.status), lo.iterations, d / sc);
+    ncp_result_free(&lo);
+    ncp_result_free(&de);
+}
+
+static void test_solvers(void)
+{
+    static const lr_case cases[] = {
+        {&ncp_solver_apgd, 1, {"stall_tol"}, {0.0}},
+        {&ncp_solver_jacobi, 1, {"stall_tol"}, {0.0}},
+        {&ncp_solver_admm_ccp, 3, {"eps_p", "eps_d", "eps_cp"}, {0.0, 0.0, 0.0}},
+        {&ncp_solver_admm_ncp_fp, 3, {"eps_p", "eps_d", "eps_cp"}, {0.0, 0.0, 0.0}},
+        {&ncp_solver_admm_ncp_la, 3, {"eps_p", "eps_d", "eps_cp"}, {0.0, 0.0, 0.0}},
+        {&ncp_solver_admm_ncp_sa, 3, {"eps_p", "eps_d", "eps_cp"}, {0.0, 0.0, 0.0}},
+        {&ncp_solver_pgs, 1, {"stall_tol"}, {0.0}},
+        {&ncp_solver_pgs_ncp, 1, {"stall_tol"}, {0.0}},
+        {&ncp_solver_pgs_ccp, 1, {"stall_tol"}, {0.0}},
+        {&ncp_solver_nbgs, 1, {"stall_tol"}, {0.0}},
+        {&ncp_solver_raisim, 1, {"stall_tol"}, {0.0}},
+        {&ncp_solver_raisim_ds, 1, {"stall_tol"}, {0.0}},
+        /* eq. 160's I_total is tr(A) with primal data, m without: fix it for both runs */
+        {&ncp_solver_raisim_ds_es, 2, {"stall_tol", "inertia"}, {0.0, 10.0}},
+    };
+    for (uint64_t seed = 11; seed <= 12; seed++) {
+        ncp_problem p;
+        if (make_problem(&p, seed)) continue;
+        ncp_problem q = p; /* a view without the primal data: the dense route */
+        q.has_primal = 0;
+        CHECK(route_rank(&p) == NV);
+        CHECK(route_rank(&q) == 0);
+        printf("problem %d: m = %d, rank %d\n", (int)seed, p.m, NV);
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_case(&cases[i], &p, &q);
+        ncp_problem_free(&p);
+    }
+}
+
+/* max_i |u_i - (D lambda + v_f)_i| relative to max_i (|v_f,i| + sum_j |D_ij lambda_j|). */
+static double velocity_error(const ncp_problem *p, const double *lambda, const double *u)
+{
+    double e = 0.0, sc = 0.0;
+    for (int i = 0; i < p->m; i++) {
+        double s = p->vf[i], a = fabs(p->vf[i]);
+        for (int j = 0; j < p->m; j++) {
+            s += p->D[i + (size_t)j * p->m] * lambda[j];
+            a += fabs(p->D[i + (size_t)j * p->m] * lambda[j]);
+        }
+        e = fmax(e, fabs(u[i] - s));
+        sc = fmax(sc, a);
+    }
+    return e / sc;
+}
+
+/* Three sweeps of ncp_pgs_sweep_vel on each route against the dense ncp_pgs_sweep. */
+static void test_sweep_velocity(void)
+{
+    ncp_problem p;
+    if (make_problem(&p, 21)) return;
+    const int m = p.m;
+    ncp_error err = {0};
+    double *step = calloc((size_t)p.nblocks, sizeof(double));
+    double *l0 = calloc((size_t)m, sizeof(double)), *u0 = calloc((size_t)m, sizeof(double));
+    double *l1 = calloc((size_t)m, sizeof(double)), *u1 = calloc((size_t)m, sizeof(double));
+    CHECK(step && l0 && u0 && l1 && u1);
+    if (!step || !l0 || !u0 || !l1 || !u1) goto done;
+    CHECK_OK(ncp_block_steps(&p, step, NULL, &err), &err);
+    for (int route = NCP_DOP_DENSE; route <= NCP_DOP_LOWRANK; route++) {
+        ncp_dop op;
+        ncp_gs_vel g;
+        CHECK_OK(ncp_dop_init(&op, &p, route, &err), &err);
+        CHECK(op.rank == (route == NCP_DOP_LOWRANK ? NV : 0));
+        CHECK_OK(ncp_gs_vel_init(&g, &op, u1, &err), &err);
+        ncp_zero(m, l0);
+        ncp_zero(m, l1);
+        ncp_copy(m, p.vf, u0);
+        ncp_copy(m, p.vf, u1);
+        for (int k = 0; k < 3; k++) {
+            double d0 = ncp_pgs_sweep(&p, step, 1.0, 2, l0, u0);
+            double d1 = ncp_pgs_sweep_vel(&p, &g, step, 1.0, 2, l1);
+            CHECK(d0 > 0.0);
+            CHECK_NEAR(d1, d0, 1e-10 * fmax(1.0, d0));
+            CHECK(velocity_error(&p, l1, u1) < 1e-12);
+            CHECK(tutil_maxdiff(m, l0, l1) <= 1e-10 * fmax(1.0, ncp_norminf(m, l0)));
+        }
+        ncp_gs_vel_free(&g);
+        ncp_dop_free(&op);
+    }
+done:
+    free(step);
+    free(l0);
+    free(u0);
+    free(l1);
+    free(u1);
+    ncp_problem_free(&p);
+}
+
+int main(void)
+{
+    test_sweep_velocity();
+    test_solvers();
+    return tcheck_exit("lowrank");
+}
