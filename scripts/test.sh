@@ -42,7 +42,7 @@ run_suite "tests without Siconos (subset)" build-nosiconos "solvers harness back
 
 # Release (-O3, GCC) with the numerical unit tests, and a Clang debug build (compile only: GCC's
 # and Clang's warnings differ, and -Werror makes each a build failure).
-run_suite "release build, numerical tests" build-release "la dop cone metrics solvers lowrank harness" \
+run_suite "release build, numerical tests" build-release "la dop cone metrics solvers lowrank nsn_lowrank harness" \
   --buildtype=release
 if command -v clang >/dev/null; then
   echo "== clang debug build: CC=clang meson setup build-clang --buildtype=debug"

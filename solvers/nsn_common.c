@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "solvers/common.h"
 #include "core/la.h"
@@ -41,8 +42,12 @@ typedef struct nsn_ws {
     double *lam, *u, *F;   /* current iterate */
     double *lt, *ut, *Ft;  /* trial iterate */
     double *d, *Jd;        /* direction and J d */
-    double *Jm;            /* m x m generalised Jacobian */
-    double *W;             /* m x m work: LU copy or J^T J + delta I */
+    double *rhs;           /* -F */
+    double *P, *Q;         /* J = P + Q D in block storage (3 m, nsn_common.h) */
+    ncp_dop op;            /* D: dense or F F^T */
+    ncp_nsn_lowrank lr;    /* low-rank route (op.rank > 0) */
+    double *Jm;            /* m x m generalised Jacobian (dense route) */
+    double *W;             /* m x m work: LU copy or J^T J + delta I (dense route) */
     int *ipiv;
     double theta_ref;      /* nonmonotone reference: max theta over the last iterations */
 } nsn_ws;
@@ -60,15 +65,30 @@ static void nsn_ws_free(nsn_ws *w)
     free(w->Ft);
     free(w->d);
     free(w->Jd);
+    free(w->rhs);
+    free(w->P);
+    free(w->Q);
+    ncp_nsn_lowrank_free(&w->lr);
+    ncp_dop_free(&w->op);
     free(w->Jm);
     free(w->W);
     free(w->ipiv);
 }
 
+/* Builds the Delassus operator (route NCP_DOP_AUTO) and allocates for its route; the m x m
+ * matrices only on the dense route. */
 static int nsn_ws_alloc(nsn_ws *w, const ncp_problem *p, ncp_error *err)
 {
-    size_t m = (size_t)p->m, mm = m * m, nb = (size_t)p->nblocks;
+    size_t m = (size_t)p->m, nb = (size_t)p->nblocks;
+    int rc;
     w->m = p->m;
+    if ((rc = ncp_dop_init(&w->op, p, NCP_DOP_AUTO, err))) return rc;
+    if (!w->op.rank && p->m > 46340) /* m * m must fit the int lengths of la.h */
+        return ncp_error_set(err, NCP_ERR_NOMEM,
+                             "problem '%s' has m = %d rows; the dense m x m Newton matrices "
+                             "(%.0f MB each) are out of reach, use a first-order solver",
+                             p->name ? p->name : "?", p->m, (double)m * (double)m * 8.0 / 1e6);
+    size_t mm = w->op.rank ? 0 : m * m;
     w->rho = ncp_calloc(err, nb, sizeof(double));
     w->rho0 = ncp_calloc(err, nb, sizeof(double));
     w->gs = ncp_calloc(err, nb, sizeof(double));
@@ -80,12 +100,17 @@ static int nsn_ws_alloc(nsn_ws *w, const ncp_problem *p, ncp_error *err)
     w->Ft = ncp_calloc(err, m, sizeof(double));
     w->d = ncp_calloc(err, m, sizeof(double));
     w->Jd = ncp_calloc(err, m, sizeof(double));
+    w->rhs = ncp_calloc(err, m, sizeof(double));
+    w->P = ncp_calloc(err, 3 * m, sizeof(double));
+    w->Q = ncp_calloc(err, 3 * m, sizeof(double));
     w->Jm = ncp_calloc(err, mm, sizeof(double));
     w->W = ncp_calloc(err, mm, sizeof(double));
     w->ipiv = ncp_calloc(err, m, sizeof(int));
     if (!w->rho || !w->rho0 || !w->gs || !w->lam || !w->u || !w->F || !w->lt || !w->ut ||
-        !w->Ft || !w->d || !w->Jd || !w->Jm || !w->W || !w->ipiv)
+        !w->Ft || !w->d || !w->Jd || !w->rhs || !w->P || !w->Q || (mm && (!w->Jm || !w->W)) ||
+        !w->ipiv)
         return NCP_ERR_NOMEM;
+    if (w->op.rank) return ncp_nsn_lowrank_init(&w->lr, p, &w->op, err);
     return NCP_OK;
 }
 
@@ -103,7 +128,7 @@ static double nsn_eval(const ncp_problem *p, nsn_ws *w, const double *lam, doubl
     int m = p->m;
     const double *rho = w->rho;
     ncp_copy(m, p->vf, u);
-    ncp_gemv(0, m, m, 1.0, p->D, lam, 1.0, u);
+    ncp_dop_apply(&w->op, 1.0, lam, 1.0, u);
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
         int r = b->row;
@@ -123,6 +148,72 @@ static double nsn_eval(const ncp_problem *p, nsn_ws *w, const double *lam, doubl
         }
     }
     return 0.5 * ncp_dot(m, F, F);
+}
+
+static int nsn_block_rows(const ncp_block *b) { return b->type == NCP_CONTACT ? 3 : 1; }
+
+/* J = P + Q D at the current iterate: P, Q in block storage (bilateral rows P = 0, Q = rho; soft
+ * rows P = 1, Q = c; the others from the equation), then on the dense route Jm = P + Q D and on
+ * the low-rank route U = Q F. */
+static void nsn_jacobian(const ncp_problem *p, nsn_ws *w)
+{
+    const int m = p->m;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int r = b->row;
+        double *P = w->P + 3 * (size_t)r, *Q = w->Q + 3 * (size_t)r;
+        switch (b->type) {
+        case NCP_BILATERAL:
+            P[0] = 0.0;
+            Q[0] = w->rho[bi];
+            break;
+        case NCP_SOFT:
+            P[0] = 1.0;
+            Q[0] = b->c;
+            break;
+        case NCP_UNILATERAL:
+        case NCP_CONTACT:
+            w->eq->block_jac(b, w->rho[bi], w->lam + r, w->u + r, P, Q);
+            break;
+        default:
+            P[0] = Q[0] = 0.0;
+            break;
+        }
+    }
+    /* the blocks whose Q leaves out rho (ncp_nsn_eq.q_without_rho): scale per block */
+    const int scaled = w->eq->q_without_rho;
+    if (w->op.rank) {
+        for (int bi = 0; scaled && bi < p->nblocks; bi++) {
+            const ncp_block *b = &p->blocks[bi];
+            if (b->type != NCP_UNILATERAL && b->type != NCP_CONTACT) continue;
+            int n = nsn_block_rows(b);
+            ncp_scal(n * n, w->rho[bi], w->Q + 3 * (size_t)b->row);
+        }
+        ncp_nsn_lowrank_set(&w->lr, w->P, w->Q);
+        return;
+    }
+    const double *D = p->D;
+    double *Jm = w->Jm;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        int r = b->row, n = nsn_block_rows(b);
+        const double *P = w->P + 3 * (size_t)r, *Q = w->Q + 3 * (size_t)r;
+        if (b->type != NCP_BILATERAL && b->type != NCP_SOFT && b->type != NCP_UNILATERAL &&
+            b->type != NCP_CONTACT)
+            n = 1; /* rows of an unknown type stay 0, as P = Q = 0 says */
+        const double qs = scaled && (b->type == NCP_UNILATERAL || b->type == NCP_CONTACT)
+                              ? w->rho[bi] : 1.0;
+        for (int c = 0; c < m; c++) {
+            const double *Dc = D + (size_t)c * m + r; /* D(r..r+n-1, c) */
+            for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int j = 0; j < n; j++) s += Q[i + n * j] * Dc[j];
+                Jm[r + i + (size_t)c * m] = qs * s;
+            }
+        }
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) Jm[r + i + (size_t)(r + j) * m] += P[i + n * j];
+    }
 }
 
 /* Armijo backtracking along w->d from the current iterate: accept the first t = 2^-j,
@@ -155,7 +246,10 @@ static int nsn_descent(nsn_ws *w, int strict, double *g)
 {
     int m = w->m;
     if (!ncp_all_finite(m, w->d)) return 0;
-    ncp_gemv(0, m, m, 1.0, w->Jm, w->d, 0.0, w->Jd);
+    if (w->op.rank)
+        ncp_nsn_lowrank_apply(&w->lr, w->d, w->Jd);
+    else
+        ncp_gemv(0, m, m, 1.0, w->Jm, w->d, 0.0, w->Jd);
     *g = ncp_dot(m, w->F, w->Jd);
     if (!isfinite(*g) || !(*g < 0.0)) return 0;
     return !strict || *g <= -1e-8 * pow(ncp_norm2(m, w->d), 2.1);
@@ -167,9 +261,14 @@ static int nsn_newton(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_
     int m = p->m;
     ncp_error e;
     ncp_error_clear(&e);
-    ncp_copy(m * m, w->Jm, w->W);
-    for (int i = 0; i < m; i++) w->d[i] = -w->F[i];
-    if (ncp_lu_solve(m, w->W, w->ipiv, 1, w->d, &e) != NCP_OK) return 0; /* singular: fall back */
+    for (int i = 0; i < m; i++) w->rhs[i] = -w->F[i];
+    if (w->op.rank) {
+        if (!ncp_nsn_lowrank_newton(&w->lr, w->rhs, w->d)) return 0; /* singular: fall back */
+    } else {
+        ncp_copy(m * m, w->Jm, w->W);
+        ncp_copy(m, w->rhs, w->d);
+        if (ncp_lu_solve(m, w->W, w->ipiv, 1, w->d, &e) != NCP_OK) return 0; /* singular */
+    }
     double g;
     if (!nsn_descent(w, w->eq->strict_descent, &g)) return 0;
     return nsn_line_search(p, w, theta, g, o->armijo, o->newton_ls);
@@ -181,13 +280,18 @@ static int nsn_lm(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_opts
     int m = p->m;
     double delta = sqrt(2.0 * *theta);
     for (int attempt = 0; attempt < 5; attempt++, delta *= 100.0) {
-        ncp_error e;
-        ncp_error_clear(&e);
-        ncp_gemm(1, 0, m, m, m, 1.0, w->Jm, w->Jm, 0.0, w->W);
-        for (int i = 0; i < m; i++) w->W[i + (size_t)i * m] += delta;
-        ncp_gemv(1, m, m, -1.0, w->Jm, w->F, 0.0, w->d);
-        if (ncp_chol_factor(m, w->W, &e) != NCP_OK) continue;
-        if (ncp_chol_solve(m, w->W, 1, w->d, &e) != NCP_OK) continue;
+        if (w->op.rank) {
+            for (int i = 0; i < m; i++) w->rhs[i] = -w->F[i];
+            if (!ncp_nsn_lowrank_lm(&w->lr, delta, w->rhs, w->d)) continue;
+        } else {
+            ncp_error e;
+            ncp_error_clear(&e);
+            ncp_gemm(1, 0, m, m, m, 1.0, w->Jm, w->Jm, 0.0, w->W);
+            for (int i = 0; i < m; i++) w->W[i + (size_t)i * m] += delta;
+            ncp_gemv(1, m, m, -1.0, w->Jm, w->F, 0.0, w->d);
+            if (ncp_chol_factor(m, w->W, &e) != NCP_OK) continue;
+            if (ncp_chol_solve(m, w->W, 1, w->d, &e) != NCP_OK) continue;
+        }
         double g;
         if (!nsn_descent(w, 0, &g)) continue;
         if (nsn_line_search(p, w, theta, g, o->armijo, o->lm_ls)) return 1;
@@ -223,16 +327,11 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
     const ncp_problem *p = in->prob;
     if ((rc = ncp_solver_need_dual(d, p, err))) return rc;
     int m = p->m;
-    if (m > 46340) /* m * m must fit the int lengths of la.h */
-        return ncp_error_set(err, NCP_ERR_NOMEM,
-                             "%s: problem '%s' has m = %d rows; the dense m x m Newton matrices "
-                             "(%.0f MB each) are out of reach, use a first-order solver",
-                             d->name, p->name ? p->name : "?", m,
-                             (double)m * (double)m * 8.0 / 1e6);
     nsn_ws w = {0};
     w.eq = eq;
     if ((rc = nsn_ws_alloc(&w, p, err))) {
         nsn_ws_free(&w);
+        ncp_error_prefix(err, "%s: ", d->name);
         return rc;
     }
     /* Gauss–Seidel steps and rho_b = rho_scale / lambda_max(D_kk) or / D_rr (the largest
@@ -264,7 +363,7 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
             } else if (theta > 0.0) {
                 w.theta_ref = 0.0;
                 for (int i = 0; i < o->nonmonotone; i++) w.theta_ref = fmax(w.theta_ref, hist[i]);
-                eq->jacobian(p, w.rho, w.lam, w.u, w.Jm);
+                nsn_jacobian(p, &w);
                 ok = nsn_newton(p, &w, &theta, o) || nsn_lm(p, &w, &theta, o);
                 since++;
                 if (!ok || (since >= o->window && theta > 0.1 * theta_win)) {
@@ -308,4 +407,378 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
     ncp_solver_finish(out, m, w.lam, k, status);
     nsn_ws_free(&w);
     return NCP_OK;
+}
+
+/* ---------- the low-rank route: J = P + Q F F^T (formulas in nsn_common.h) ---------- */
+
+void ncp_nsn_lowrank_free(ncp_nsn_lowrank *w)
+{
+    if (!w) return;
+    free(w->U);
+    free(w->FtF);
+    free(w->E);
+    free(w->d0);
+    free(w->Cr);
+    free(w->Cc);
+    free(w->Nv);
+    free(w->Nrow);
+    free(w->Z);
+    free(w->Y);
+    free(w->T);
+    free(w->M);
+    free(w->rhs);
+    free(w->t);
+    free(w->ipiv);
+    free(w->Bf);
+    free(w->Wb);
+    free(w->Vb);
+    free(w->Sb);
+    free(w->v);
+    memset(w, 0, sizeof *w);
+}
+
+int ncp_nsn_lowrank_init(ncp_nsn_lowrank *w, const ncp_problem *p, const ncp_dop *op,
+                         ncp_error *err)
+{
+    memset(w, 0, sizeof *w);
+    if (op->rank <= 0 || op->m != p->m)
+        return ncp_error_set(err, NCP_ERR_INPUT, "low-rank Newton matrix: the Delassus operator "
+                             "of problem '%s' is not low rank", p->name ? p->name : "?");
+    const size_t m = (size_t)p->m, r = (size_t)op->rank, q = 2 * r;
+    w->p = p;
+    w->op = op;
+    w->m = p->m;
+    w->r = op->rank;
+    w->U = ncp_malloc(err, m * r, sizeof(double));
+    w->FtF = ncp_malloc(err, r * r, sizeof(double));
+    w->E = ncp_malloc(err, m * r, sizeof(double));
+    w->d0 = ncp_malloc(err, m, sizeof(double));
+    w->Cr = ncp_malloc(err, r * r, sizeof(double));
+    w->Cc = ncp_malloc(err, r * r, sizeof(double));
+    w->Nv = ncp_malloc(err, 3 * r, sizeof(double));
+    w->Nrow = ncp_malloc(err, r, sizeof(int));
+    w->Z = ncp_malloc(err, m * q, sizeof(double));
+    w->Y = ncp_malloc(err, m * q, sizeof(double));
+    w->T = ncp_malloc(err, 4 * r * r, sizeof(double));
+    w->M = ncp_malloc(err, 4 * r * r, sizeof(double));
+    w->rhs = ncp_malloc(err, 2 * r, sizeof(double));
+    w->t = ncp_malloc(err, 3 * q, sizeof(double));
+    w->ipiv = ncp_malloc(err, 2 * r, sizeof(int));
+    w->Bf = ncp_malloc(err, 3 * m, sizeof(double));
+    w->Wb = ncp_malloc(err, 3 * m, sizeof(double));
+    w->Vb = ncp_malloc(err, 3 * m, sizeof(double));
+    w->Sb = ncp_malloc(err, m, sizeof(double));
+    w->v = ncp_malloc(err, 2 * m, sizeof(double));
+    if (!w->Bf || !w->Wb || !w->Vb || !w->Sb || !w->v || !w->U || !w->FtF || !w->E || !w->d0 || !w->Cr || !w->Cc || !w->Nv || !w->Nrow || !w->Z ||
+        !w->Y || !w->T || !w->M || !w->rhs || !w->t || !w->ipiv) {
+        ncp_nsn_lowrank_free(w);
+        return NCP_ERR_NOMEM;
+    }
+    ncp_gemm(1, 0, w->r, w->r, w->m, 1.0, op->F, op->F, 0.0, w->FtF);
+    return NCP_OK;
+}
+
+void ncp_nsn_lowrank_set(ncp_nsn_lowrank *w, const double *P, const double *Q)
+{
+    const int m = w->m, r = w->r;
+    const double *F = w->op->F;
+    w->P = P;
+    w->Q = Q;
+    for (int bi = 0; bi < w->p->nblocks; bi++) {
+        const ncp_block *b = &w->p->blocks[bi];
+        const int r0 = b->row, n = nsn_block_rows(b);
+        const double *Qb = Q + 3 * (size_t)r0;
+        for (int c = 0; c < r; c++)
+            for (int i = 0; i < n; i++) {
+                double s = 0.0;
+                for (int j = 0; j < n; j++) s += Qb[i + n * j] * F[r0 + j + (size_t)c * m];
+                w->U[r0 + i + (size_t)c * m] = s;
+            }
+    }
+}
+
+/* y = J x (trans 0) or J^T x = P^T x + F U^T x (trans 1) */
+static void lr_apply_op(ncp_nsn_lowrank *w, int trans, const double *x, double *y)
+{
+    const int m = w->m, r = w->r;
+    ncp_gemv(1, m, r, 1.0, trans ? w->U : w->op->F, x, 0.0, w->t);
+    ncp_gemv(0, m, r, 1.0, trans ? w->op->F : w->U, w->t, 0.0, y);
+    for (int bi = 0; bi < w->p->nblocks; bi++) {
+        const ncp_block *b = &w->p->blocks[bi];
+        const int r0 = b->row, n = nsn_block_rows(b);
+        const double *Pb = w->P + 3 * (size_t)r0;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                y[r0 + i] += (trans ? Pb[j + n * i] : Pb[i + n * j]) * x[r0 + j];
+    }
+}
+
+void ncp_nsn_lowrank_apply(ncp_nsn_lowrank *w, const double *x, double *y)
+{
+    lr_apply_op(w, 0, x, y);
+}
+
+/* A = W diag(s) V^T for n <= 3 (A, W, V n x n column-major) by one-sided Jacobi (Hestenes
+ * 1958; Demmel & Veselić 1992 for its relative accuracy): rotate column pairs of A until they
+ * are orthogonal; s_j = |column j|, V = the rotations. A zero singular value comes out at the
+ * level of rounding of A's entries, not of sqrt(eps), which an eigensolver on A^T A would give.
+ * W's columns for s_j <= tol (the null rows) are completed to an orthonormal basis. */
+static void lr_svd(int n, const double *A, double tol, double *W, double *s, double *V)
+{
+    double G[9];
+    memcpy(G, A, sizeof(double) * (size_t)(n * n));
+    for (int i = 0; i < n * n; i++) V[i] = i % (n + 1) == 0 ? 1.0 : 0.0;
+    for (int sweep = 0; sweep < 40; sweep++) {
+        int rotated = 0;
+        for (int a = 0; a < n; a++)
+            for (int b = a + 1; b < n; b++) {
+                double al = 0.0, be = 0.0, ga = 0.0;
+                for (int i = 0; i < n; i++) {
+                    al += G[i + n * a] * G[i + n * a];
+                    be += G[i + n * b] * G[i + n * b];
+                    ga += G[i + n * a] * G[i + n * b];
+                }
+                if (!(fabs(ga) > 1e-15 * sqrt(al * be))) continue;
+                double zeta = (be - al) / (2.0 * ga);
+                double t = copysign(1.0, zeta) / (fabs(zeta) + hypot(1.0, zeta));
+                double c = 1.0 / hypot(1.0, t), sn = c * t;
+                for (int i = 0; i < n; i++) {
+                    double ga_ = G[i + n * a], gb = G[i + n * b];
+                    G[i + n * a] = c * ga_ - sn * gb;
+                    G[i + n * b] = sn * ga_ + c * gb;
+                    double va = V[i + n * a], vb = V[i + n * b];
+                    V[i + n * a] = c * va - sn * vb;
+                    V[i + n * b] = sn * va + c * vb;
+                }
+                rotated = 1;
+            }
+        if (!rotated) break;
+    }
+    for (int j = 0; j < n; j++) {
+        double nj = 0.0;
+        for (int i = 0; i < n; i++) nj += G[i + n * j] * G[i + n * j];
+        s[j] = sqrt(nj);
+        for (int i = 0; i < n; i++) W[i + n * j] = s[j] > tol ? G[i + n * j] / s[j] : 0.0;
+    }
+    /* null rows: of e_1..e_n, the one left longest after removing the columns set so far
+     * (Gram–Schmidt twice) */
+    for (int j = 0; j < n; j++) {
+        if (s[j] > tol) continue;
+        double best[3] = {0.0, 0.0, 0.0}, bn = -1.0;
+        for (int k = 0; k < n; k++) {
+            double v[3] = {0.0, 0.0, 0.0};
+            v[k] = 1.0;
+            for (int pass = 0; pass < 2; pass++)
+                for (int c = 0; c < n; c++) {
+                    if (c == j || (s[c] <= tol && c > j)) continue;
+                    double dot = 0.0;
+                    for (int i = 0; i < n; i++) dot += W[i + n * c] * v[i];
+                    for (int i = 0; i < n; i++) v[i] -= dot * W[i + n * c];
+                }
+            double vn = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            if (vn > bn) {
+                bn = vn;
+                for (int i = 0; i < 3; i++) best[i] = v[i] / vn;
+            }
+        }
+        for (int i = 0; i < n; i++) W[i + n * j] = best[i];
+    }
+}
+
+/* The b-independent part of J d = b: per block the SVD of P_b (W, V in Wb, Vb; the singular
+ * values in Sb, 0 for those counted as 0), E, the constraint rows and columns of the reduced
+ * matrix, which goes to T (order r + k, kept for the solves). Returns 0 when k > r. */
+static int lr_newton_factor(ncp_nsn_lowrank *w)
+{
+    const int m = w->m, r = w->r;
+    const double *F = w->op->F;
+    double *wU = w->t;
+    int k = 0;
+    ncp_zero(m * r, w->E);
+    for (int bi = 0; bi < w->p->nblocks; bi++) {
+        const ncp_block *blk = &w->p->blocks[bi];
+        const int r0 = blk->row, n = nsn_block_rows(blk);
+        const double *Pb = w->P + 3 * (size_t)r0;
+        double *W = w->Wb + 3 * (size_t)r0, *V = w->Vb + 3 * (size_t)r0, *sv = w->Sb + r0;
+        /* scale of the block's rows of J: |P_b| and |U_b F^T|_F^2 = sum_i U_i FtF U_i^T */
+        double pn = 0.0, un = 0.0;
+        for (int i = 0; i < n * n; i++) pn += Pb[i] * Pb[i];
+        for (int i = 0; i < n; i++)
+            for (int a = 0; a < r; a++)
+                for (int c = 0; c < r; c++)
+                    un += w->U[r0 + i + (size_t)a * m] * w->FtF[a + (size_t)c * r] *
+                          w->U[r0 + i + (size_t)c * m];
+        double tol = 1e-12 * sqrt(pn + fmax(un, 0.0));
+        lr_svd(n, Pb, tol, W, sv, V);
+        for (int j = 0; j < n; j++) {
+            const double *wj = W + n * j, *vj = V + n * j;
+            for (int c = 0; c < r; c++) {
+                double x = 0.0;
+                for (int i = 0; i < n; i++) x += wj[i] * w->U[r0 + i + (size_t)c * m];
+                wU[c] = x;
+            }
+            if (sv[j] > tol) { /* range part: d_b += v_j (w_j^T (b_b - U_b y)) / s_j */
+                for (int i = 0; i < n; i++)
+                    for (int c = 0; c < r; c++)
+                        w->E[r0 + i + (size_t)c * m] += vj[i] / sv[j] * wU[c];
+                continue;
+            }
+            sv[j] = 0.0;
+            if (k == r) return 0; /* more than r constraints on y: J is singular */
+            for (int c = 0; c < r; c++) {
+                w->Cr[k + (size_t)c * r] = wU[c];
+                double x = 0.0;
+                for (int i = 0; i < n; i++) x += F[r0 + i + (size_t)c * m] * vj[i];
+                w->Cc[c + (size_t)k * r] = -x;
+            }
+            w->Nrow[k] = r0;
+            for (int i = 0; i < 3; i++) w->Nv[3 * k + i] = i < n ? vj[i] : 0.0;
+            k++;
+        }
+    }
+    w->k = k;
+    const int nr = r + k;
+    ncp_gemm(1, 0, r, r, m, 1.0, F, w->E, 0.0, w->M); /* F^T E (r x r) */
+    for (int j = 0; j < nr; j++)
+        for (int i = 0; i < nr; i++) {
+            double x;
+            if (i < r && j < r)
+                x = (i == j ? 1.0 : 0.0) + w->M[i + (size_t)j * r];
+            else if (i < r)
+                x = w->Cc[i + (size_t)(j - r) * r];
+            else if (j < r)
+                x = w->Cr[(i - r) + (size_t)j * r];
+            else
+                x = 0.0;
+            w->T[i + (size_t)j * nr] = x;
+        }
+    return 1;
+}
+
+/* d = J^-1 b with the factors of lr_newton_factor (d0 and the right-hand side from b, the
+ * reduced system by LU of a copy of T). Returns 0 if the reduced system is singular. */
+static int lr_newton_solve(ncp_nsn_lowrank *w, const double *b, double *d)
+{
+    const int m = w->m, r = w->r, nr = r + w->k;
+    int kk = 0;
+    ncp_zero(m, w->d0);
+    for (int bi = 0; bi < w->p->nblocks; bi++) {
+        const ncp_block *blk = &w->p->blocks[bi];
+        const int r0 = blk->row, n = nsn_block_rows(blk);
+        const double *W = w->Wb + 3 * (size_t)r0, *V = w->Vb + 3 * (size_t)r0, *sv = w->Sb + r0;
+        for (int j = 0; j < n; j++) {
+            double wb = 0.0;
+            for (int i = 0; i < n; i++) wb += W[i + n * j] * b[r0 + i];
+            if (sv[j] > 0.0)
+                for (int i = 0; i < n; i++) w->d0[r0 + i] += V[i + n * j] / sv[j] * wb;
+            else
+                w->rhs[r + kk++] = wb;
+        }
+    }
+    ncp_gemv(1, m, r, 1.0, w->op->F, w->d0, 0.0, w->rhs);
+    ncp_copy(nr * nr, w->T, w->M);
+    ncp_error e;
+    ncp_error_clear(&e);
+    if (ncp_lu_solve(nr, w->M, w->ipiv, 1, w->rhs, &e) != NCP_OK) return 0;
+    /* d = d0 - E y + N z */
+    ncp_copy(m, w->d0, d);
+    ncp_gemv(0, m, r, -1.0, w->E, w->rhs, 1.0, d);
+    for (int j = 0; j < w->k; j++) {
+        int r0 = w->Nrow[j];
+        for (int i = 0; i < 3 && r0 + i < m; i++) d[r0 + i] += w->rhs[r + j] * w->Nv[3 * j + i];
+    }
+    return 1;
+}
+
+int ncp_nsn_lowrank_newton(ncp_nsn_lowrank *w, const double *b, double *d)
+{
+    const int m = w->m;
+    double *res = w->v, *dd = w->v + m;
+    if (!lr_newton_factor(w) || !lr_newton_solve(w, b, d)) return 0;
+    /* one step of iterative refinement, d += J^-1 (b - J d) with J applied exactly: the
+     * elimination divides by the P blocks' singular values, which can be small (FB's smoothed
+     * elements), and alone leaves residuals up to 1e5 x the dense LU's on bolt-nut */
+    lr_apply_op(w, 0, d, res);
+    for (int i = 0; i < m; i++) res[i] = b[i] - res[i];
+    if (!lr_newton_solve(w, res, dd)) return 0;
+    ncp_axpy(m, 1.0, dd, d);
+    return 1;
+}
+
+/* x = (B + Z C Z^T)^-1 g with B's block factors in w->Bf and the capacitance K in w->T (first
+ * (2r)^2 entries, kept; its LU is done on a copy in w->M): x = B^-1 g - Y K^-1 Z^T B^-1 g,
+ * Y = B^-1 Z. Returns 0 if K is singular. */
+static int lr_lm_solve(ncp_nsn_lowrank *w, const double *g, double *x)
+{
+    const int m = w->m, r2 = 2 * w->r;
+    ncp_error e;
+    ncp_error_clear(&e);
+    ncp_copy(m, g, x);
+    for (int bi = 0; bi < w->p->nblocks; bi++) {
+        const ncp_block *blk = &w->p->blocks[bi];
+        const int r0 = blk->row;
+        ncp_chol_solve(nsn_block_rows(blk), w->Bf + 3 * (size_t)r0, 1, x + r0, &e);
+    }
+    ncp_gemv(1, m, r2, 1.0, w->Z, x, 0.0, w->rhs);
+    ncp_copy(r2 * r2, w->T, w->M);
+    if (ncp_lu_solve(r2, w->M, w->ipiv, 1, w->rhs, &e) != NCP_OK) return 0;
+    ncp_gemv(0, m, r2, -1.0, w->Y, w->rhs, 1.0, x);
+    return 1;
+}
+
+int ncp_nsn_lowrank_lm(ncp_nsn_lowrank *w, double delta, const double *b, double *d)
+{
+    const int m = w->m, r = w->r, r2 = 2 * r;
+    const double *F = w->op->F;
+    double *Z = w->Z, *Y = w->Y, *buf = w->t;
+    ncp_error e;
+    ncp_error_clear(&e);
+    /* Z = [P^T U, F]; B_b = P_b^T P_b + delta I (Cholesky factor in Bf); Y = B^-1 Z */
+    ncp_copy(m * r, F, Z + (size_t)r * m);
+    for (int bi = 0; bi < w->p->nblocks; bi++) {
+        const ncp_block *blk = &w->p->blocks[bi];
+        const int r0 = blk->row, n = nsn_block_rows(blk);
+        const double *Pb = w->P + 3 * (size_t)r0;
+        double *B = w->Bf + 3 * (size_t)r0;
+        for (int i = 0; i < n; i++)
+            for (int c = 0; c < r; c++) {
+                double x = 0.0;
+                for (int a = 0; a < n; a++) x += Pb[a + n * i] * w->U[r0 + a + (size_t)c * m];
+                Z[r0 + i + (size_t)c * m] = x;
+            }
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double x = i == j ? delta : 0.0;
+                for (int a = 0; a < n; a++) x += Pb[a + n * i] * Pb[a + n * j];
+                B[i + n * j] = x;
+            }
+        if (ncp_chol_factor(n, B, &e) != NCP_OK) return 0;
+        for (int c = 0; c < r2; c++)
+            for (int i = 0; i < n; i++) buf[i + n * c] = Z[r0 + i + (size_t)c * m];
+        if (ncp_chol_solve(n, B, r2, buf, &e) != NCP_OK) return 0;
+        for (int c = 0; c < r2; c++)
+            for (int i = 0; i < n; i++) Y[r0 + i + (size_t)c * m] = buf[i + n * c];
+    }
+    /* capacitance K = C^-1 + Z^T Y, C^-1 = [[-U^T U, I], [I, 0]], into T */
+    double *K = w->T;
+    ncp_gemm(1, 0, r2, r2, m, 1.0, Z, Y, 0.0, K);
+    ncp_gemm(1, 0, r, r, m, -1.0, w->U, w->U, 0.0, w->M); /* -U^T U (r x r) */
+    for (int j = 0; j < r; j++) {
+        for (int i = 0; i < r; i++) K[i + (size_t)j * r2] += w->M[i + (size_t)j * r];
+        K[j + (size_t)(r + j) * r2] += 1.0;
+        K[(r + j) + (size_t)j * r2] += 1.0;
+    }
+    /* d = A^-1 g, g = J^T b, A = J^T J + delta I, and one step of iterative refinement
+     * d += A^-1 (g - A d) with A applied exactly through J: Woodbury alone loses accuracy to
+     * cancellation when B^-1 is large (delta small, singular P blocks); the refinement brings
+     * the residual back to the dense Cholesky's level (tests/test_nsn_lowrank.c). */
+    double *g = w->v, *res = w->v + m, *Jd = w->E;
+    lr_apply_op(w, 1, b, g);
+    if (!lr_lm_solve(w, g, d)) return 0;
+    ncp_nsn_lowrank_apply(w, d, Jd);
+    lr_apply_op(w, 1, Jd, res);
+    for (int i = 0; i < m; i++) res[i] = g[i] - res[i] - delta * d[i];
+    if (!lr_lm_solve(w, res, Jd)) return 0;
+    ncp_axpy(m, 1.0, Jd, d);
+    return 1;
 }

@@ -37,12 +37,58 @@
  * Per-block rho: rho_b = rho_scale / lambda_max(D_kk) for contacts, rho_scale / D_rr for scalar rows
  * (a diagonal below 1e-14 of the largest uses the largest instead, see ncp_block_steps), so the
  * equation's rows are O(1) whatever the mass scale.
- * Cost: a dense m x m Jacobian and an LU (or J^T J and a Cholesky) per iteration, O(m^3).
+ *
+ * The Newton matrix. Both equations depend on lambda and on u = D lambda + v_f block by block, so
+ * the generalised Jacobian is J = P + Q D with P = dF/dlambda and Q = dF/du block-diagonal
+ * (blocks of 1 or 3 rows). The equation writes P_b and Q_b (block_jac); the driver holds them in
+ * "block storage" (m x 3: block b's n x n matrix, column-major, at offset 3 b->row) and uses the
+ * one Delassus operator (core/dop.h) for u and for J d. Two routes, chosen by ncp_dop_init
+ * (NCP_DOP_AUTO):
+ *   dense (D given as a matrix): J = P + Q D formed (m x m), Newton by LU, LM by J^T J + delta I
+ *     and Cholesky, O(m^3) per iteration;
+ *   low rank (D = F F^T, F m x r, r = nv <= m/4, verified by ncp_dop_init): no m x m matrix,
+ *     O(m r^2) per iteration, solving the SAME linear systems exactly (ncp_nsn_lowrank_*):
+ *   Newton, J d = b with U = Q F (m x r), y = F^T d: P d + U y = b. Per block, the SVD
+ *     P_b = W S V^T (one-sided Jacobi, exact to rounding for 3x3; singular values <= 1e-12 x
+ *     max(|P_b|, |U_b F^T|_F) count as 0, a rounding-level change of J) splits d_b = V_+ S_+^-1
+ *     W_+^T (b_b - U_b y) + V_0 z_b: the nonzero singular values fix d_b's range part given y, z_b
+ *     is free, and the null rows W_0^T give constraints W_0^T U_b y = W_0^T b_b. With d = d0 - E y
+ *     + N z (d0_b = V_+ S_+^-1 W_+^T b_b, E_b = V_+ S_+^-1 W_+^T U_b, N = the V_0 columns, k of
+ *     them in all) and the closure y = F^T d, the (r + k) x (r + k) system
+ *         [ I + F^T E   -F^T N ] [y]   [F^T d0 ]
+ *         [ W_0^T U       0    ] [z] = [W_0^T b],
+ *     solved by LU, has exactly the solutions (y, z) = (F^T d, N^T d) of J d = b, and it is
+ *     singular iff J is (d = d0 - E y + N z = 0 forces y = F^T d = 0, then z = 0). Its last k
+ *     rows involve y only, so k > r makes it (and J) singular without any factorisation: then
+ *     the step is LM, as when the dense LU fails (the dense LU of an exactly singular J may
+ *     meet a rounding-sized pivot instead of 0 and return a huge step, which the descent test
+ *     or the line search then rejects). k <= r keeps the system at most 2r x 2r. The
+ *     elimination divides by the P blocks' singular values, which can be small (FB's smoothed
+ *     elements): alone it left residuals |J d - b| up to 1e5 x the dense LU's on bolt-nut, so
+ *     one step of iterative refinement follows, d += J^-1 (b - J d) with J applied exactly
+ *     (after it, the residuals are at the dense LU's level).
+ *   LM, (J^T J + delta I) d = J^T b: J^T J + delta I = B + Z C Z^T with the block-diagonal SPD
+ *     B = P^T P + delta I, Z = [P^T U, F] (m x 2r), C = [[0, I], [I, U^T U]] (2r x 2r), and by
+ *     the Sherman–Morrison–Woodbury identity (Golub & Van Loan, Matrix Computations, 4th ed.,
+ *     §2.1.4), C^{-1} = [[-U^T U, I], [I, 0]],
+ *         d = B^-1 g - B^-1 Z (C^-1 + Z^T B^-1 Z)^-1 Z^T B^-1 g,   g = J^T b = P^T b + F U^T b,
+ *     with 3x3 Cholesky factors of B's blocks and an LU of the 2r x 2r capacitance matrix (which
+ *     is nonsingular exactly when J^T J + delta I is: det(B + Z C Z^T) = det(B) det(C)
+ *     det(C^-1 + Z^T B^-1 Z)). Woodbury loses digits to cancellation when B^-1 is large (small
+ *     delta on singular P blocks: residuals up to 1e5 x the dense Cholesky's), so one step of
+ *     iterative refinement follows, d += (same solve)(g - J^T J d - delta d), J applied exactly.
+ * Both routes make the same decisions up to rounding (tests/test_nsn_lowrank.c: identical
+ * iterations on random problems). On bolt-nut (scenes/boltnut.json, 100 problems, m = 360,
+ * r = 6) the iteration counts of nsn-fb differ on 28 problems, and so do they when the dense
+ * route's Newton step alone is multiplied by 1 + 1e-15 noise: the globalised iteration there
+ * amplifies rounding. Median time per iteration (same machine and session): nsn-nm 0.07 ms
+ * instead of 56 ms, nsn-fb 0.11 ms instead of 7.6 ms.
  */
 #ifndef NCP_SOLVERS_NSN_COMMON_H
 #define NCP_SOLVERS_NSN_COMMON_H
 
 #include "solve/solver.h"
+#include "core/dop.h"
 
 /* The equation of one solver. Bilateral and soft rows are the same in both solvers and are
  * written by the driver: F_r = rho_r u_r (bilateral), F_r = lambda_r + k phi + c u_r (soft, the
@@ -52,11 +98,17 @@ typedef struct ncp_nsn_eq {
      * u (= D lambda + v_f) and F point at the block's first row. */
     void (*block_F)(const ncp_block *b, double rho, const double *lam, const double *u,
                     double *F);
-    /* An element of the generalised Jacobian of F at (lambda, u) into Jm (m x m, column-major,
-     * every entry written). */
-    void (*jacobian)(const ncp_problem *p, const double *rho, const double *lambda,
-                     const double *u, double *Jm);
+    /* An element of the generalised Jacobian of block_F at (lam, u): P = dF/dlambda_b and
+     * Q = dF/du_b (n x n, column-major, n = 3 for a contact, 1 for a unilateral row; every entry
+     * written), so that the block's rows of J are P E_b + Q D_b. */
+    void (*block_jac)(const ncp_block *b, double rho, const double *lam, const double *u,
+                      double *P, double *Q);
     int strict_descent; /* 1: the De Luca–Facchinei–Kanzow descent test on the Newton step */
+    /* 1: block_jac's Q leaves out the block's rho, which the driver applies after the product
+     * with D: rho (Q D) rather than (rho Q) D, so that the dense Jacobian has the bits of the
+     * natural map's original assembly (its Newton matrix is singular to rounding on hyperstatic
+     * contact sets, e.g. four coplanar corners, where last-bit differences change the step). */
+    int q_without_rho;
 } ncp_nsn_eq;
 
 /* The parameter rows that nsn-nm and nsn-fb document alike, in the order of both tables (after
@@ -78,9 +130,55 @@ void ncp_nsn_dgamma(double mu, const double u[3], double h[2]);
 /* Runs the driver for solver d (named in messages) with equation eq; protocol of solver.h. Reads
  * the parameters rho_scale, armijo, newton_ls, lm_ls, nonmonotone, window, pgs_burst and
  * rho_cycle, which d's parameter table must document (with d's own defaults), and checks their
- * ranges (NCP_ERR_INPUT naming the solver and parameter). Needs the dual data; refuses m > 46340
- * (m^2 must fit la.h's int lengths) with NCP_ERR_NOMEM. */
+ * ranges (NCP_ERR_INPUT naming the solver and parameter). Needs the dual data (the Gauss–Seidel
+ * bursts use D); on the dense route refuses m > 46340 (m^2 must fit la.h's int lengths) with
+ * NCP_ERR_NOMEM. */
 int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solve_in *in,
                   ncp_solve_out *out, ncp_run *run, ncp_error *err);
+
+/* ---- the linear algebra of the low-rank route (formulas above) ---- */
+
+/* J = P + Q F F^T for the blocks of p and the low-rank operator op (op->rank = r > 0); P and Q in
+ * block storage (3 m entries, see above), borrowed from ncp_nsn_lowrank_set on. */
+typedef struct ncp_nsn_lowrank {
+    const ncp_problem *p;
+    const ncp_dop *op;
+    int m, r;
+    const double *P, *Q;
+    double *U;      /* m x r: Q F */
+    double *FtF;    /* r x r: F^T F (row scales of U F^T) */
+    double *E;      /* m x r (Newton) */
+    double *d0;     /* m (Newton) */
+    double *Cr;     /* r x r: the constraint rows W_0^T U (Newton) */
+    double *Cc;     /* r x r: the columns -F^T N (Newton) */
+    double *Nv;     /* 3 r: the null vectors V_0, by block (Newton) */
+    int *Nrow;      /* r: their blocks' first rows (Newton) */
+    int k;          /* their number (Newton) */
+    double *Wb, *Vb, *Sb; /* block storage (Sb: m): the SVDs of the P blocks (Newton) */
+    double *Z, *Y;  /* m x 2r: [P^T U, F] and B^-1 Z (LM) */
+    double *Bf;     /* block storage: Cholesky factors of B = P^T P + delta I (LM) */
+    double *T;      /* (2r)^2: the reduced matrix (Newton) or the capacitance (LM) */
+    double *M;      /* (2r)^2: work, LU of a copy of T */
+    double *rhs;    /* 2r */
+    double *t;      /* 6r scratch */
+    double *v;      /* 2m scratch (LM) */
+    int *ipiv;      /* 2r */
+} ncp_nsn_lowrank;
+
+/* Allocates for p and op (NCP_ERR_NOMEM; NCP_ERR_INPUT if op is not low rank). */
+int ncp_nsn_lowrank_init(ncp_nsn_lowrank *w, const ncp_problem *p, const ncp_dop *op,
+                         ncp_error *err);
+void ncp_nsn_lowrank_free(ncp_nsn_lowrank *w);
+/* Sets J's blocks P, Q (borrowed) and computes U = Q F. */
+void ncp_nsn_lowrank_set(ncp_nsn_lowrank *w, const double *P, const double *Q);
+/* y = J x (x, y: m, not overlapping). */
+void ncp_nsn_lowrank_apply(ncp_nsn_lowrank *w, const double *x, double *y);
+/* J d = b (d, b: m, not overlapping). Returns 1 with d, or 0 when J is singular (more than r null
+ * directions in the P blocks, or a singular reduced system); d is then unspecified. */
+int ncp_nsn_lowrank_newton(ncp_nsn_lowrank *w, const double *b, double *d);
+/* (J^T J + delta I) d = J^T b, delta > 0 (d, b: m, not overlapping). Returns 1, or 0 when a
+ * factorisation fails (only for non-finite input, or rounding with a delta far below |J|^2
+ * eps). */
+int ncp_nsn_lowrank_lm(ncp_nsn_lowrank *w, double delta, const double *b, double *d);
 
 #endif

@@ -61,13 +61,14 @@
  *
  * Parameters (defaults): rho_scale 10, armijo 1e-4, newton_ls 20, lm_ls 30, nonmonotone 5,
  * window 10, pgs_burst 10, rho_cycle 1.
- * Needs: dual (D, v_f); a dense m x m Jacobian and an LU per iteration (O(m^3)). Solves the NCP.
+ * Needs: dual (D, v_f). Per iteration a dense m x m Jacobian and an LU (O(m^3)), or with dense
+ * primal data of few dofs (nv <= m/4) the same Newton and LM systems solved through D = F F^T in
+ * O(m nv^2) (nsn_common.h). Solves the NCP.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "core/cone.h"
-#include "core/la.h"
 #include "solvers/nsn_common.h"
 #include "solvers/registry.h"
 
@@ -196,83 +197,43 @@ static void fb_block_F(const ncp_block *b, double rho, const double *lam, const 
     }
 }
 
-/* Jm(r + i, :) = sum_j C(i, j) D(r + j, :) for a block of n rows (C n x n column-major). */
-static void rows_times_D(int m, const double *D, int r, int n, const double *C, double *Jm)
+/* The block's generalised Jacobian (header): P = dF/dlambda_b, Q = dF/du_b (n x n). */
+static void fb_block_jac(const ncp_block *b, double rho, const double *lam, const double *u,
+                         double *P, double *Q)
 {
-    for (int c = 0; c < m; c++) {
-        const double *Dc = D + (size_t)c * m + r;
-        for (int i = 0; i < n; i++) {
+    double da, db;
+    if (b->type == NCP_UNILATERAL) {
+        fb_scalar(lam[0], rho * u[0], &da, &db);
+        P[0] = da;
+        Q[0] = db * rho;
+        return;
+    }
+    double mu = b->mu;
+    if (!(mu > 0.0)) { /* scalar FB on the normal, F_t = lambda_t */
+        fb_scalar(lam[0], rho * u[0], &da, &db);
+        for (int i = 0; i < 9; i++) P[i] = Q[i] = 0.0;
+        P[0] = da;
+        P[4] = P[8] = 1.0;
+        Q[0] = db * rho;
+        return;
+    }
+    double x[3], y[3], f[3], Vx[9], Vy[9];
+    fb_contact_args(mu, rho, lam, u, x, y);
+    soc_fb(x, y, f, Vx, Vy);
+    /* Q = rho V_y S_y (I + dGamma/du), S_y = diag(1, mu, mu); P = V_x S_x, S_x = diag(mu, 1, 1) */
+    double h[2];
+    ncp_nsn_dgamma(mu, u, h);
+    double M[9] = {1.0, 0.0, 0.0, h[0], mu, 0.0, h[1], 0.0, mu}; /* S_y (I + dGamma/du) */
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
             double s = 0.0;
-            for (int j = 0; j < n; j++) s += C[i + n * j] * Dc[j];
-            Jm[r + i + (size_t)c * m] = s;
+            for (int k = 0; k < 3; k++) s += Vy[i + 3 * k] * M[k + 3 * j];
+            Q[i + 3 * j] = rho * s;
+            P[i + 3 * j] = Vx[i + 3 * j] * (j == 0 ? mu : 1.0);
         }
-    }
 }
 
-static void fb_jacobian(const ncp_problem *p, const double *rho_b, const double *lam,
-                        const double *u, double *Jm)
-{
-    int m = p->m;
-    ncp_zero(m * m, Jm);
-    for (int bi = 0; bi < p->nblocks; bi++) {
-        const ncp_block *b = &p->blocks[bi];
-        int r = b->row;
-        double rho = rho_b[bi], da, db;
-        switch (b->type) {
-        case NCP_BILATERAL:
-            rows_times_D(m, p->D, r, 1, &rho, Jm);
-            break;
-        case NCP_UNILATERAL: {
-            fb_scalar(lam[r], rho * u[r], &da, &db);
-            double c = db * rho;
-            rows_times_D(m, p->D, r, 1, &c, Jm);
-            Jm[r + (size_t)r * m] += da;
-            break;
-        }
-        case NCP_SOFT:
-            rows_times_D(m, p->D, r, 1, &b->c, Jm);
-            Jm[r + (size_t)r * m] += 1.0;
-            break;
-        case NCP_CONTACT: {
-            const double *uk = u + r;
-            double mu = b->mu;
-            if (!(mu > 0.0)) {
-                fb_scalar(lam[r], rho * uk[0], &da, &db);
-                double C[9] = {db * rho, 0, 0, 0, 0, 0, 0, 0, 0};
-                rows_times_D(m, p->D, r, 3, C, Jm);
-                Jm[r + (size_t)r * m] += da;
-                Jm[r + 1 + (size_t)(r + 1) * m] = 1.0;
-                Jm[r + 2 + (size_t)(r + 2) * m] = 1.0;
-                break;
-            }
-            double x[3], y[3], f[3], Vx[9], Vy[9];
-            fb_contact_args(mu, rho, lam + r, uk, x, y);
-            soc_fb(x, y, f, Vx, Vy);
-            /* C = rho V_y S_y (I + dGamma/du), S_y = diag(1, mu, mu) */
-            double h[2];
-            ncp_nsn_dgamma(mu, uk, h);
-            double M[9] = {1.0, 0.0, 0.0, h[0], mu, 0.0, h[1], 0.0, mu}; /* S_y (I + dGamma/du) */
-            double C[9];
-            for (int j = 0; j < 3; j++)
-                for (int i = 0; i < 3; i++) {
-                    double s = 0.0;
-                    for (int k = 0; k < 3; k++) s += Vy[i + 3 * k] * M[k + 3 * j];
-                    C[i + 3 * j] = rho * s;
-                }
-            rows_times_D(m, p->D, r, 3, C, Jm);
-            /* + V_x S_x on the block's own columns, S_x = diag(mu, 1, 1) */
-            for (int j = 0; j < 3; j++)
-                for (int i = 0; i < 3; i++)
-                    Jm[r + i + (size_t)(r + j) * m] += Vx[i + 3 * j] * (j == 0 ? mu : 1.0);
-            break;
-        }
-        default:
-            break;
-        }
-    }
-}
-
-static const ncp_nsn_eq fb_equation = {fb_block_F, fb_jacobian, 1};
+static const ncp_nsn_eq fb_equation = {fb_block_F, fb_block_jac, 1, 0};
 
 static int fb_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {

@@ -24,14 +24,15 @@
  *
  * Parameters (defaults): rho_scale 1, armijo 1e-4, newton_ls 10, lm_ls 30, nonmonotone 10,
  * window 10, pgs_burst 10, rho_cycle 1.
- * Needs: dual (D, v_f); a dense m x m Jacobian and an LU per iteration (O(m^3)). Solves the NCP.
+ * Needs: dual (D, v_f). Per iteration a dense m x m Jacobian and an LU (O(m^3)), or with dense
+ * primal data of few dofs (nv <= m/4) the same Newton and LM systems solved through D = F F^T in
+ * O(m nv^2) (nsn_common.h). Solves the NCP.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "solvers/common.h"
 #include "core/cone.h"
-#include "core/la.h"
 #include "solvers/nsn_common.h"
 #include "solvers/registry.h"
 
@@ -59,64 +60,33 @@ static void nm_block_F(const ncp_block *b, double rho, const double *lam, const 
     for (int i = 0; i < 3; i++) F[i] = lam[i] - px[i];
 }
 
-/* Generalised Jacobian at (lam, u) into Jm (column-major m x m). */
-static void nm_jacobian(const ncp_problem *p, const double *rho_b, const double *lam,
-                        const double *u, double *Jm)
+/* The block's generalised Jacobian (header): P = dF/dlambda_b, Q = dF/du_b (n x n). */
+static void nm_block_jac(const ncp_block *b, double rho, const double *lam, const double *u,
+                         double *P, double *Q)
 {
-    int m = p->m;
-    const double *D = p->D;
-    ncp_zero(m * m, Jm);
-    for (int bi = 0; bi < p->nblocks; bi++) {
-        const ncp_block *b = &p->blocks[bi];
-        int r = b->row;
-        double rho = rho_b[bi];
-        switch (b->type) {
-        case NCP_BILATERAL:
-            for (int c = 0; c < m; c++) Jm[r + (size_t)c * m] = rho * D[r + (size_t)c * m];
-            break;
-        case NCP_UNILATERAL:
-            if (lam[r] - rho * u[r] > 0.0)
-                for (int c = 0; c < m; c++) Jm[r + (size_t)c * m] = rho * D[r + (size_t)c * m];
-            else
-                Jm[r + (size_t)r * m] = 1.0;
-            break;
-        case NCP_SOFT:
-            for (int c = 0; c < m; c++) Jm[r + (size_t)c * m] = b->c * D[r + (size_t)c * m];
-            Jm[r + (size_t)r * m] += 1.0;
-            break;
-        case NCP_CONTACT: {
-            const double *uk = u + r;
-            double z[3], x[3], G[9], M[9];
-            ncp_desaxce(b->mu, uk, z);
-            for (int i = 0; i < 3; i++) x[i] = lam[r + i] - rho * z[i];
-            ncp_cone_project_jacobian(b->mu, x, G);
-            /* M = G (I + dGamma/du); dGamma/du has the single row (0, mu t^T), t = u_t/|u_t|,
-             * and is taken as 0 at u_t = 0 (see the header). */
-            double h[2];
-            ncp_nsn_dgamma(b->mu, uk, h);
-            for (int i = 0; i < 3; i++) {
-                M[i] = G[i];
-                M[i + 3] = G[i + 3] + h[0] * G[i];
-                M[i + 6] = G[i + 6] + h[1] * G[i];
-            }
-            for (int c = 0; c < m; c++) {
-                const double *Dc = D + (size_t)c * m + r; /* D(r..r+2, c) */
-                for (int i = 0; i < 3; i++)
-                    Jm[r + i + (size_t)c * m] =
-                        rho * (M[i] * Dc[0] + M[i + 3] * Dc[1] + M[i + 6] * Dc[2]);
-            }
-            for (int j = 0; j < 3; j++)
-                for (int i = 0; i < 3; i++)
-                    Jm[r + i + (size_t)(r + j) * m] += (i == j ? 1.0 : 0.0) - G[i + 3 * j];
-            break;
-        }
-        default:
-            break;
-        }
+    if (b->type == NCP_UNILATERAL) {
+        int active = lam[0] - rho * u[0] > 0.0; /* at the kink we pick e_r */
+        P[0] = active ? 0.0 : 1.0;
+        Q[0] = active ? 1.0 : 0.0; /* times rho by the driver (q_without_rho) */
+        return;
     }
+    double z[3], x[3], G[9];
+    ncp_desaxce(b->mu, u, z);
+    for (int i = 0; i < 3; i++) x[i] = lam[i] - rho * z[i];
+    ncp_cone_project_jacobian(b->mu, x, G);
+    /* Q = rho G (I + dGamma/du); dGamma/du has the single row (0, mu t^T), t = u_t/|u_t|, and
+     * is taken as 0 at u_t = 0 (see the header). P = I - G. */
+    double h[2];
+    ncp_nsn_dgamma(b->mu, u, h);
+    for (int i = 0; i < 3; i++) { /* times rho by the driver (q_without_rho) */
+        Q[i] = G[i];
+        Q[i + 3] = G[i + 3] + h[0] * G[i];
+        Q[i + 6] = G[i + 6] + h[1] * G[i];
+    }
+    for (int i = 0; i < 9; i++) P[i] = (i % 4 == 0 ? 1.0 : 0.0) - G[i];
 }
 
-static const ncp_nsn_eq nm_equation = {nm_block_F, nm_jacobian, 0};
+static const ncp_nsn_eq nm_equation = {nm_block_F, nm_block_jac, 0, 1};
 
 static int nsn_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
