@@ -118,6 +118,24 @@ void ncp_siconos_scatter(const ncp_problem *p, const double *r, double *lambda)
         for (int a = 0; a < 3; a++) lambda[p->blocks[c].row + a] = r[3 * c + a];
 }
 
+FrictionContactProblem *ncp_siconos_problem_take(int n, double *W, double *q, double *mu)
+{
+    NumericsMatrix *M = W ? NM_create_from_data(NM_DENSE, n, n, W) : NULL;
+    FrictionContactProblem *fp =
+        M && q && mu ? frictionContactProblem_new_with_data(3, n / 3, M, q, mu) : NULL;
+    if (!fp) {
+        if (M) {
+            NM_clear(M);
+            free(M);
+        } else {
+            free(W);
+        }
+        free(q);
+        free(mu);
+    }
+    return fp;
+}
+
 int ncp_siconos_problem(const ncp_problem *p, FrictionContactProblem **out, ncp_error *err)
 {
     const int nc = p->nblocks, n = 3 * nc;
@@ -141,19 +159,8 @@ int ncp_siconos_problem(const ncp_problem *p, FrictionContactProblem **out, ncp_
         }
     ncp_siconos_gather(p, p->vf, q);
     for (int c = 0; c < nc; c++) mu[c] = p->blocks[c].mu;
-    NumericsMatrix *M = NM_create_from_data(NM_DENSE, n, n, W);
-    FrictionContactProblem *fp = M ? frictionContactProblem_new_with_data(3, nc, M, q, mu) : NULL;
-    if (!fp) {
-        if (M) {
-            NM_clear(M);
-            free(M);
-        } else {
-            free(W);
-        }
-        free(q);
-        free(mu);
-        return ncp_error_set(err, NCP_ERR_NOMEM, "siconos: cannot create the Siconos problem");
-    }
+    FrictionContactProblem *fp = ncp_siconos_problem_take(n, W, q, mu);
+    if (!fp) return ncp_error_set(err, NCP_ERR_NOMEM, "siconos: cannot create the Siconos problem");
     *out = fp;
     return NCP_OK;
 }

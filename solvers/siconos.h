@@ -29,6 +29,11 @@ int ncp_siconos_other_rows(const ncp_problem *p);
 int ncp_siconos_problem(const ncp_problem *p, struct FrictionContactProblem **out,
                         ncp_error *err);
 
+/* Siconos's 3D friction problem of n = 3 nc rows from a dense column-major W (n x n), q (n) and
+ * mu (nc), all malloc'ed: it takes them (freed with the problem, or here when the problem cannot
+ * be made; NULL arguments allowed after a failed allocation). NULL on failure. */
+struct FrictionContactProblem *ncp_siconos_problem_take(int n, double *W, double *q, double *mu);
+
 /* lambda (ours, p->m) -> r (Siconos's contact order, 3 nc), and back. */
 void ncp_siconos_gather(const ncp_problem *p, const double *lambda, double *r);
 void ncp_siconos_scatter(const ncp_problem *p, const double *r, double *lambda);

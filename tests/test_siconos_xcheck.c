@@ -191,20 +191,7 @@ static FrictionContactProblem *sic_local(const struct fclib_local *l)
 {
     const int n = l->W->m, nc = n / 3;
     double *W = fc_dense(l->W), *q = dup_vec(n, l->q), *mu = dup_vec(nc, l->mu);
-    NumericsMatrix *M = W ? NM_create_from_data(NM_DENSE, n, n, W) : NULL;
-    FrictionContactProblem *fp =
-        M && q && mu ? frictionContactProblem_new_with_data(3, nc, M, q, mu) : NULL;
-    if (!fp) {
-        if (M) {
-            NM_clear(M);
-            free(M);
-        } else {
-            free(W);
-        }
-        free(q);
-        free(mu);
-    }
-    return fp;
+    return ncp_siconos_problem_take(n, W, q, mu);
 }
 
 /* globalFrictionContact_reformulation_FrictionContact under Siconos's external jump buffer. */
