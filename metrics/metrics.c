@@ -269,6 +269,19 @@ static void block_natural_map(const ncp_block *bk, const double *lambda, const d
     }
 }
 
+/* Contact blocks with lambda_n > NCP_ACTIVE_REL max_k lambda_n,k (header); lambda finite. */
+static double active_contacts(const ncp_problem *p, const double *lambda)
+{
+    double top = 0.0;
+    for (int b = 0; b < p->nblocks; b++)
+        if (p->blocks[b].type == NCP_CONTACT) top = fmax(top, lambda[p->blocks[b].row]);
+    int n = 0;
+    if (top > 0.0)
+        for (int b = 0; b < p->nblocks; b++)
+            if (p->blocks[b].type == NCP_CONTACT && lambda[p->blocks[b].row] > NCP_ACTIVE_REL * top) n++;
+    return n;
+}
+
 /* u = D lambda + v_f into ws->u; 0 when lambda or u is not finite. */
 static int compute_u(ncp_metrics_ws *ws, const double *lambda)
 {
@@ -446,5 +459,6 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
     ncp_sap_momentum_parts(p, &ws->sap, lambda, ws->gamma, &snum, &sden);
     out->sap_momentum = rel(snum, sden);
     out->sap_compl = ncp_sap_compl(p, &ws->sap, lambda, u, ws->vf);
+    out->active_contacts = active_contacts(p, lambda);
     return NCP_OK;
 }

@@ -352,7 +352,7 @@ void ncp_al_eval(ncp_al_ws *w, const double *v, int deriv)
     double floor = NCP_AL_FLOOR * DBL_EPSILON *
                    (ncp_norm2(n, w->Av) + ncp_norm2(n, p->b) + ncp_norm2(n, w->jtT) +
                     ncp_norm2(n, w->jtl + n));
-    w->rtol = w->set.inner_tol * sqrt(step2);
+    w->rtol = fmax(w->theta_n, w->set.inner_tol * sqrt(step2));
     w->rfloor = floor;
 }
 
@@ -390,24 +390,25 @@ static int read_settings(const ncp_al_config *cfg, const ncp_params *ps, ncp_al_
     const ncp_solver_desc *self = cfg->desc;
     memset(set, 0, sizeof *set);
     int rc;
-    if ((rc = ncp_solver_param_real(self, ps, "beta0", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
-                                    &set->beta0, err)) ||
+    if ((rc = ncp_solver_param_real(self, ps, "beta0", 0.0, INFINITY, 0, &set->beta0, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "beta0_rel", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
+                                    &set->beta0_rel, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "beta_max_ratio", 1.0, INFINITY, 0,
+                                    &set->beta_max_ratio, err)) ||
         (rc = ncp_solver_param_real(self, ps, "kappa", 1.0, INFINITY, NCP_PARAM_LO_OPEN,
                                     &set->kappa, err)) ||
-        (rc = ncp_solver_param_real(self, ps, "beta_max", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
-                                    &set->beta_max, err)) ||
         (rc = ncp_solver_param_real(self, ps, "zeta", 0.0, INFINITY, 0, &set->zeta, err)) ||
         (rc = ncp_solver_param_real(self, ps, "theta_al", 0.0, INFINITY, 0, &set->theta_al,
+                                    err)) ||
+        (rc = ncp_solver_param_real(self, ps, "theta_n", 0.0, INFINITY, 0, &set->theta_n, err)) ||
+        (rc = ncp_solver_param_real(self, ps, "theta_n_abs", 0.0, INFINITY, 0, &set->theta_n_abs,
                                     err)) ||
         (rc = ncp_solver_param_real(self, ps, "inner_tol", 0.0, 1.0, 0, &set->inner_tol, err)) ||
         (rc = ncp_solver_param_int(self, ps, "inner_max", 1, 100000, &set->inner_max, err)) ||
         (rc = ncp_solver_param_real(self, ps, "stall_tol", 0.0, INFINITY, 0, &set->stall_tol,
-                                    err)))
+                                    err)) ||
+        (rc = ncp_solver_param_int(self, ps, "cold_v", 0, 1, &set->cold_v, err)))
         return rc;
-    if (set->beta_max < set->beta0)
-        return ncp_error_set(err, NCP_ERR_INPUT,
-                             "%s: parameter beta_max = %g must be >= beta0 = %g", self->name,
-                             set->beta_max, set->beta0);
     return cfg->read_params ? cfg->read_params(self, ps, set, err) : NCP_OK;
 }
 
@@ -462,8 +463,8 @@ static int ws_alloc(ncp_al_ws *w, ncp_error *err)
     return lin_create(w->p, &w->lin, err);
 }
 
-/* v0 = A^{-1}(b + J^T lambda0): the velocity of the warm-start impulses (cold: the free
- * velocity), Alg. 1 line 2. */
+/* v0 = A^{-1}(b + J^T lambda0): the velocity of the warm-start impulses (with lambda0 = 0 the
+ * free velocity), Alg. 1 line 2. */
 static int initial_velocity(const ncp_problem *p, const double *lam, double *v, ncp_error *err)
 {
     int n = p->nv;
@@ -475,6 +476,76 @@ static int initial_velocity(const ncp_problem *p, const double *lam, double *v, 
     int rc = ncp_chol_factor(n, L, err);
     if (!rc) rc = ncp_chol_solve(n, L, 1, v, err);
     if (rc) ncp_error_prefix(err, "mass matrix A: ");
+    free(L);
+    return rc;
+}
+
+/* The problem's own scales, so that no default carries a unit (a 5 g particle and a 5 kg pot
+ * get the same iterates up to the impulse unit; tests/test_canal.c checks it):
+ *   dmean = mean of the positive D_ii = J_i A^-1 J_i^T (velocity per impulse, 1/mass; from the
+ *           dual D when the problem has it, else ||L^-1 J_i^T||^2 with A = L L^T): beta0 D is
+ *           dimensionless, so the scale-free beta0 is beta0_rel / dmean;
+ *   mom   = ||b|| + ||J^T lambda0|| + ||J^T (|e| / D_ii)||: the momentum of the free motion, of
+ *           the warm-start impulses and of the impulses that would cancel the bias e row by row;
+ *           the scale-free theta_N of Alg. 1 line 8 is theta_n mom.
+ * Cost: one Cholesky of A and m triangular solves when D is absent (once per solve, not per
+ * Newton step). NCP_ERR_NUMERIC if A is not SPD. */
+static int problem_scale(const ncp_problem *p, const double *lam0, double *dmean, double *mom,
+                         ncp_error *err)
+{
+    int n = p->nv, m = p->m, rc = NCP_OK;
+    double *dd = ncp_calloc(err, (size_t)(m > 0 ? m : 1), sizeof(double));
+    double *t = ncp_calloc(err, (size_t)(n > 0 ? n : 1), sizeof(double));
+    double *L = NULL;
+    if (!dd || !t) {
+        rc = NCP_ERR_NOMEM;
+        goto out;
+    }
+    if (p->has_dual && p->D) {
+        for (int i = 0; i < m; i++) dd[i] = p->D[i + (size_t)i * m];
+    } else if (m > 0) {
+        L = ncp_malloc(err, (size_t)n * (size_t)n, sizeof(double));
+        if (!L) {
+            rc = NCP_ERR_NOMEM;
+            goto out;
+        }
+        memcpy(L, p->A, (size_t)n * (size_t)n * sizeof(double));
+        if ((rc = ncp_chol_factor(n, L, err))) {
+            ncp_error_prefix(err, "mass matrix A: ");
+            goto out;
+        }
+        for (int i = 0; i < m; i++) { /* forward substitution L y = J_i^T, D_ii = ||y||^2 */
+            memset(t, 0, (size_t)n * sizeof(double));
+            for (int e = p->J.rowptr[i]; e < p->J.rowptr[i + 1]; e++) t[p->J.col[e]] += p->J.val[e];
+            ncp_trsm_lower(0, n, L, 1, t);
+            dd[i] = ncp_dot(n, t, t);
+        }
+    }
+    double sum = 0.0;
+    int cnt = 0;
+    for (int i = 0; i < m; i++)
+        if (dd[i] > 0.0) {
+            sum += dd[i];
+            cnt++;
+        }
+    /* no constraint rows: beta then multiplies nothing; 1/mean diag(A) keeps it in mass units */
+    if (cnt > 0) {
+        *dmean = sum / cnt;
+    } else {
+        double a = 0.0;
+        for (int j = 0; j < n; j++) a += p->A[j + (size_t)j * n];
+        *dmean = a > 0.0 ? n / a : 1.0;
+    }
+    for (int i = 0; i < m; i++) dd[i] = dd[i] > 0.0 ? fabs(p->e[i]) / dd[i] : 0.0;
+    ncp_csr_gemv_t(&p->J, 1.0, dd, 0.0, t);
+    *mom = ncp_norm2(n, p->b) + ncp_norm2(n, t);
+    if (lam0) {
+        ncp_csr_gemv_t(&p->J, 1.0, lam0, 0.0, t);
+        *mom += ncp_norm2(n, t);
+    }
+out:
+    free(dd);
+    free(t);
     free(L);
     return rc;
 }
@@ -523,9 +594,26 @@ static int al_run(const ncp_al_config *cfg, const ncp_al_settings *set, const nc
         if (!lam || !z || !vgood) rc = NCP_ERR_NOMEM;
     }
     if (rc) goto done;
+    /* Start (Lee et al. 2025 §V-D, Alg. 1 line 2). Warm (v0 given: the previous step's
+     * velocity): v^0 = v0, u^0 = -lambda0 (0 without lambda0) and z^0 = J v^0 + e, the slack of
+     * that velocity (eq. 13 at a fixed point), so loop 1's De Saxcé shift mu ||z_t^0|| (eq. 21)
+     * is the previous step's slip. lambda0 without v0: v^0 = A^-1 (b + J^T lambda0), the
+     * velocity of those impulses, and z^0 likewise. Cold (neither): v^0 = 0 (cold_v 0: a body
+     * at rest, the start §V-D's warm start gives for a settled state) or A^-1 b (cold_v 1), and
+     * z_t^0 = 0 on contacts: loop 1 then has no De Saxcé shift and is exactly the soft convex
+     * model of [2, 25] that §V-D says one CANAL loop is. z^0 = J A^-1 b + e would shift every
+     * contact by mu ||J_t A^-1 b|| (the free motion's slip), a spurious offset loop 2 must undo
+     * (dishes, Table II: 340 instead of ~175 Newton steps per case). */
+    int warm = in->v0 || in->lambda0;
     if (in->lambda0) ncp_copy(m, in->lambda0, lam);
-    if (in->v0) ncp_copy(n, in->v0, w.v);
-    else if ((rc = initial_velocity(p, lam, w.v, err))) {
+    double dmean = 1.0, mom = 0.0;
+    rc = problem_scale(p, in->lambda0, &dmean, &mom, err);
+    if (!rc) {
+        if (in->v0) ncp_copy(n, in->v0, w.v);
+        else if (in->lambda0 || set->cold_v == 1) rc = initial_velocity(p, lam, w.v, err);
+        else memset(w.v, 0, (size_t)n * sizeof(double));
+    }
+    if (rc) {
         if (rc != NCP_ERR_NUMERIC) goto done;
         ncp_error_clear(err); /* A not SPD: a numerical failure of this solve, not bad input */
         rc = NCP_OK;
@@ -535,11 +623,17 @@ static int al_run(const ncp_al_config *cfg, const ncp_al_settings *set, const nc
         out->status = NCP_STATUS_FAILED;
         goto done;
     }
-    /* z^0 = J v^0 + e: at a warm start from a solution this is its velocity (eq. 13 with
-     * u = -lambda gives the same) */
     ncp_csr_gemv(&p->J, 1.0, w.v, 0.0, z);
     ncp_axpy(m, 1.0, p->e, z);
-    w.beta = set->beta0;
+    if (!warm)
+        for (int bi = 0; bi < p->nblocks; bi++)
+            if (p->blocks[bi].type == NCP_CONTACT)
+                z[p->blocks[bi].row + 1] = z[p->blocks[bi].row + 2] = 0.0;
+    /* Scale-free defaults (problem_scale); the paper's absolute values by parameter. */
+    double beta0 = set->beta0 > 0.0 ? set->beta0 : set->beta0_rel / dmean;
+    double beta_max = set->beta_max_ratio * beta0;
+    w.theta_n = set->theta_n_abs > 0.0 ? set->theta_n_abs : set->theta_n * mom;
+    w.beta = beta0;
 
     int status = -1, l = 0;
     double res_prev = INFINITY;
@@ -605,7 +699,7 @@ static int al_run(const ncp_al_config *cfg, const ncp_al_settings *set, const nc
          * can no longer drop and every raise would trigger the next (box-on-plane: al_residual
          * went from 1e-12 back to 1e-6 as beta climbed to 1e8) */
         if (res > set->zeta * res_prev && sqrt(d2) > 1e3 * w.lam_floor)
-            w.beta = fmin(set->kappa * w.beta, set->beta_max);
+            w.beta = fmin(set->kappa * w.beta, beta_max);
         res_prev = res;
     }
 finish:

@@ -28,17 +28,24 @@
 /* ---- parameter values of one run ---- */
 
 struct ncp_al_settings {
-    double beta0;       /* initial penalty (paper: 1e4) */
+    double beta0;       /* absolute initial penalty (paper: 1e4); 0 = scale-free: beta0_rel / mean
+                           diag(J A^-1 J^T) (al_common.c, problem_scale) */
+    double beta0_rel;   /* dimensionless beta0 D of the scale-free rule */
+    double beta_max_ratio; /* eq. 27 cap beta_max = beta_max_ratio beta0 */
     double kappa;       /* eq. 27 growth factor (> 1) */
-    double beta_max;    /* eq. 27 cap */
     double zeta;        /* Alg. 1 line 19: raise beta when res > zeta res_prev */
     double theta_al;    /* Alg. 1 line 16 on ||J v - z|| (0 = off) */
-    double inner_tol;   /* relative tolerance on ||r||, see ncp_al_eval */
+    double theta_n;     /* Alg. 1 line 8, scale-free: theta_N = theta_n x the problem's momentum
+                           scale (problem_scale) */
+    double theta_n_abs; /* Alg. 1 line 8 literal: an absolute theta_N (> 0 replaces theta_n) */
+    double inner_tol;   /* relative test ||r|| <= inner_tol ||J^T (lambda - lambda^l)|| (0 = off) */
     int inner_max;      /* inner steps per AL loop */
     double stall_tol;   /* own stop: max change of lambda <= stall_tol max(1, |lambda|_inf) */
+    int cold_v;         /* cold start (no v0, no lambda0): 0 v^0 = 0, 1 v^0 = A^-1 b */
     /* inner-solver specific (each solver reads, through its read_params, what it documents) */
     double ls_tol;      /* canal: rtsafe tolerance on |phi'| relative to |phi'(0)| */
     int ls_max;         /* canal: rtsafe iterations; dampedsn: step halvings */
+    int ls_abort;       /* dampedsn: 1 = a line search without Armijo decrease ends the loop */
     double armijo;      /* dampedsn: sufficient decrease */
     double dsn_rho;     /* dampedsn: descent test grad^T d <= -rho |d|^p */
     double dsn_p;
@@ -55,6 +62,7 @@ struct ncp_al_ws {
     ncp_al_settings set;      /* its parameter values */
     int n, m;
     double beta;
+    double theta_n;     /* the absolute Newton threshold theta_N of this run (Alg. 1 line 8) */
     double *lam_prev;   /* lambda^l (m) */
     double *eshift;     /* e~^l (m) */
     double *v;          /* current velocity (n) */
@@ -83,14 +91,14 @@ struct ncp_al_ws {
 
 /* Evaluates x, T, r at v (w->v or another vector) into w (x, T, Av, r, rnorm, rtol, rfloor)
  * and, if deriv, G. The inner solve of an AL loop is done (ncp_al_inner_done) when
- *   rnorm <= rtol = inner_tol ||J^T (T - lambda^l)||:
- * the momentum imbalance r must be small against the momentum change the loop makes (an
- * inexact proximal-point rule in the spirit of Rockafellar 1976, criterion (B): the tolerance
- * tightens as the AL iteration converges, so inexactness does not limit the final accuracy);
- * or when r is at its round-off level and the last step no longer halved it:
+ *   rnorm <= rtol = max(theta_N, inner_tol ||J^T (T - lambda^l)||):
+ * theta_N is Alg. 1 line 8's absolute threshold (w->theta_n, fixed for the run); the relative
+ * term (off by default) is an inexact proximal-point rule in the spirit of Rockafellar 1976,
+ * criterion (B), that tightens as the AL iteration converges; or when r is at its round-off
+ * level and the last step no longer halved it:
  *   rnorm <= rfloor = 4 eps (||A v|| + ||b|| + ||J^T T|| + ||J^T |x terms|||),
  * |x terms|_i = |lambda^l_i| + beta (|J_i v| + |e~_i|) on rows where T is active (x is computed
- * with that absolute error, which grows with beta). Both are unit-free. */
+ * with that absolute error, which grows with beta). */
 void ncp_al_eval(ncp_al_ws *w, const double *v, int deriv);
 /* The inner stopping test at the last evaluation: rnorm <= rtol, or rnorm <= rfloor and
  * rnorm > prev_rnorm / 2 (prev_rnorm: ||r|| before the last step; INFINITY before the first). */
@@ -112,23 +120,30 @@ typedef int (*ncp_al_inner_fn)(ncp_al_ws *w, int *ok, ncp_error *err);
 /* The documentation rows (ncp_param_doc) of the parameters every AL solver has, one text for
  * the three files; loop names the inner loop ("Newton loop"), steps its steps ("Newton steps"). */
 #define NCP_AL_DOC_COMMON(loop, steps)                                                         \
-    {"beta0", 1e4, "initial penalty beta (paper: 1e4), > 0"},                                  \
-    {"kappa", 10.0,                                                                            \
+    {"beta0", 0.0,                                                                             \
+     "initial penalty beta, absolute (paper: 1e4); 0 = beta0_rel / mean diag(J A^-1 J^T)"},    \
+    {"beta0_rel", 1e4,                                                                         \
+     "scale-free initial penalty: beta0 mean diag(J A^-1 J^T) when beta0 = 0, > 0"},           \
+    {"beta_max_ratio", 1e2, "upper bound of beta (eq. 27) as a multiple of beta0, >= 1"},      \
+    {"kappa", 3.0,                                                                             \
      "beta <- min(kappa beta, beta_max) when the AL residual stalls (eq. 27), > 1"},           \
-    {"beta_max", 1e6, "upper bound of beta (eq. 27), >= beta0"},                               \
     {"zeta", 0.5,                                                                              \
      "raise beta when ||Jv - z|| > zeta x its previous value (Alg. 1 line 19), >= 0"},         \
     {"theta_al", 0.0, "own stop when ||Jv - z|| < theta_al (Alg. 1 line 16); 0 = off"},        \
-    {"inner_tol", 1e-6,                                                                        \
-     loop " stops when ||r|| <= inner_tol ||J^T (lambda - lambda^l)|| (or r at round-off)"},   \
+    {"theta_n", 1e-10,                                                                         \
+     loop " stops when ||r|| < theta_n x (||b|| + ||J^T lambda0|| + ||J^T (|e| / diag D)||) "  \
+          "(Alg. 1 line 8, scale-free), >= 0"},                                                \
+    {"theta_n_abs", 0.0, "absolute theta_N of Alg. 1 line 8 (> 0 replaces theta_n)"},          \
+    {"inner_tol", 0.0,                                                                         \
+     loop " also stops when ||r|| <= inner_tol ||J^T (lambda - lambda^l)|| (0 = off)"},        \
     {"inner_max", 100.0, steps " per AL loop (integer >= 1)"},                                 \
     {"stall_tol", 1e-15,                                                                       \
-     "stop (STALLED) when an AL loop changes lambda by <= stall_tol * max(1, |lambda|_inf)"}
+     "stop (STALLED) when an AL loop changes lambda by <= stall_tol * max(1, |lambda|_inf)"},  \
+    {"cold_v", 0.0, "cold start (no v0, no lambda0): 0 = v^0 = 0, 1 = v^0 = A^-1 b"}
 
-/* A member's solve function (solver.h): the common parameters (beta0, kappa, beta_max, zeta,
- * theta_al, inner_tol, inner_max, stall_tol) and then cfg->read_params's from in->params,
- * validated against cfg->desc's table, and the AL loop of Alg. 1 with cfg->inner under the
- * harness's budget. */
+/* A member's solve function (solver.h): the common parameters (NCP_AL_DOC_COMMON) and then
+ * cfg->read_params's from in->params, validated against cfg->desc's table, and the AL loop of
+ * Alg. 1 with cfg->inner under the harness's budget. */
 int ncp_al_solve(const ncp_al_config *cfg, const ncp_solve_in *in, ncp_solve_out *out,
                  ncp_run *run, ncp_error *err);
 

@@ -19,8 +19,8 @@
  * last accepted v.
  * Choices the paper leaves open: Delta_0 = ||pN|| of the loop's first step (the full Newton step
  * is tried first; ||pU|| if pN is unavailable), no upper bound on Delta, eta 1e-4; inner stop as
- * canal; other parameters shared with canal (beta0 1e4, kappa 10, beta_max 1e6, zeta 0.5,
- * inner_tol 1e-6, inner_max 100).
+ * canal; other parameters shared with canal (scale-free beta0, kappa, zeta, theta_N and the
+ * start: solvers/canal.c).
  * Accuracy (what tests/test_canal.c checks): on its 40 seeded random problems 36 reach natural
  * map 1e-9 within 300 AL loops; on the other 4 the strict surrogate's inner solves fail (merit
  * stuck) and the iterate does not converge, sometimes diverging (|lambda| growing): the

@@ -16,10 +16,8 @@
  *                                                         ncp_cone_project_jacobian)
  *        d = -H^{-1} r                                   (eq. 25, Cholesky: H is SPD)
  *        alpha = argmin_{a > 0} h(v + a d)               (eq. 26, exact: rtsafe on phi'(a))
- *      until ||r|| <= inner_tol ||J^T (lambda - lambda^l)|| or r is at its round-off level
- *      (ncp_al_eval in al_common.h: Alg. 1 line 8 with a relative threshold that tightens as the
- *      AL loop converges; the paper gives no theta_N, and an absolute one is unit-dependent and
- *      unreachable at large beta), inner_max steps, or no descent left;
+ *      until ||r|| < theta_N (Alg. 1 line 8, absolute within the run; see below) or r is at its
+ *      round-off level (ncp_al_eval in al_common.h), inner_max steps, or no descent left;
  *   3. z^{l+1}, u^{l+1} by eq. 12-13 (u = -lambda), beta <- min(kappa beta, beta_max) when
  *      ||J v - z|| did not drop below zeta times its previous value (eq. 27, Alg. 1 line 19).
  * h per block type (eq. 22 gives only the contact term; ours, checked against finite
@@ -35,22 +33,41 @@
  * on phi' that fall back to bisection when they leave the bracket or converge too slowly, until
  * |phi'| <= ls_tol |phi'(0)|, the bracket is below 1e-14 a, or ls_max evaluations.
  *
- * Warm start: lambda0 sets u^0 = -lambda0; v0 (or A^{-1}(b + J^T lambda0)) sets v^0; z^0 =
- * J v^0 + e. Cold start: lambda = 0, v = A^{-1} b.
+ * Start (§V-D, solvers/al_common.c al_run): warm, v^0 = v0 (the previous step's velocity, which
+ * the benchmarks pass from the capture), u^0 = -lambda0, z^0 = J v^0 + e (eq. 13 at a fixed
+ * point). Cold (no v0, no lambda0): v^0 = 0 (cold_v 1: A^-1 b) and z_t^0 = 0, so that loop 1
+ * has no De Saxcé shift (eq. 21) and is the soft convex model of [2, 25] (§V-D: one CANAL loop
+ * is that model). The former cold start z^0 = J A^-1 b + e shifted every contact by
+ * mu ||J_t A^-1 b|| in loop 1 (dishes, Table II: 339 Newton steps per case, -log10 res 7.02).
  *
- * Parameters (defaults): beta0 1e4 (paper, §V-D); kappa 10, beta_max 1e6, zeta 0.5 (not given
- * in the paper); theta_al 0 (Alg. 1 line 16 off: the harness's tolerance and budgets decide);
- * inner_tol 1e-6, inner_max 100 (Newton steps per AL loop); stall_tol 1e-15; ls_tol 1e-10,
- * ls_max 100. eta of Alg. 1 line 2 is never used by the paper and is omitted.
- * Why beta_max = 1e6 (100 beta0) and not larger: the outer rate is set by the lagged De Saxcé
- * term, not by beta (boltnut and dishes: the same iteration counts for beta0 = 1e3..1e5), while
- * the round-off floor of x = lambda - beta (J v + e~) grows with beta; on tests/test_canal.c's
- * 110 random problems beta_max = 1e8 left 12 stuck near natural map 1e-6, 1e4..1e6 none. beta is
- * also not raised once the AL change of lambda is within 1e3 x its round-off level (al_common.c).
- * The inner tolerance hardly matters (1e-2..1e-6 gave the same Newton counts within 10% on
- * boltnut and dishes: the steps are spent finding the active set, not in the quadratic tail).
- * Accuracy floor: about eps beta |J v| in lambda (x is formed at scale beta |J v|), so natural
- * maps near 1e-10 on O(1)-velocity problems with beta = 1e4.
+ * Parameters (defaults). The paper gives beta0 = 1e4 (§V-D, absolute) and no theta_N, kappa,
+ * zeta, beta_max. Ours are scale-free (solvers/al_common.c, problem_scale; the same iterates
+ * up to the impulse unit when every mass is multiplied by s, tests/test_canal.c):
+ *   beta0 = beta0_rel / mean diag(J A^-1 J^T), beta0_rel 1e4 (beta0 > 0: absolute, e.g. 1e4);
+ *   beta_max = beta_max_ratio beta0, ratio 100; kappa 3, zeta 0.5 (eq. 27, Alg. 1 line 19);
+ *   theta_N = theta_n (||b|| + ||J^T lambda0|| + ||J^T (|e| / diag D)||), theta_n 1e-10
+ *   (theta_n_abs > 0: an absolute theta_N; inner_tol > 0 adds the former relative test
+ *   ||r|| <= inner_tol ||J^T (lambda - lambda^l)||);
+ *   theta_al 0 (Alg. 1 line 16 off: the harness decides), inner_max 100, stall_tol 1e-15,
+ *   ls_tol 1e-10, ls_max 100. eta of Alg. 1 line 2 is never used by the paper and is omitted.
+ * Chosen by scripts/sweep_canal.sh (Table II protocol, 10 AL loops from v0 = the captured
+ * previous velocity, dishes and bolt-nut captures; beta0_rel 1e4..1e6 x kappa 3, 10 x zeta 0.5,
+ * never): beta0_rel trades Newton steps for accuracy after 10 loops (1e4 / 1e5 / 1e6: dishes
+ * 60 / 78 / 112 steps per case at -log10 res 7.34 / 7.89 / 8.32; bolt-nut 68 / 89 / 123 at
+ * 9.27 / 9.47 / 9.42); kappa 3 costs fewer steps than 10 at equal accuracy within 0.2; never
+ * raising beta (zeta large) saves ~20 % of the steps but loses 0.5-0.7 in -log10 res on the
+ * dishes. beta0_rel 1e4, not 1e5: with 1e5 (beta_max 1e7 / D) the single-contact analytic
+ * cases of tests/test_canal.c stop at |lambda error| 8e-11 (round-off eps beta |J v| in x)
+ * instead of reaching natural map 1e-11. theta_n 1e-10 rather than 1e-8: with 1e-8 one of the
+ * 110 random problems of tests/test_canal.c stalled at natural map 5e-8 (Newton loops with no
+ * step leave lambda unchanged), at ~5 % more Newton steps on the dishes. With the paper's
+ * absolute beta0 = 1e4 (about beta0_rel 3e5 on the dishes) Table II gives 92 Newton steps per
+ * case at -log10 res 8.13.
+ * Why beta_max = 100 beta0 and not larger: the round-off floor of x = lambda - beta (J v + e~)
+ * grows with beta; on tests/test_canal.c's 110 random problems beta_max = 1e8 left 12 stuck
+ * near natural map 1e-6, 1e4..1e6 none. beta is also not raised once the AL change of lambda is
+ * within 1e3 x its round-off level (al_common.c).
+ * Accuracy floor: about eps beta |J v| in lambda (x is formed at scale beta |J v|).
  * Needs: primal (A, b, J, e). Solves the NCP (the cascade removes the De Saxcé lag at the fixed
  * point: there z = J v + e and e~ = e + Gamma(z)). Linear algebra: solvers/al_common.c (sparse
  * assembly, Cholesky per connected component of the Hessian's graph). Inner counts for Table II:

@@ -38,13 +38,31 @@
  *   - beta_0 (§VI-D): the geometric mean over bodies of m_b / n_b, n_b the contact points on the
  *     body (a body-body contact counts for both bodies; bodies without contacts or mass are left
  *     out; if no body has a contact, every constraint piece counts). beta0 > 0 overrides it.
+ *     Already scale-free: a mass, proportional to the problem's masses (issue 11's concern is
+ *     an absolute beta_0, which this is not).
  *   - eq. 43: "optional" in Alg. 2, gamma not given: on by default, checked after every
  *     iteration, gamma = 5 (OSQP's value). Measured at 100 iterations (median al_residual):
- *     laikago8 (80 captured steps) 7.5e-5 / 3.8e-5 / 2.2e-5 for gamma = 10 / 5 / 2 and 4.8e-4 with
- *     beta fixed at beta_0; dishes (quick) 5.6e-4 / 3.6e-4 / 4.1e-4 (8.2e-4 fixed); boltnut
- *     (quick) 1.1e-5 / 6.7e-6 / 1.6e-5 (6.6e-5 fixed). Eq. 43 is kept as printed although
- *     theta_p / theta_d has units (1/kg). beta stays within [beta_0 / beta_range,
- *     beta_0 beta_range], beta_range = 1e4. Eq. 43 is skipped once BOTH residuals are at their
+ *     laikago8 (the earlier 16-78 contact pile) 7.5e-5 / 3.8e-5 / 2.2e-5 for gamma = 10 / 5 / 2
+ *     and 4.8e-4 with beta fixed at beta_0; dishes (quick) 5.6e-4 / 3.6e-4 / 4.1e-4 (8.2e-4 fixed); boltnut
+ *     (quick) 1.1e-5 / 6.7e-6 / 1.6e-5 (6.6e-5 fixed) (measured with the literal rule below).
+ *   - eq. 43 made scale-free (default; theta_mass = 1 gives the paper's literal rule): theta_p
+ *     (eq. 42) is a velocity and theta_d a momentum, so the literal test theta_p > gamma theta_d
+ *     and the factor sqrt(theta_p / theta_d) carry units of 1/kg: they balance the residuals as
+ *     if every body weighed 1 kg. On 5 g pouring particles that holds beta far from the balance
+ *     (issue 11). We compare m* theta_p with theta_d and update beta <- beta sqrt(m* theta_p /
+ *     theta_d), m* the geometric mean of the masses of the bodies that carry a constraint piece
+ *     (the blocks M_b of eq. 41 that beta is weighed against; theta_mass > 0 sets m* instead).
+ *     For 1 kg bodies this is the literal rule. Scaling every mass by s scales beta_0, m*,
+ *     theta_d and lambda by s and leaves theta_p and v unchanged, so the iterates are the same up
+ *     to lambda x s (tests/test_subadmm.c); the literal rule's are not. Measured with subadmm
+ *     (default vs literal; al_residual): pouring-45 to 1e-8 within 2000 iterations 17 / 30 cases
+ *     vs 13 / 30, median iterations 457 vs 2000; boltnut 37 / 100 vs 36 / 100 (median residual
+ *     at 2000 iterations 4.1e-8 vs 5.0e-8); dishes median 7.4e-6 vs 1.3e-5 at 2000 iterations;
+ *     laikago8 (80-100 contacts) at 100 iterations 3.2e-4 vs 3.7e-4. Rejected scales: beta
+ *     itself (boltnut 2 / 100), the subsystems' masses (laikago8 4.0e-3: a robot weighs ~20 kg
+ *     but its pieces sit on ~1 kg links). Same gamma and round-off guard as below.
+ *     beta stays within [beta_0 / beta_range, beta_0 beta_range], beta_range = 1e4. Eq. 43 is
+ *     skipped once BOTH residuals are at their
  *     round-off level (theta_p <= 1e3 eps max(|J_p v|, |lambda| / beta), theta_d <= 1e3 eps
  *     |rhs of eq. 34|): their ratio is then noise, and on a fixed iteration count (Table III) it
  *     kept refactorising after convergence (17 times on an early laikago27 step).

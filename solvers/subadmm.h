@@ -24,8 +24,9 @@
  *             (eq. 31), J_p = J_{i,b} J_{b,j}           (eqs. 40-41), tree Cholesky per subsystem
  *   NOBODY    (i, j): one per subsystem j it touches   K_j = A_j + beta sum_p J_p^T J_p, dense
  *             J_p = sum_{b in j} J_{i,b} J_{b,j} (30)   Cholesky per subsystem (LAPACK)
- *   NOSUB     (i): the whole row J_i                   K = A + beta J^T J (eq. 28), one dense
- *                                                      Cholesky of the whole system (LAPACK) */
+ *   NOSUB     (i): the whole row J_i                   K = A + beta J^T J (eq. 28), one sparse
+ *                                                      Cholesky of the whole system (ordered once
+ *                                                      per solve), dense LAPACK when cheaper */
 typedef enum ncp_subadmm_split {
     NCP_SUBADMM_BODY = 0,   /* subadmm */
     NCP_SUBADMM_NOBODY = 1, /* admm-nobody */
@@ -49,6 +50,7 @@ typedef struct ncp_subadmm_stats {
     int factorizations; /* factorisation rounds (all subsystems at one beta), setup included */
     int beta_updates;   /* eq. 43 changes of beta */
     double beta0;       /* the initial penalty used */
+    double mass_scale;  /* eq. 43's mass scale m* (kg) used: theta_mass, or the problem's */
     double beta;        /* the penalty at the end */
     double theta_p;     /* eq. 42 at the last iteration */
     double theta_d;

@@ -23,6 +23,7 @@
 
 #include "solvers/common.h"
 #include "core/la.h"
+#include "core/sparse_chol.h"
 #include "solvers/al_operator.h"
 
 /* ====================== workspace ====================== */
@@ -52,6 +53,10 @@ typedef struct sa_sub {
     double *K;     /* n x n: the matrix of eq. 34, then its factor */
     double *G;     /* NOBODY / NOSUB: sum_p J_p^T J_p (n x n, full) */
     double *A;     /* NOBODY: A_j (n x n); NOSUB: points at p->A */
+    ncp_spchol *sp;     /* NOSUB, sparse: the fixed-pattern factor of A + beta J^T J; then K
+                           and G are unused and the values live in kA, kG */
+    int *kptr, *kidx;   /* NOSUB, sparse: pattern of A + beta J^T J (CSR, both triangles) */
+    double *kA, *kG;    /* NOSUB, sparse: A's and J^T J's values on that pattern */
     double *r;     /* n: right-hand side / residual scratch */
     double *W;     /* BODY: 6 x (max support) scratch for H_b J_{b,j} */
     double res;    /* ||A_j v_j - b_j - sum J^T lambda|| (eq. 42) */
@@ -82,6 +87,8 @@ typedef struct sa_ws {
     unsigned char *bchg;  /* per block: lambda or a z changed */
     double *lam, *v, *g;  /* g: NOSUB, beta z + lambda per row */
     double beta;
+    int nosub_factor;     /* NOSUB: 0 auto, 1 dense, 2 sparse (the settings' value) */
+    double mscale;        /* eq. 43's mass scale m* (kg), mass_scale() */
 } sa_ws;
 
 static void tree_free(struct sa_tree *T);
@@ -91,6 +98,11 @@ static void ws_free(sa_ws *w)
     if (w->subs)
         for (int j = 0; j < w->nsub; j++) {
             tree_free(w->subs[j].tree);
+            ncp_spchol_free(w->subs[j].sp);
+            free(w->subs[j].kptr);
+            free(w->subs[j].kidx);
+            free(w->subs[j].kA);
+            free(w->subs[j].kG);
             free(w->subs[j].K);
             free(w->subs[j].G);
             if (w->split == NCP_SUBADMM_NOBODY) free(w->subs[j].A);
@@ -324,6 +336,8 @@ static int factor_sub(sa_ws *w, int j, double beta)
     if (w->split == NCP_SUBADMM_BODY) {
         assemble_body(w, j, beta, 1, S->K);
         if (S->tree) return tree_factor(n, S->tree);
+    } else if (S->sp) { /* NOSUB sparse: numeric refactorisation on the fixed pattern */
+        return ncp_spchol_factor(S->sp, S->kA, S->kG, beta, NULL) ? -1 : 0;
     } else { /* K = A_j + beta G_j (eq. 28 / 34), dense */
         size_t nn = (size_t)n * n;
         for (size_t e = 0; e < nn; e++) S->K[e] = S->A[e] + beta * S->G[e];
@@ -336,6 +350,7 @@ static void solve_sub(sa_ws *w, int j, double *x)
     sa_sub *S = &w->subs[j];
     if (S->n == 0) return;
     if (S->tree) tree_solve(S->n, S->tree, x);
+    else if (S->sp) ncp_spchol_solve(S->sp, x);
     else ncp_chol_solve(S->n, S->K, 1, x, NULL); /* cannot fail: n, nrhs, ld are valid */
 }
 
@@ -811,6 +826,120 @@ static int build_pieces(sa_ws *w, ncp_error *err)
     return rc;
 }
 
+/* admm-nosub's sparse factorisation of eq. 28 (Lee et al. 2025): K = A + beta J^T J has A's
+ * pattern (block diagonal per subsystem) plus the contact couplings of J^T J, and the pattern does
+ * not depend on beta. A competent implementation orders and analyses it once per solve and only
+ * refactorises numerically when eq. 43 changes beta (core/sparse_chol.h), so that Table III's
+ * "No Sub" ratio measures the splitting, not dense linear algebra. Entries of J^T J are summed
+ * over J's rows in increasing order, as the dense G is, so K's entries are bitwise the dense ones
+ * and the two factorisations differ by round-off only. Sets *use = 0 (and frees what it built)
+ * when a dense factorisation is cheaper: fewer flops by NOSUB_SPARSE_GAIN (the up-looking sparse
+ * kernel's indirect addressing is slower per flop than LAPACK's dense Cholesky). */
+#define NOSUB_SPARSE_GAIN 4.0
+static int build_nosub_sparse(sa_ws *w, sa_sub *S, int force, int *use, ncp_error *err)
+{
+    const ncp_problem *p = w->p;
+    const ncp_csr *J = &p->J;
+    int n = p->nv, rc = NCP_OK;
+    size_t n1 = (size_t)(n > 0 ? n : 1);
+    *use = 0;
+    int *cptr = ncp_calloc(err, n1 + 1, sizeof(int)); /* J by columns: its rows */
+    int *crow = ncp_malloc(err, (size_t)(J->nnz > 0 ? J->nnz : 1), sizeof(int));
+    double *cval = ncp_malloc(err, (size_t)(J->nnz > 0 ? J->nnz : 1), sizeof(double));
+    int *mk = ncp_malloc(err, n1, sizeof(int));
+    int *pos = ncp_malloc(err, n1, sizeof(int));
+    int *fill = ncp_calloc(err, n1, sizeof(int));
+    S->kptr = ncp_calloc(err, n1 + 1, sizeof(int));
+    if (!cptr || !crow || !cval || !mk || !pos || !fill || !S->kptr) rc = NCP_ERR_NOMEM;
+    if (!rc) {
+        for (int e = 0; e < J->nnz; e++) cptr[J->col[e] + 1]++;
+        for (int c = 0; c < n; c++) cptr[c + 1] += cptr[c];
+        for (int r = 0; r < J->m; r++) /* rows ascending within each column */
+            for (int e = J->rowptr[r]; e < J->rowptr[r + 1]; e++) {
+                int c = J->col[e];
+                crow[cptr[c] + fill[c]] = e; /* the entry, for its value and row */
+                cval[cptr[c] + fill[c]++] = J->val[e];
+            }
+        for (int k = 0; k < n; k++) mk[k] = -1;
+    }
+    /* the rows of J by entry: row of entry e */
+    int *erow = rc ? NULL : ncp_malloc(err, (size_t)(J->nnz > 0 ? J->nnz : 1), sizeof(int));
+    if (!rc && !erow) rc = NCP_ERR_NOMEM;
+    for (int r = 0; r < J->m && !rc; r++)
+        for (int e = J->rowptr[r]; e < J->rowptr[r + 1]; e++) erow[e] = r;
+    /* pass 0 counts, pass 1 fills: row r of K = A's non-zeros, the diagonal, and every column
+     * sharing a row of J with r */
+    for (int pass = 0; pass < 2 && !rc; pass++) {
+        if (pass == 1) {
+            for (int r = 0; r < n; r++) S->kptr[r + 1] += S->kptr[r];
+            size_t nz = (size_t)(S->kptr[n] > 0 ? S->kptr[n] : 1);
+            S->kidx = ncp_malloc(err, nz, sizeof(int));
+            S->kA = ncp_malloc(err, nz, sizeof(double));
+            S->kG = ncp_calloc(err, nz, sizeof(double));
+            if (!S->kidx || !S->kA || !S->kG) {
+                rc = NCP_ERR_NOMEM;
+                break;
+            }
+            for (int k = 0; k < n; k++) mk[k] = -1;
+        }
+        for (int r = 0; r < n; r++) {
+            int cnt = 0, base = pass ? S->kptr[r] : 0;
+            const double *Ar = p->A + (size_t)r * n; /* column r = row r (A symmetric) */
+            for (int c = 0; c < n; c++)
+                if (Ar[c] != 0.0 || c == r) {
+                    mk[c] = r;
+                    if (pass) {
+                        pos[c] = base + cnt;
+                        S->kidx[base + cnt] = c;
+                        S->kA[base + cnt] = Ar[c];
+                    }
+                    cnt++;
+                }
+            for (int t = cptr[r]; t < cptr[r + 1]; t++) {
+                int i = erow[crow[t]];
+                double jr = cval[t];
+                for (int e = J->rowptr[i]; e < J->rowptr[i + 1]; e++) {
+                    int c = J->col[e];
+                    if (mk[c] != r) {
+                        mk[c] = r;
+                        if (pass) {
+                            pos[c] = base + cnt;
+                            S->kidx[base + cnt] = c;
+                            S->kA[base + cnt] = 0.0;
+                        }
+                        cnt++;
+                    }
+                    if (pass) S->kG[pos[c]] += jr * J->val[e];
+                }
+            }
+            if (!pass) S->kptr[r + 1] = cnt;
+        }
+    }
+    free(cptr);
+    free(crow);
+    free(cval);
+    free(mk);
+    free(pos);
+    free(fill);
+    free(erow);
+    if (!rc) rc = ncp_spchol_analyse(n, S->kptr, S->kidx, &S->sp, err);
+    if (rc) return rc;
+    double flops;
+    ncp_spchol_stats(S->sp, NULL, &flops);
+    *use = force || NOSUB_SPARSE_GAIN * flops < (double)n * n * n / 3.0;
+    if (!*use) {
+        ncp_spchol_free(S->sp);
+        free(S->kptr);
+        free(S->kidx);
+        free(S->kA);
+        free(S->kG);
+        S->sp = NULL;
+        S->kptr = S->kidx = NULL;
+        S->kA = S->kG = NULL;
+    }
+    return NCP_OK;
+}
+
 /* Per-subsystem matrices: K (and A_j, G_j for the dense splittings), scratch, the tree. */
 static int build_subsystems(sa_ws *w, ncp_error *err)
 {
@@ -822,6 +951,16 @@ static int build_subsystems(sa_ws *w, ncp_error *err)
         w->subs[0].d0 = 0;
         w->subs[0].n = p->nv;
         w->subs[0].A = p->A;
+        if (w->nosub_factor != 1) { /* auto or sparse */
+            int use = 0;
+            sa_sub *S = &w->subs[0];
+            int rc = build_nosub_sparse(w, S, w->nosub_factor == 2, &use, err);
+            if (rc) return rc;
+            if (use) {
+                S->r = ncp_calloc(err, (size_t)(S->n > 0 ? S->n : 1), sizeof(double));
+                return S->r ? NCP_OK : NCP_ERR_NOMEM;
+            }
+        }
     }
     for (int j = 0; j < w->nsub; j++) {
         sa_sub *S = &w->subs[j];
@@ -1042,6 +1181,44 @@ static int initial_beta(const ncp_problem *p, double *beta0, ncp_error *err)
     return NCP_OK;
 }
 
+/* The mass scale m* of the scale-free eq. 43 (solvers/subadmm.c): the geometric mean of the
+ * masses m_b of the bodies that carry a constraint piece (the blocks H_b = M_b + beta C_b of eq.
+ * 41 against which beta is weighed). Without structure (admm-nosub on an imported problem) the
+ * geometric mean of A_kk over the dofs some row of J touches (our extension). Nothing
+ * constrained: 1 kg. */
+static int mass_scale(const ncp_problem *p, double *ms, ncp_error *err)
+{
+    const ncp_structure *s = p->structure;
+    double sum = 0.0;
+    int q = 0;
+    if (s && s->nbodies > 0) {
+        unsigned char *has = ncp_calloc(err, (size_t)s->nbodies, 1);
+        if (!has) return NCP_ERR_NOMEM;
+        for (int l = 0; l < s->nlinks; l++) has[s->links[l].body] = 1;
+        for (int b = 0; b < s->nbodies; b++)
+            if (has[b] && s->bodies[b].M[0] > 0.0) {
+                sum += log(s->bodies[b].M[0]);
+                q++;
+            }
+        free(has);
+    }
+    if (q == 0 && p->nv > 0) {
+        unsigned char *touched = ncp_calloc(err, (size_t)p->nv, 1);
+        if (!touched) return NCP_ERR_NOMEM;
+        for (int e = 0; e < p->J.nnz; e++) touched[p->J.col[e]] |= p->J.val[e] != 0.0;
+        for (int k = 0; k < p->nv; k++) {
+            double a = p->A[k + (size_t)k * p->nv];
+            if (touched[k] && a > 0.0) {
+                sum += log(a);
+                q++;
+            }
+        }
+        free(touched);
+    }
+    *ms = q > 0 ? exp(sum / q) : 1.0;
+    return NCP_OK;
+}
+
 /* name: the solver's, for the messages */
 static int check_problem(const char *name, const ncp_problem *p, ncp_subadmm_split split,
                          ncp_error *err)
@@ -1081,6 +1258,7 @@ static int ws_setup(sa_ws *w, const ncp_subadmm_config *cfg, const ncp_subadmm_s
     w->n = p->nv;
     w->m = p->m;
     w->nb = p->nblocks;
+    w->nosub_factor = set->nosub_factor;
 #ifdef _OPENMP
     w->nt = set->threads > 0 ? set->threads : omp_get_max_threads();
 #else
@@ -1107,6 +1285,7 @@ static int ws_setup(sa_ws *w, const ncp_subadmm_config *cfg, const ncp_subadmm_s
     double b0 = set->beta0;
     if (b0 <= 0.0 && (rc = initial_beta(p, &b0, err))) return rc;
     w->beta = b0;
+    if ((rc = mass_scale(p, &w->mscale, err))) return rc;
 
     /* initial iterate (Alg. 2 line 7): lambda^0 = lambda0 (u^0 = -lambda0) or 0; z_p^0 = J_p v0,
      * v0 given or A^{-1}(b + J^T lambda0) (one extra factorisation at beta = 0), so that a warm
@@ -1157,6 +1336,7 @@ static int sa_run(const ncp_subadmm_config *cfg, const ncp_subadmm_settings *set
     }
     int m = w.m, n = w.n;
     st->beta0 = st->beta = w.beta;
+    st->mass_scale = set->theta_mass > 0.0 ? set->theta_mass : w.mscale;
     st->nsub = w.nsub;
     st->npieces = w.npiece;
     for (int j = 0; j < w.nsub; j++) st->tree += w.subs[j].tree != NULL;
@@ -1207,9 +1387,13 @@ static int sa_run(const ncp_subadmm_config *cfg, const ncp_subadmm_settings *set
          * 100 iterations: 17 refactorisations after convergence) */
         double nbeta = w.beta;
         int noise = tp <= 1e3 * DBL_EPSILON * sp && td <= 1e3 * DBL_EPSILON * sd;
-        if (set->adaptive && !noise && tp > 0.0 && td > 0.0 &&
-            (tp > set->gamma * td || td > set->gamma * tp)) {
-            nbeta = w.beta * sqrt(tp / td);
+        /* theta_p (a velocity) times a mass is a momentum, comparable with theta_d: the paper's
+         * literal rule is the mass 1 kg (theta_mass = 1); the default is the problem's body
+         * mass scale (mass_scale, solvers/subadmm.c) */
+        double tpm = st->mass_scale * tp;
+        if (set->adaptive && !noise && tpm > 0.0 && td > 0.0 &&
+            (tpm > set->gamma * td || td > set->gamma * tpm)) {
+            nbeta = w.beta * sqrt(tpm / td);
             nbeta = fmin(fmax(nbeta, st->beta0 / set->beta_range), st->beta0 * set->beta_range);
         }
         if (nbeta != w.beta) {
@@ -1247,6 +1431,13 @@ const ncp_param_doc ncp_subadmm_params[] = {
     {"gamma", 5.0, "eq. 43: adapt when theta_p > gamma theta_d or theta_d > gamma theta_p, > 1"},
     {"beta_range", 1e4, "beta stays within [beta0 / beta_range, beta0 * beta_range], >= 1"},
     {"theta_th", 0.0, "own stop when theta_p + theta_d < theta_th (Alg. 2 line 13); 0 = off"},
+    {"theta_mass", 0.0,
+     "eq. 43 compares theta_mass * theta_p with theta_d (kg); 0 = the problem's mass scale "
+     "(scale-free: geometric mean of the constrained bodies' masses), 1 = the paper's literal "
+     "rule"},
+    {"nosub_factor", 0.0,
+     "admm-nosub's factorisation of eq. 28: 0 = sparse (ordered once per solve) unless dense is "
+     "cheaper, 1 = dense, 2 = sparse; the others ignore it"},
     {"threads", 1.0,
      "OpenMP threads over subsystems and constraints (0 = OpenMP default); results do not depend "
      "on it"},
@@ -1269,6 +1460,9 @@ static int read_settings(const ncp_subadmm_config *cfg, const ncp_params *ps,
                                     err)) ||
         (rc = ncp_solver_param_real(self, ps, "theta_th", 0.0, INFINITY, 0, &set->theta_th,
                                     err)) ||
+        (rc = ncp_solver_param_real(self, ps, "theta_mass", 0.0, INFINITY, 0, &set->theta_mass,
+                                    err)) ||
+        (rc = ncp_solver_param_int(self, ps, "nosub_factor", 0, 2, &set->nosub_factor, err)) ||
         (rc = ncp_solver_param_int(self, ps, "threads", 0, 1024, &set->threads, err)))
         return rc;
     return NCP_OK;

@@ -21,6 +21,9 @@ typedef struct ncp_subadmm_settings {
     double gamma;       /* eq. 43 threshold, > 1 */
     double beta_range;  /* beta stays in [beta0 / beta_range, beta0 beta_range], >= 1 */
     double theta_th;    /* Alg. 2 line 13: own stop when theta_p + theta_d < theta_th; 0 = off */
+    double theta_mass;  /* eq. 43 compares theta_mass theta_p with theta_d; 0 = the problem's
+                           body mass scale (scale-free), 1 = the paper's literal rule */
+    int nosub_factor;   /* admm-nosub: 0 = sparse unless dense is cheaper, 1 = dense, 2 = sparse */
     int threads;        /* OpenMP threads over subsystems and constraints; 0 = OpenMP default */
 } ncp_subadmm_settings;
 

@@ -37,6 +37,7 @@
 #include "solvers/al.h"
 #include "solvers/al_operator.h" /* ncp_al_block_T, tested directly in (a) */
 #include "solve/harness.h"
+#include "solve/params.h"
 #include "core/la.h"
 #include "metrics/metrics.h"
 #include "solvers/registry.h"
@@ -596,11 +597,13 @@ static void test_params(void)
         const char *name;
         double value;
     } bad[] = {
-        {S_CANAL, "beta0", 0.0},      {S_CANAL, "kappa", 1.0},    {S_CANAL, "beta_max", 1.0},
+        {S_CANAL, "beta0", -1.0},     {S_CANAL, "kappa", 1.0},    {S_CANAL, "beta_max_ratio", 0.5},
         {S_CANAL, "zeta", -1.0},      {S_CANAL, "inner_tol", 2.0}, {S_CANAL, "inner_max", 0.0},
         {S_CANAL, "ls_tol", 0.0},     {S_CANAL, "ls_max", 1.5},   {S_CANAL, "theta_al", -1.0},
         {S_TR, "eta", 0.25},          {S_TR, "inner_max", 2.5},   {S_DSN, "armijo", 0.5},
         {S_DSN, "p", 2.0},            {S_DSN, "rho", 0.0},        {S_DSN, "ls_max", 0.0},
+        {S_CANAL, "beta0_rel", 0.0},  {S_CANAL, "theta_n", -1.0}, {S_CANAL, "cold_v", 2.0},
+        {S_DSN, "ls_abort", 2.0},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         tutil_check_bad_param(bad[i].s, &p, bad[i].name, bad[i].value);
@@ -660,6 +663,234 @@ static void test_pgs_decoupled(void)
     printf("pgs-decoupled: %d of %d SPD random problems to natural map 1e-8\n", conv, total);
 }
 
+/* ---------- (g) warm start, theta_N, scale-free beta0 (Lee et al. 2025 §V-D, Alg. 1 l. 8) ---- */
+
+/* The last step of every AL loop: enough to recompute ||r|| at the loop's end independently. */
+typedef struct loop_end {
+    const ncp_problem *p;
+    int steps, nl;
+    double beta[16];
+    double *lam_prev[16], *eshift[16], *v[16];
+} loop_end;
+
+static void on_loop_end(void *ctx, const ncp_al_step *s)
+{
+    loop_end *c = ctx;
+    c->steps++;
+    int l = s->al_iter - 1;
+    if (l < 0 || l >= 16) return;
+    if (l + 1 > c->nl) c->nl = l + 1;
+    c->beta[l] = s->beta;
+    memcpy(c->lam_prev[l], s->lam_prev, (size_t)c->p->m * sizeof(double));
+    memcpy(c->eshift[l], s->eshift, (size_t)c->p->m * sizeof(double));
+    memcpy(c->v[l], s->v_after, (size_t)c->p->nv * sizeof(double));
+}
+
+static int loop_end_alloc(loop_end *c, const ncp_problem *p)
+{
+    memset(c, 0, sizeof *c);
+    c->p = p;
+    int ok = 1;
+    for (int l = 0; l < 16; l++) {
+        c->lam_prev[l] = calloc((size_t)p->m + 1, sizeof(double));
+        c->eshift[l] = calloc((size_t)p->m + 1, sizeof(double));
+        c->v[l] = calloc((size_t)p->nv + 1, sizeof(double));
+        ok &= c->lam_prev[l] && c->eshift[l] && c->v[l];
+    }
+    return ok;
+}
+
+static void loop_end_free(loop_end *c)
+{
+    for (int l = 0; l < 16; l++) {
+        free(c->lam_prev[l]);
+        free(c->eshift[l]);
+        free(c->v[l]);
+    }
+}
+
+/* ||A v - b - J^T T(x(v))|| at loop l's end, with testutil's projection (t_h). */
+static double t_rnorm(const ncp_problem *p, const double *J, const loop_end *c, int l)
+{
+    int n = p->nv, m = p->m;
+    ncp_al_step s;
+    memset(&s, 0, sizeof s);
+    s.p = p;
+    s.beta = c->beta[l];
+    s.lam_prev = c->lam_prev[l];
+    s.eshift = c->eshift[l];
+    double *lam = calloc((size_t)m + 1, sizeof(double));
+    if (!lam) return INFINITY;
+    t_h(p, J, &s, c->v[l], lam);
+    double r2 = 0.0;
+    for (int i = 0; i < n; i++) {
+        double acc = -p->b[i];
+        for (int j = 0; j < n; j++) acc += p->A[i + (size_t)j * n] * c->v[l][j];
+        for (int q = 0; q < m; q++) acc -= J[(size_t)q * n + i] * lam[q];
+        r2 += acc * acc;
+    }
+    free(lam);
+    return sqrt(r2);
+}
+
+/* A converged solution is a fixed point of the warm start: from (lambda*, v*) one AL loop takes
+ * no Newton step (||r(v*)|| is already below theta_N) and leaves lambda where it was. */
+static void test_warm_fixed_point(void)
+{
+    int zero_steps = 0;
+    for (int i = 0; i < 10; i++) {
+        ncp_problem p;
+        ncp_error err;
+        ncp_error_clear(&err);
+        CHECK_OK(t_random(&p, 700 + i, i % 2, 0, &err), &err);
+        int m = p.m, n = p.nv;
+        double *l1 = calloc((size_t)m + 1, sizeof(double)), *v1 = calloc((size_t)n + 1, 8);
+        double *l2 = calloc((size_t)m + 1, sizeof(double)), *v2 = calloc((size_t)n + 1, 8);
+        CHECK(l1 && v1 && l2 && v2);
+        if (l1 && v1 && l2 && v2) {
+            ncp_al_stats st;
+            CHECK_OK(ncp_al_solve_observed(&ncp_al_config_canal, &p, NULL, NULL, NULL, 200, NULL,
+                                           NULL, l1, v1, &st, &err),
+                     &err);
+            double nm = tutil_ref_natural_map(&p, l1, 0);
+            CHECK(nm <= 1e-8);
+            int steps = 0;
+            CHECK_OK(ncp_al_solve_observed(&ncp_al_config_canal, &p, NULL, l1, v1, 1, on_count,
+                                           &steps, l2, v2, &st, &err),
+                     &err);
+            zero_steps += steps == 0;
+            CHECK(steps <= 1);
+            CHECK(st.inner_failures == 0);
+            double d = 0.0, s = 1e-300;
+            for (int k = 0; k < m; k++) {
+                d = fmax(d, fabs(l2[k] - l1[k]));
+                s = fmax(s, fabs(l1[k]));
+            }
+            CHECK(d <= 1e-7 * s);
+            CHECK(tutil_ref_natural_map(&p, l2, 0) <= 1e-8); /* still converged */
+        }
+        free(l1);
+        free(v1);
+        free(l2);
+        free(v2);
+        ncp_problem_free(&p);
+    }
+    CHECK(zero_steps >= 5);
+    printf("canal warm-started at its own solution: %d of 10 loops without a Newton step\n",
+           zero_steps);
+}
+
+/* Alg. 1 line 8 with an absolute theta_N: every loop reported converged ends with ||r|| <=
+ * theta_N, recomputed here from the loop's last iterate. */
+static void test_theta_n(void)
+{
+    for (int i = 0; i < 8; i++) {
+        ncp_problem p;
+        ncp_error err;
+        ncp_error_clear(&err);
+        CHECK_OK(t_random(&p, 800 + i, i % 2, 0, &err), &err);
+        double *J = t_dense_J(&p);
+        double thn = 1e-7 * ncp_norm2(p.nv, p.b);
+        ncp_params ps;
+        memset(&ps, 0, sizeof ps);
+        CHECK_OK(ncp_params_set(&ps, "theta_n_abs", thn, &err), &err);
+        double *lam = calloc((size_t)p.m + 1, sizeof(double)), *v = calloc((size_t)p.nv + 1, 8);
+        loop_end c;
+        int ok = loop_end_alloc(&c, &p) && J && lam && v;
+        CHECK(ok);
+        if (ok) {
+            ncp_al_stats st;
+            CHECK_OK(ncp_al_solve_observed(&ncp_al_config_canal, &p, &ps, NULL, NULL, 10,
+                                           on_loop_end, &c, lam, v, &st, &err),
+                     &err);
+            CHECK(st.inner_failures == 0);
+            CHECK(c.steps == st.inner_iterations);
+            for (int l = 0; l < c.nl && st.inner_failures == 0; l++) {
+                if (c.beta[l] == 0.0) continue; /* a loop without a step */
+                double r = t_rnorm(&p, J, &c, l);
+                CHECK(r <= thn);
+                if (r > thn) fprintf(stderr, "  theta_N: random %d loop %d ||r|| %g > %g\n", i, l,
+                                     r, thn);
+            }
+        }
+        loop_end_free(&c);
+        free(J);
+        free(lam);
+        free(v);
+        ncp_problem_free(&p);
+    }
+}
+
+/* Scale-free beta0 and theta_N: with A, b and the soft rows' k, c times s (every mass times s)
+ * the iterates are the
+ * same with lambda times s; with the paper's absolute beta0 they are not (the penalty then means
+ * something else relative to the masses). */
+static void test_scale_free(void)
+{
+    const double s = 1024.0; /* a power of 2: the scaled data are exact */
+    double worst = 0.0, worst_abs = 0.0;
+    for (int i = 0; i < 6; i++) {
+        ncp_problem p, q;
+        ncp_error err;
+        ncp_error_clear(&err);
+        CHECK_OK(t_random(&p, 900 + i, i % 2, 0, &err), &err);
+        CHECK_OK(ncp_problem_copy(&q, &p, &err), &err);
+        int n = p.nv, m = p.m;
+        for (size_t k = 0; k < (size_t)n * n; k++) q.A[k] *= s;
+        for (int k = 0; k < n; k++) q.b[k] *= s;
+        for (int bi = 0; bi < q.nblocks; bi++) /* impulse per unit phi / velocity: x s too */
+            if (q.blocks[bi].type == NCP_SOFT) {
+                q.blocks[bi].k *= s;
+                q.blocks[bi].c *= s;
+            }
+        CHECK_OK(ncp_problem_compute_dual(&q, &err), &err);
+        for (int absb = 0; absb < 2; absb++) {
+            ncp_params ps;
+            memset(&ps, 0, sizeof ps);
+            if (absb) CHECK_OK(ncp_params_set(&ps, "beta0", 1e4, &err), &err);
+            double *l1 = calloc((size_t)m + 1, 8), *v1 = calloc((size_t)n + 1, 8);
+            double *l2 = calloc((size_t)m + 1, 8), *v2 = calloc((size_t)n + 1, 8);
+            CHECK(l1 && v1 && l2 && v2);
+            if (l1 && v1 && l2 && v2) {
+                ncp_al_stats st1, st2;
+                CHECK_OK(ncp_al_solve_observed(&ncp_al_config_canal, &p, &ps, NULL, NULL, 4, NULL,
+                                               NULL, l1, v1, &st1, &err),
+                         &err);
+                CHECK_OK(ncp_al_solve_observed(&ncp_al_config_canal, &q, &ps, NULL, NULL, 4, NULL,
+                                               NULL, l2, v2, &st2, &err),
+                         &err);
+                double dl = 0.0, sl = 1e-300, dv = 0.0, sv = 1e-300;
+                for (int k = 0; k < m; k++) {
+                    dl = fmax(dl, fabs(l2[k] / s - l1[k]));
+                    sl = fmax(sl, fabs(l1[k]));
+                }
+                for (int k = 0; k < n; k++) {
+                    dv = fmax(dv, fabs(v2[k] - v1[k]));
+                    sv = fmax(sv, fabs(v1[k]));
+                }
+                double rel = fmax(dl / sl, dv / sv);
+                if (absb) worst_abs = fmax(worst_abs, rel);
+                else {
+                    worst = fmax(worst, rel);
+                    CHECK(rel <= 1e-8);
+                    if (rel > 1e-8) fprintf(stderr, "  scale-free: random %d: %g\n", 900 + i, rel);
+                    CHECK(st1.inner_iterations == st2.inner_iterations);
+                }
+            }
+            free(l1);
+            free(v1);
+            free(l2);
+            free(v2);
+        }
+        ncp_problem_free(&q);
+        ncp_problem_free(&p);
+    }
+    /* the absolute beta0 really changes the iterates: the test above can fail */
+    CHECK(worst_abs > 1e-4);
+    printf("masses x %g after 4 AL loops: scale-free beta0 relative change %.1e, absolute beta0 "
+           "1e4 %.1e\n", s, worst, worst_abs);
+}
+
 static void test_empty(void)
 {
     /* no constraint rows: one iteration, v = A^{-1} b */
@@ -705,5 +936,8 @@ int main(void)
     test_analytic();
     test_pgs_decoupled();
     test_empty();
+    test_warm_fixed_point();
+    test_theta_n();
+    test_scale_free();
     return tcheck_exit("canal");
 }

@@ -569,6 +569,15 @@ static ncp_metrics ref_metrics(const ncp_problem *p, const double *lambda, const
     }
     r.al_residual = p->ncontacts ? sqrt(al) / p->ncontacts : 0.0;
     r.al_residual_other = sqrt(alo);
+    /* active_contacts: each contact compared with every other one (no running maximum) */
+    for (int b = 0; b < p->nblocks; b++) {
+        if (p->blocks[b].type != NCP_CONTACT) continue;
+        double ln = lambda[p->blocks[b].row];
+        int below = ln <= 0.0;
+        for (int c = 0; c < p->nblocks && !below; c++)
+            if (p->blocks[c].type == NCP_CONTACT && ln <= 1e-3 * lambda[p->blocks[c].row]) below = 1;
+        r.active_contacts += !below;
+    }
     r.natural_map_abs = sqrt(F2);
     r.natural_map_inf = Finf;
     r.natural_map_rel_acary = sqrt(F2) / sqrt(nvf);
@@ -970,25 +979,63 @@ static void test_names(void)
         "natural_map_inf",       "natural_map_rel_acary", "natural_map_rel_siconos",
         "natural_map_rel_fclib", "ncp_primal",        "ncp_dual",
         "ncp_compl",             "penetration",       "sap_momentum",
-        "sap_compl"};
-    CHECK(ncp_metrics_count() == 13);
-    for (int i = 0; i < 13; i++) {
+        "sap_compl",             "active_contacts"};
+    enum { N = 14 };
+    CHECK(ncp_metrics_count() == N);
+    for (int i = 0; i < N; i++) {
         CHECK(ncp_metrics_name(i) && strcmp(ncp_metrics_name(i), want[i]) == 0);
         CHECK(ncp_metrics_index(want[i]) == i);
     }
     CHECK(ncp_metrics_name(-1) == NULL);
-    CHECK(ncp_metrics_name(13) == NULL);
+    CHECK(ncp_metrics_name(N) == NULL);
     CHECK(ncp_metrics_index("natural_map") == -1);
     CHECK(ncp_metrics_index(NULL) == -1);
     /* values() follows the struct order */
-    ncp_metrics mt = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
-    double v[13];
+    ncp_metrics mt = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+    double v[N];
     ncp_metrics_values(&mt, v);
-    for (int i = 0; i < 13; i++) CHECK_NEAR(v[i], i + 1.0, 0.0);
+    for (int i = 0; i < N; i++) CHECK_NEAR(v[i], i + 1.0, 0.0);
     CHECK_NEAR(v[ncp_metrics_index("natural_map_rel_siconos")], mt.natural_map_rel_siconos, 0.0);
     CHECK_NEAR(v[ncp_metrics_index("penetration")], mt.penetration, 0.0);
     CHECK_NEAR(v[ncp_metrics_index("sap_momentum")], mt.sap_momentum, 0.0);
     CHECK_NEAR(v[ncp_metrics_index("sap_compl")], mt.sap_compl, 0.0);
+    CHECK_NEAR(v[ncp_metrics_index("active_contacts")], mt.active_contacts, 0.0);
+}
+
+/* active_contacts by hand: five contacts and a unilateral row, D = I. Normal impulses
+ * (2, 0.003, 0.002, 0.0019, -1) against the threshold 1e-3 * 2 = 0.002 (strict): the first two
+ * carry load, 0.002 is exactly at the threshold (not counted), 0.0019 below it, -1 is not a
+ * load; the unilateral row's impulse 50 is no contact and does not set the scale. So 2, for
+ * lambda and for 1024 lambda (scale-free); 0 at lambda = 0 and when every lambda_n <= 0; with
+ * the largest contact removed (lambda_n,0 = 0) the scale is 0.003, threshold 3e-6: 3. */
+static void test_active_contacts(void)
+{
+    ncp_error err;
+    ncp_error_clear(&err);
+    ncp_problem p;
+    int types[] = {NCP_CONTACT, NCP_CONTACT, NCP_UNILATERAL, NCP_CONTACT, NCP_CONTACT, NCP_CONTACT};
+    mk_problem(&p, 6, types, &err);
+    for (int b = 0; b < p.nblocks; b++) p.blocks[b].mu = 0.5;
+    double ln[] = {2.0, 0.003, 50.0, 0.002, 0.0019, -1.0};
+    double *l = calloc((size_t)p.m, sizeof *l), *u = calloc((size_t)p.m, sizeof *u);
+    if (!l || !u) abort();
+    for (int b = 0; b < p.nblocks; b++) l[p.blocks[b].row] = ln[b];
+    l[p.blocks[0].row + 1] = 0.3; /* friction does not enter the count */
+    for (int i = 0; i < p.m; i++) u[i] = 0.1;
+    set_u(&p, l, u);
+    CHECK_NEAR(eval(&p, l).active_contacts, 2.0, 0.0);
+    for (int i = 0; i < p.m; i++) l[i] *= 1024.0; /* a power of 2: the tie stays exact */
+    CHECK_NEAR(eval(&p, l).active_contacts, 2.0, 0.0);
+    for (int i = 0; i < p.m; i++) l[i] /= 1024.0;
+    l[p.blocks[0].row] = 0.0;
+    CHECK_NEAR(eval(&p, l).active_contacts, 3.0, 0.0);
+    for (int b = 0; b < p.nblocks; b++) l[p.blocks[b].row] = b == 2 ? 50.0 : -fabs(ln[b]);
+    CHECK_NEAR(eval(&p, l).active_contacts, 0.0, 0.0);
+    memset(l, 0, (size_t)p.m * sizeof *l);
+    CHECK_NEAR(eval(&p, l).active_contacts, 0.0, 0.0);
+    free(l);
+    free(u);
+    ncp_problem_free(&p);
 }
 
 static void test_bad_problems(void)
@@ -1050,9 +1097,9 @@ static void test_bad_problems(void)
         ncp_metrics mt;
         memset(&mt, 0xff, sizeof mt);
         CHECK_OK(ncp_metrics_eval(ws, NULL, &mt, &err), &err);
-        double v[13];
+        double v[NCP_NMETRICS];
         ncp_metrics_values(&mt, v);
-        for (int i = 0; i < 13; i++) CHECK_NEAR(v[i], 0.0, 0.0);
+        for (int i = 0; i < NCP_NMETRICS; i++) CHECK_NEAR(v[i], 0.0, 0.0);
         ncp_metrics_ws_free(ws);
     }
     ncp_problem_free(&p);
@@ -1061,6 +1108,7 @@ static void test_bad_problems(void)
 int main(void)
 {
     test_names();
+    test_active_contacts();
     test_open();
     test_stick();
     test_sap_hand();

@@ -39,6 +39,7 @@
 
 #include "solve/harness.h"
 #include "core/la.h"
+#include "core/sparse_chol.h"
 #include "metrics/metrics.h"
 #include "solvers/registry.h"
 #include "scene/scene.h"
@@ -540,7 +541,9 @@ static void agree_on(const ncp_problem *p, const char *label, int *nprob, int *n
     int ok = 1;
     for (int k = 0; k < 3; k++) {
         ncp_result res;
-        ncp_harness_opts o = run_opts(k == 0 ? 1e-7 : 1e-10, k == 0 ? 50000 : 500);
+        /* references to 1e-8 within 2000 iterations: on the 80-100 contact laikago8 pile canal
+         * plateaus near 1e-9 and nsn-nm needs ~700 iterations */
+        ncp_harness_opts o = run_opts(k == 0 ? 1e-7 : 1e-8, k == 0 ? 50000 : 2000);
         int rc = tutil_solve_opts(sv[k], p, NULL, NULL, NULL, &o, &res);
         CHECK(rc == 0);
         if (rc) {
@@ -548,7 +551,7 @@ static void agree_on(const ncp_problem *p, const char *label, int *nprob, int *n
             continue;
         }
         double nm = rel_natural_map(p, res.lambda);
-        if (!(nm <= 1e-6))
+        if (!(nm <= 1e-6) || !res.converged)
             fprintf(stderr, "%s problem %s: %s natural map %.3g after %d iterations (%s)\n", label,
                     p->name, sv[k]->name, nm, res.iterations, ncp_status_name(res.status));
         CHECK(nm <= 1e-6);
@@ -744,8 +747,10 @@ static void test_residuals(void)
         for (int j = 0; j < s->nsub; j++)
             td = fmax(td, ncp_norm2(s->sub_ndof[j], r + s->sub_dof_start[j]));
         CHECK_NEAR(st.theta_d, td, 1e-10 * fmax(1.0, bscale) + 1e-6 * td);
-        /* eq. 43 once: the beta of iteration 2 is beta0 sqrt(theta_p / theta_d) of iteration 1
-         * when the ratio leaves [1/gamma, gamma] */
+        /* eq. 43 once: the beta of iteration 2 is beta0 sqrt(m* theta_p / theta_d) of iteration
+         * 1 when the ratio leaves [1/gamma, gamma], m* = the body mass scale (checked in
+         * test_beta0; the scale-free default), or m* = 1 kg (theta_mass = 1, the paper's literal
+         * rule) */
         ps.n = 0;
         tutil_param(&ps, "adaptive", 0);
         ncp_subadmm_stats s1, s2;
@@ -755,8 +760,11 @@ static void test_residuals(void)
         tutil_param(&ps, "beta_range", 1e300);
         CHECK_OK(ncp_subadmm_run(C_SUB, &p, &ps, NULL, NULL, 2, l0, v, &s2, &err), &err);
         CHECK(s1.theta_p > 0.0 && s1.theta_d > 0.0);
-        CHECK_REL(s2.beta, s1.beta0 * sqrt(s1.theta_p / s1.theta_d), 1e-12);
+        CHECK_REL(s2.beta, s1.beta0 * sqrt(s1.mass_scale * s1.theta_p / s1.theta_d), 1e-12);
         CHECK(s2.beta_updates == 1 && s2.factorizations == 2);
+        tutil_param(&ps, "theta_mass", 1.0);
+        CHECK_OK(ncp_subadmm_run(C_SUB, &p, &ps, NULL, NULL, 2, l0, v, &s2, &err), &err);
+        CHECK_REL(s2.beta, s1.beta0 * sqrt(s1.theta_p / s1.theta_d), 1e-12);
         free(l0);
         free(l1);
         free(v);
@@ -792,6 +800,23 @@ static void test_beta0(void)
     for (int k = 0; k < 3 && lam && v; k++) {
         CHECK_OK(ncp_subadmm_run(cv[k], &p, NULL, NULL, NULL, 1, lam, v, &st, &err), &err);
         CHECK_REL(st.beta0, exp(sum / q), 1e-12);
+    }
+    /* eq. 43's mass scale: the geometric mean of the masses of the bodies that carry a
+     * constraint piece (of any type) */
+    double ms = 0.0;
+    int nq = 0;
+    for (int b = 0; b < s->nbodies; b++) {
+        int has = 0;
+        for (int l = 0; l < s->nlinks; l++) has |= s->links[l].body == b;
+        if (has) {
+            ms += log(s->bodies[b].M[0]);
+            nq++;
+        }
+    }
+    CHECK(nq >= 2);
+    for (int k = 0; k < 3 && lam && v; k++) {
+        CHECK_OK(ncp_subadmm_run(cv[k], &p, NULL, NULL, NULL, 1, lam, v, &st, &err), &err);
+        CHECK_REL(st.mass_scale, exp(ms / nq), 1e-12);
     }
     /* an explicit beta0 overrides it */
     ncp_params ps = {0};
@@ -973,6 +998,216 @@ static void test_bad_input(void)
     ncp_problem_free(&p);
 }
 
+/* ---------- scale-free eq. 43: invariance under a change of mass unit ---------- */
+
+/* q = p with every mass multiplied by s: A, b (a momentum), the bodies' M_b, dof_diag. */
+static int scale_masses(const ncp_problem *p, double s, ncp_problem *q, ncp_error *err)
+{
+    int rc = ncp_problem_copy(q, p, err);
+    if (rc) return rc;
+    size_t nn = (size_t)q->nv * (size_t)q->nv;
+    for (size_t e = 0; e < nn; e++) q->A[e] *= s;
+    for (int k = 0; k < q->nv; k++) q->b[k] *= s;
+    ncp_structure *st = q->structure;
+    for (int b = 0; b < st->nbodies; b++)
+        for (int e = 0; e < 36; e++) st->bodies[b].M[e] *= s;
+    if (st->dof_diag)
+        for (int k = 0; k < q->nv; k++) st->dof_diag[k] *= s;
+    return NCP_OK;
+}
+
+/* Scaling every mass by s (kg -> another unit) scales lambda by s and leaves v unchanged: with
+ * the scale-free eq. 43 (default) the iterates of every member, eq. 43's decisions included,
+ * are the same up to round-off; with the paper's literal rule (theta_mass = 1 kg) they are not. */
+static void test_scale_free(void)
+{
+    const ncp_subadmm_config *cv[3] = {C_SUB, C_NOBODY, C_NOSUB};
+    const double scales[2] = {1e-3, 64.0};
+    int lit_differs = 0, updates = 0;
+    for (int seed = 1; seed <= 3; seed++) {
+        ncp_error err = {0};
+        ncp_problem p;
+        hb_opts o = HB_MIXED;
+        o.nsoft = 0; /* a soft block's compliance has units of 1/kg: it would need rescaling too */
+        o.nsub = 4;
+        CHECK_OK(hb_build(&p, 3100 + seed, &o, &err), &err);
+        int m = p.m, n = p.nv;
+        double *l1 = calloc((size_t)m, sizeof(double)), *v1 = calloc((size_t)n, sizeof(double));
+        double *l2 = calloc((size_t)m, sizeof(double)), *v2 = calloc((size_t)n, sizeof(double));
+        if (!l1 || !v1 || !l2 || !v2) CHECK(0);
+        for (int si = 0; si < 2 && l1 && v1 && l2 && v2; si++) {
+            ncp_problem q;
+            CHECK_OK(scale_masses(&p, scales[si], &q, &err), &err);
+            for (int lit = 0; lit <= 1; lit++)
+                for (int k = 0; k < 3; k++) {
+                    ncp_params ps = {0};
+                    if (lit) tutil_param(&ps, "theta_mass", 1.0);
+                    ncp_subadmm_stats a, b;
+                    CHECK_OK(ncp_subadmm_run(cv[k], &p, &ps, NULL, NULL, 25, l1, v1, &a, &err),
+                             &err);
+                    CHECK_OK(ncp_subadmm_run(cv[k], &q, &ps, NULL, NULL, 25, l2, v2, &b, &err),
+                             &err);
+                    for (int i = 0; i < m; i++) l2[i] /= scales[si];
+                    double d = fmax(rel_diff(m, l2, l1), rel_diff(n, v2, v1));
+                    if (lit) {
+                        lit_differs += d > 1e-4;
+                    } else {
+                        CHECK(d <= 1e-9);
+                        CHECK_REL(b.beta0, a.beta0 * scales[si], 1e-12);
+                        CHECK_REL(b.mass_scale, a.mass_scale * scales[si], 1e-12);
+                        CHECK_REL(b.beta, a.beta * scales[si], 1e-9);
+                        CHECK(a.beta_updates == b.beta_updates);
+                        updates += a.beta_updates;
+                    }
+                }
+            ncp_problem_free(&q);
+        }
+        free(l1);
+        free(v1);
+        free(l2);
+        free(v2);
+        ncp_problem_free(&p);
+    }
+    CHECK(updates > 0);     /* eq. 43 acted, so its decisions were compared */
+    CHECK(lit_differs > 0); /* the literal rule depends on the mass unit */
+}
+
+/* ---------- admm-nosub: sparse factorisation = dense ---------- */
+
+/* The fixed-pattern sparse Cholesky on its own: random sparse SPD matrices (a few couplings
+ * between otherwise independent blocks), pattern given as both triangles or as one, solved
+ * against a dense product; a matrix that is not positive definite is NCP_ERR_NUMERIC. */
+static void test_spchol(void)
+{
+    trng r = {99};
+    for (int trial = 0; trial < 6; trial++) {
+        int n = 5 + 13 * trial;
+        double *A = calloc((size_t)n * n, sizeof(double)), *x = calloc((size_t)n, sizeof(double));
+        double *b = calloc((size_t)n, sizeof(double));
+        int *ptr = calloc((size_t)n + 1, sizeof(int)), *idx = malloc((size_t)n * n * sizeof(int));
+        double *val = malloc((size_t)n * n * sizeof(double));
+        if (!A || !x || !b || !ptr || !idx || !val) {
+            CHECK(0);
+        } else {
+            /* B B^T + n I with B sparse: a random symmetric pattern */
+            for (int i = 0; i < n; i++) A[i + (size_t)i * n] = n;
+            for (int e = 0; e < 2 * n; e++) {
+                int i = (int)(trng_uniform(&r) * n), j = (int)(trng_uniform(&r) * n);
+                double a = trng_uniform(&r) - 0.5;
+                if (i == j) continue;
+                A[i + (size_t)j * n] += a;
+                A[j + (size_t)i * n] += a;
+            }
+            for (int i = 0; i < n; i++) b[i] = trng_uniform(&r) - 0.5;
+            for (int upper = 0; upper <= 1; upper++) {
+                int nz = 0;
+                for (int i = 0; i < n; i++) {
+                    for (int j = upper ? i : 0; j < n; j++)
+                        if (A[i + (size_t)j * n] != 0.0) {
+                            idx[nz] = j;
+                            val[nz++] = A[i + (size_t)j * n];
+                        }
+                    ptr[i + 1] = nz;
+                }
+                ncp_error err = {0};
+                ncp_spchol *F = NULL;
+                CHECK_OK(ncp_spchol_analyse(n, ptr, idx, &F, &err), &err);
+                if (!F) continue;
+                /* val + 2 * val2 with val2 = val / 2 - val / 4... : beta scales the second set */
+                double *half = malloc((size_t)nz * sizeof(double));
+                if (!half) {
+                    CHECK(0);
+                    ncp_spchol_free(F);
+                    continue;
+                }
+                for (int q = 0; q < nz; q++) half[q] = 0.25 * val[q];
+                CHECK_OK(ncp_spchol_factor(F, half, half, 3.0, &err), &err); /* = A */
+                memcpy(x, b, (size_t)n * sizeof(double));
+                ncp_spchol_solve(F, x);
+                double res = 0.0;
+                for (int i = 0; i < n; i++) {
+                    double s = -b[i];
+                    for (int j = 0; j < n; j++) s += A[i + (size_t)j * n] * x[j];
+                    res = fmax(res, fabs(s));
+                }
+                CHECK(res <= 1e-12 * n);
+                size_t nnzl;
+                double fl;
+                ncp_spchol_stats(F, &nnzl, &fl);
+                CHECK(nnzl >= (size_t)n && nnzl <= (size_t)n * (n + 1) / 2 && fl >= n);
+                /* negative definite: the first pivot fails */
+                for (int q = 0; q < nz; q++) half[q] = -val[q];
+                CHECK(ncp_spchol_factor(F, half, NULL, 0.0, &err) == NCP_ERR_NUMERIC);
+                free(half);
+                ncp_spchol_free(F);
+            }
+        }
+        free(A);
+        free(x);
+        free(b);
+        free(ptr);
+        free(idx);
+        free(val);
+    }
+}
+
+/* admm-nosub's iterates after `iters` iterations with the dense (nosub_factor = 1) and the
+ * sparse (2) factorisation: their largest relative difference (lambda and v), INFINITY on a
+ * failure; the runs' eq. 43 decisions must agree. */
+static double nosub_sparse_dense(const ncp_problem *p, int iters)
+{
+    ncp_params pd = {0}, psp = {0};
+    tutil_param(&pd, "nosub_factor", 1);
+    tutil_param(&psp, "nosub_factor", 2);
+    ncp_error err = {0};
+    double *la = calloc((size_t)p->m, sizeof(double)), *lb = calloc((size_t)p->m, sizeof(double));
+    double *va = calloc((size_t)p->nv, sizeof(double)), *vb = calloc((size_t)p->nv, sizeof(double));
+    double d = INFINITY;
+    ncp_subadmm_stats sa, sb;
+    if (la && lb && va && vb &&
+        !ncp_subadmm_run(C_NOSUB, p, &pd, NULL, NULL, iters, la, va, &sa, &err) &&
+        !ncp_subadmm_run(C_NOSUB, p, &psp, NULL, NULL, iters, lb, vb, &sb, &err)) {
+        d = fmax(rel_diff(p->m, lb, la), rel_diff(p->nv, vb, va));
+        CHECK(sa.beta_updates == sb.beta_updates && sa.iterations == sb.iterations);
+        CHECK(sa.status == sb.status && sa.status != NCP_STATUS_FAILED);
+    }
+    CHECK(err.code == NCP_OK);
+    free(la);
+    free(lb);
+    free(va);
+    free(vb);
+    return d;
+}
+
+/* admm-nosub with the sparse factorisation has the dense one's iterates to round-off:
+ * hand-built problems whose constraints couple subsystems, and the multi-robot laikago8 captures
+ * (8 robots, contacts between them), adaptive beta on (each change of beta refactorises). */
+static void test_nosub_sparse(void)
+{
+    int checked = 0;
+    for (int seed = 1; seed <= 4; seed++) {
+        ncp_error err = {0};
+        ncp_problem p;
+        hb_opts o = HB_MIXED;
+        o.nsub = 6;
+        o.p_two = 0.7;
+        o.p_same = 0.2;
+        CHECK_OK(hb_build(&p, 4100 + seed, &o, &err), &err);
+        CHECK(nosub_sparse_dense(&p, 40) <= 1e-9);
+        checked++;
+        ncp_problem_free(&p);
+    }
+    cap c;
+    capture("scenes/laikago8.json", &c);
+    CHECK(c.n >= 1);
+    for (int i = 0; i < c.n; i++) {
+        CHECK(nosub_sparse_dense(&c.probs[i], 100) <= 1e-9);
+        checked++;
+    }
+    cap_free(&c);
+    CHECK(checked >= 5);
+}
+
 /* ---------- the scenes' structures pass the full check ---------- */
 
 static void test_scene_structures(void)
@@ -1007,6 +1242,9 @@ int main(void)
     test_residuals();
     test_roundoff_guard();
     test_beta0();
+    test_scale_free();
+    test_spchol();
+    test_nosub_sparse();
     test_warm_and_budgets();
     test_bad_input();
     test_scene_structures();

@@ -1,6 +1,7 @@
 /* The ncpbench command line (cli.h). Each subcommand validates every input before it creates
  * any output, so bad input leaves nothing behind. */
 #include <dirent.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "store/fclib_io.h"
 #include "solve/params.h"
 #include "capture/capture.h"
+#include "bench/task.h"
 
 #define EXIT_CHECK_FAILED 1
 #define EXIT_BAD_INPUT 2
@@ -56,8 +58,10 @@ static const char *COMMON_HELP =
     "                      such rows are unsupported)\n"
     "  --symmetrize        solvers that need a symmetric D get (D + D^T)/2 when D is not\n"
     "                      symmetric (recorded; metrics always use D as given)\n"
-    "  --warm-start zero|guess  start from zero (default) or from the file's warm start\n"
-    "                      (FCLib /guesses; zero where a file has none; recorded)\n"
+    "  --warm-start zero|velocity|guess  where solves start (recorded): velocity (default)\n"
+    "                      = solvers that take a velocity start from the problem's previous\n"
+    "                      velocity, impulses 0 (captured problems carry it; zero where a\n"
+    "                      problem has none); guess = its impulses too (FCLib /guesses)\n"
     "Without these options a solver that needs what a problem lacks gets a row with status\n"
     "unsupported and the reason in the column note.\n";
 
@@ -76,6 +80,7 @@ static void usage_main(FILE *f)
             "  list [WHAT]         list solvers (with their source), metrics and scenes\n"
             "  export --fclib DIR FILE...  write every problem as a plain FCLib file\n"
             "  check BASELINE      rerun the baseline's quick scenes, compare, exit 1 on regression\n"
+            "  task SCENE          run the scene's task once per solver under a per-step budget\n"
             "  figures [...]       regenerate the papers' figures and tables, performance profiles\n\n"
             "`ncpbench COMMAND --help` describes each command. Exit codes: 0 success, 1 check\n"
             "found regressions, 2 bad input or usage, 3 I/O or internal failure, 130 interrupted\n"
@@ -226,6 +231,10 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
         } else if (!strcmp(a, "--driver")) {
             NEED_VALUE();
             c->po.driver = v;
+        } else if (!strcmp(a, "--step-budget-ms")) {
+            NEED_VALUE();
+            if (parse_double(v, &d) || d <= 0) return bad(c, "--step-budget-ms: expected a number > 0, got '%s'%s", v, "");
+            c->po.step_budget_ms = d;
         } else if (!strcmp(a, "--steps")) {
             NEED_VALUE();
             if (parse_int(v, 1, 100000000, &l)) return bad(c, "--steps: expected an integer >= 1, got '%s'%s", v, "");
@@ -256,9 +265,9 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
             else return bad(c, "--primal: expected dense or sparse, got '%s'%s", v, "");
         } else if (!strcmp(a, "--warm-start")) {
             NEED_VALUE();
-            if (!strcmp(v, "zero")) c->po.warm_start = NCP_WARM_ZERO;
-            else if (!strcmp(v, "guess")) c->po.warm_start = NCP_WARM_GUESS;
-            else return bad(c, "--warm-start: expected zero or guess, got '%s'%s", v, "");
+            int ws = ncp_warm_start_from_name(v);
+            if (ws < 0) return bad(c, "--warm-start: expected zero, velocity or guess, got '%s'%s", v, "");
+            c->po.warm_start = ws;
         } else if (a[0] == '-' && a[1] != '\0') {
             return bad(c, "unknown option '%s'%s", a, "");
         } else {
@@ -300,6 +309,9 @@ static int cmd_run(cli *c, int help)
                "OUT defaults to results/<scene name>.\n\n"
                "  --driver NAME  solver that drives the trajectory (default: the scene's)\n"
                "  --steps N      number of captured steps (default: the scene's)\n"
+               "  --step-budget-ms X  the driver's solver-time budget per step, ms (setup\n"
+               "                 included; default: the scene's driver_budget): the driver stops\n"
+               "                 there and the step goes on with its current impulses\n"
                "  --store-fclib  also store the FCLib groups fclib_local / fclib_global in\n"
                "                 problems.h5 (compressed; default: primal data only, see\n"
                "                 `ncpbench export --fclib` for plain FCLib files)\n\n%s",
@@ -330,7 +342,7 @@ static int cmd_capture(cli *c, int help)
 {
     if (help) {
         printf("Usage: ncpbench capture SCENE -o FILE [--seed N] [--quick] [--steps N] "
-               "[--driver NAME] [--store-fclib]\n\n"
+               "[--driver NAME] [--step-budget-ms X] [--store-fclib]\n\n"
                "Simulates SCENE and stores every captured contact problem in FILE (HDF5: the\n"
                "primal data A, b, J, e with blocks and contacts, compressed; D = J A^-1 J^T is\n"
                "rebuilt on loading; see README.md). --store-fclib also stores the FCLib groups\n"
@@ -342,6 +354,7 @@ static int cmd_capture(cli *c, int help)
     ncp_error err = {0};
     ncp_scene *scene = NULL;
     if (ncp_scene_load(c->pos[0], ncp_registry_catalog(), &scene, &err)) return report(c, &err);
+    ncp_scene_set_driver_time(scene, c->po.step_budget_ms); /* --step-budget-ms */
     if (c->po.driver && !ncp_solver_find(c->po.driver)) {
         ncp_scene_free(scene);
         return bad(c, "--driver: unknown solver '%s'%s", c->po.driver, "");
@@ -455,6 +468,30 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Adds the *.json names of dir (prefixed "sub/" when sub is not NULL) to names[*n..cap). */
+static void collect_json(const char *dir, const char *sub, char **names, int *n, int cap)
+{
+    char path[4200];
+    if (sub) snprintf(path, sizeof path, "%s/%s", dir, sub);
+    else snprintf(path, sizeof path, "%s", dir);
+    DIR *d = opendir(path);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) && *n < cap) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".json")) {
+            char name[600];
+            if (sub) snprintf(name, sizeof name, "%s/%s", sub, e->d_name);
+            else snprintf(name, sizeof name, "%s", e->d_name);
+            names[*n] = strdup(name);
+            if (names[*n]) (*n)++;
+        }
+    }
+    closedir(d);
+}
+
+/* The shipped scenes: the .json files of scenes/ and of one level of folders (tasks/,
+ * pouring-sweep/; robots/ holds robot models, not scenes). */
 static void list_scenes(void)
 {
     const char *dir = ncp_scenes_dir();
@@ -466,13 +503,15 @@ static void list_scenes(void)
     }
     char *names[512];
     int n = 0;
+    collect_json(dir, NULL, names, &n, 512);
     struct dirent *e;
-    while ((e = readdir(d)) && n < 512) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && !strcmp(e->d_name + l - 5, ".json")) {
-            names[n] = strdup(e->d_name);
-            if (names[n]) n++;
-        }
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "robots")) continue;
+        char path[4200];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            collect_json(dir, e->d_name, names, &n, 512);
     }
     closedir(d);
     qsort(names, n, sizeof *names, cmp_str);
@@ -483,11 +522,14 @@ static void list_scenes(void)
         ncp_error err = {0};
         if (ncp_scene_load(path, ncp_registry_catalog(), &s, &err) == 0) {
             const ncp_bench_cfg *b = ncp_scene_bench(s);
-            printf("  %-22s capture %s, %d steps (%d with --quick), driver %s\n", names[i], b->capture,
-                   b->steps, b->quick_steps, b->driver);
+            printf("  %-34s capture %s, %d steps (%d with --quick), driver %s", names[i],
+                   b->capture, b->steps, b->quick_steps, b->driver);
+            if (ncp_scene_task(s))
+                printf("; task, %g ms per step", ncp_scene_task(s)->step_budget_ms);
+            putchar('\n');
             ncp_scene_free(s);
         } else {
-            printf("  %-22s INVALID: %s\n", names[i], err.msg);
+            printf("  %-34s INVALID: %s\n", names[i], err.msg);
         }
         free(names[i]);
     }
@@ -582,6 +624,99 @@ static int cmd_check(cli *c, int help)
     return regressions ? EXIT_CHECK_FAILED : 0;
 }
 
+static int cmd_task(cli *c, int help)
+{
+    if (help) {
+        printf("Usage: ncpbench task SCENE [--solvers a,b] [--step-budget-ms X] [--steps N] [--quick]\n"
+               "                    [--out DIR] [-j N] [--no-figures]\n\n"
+               "Runs the task of SCENE (its \"task\" section, scenes/README.md) once per solver: each\n"
+               "solver drives its own simulation from the initial state, warm-started from the\n"
+               "previous step (impulses and velocity), under a per-step budget of solver time\n"
+               "(setup + iterations; the solver stops there and the step goes on with its current\n"
+               "impulses) and the task's tol / max_iter. A solver succeeds when its simulation\n"
+               "completes and every criterion holds. Writes OUT/steps.csv (one row per solver x\n"
+               "step), OUT/task.json (per solver: success, every criterion's measured value and\n"
+               "verdict, solve-time percentiles, steps over budget, max penetration, wall time),\n"
+               "OUT/task.md and the figures OUT/task_timeseries.{png,svg} (residual and penetration\n"
+               "over time) and OUT/task_solve_hist.{png,svg} (solve time per step, budget marked).\n"
+               "OUT defaults to results/<scene name>/task. The budget is wall-clock time: the\n"
+               "trajectories depend on the machine's speed and load (recorded in task.json).\n\n"
+               "  --solvers a,b       solvers (default: the task's list, else the scene's driver)\n"
+               "  --step-budget-ms X  per-step budget in ms (default: task.step_budget_ms)\n"
+               "  --steps N           simulate only the first N steps\n"
+               "  --quick             simulate the scene's quick_steps steps (CI)\n"
+               "  --out DIR           output directory\n"
+               "  -j N                run N solvers in parallel threads (the budget is wall-clock\n"
+               "                      time: only -j 1 gives each solver the machine's speed)\n"
+               "  --no-figures        do not run gnuplot\n");
+        return 0;
+    }
+    if (c->npos != 1) return bad(c, "expected exactly one SCENE file, got %s argument(s)%s", c->npos ? "several" : "no", "");
+    /* the stopping rule and the solvers' parameters are the scene's (task.tol, task.max_iter,
+     * benchmark.params): options that would silently not apply are refused */
+    if (c->po.tol_set || c->po.max_iter_set || c->po.time_set || c->po.driver || c->nparams ||
+        c->po.stop_metric)
+        return bad(c, "--tol, --max-iter, --budget-ms, --driver, --param and --stop-metric do not "
+                   "apply to task (the scene's task.tol and task.max_iter do; the budget is "
+                   "--step-budget-ms)%s%s", "", "");
+    ncp_error err = {0};
+    ncp_scene *scene = NULL;
+    if (ncp_scene_load(c->pos[0], ncp_registry_catalog(), &scene, &err)) return report(c, &err);
+    const ncp_task_cfg *t = ncp_scene_task(scene);
+    if (!t) {
+        ncp_scene_free(scene);
+        return bad(c, "%s has no \"task\" section (see scenes/README.md, \"Task\")%s", c->pos[0], "");
+    }
+    const ncp_solver_desc *sd[NCP_MAX_BENCH_SOLVERS];
+    const char *names[NCP_MAX_BENCH_SOLVERS];
+    int n = 0, rc = 0;
+    if (c->po.solvers_csv) {
+        if (ncp_resolve_solvers(c->po.solvers_csv, sd, NCP_MAX_BENCH_SOLVERS, &n, &err)) {
+            ncp_scene_free(scene);
+            return report(c, &err);
+        }
+        for (int i = 0; i < n; i++) names[i] = sd[i]->name;
+    } else if (t->nsolvers) {
+        for (n = 0; n < t->nsolvers; n++) names[n] = t->solvers[n];
+    } else {
+        names[n++] = ncp_scene_bench(scene)->driver;
+    }
+    char out[4096];
+    if (c->po.out_dir) snprintf(out, sizeof out, "%s", c->po.out_dir);
+    else snprintf(out, sizeof out, "results/%s/task", ncp_scene_name(scene));
+    ncp_task_opts o;
+    ncp_task_opts_default(&o);
+    o.step_budget_ms = c->po.step_budget_ms;
+    o.steps = c->po.steps;
+    o.quick = c->po.quick;
+    o.interrupt = c->po.interrupt;
+    o.verbose = 1;
+    double load[3];
+    int have_load = ncp_task_load_average(load);
+    ncp_task_result *r = calloc((size_t)n, sizeof *r);
+    if (!r) {
+        ncp_scene_free(scene);
+        fprintf(stderr, "ncpbench task: out of memory\n");
+        return EXIT_FAILURE_IO;
+    }
+    printf("task %s: %d solver%s, budget %g ms per step%s\n", ncp_scene_name(scene), n, n == 1 ? "" : "s",
+           o.step_budget_ms > 0 ? o.step_budget_ms : t->step_budget_ms, c->po.quick ? " (quick)" : "");
+    fflush(stdout);
+    rc = ncp_task_run_many(scene, names, n, &o, c->po.jobs, r, &err);
+    /* an interrupt keeps the solvers that finished, like `run` */
+    int interrupted = c->po.interrupt && *c->po.interrupt;
+    int kept = rc ? 0 : ncp_task_keep_finished(r, n);
+    if (!rc && kept > 0) {
+        rc = ncp_task_write(out, scene, r, kept, have_load ? load : NULL, c->po.figures, &err);
+        if (!rc) printf("results in %s (task.md, task.json, steps.csv)\n", out);
+    }
+    for (int i = 0; i < n; i++) ncp_task_result_free(&r[i]);
+    free(r);
+    ncp_scene_free(scene);
+    if (rc) return report(c, &err);
+    return interrupted ? EXIT_INTERRUPTED : 0;
+}
+
 int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
 {
     if (argc < 2) {
@@ -602,7 +737,7 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
         int (*fn)(cli *, int);
     } cmds[] = {{"run", cmd_run},       {"capture", cmd_capture}, {"solve", cmd_solve},
                 {"plot", cmd_plot},     {"list", cmd_list},       {"export", cmd_export},
-                {"check", cmd_check}};
+                {"check", cmd_check},   {"task", cmd_task}};
     /* `figures` has its own options (src/figures.c) */
     if (!strcmp(cmd, "figures")) {
         if (ncp_mpi_size() > 1) {

@@ -94,6 +94,21 @@ void ncp_note_parse(const char *note, ncp_note_info *ni)
     for (int b = 0; b < NCP_RECON_COUNT; b++)
         if (strstr(note, ncp_recon_name(1u << b))) ni->applied |= 1u << b;
     ni->warm_guess = strstr(note, NCP_NOTE_WARM_GUESS) != NULL;
+    ni->warm_velocity = strstr(note, NCP_NOTE_WARM_VELOCITY) != NULL;
+}
+
+static const char *const WARM_NAMES[] = {"zero", "guess", "velocity"};
+
+const char *ncp_warm_start_name(int mode)
+{
+    return mode >= 0 && mode < 3 ? WARM_NAMES[mode] : "?";
+}
+
+int ncp_warm_start_from_name(const char *name)
+{
+    for (int k = 0; name && k < 3; k++)
+        if (!strcmp(name, WARM_NAMES[k])) return k;
+    return -1;
 }
 
 int ncp_bench_grow(void *arrp, int *cap, int n, size_t elem, ncp_error *err)
@@ -147,16 +162,26 @@ static void run_task(bench_ctx *c, task *tk)
         ho.trace_ctx = tk;
         ho.trace_sample = !c->o->trace_every; /* rows of the stored sample only */
     }
-    int guess = c->o->warm_start == NCP_WARM_GUESS;
-    const double *l0 = guess ? p->guess_lambda : NULL, *v0 = l0 ? p->guess_v : NULL;
+    int guess = c->o->warm_start == NCP_WARM_GUESS, vel = c->o->warm_start == NCP_WARM_VELOCITY;
+    const double *l0 = guess ? p->guess_lambda : NULL;
+    const double *v0 = (guess && l0) || vel ? p->guess_v : NULL;
     ncp_error_clear(&tk->err);
     tk->rc = ncp_harness_solve(s, p, params_for(c->o, s->name), l0, v0, &ho, &tk->res, &tk->err);
     if (tk->rc) return;
     snprintf(tk->note, sizeof tk->note, "%s", tk->res.note);
-    if (guess && tk->res.status != NCP_STATUS_UNSUPPORTED) {
+    if (tk->res.status == NCP_STATUS_UNSUPPORTED) return;
+    /* velocity: said where the harness handed v0 on, i.e. the solve had the problem's own dense
+     * primal form (as given or densified; harness.h); a solver that takes no velocity ignores
+     * it, as it ignores guess_v in guess mode. A row without the note started from zero. */
+    unsigned ap = tk->res.applied;
+    int handed = v0 && (p->has_primal || (ap & NCP_RECON_PRIMAL_DENSE)) &&
+                 !(ap & NCP_RECON_PRIMAL_FROM_D);
+    const char *said = guess  ? (l0 ? NCP_NOTE_WARM_GUESS : NCP_NOTE_WARM_NONE)
+                       : vel && handed ? NCP_NOTE_WARM_VELOCITY
+                                       : NULL;
+    if (said) {
         size_t n = strlen(tk->note);
-        snprintf(tk->note + n, sizeof tk->note - n, "%s%s", n ? "; " : "",
-                 l0 ? NCP_NOTE_WARM_GUESS : NCP_NOTE_WARM_NONE);
+        snprintf(tk->note + n, sizeof tk->note - n, "%s%s", n ? "; " : "", said);
     }
 }
 
@@ -493,6 +518,7 @@ static void summarise(const writers *w, ncp_bench_summary *sum)
             if (r->solver != j) continue;
             for (int b = 0; b < NCP_RECON_COUNT; b++) ss->reconstructed[b] += (r->ni.applied >> b) & 1u;
             ss->warm_guess += r->ni.warm_guess;
+            ss->warm_velocity += r->ni.warm_velocity;
             if (r->status == NCP_STATUS_UNSUPPORTED) {
                 ss->unsupported++;
                 ss->unsupported_by[r->ni.unsupported]++;

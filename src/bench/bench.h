@@ -15,12 +15,22 @@
 #include "solve/harness.h"
 #include "scene/scene.h"
 
-/* Start point of every solve (--warm-start). */
+/* Start point of every solve (--warm-start). A captured problem's guess is the state its step
+ * starts from (problem.h), so `velocity` is Lee et al. 2025 §V-D's protocol: every solver that
+ * takes a velocity starts from the previous step's, impulses from zero. */
 enum {
-    NCP_WARM_ZERO = 0,  /* lambda = 0 (and no v) */
-    NCP_WARM_GUESS = 1  /* the file's warm start (ncp_problem.guess_lambda, guess_v) when it has
-                           one, else zero; recorded in the row's note */
+    NCP_WARM_ZERO = 0,     /* lambda = 0 (and no v) */
+    NCP_WARM_GUESS = 1,    /* the file's warm start (ncp_problem.guess_lambda, guess_v) when it
+                              has one, else zero; recorded in the row's note */
+    NCP_WARM_VELOCITY = 2  /* v0 = guess_v, lambda0 = 0, per problem: zero when the problem has
+                              no guess_v (no error). The default of ncpbench (pipeline.h);
+                              recorded in the note of every row the harness handed v0 (the
+                              problem's own dense primal form), used by the solvers that take
+                              a velocity, ignored by the others */
 };
+/* "zero", "guess", "velocity"; the inverse gives -1 for an unknown name. */
+const char *ncp_warm_start_name(int mode);
+int ncp_warm_start_from_name(const char *name);
 
 typedef struct ncp_bench_opts {
     const ncp_solver_desc **solvers;
@@ -73,6 +83,7 @@ typedef struct ncp_solver_summary {
     int declined_count[NCP_BENCH_MAX_DECLINED];
     int reconstructed[NCP_RECON_COUNT];   /* per NCP_RECON_* bit, in bit order */
     int warm_guess;                       /* rows started from the file's guess */
+    int warm_velocity;                    /* rows handed the previous velocity (velocity mode) */
     double median_iterations;
     double max_iterations;
     double median_solve_ms;
@@ -111,12 +122,14 @@ typedef struct ncp_note_info {
     int unsupported;   /* NCP_UNSUP_* */
     unsigned applied;  /* NCP_RECON_* */
     int warm_guess;    /* 1: started from the file's guess */
+    int warm_velocity; /* 1: handed the previous velocity as v0 (--warm-start velocity) */
 } ncp_note_info;
 void ncp_note_parse(const char *note, ncp_note_info *ni);
 
-/* The note texts of a warm start (--warm-start guess). */
+/* The note texts of a warm start (--warm-start guess, velocity). */
 #define NCP_NOTE_WARM_GUESS "warm start: the file's guess"
 #define NCP_NOTE_WARM_NONE "warm start: zero (the file has no guess)"
+#define NCP_NOTE_WARM_VELOCITY "warm start: v0 = the previous velocity"
 
 /* Batches of problems: next() hands out the next batch, valid until the following call (n = 0:
  * no more). An error stops the run (finished rows are kept). */

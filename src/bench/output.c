@@ -337,8 +337,7 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
             bad |= add(op, "primal", cJSON_CreateString(o->allow & NCP_RECON_PRIMAL_DENSE
                                                             ? "dense" : "as given"));
             bad |= add(op, "symmetrize", cJSON_CreateBool((o->allow & NCP_RECON_SYMMETRIZE) != 0));
-            bad |= add(op, "warm_start",
-                       cJSON_CreateString(o->warm_start == NCP_WARM_GUESS ? "guess" : "zero"));
+            bad |= add(op, "warm_start", cJSON_CreateString(ncp_warm_start_name(o->warm_start)));
         }
         bad |= add(root, "options", op);
         cJSON *b = cJSON_CreateObject();
@@ -378,6 +377,7 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
             bad |= add(so, "unsupported_reasons", why);
             bad |= add(so, "reconstructed", counts(NCP_RECON_COUNT, ss->reconstructed, recon_at));
             bad |= add(so, "warm_start_guess", num(ss->warm_guess));
+            bad |= add(so, "warm_start_velocity", num(ss->warm_velocity));
             bad |= add(so, "median_iterations", num(ss->median_iterations));
             bad |= add(so, "max_iterations", num(ss->max_iterations));
             bad |= add(so, "median_setup_ms", num(ss->median_setup_ms));

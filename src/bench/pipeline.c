@@ -27,6 +27,7 @@ void ncp_pipeline_opts_default(ncp_pipeline_opts *o)
     o->traces = 1;
     o->figures = 1;
     o->progress = 1;
+    o->warm_start = NCP_WARM_VELOCITY; /* Lee et al. 2025 §V-D: from the previous step */
 }
 
 int ncp_resolve_solvers(const char *csv, const ncp_solver_desc **out, int cap, int *n,
@@ -243,6 +244,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     ncp_scene *scene = NULL;
     int rc = ncp_scene_load(scene_path, ncp_registry_catalog(), &scene, err);
     if (rc) return rc;
+    ncp_scene_set_driver_time(scene, o->step_budget_ms); /* --step-budget-ms */
     const ncp_bench_cfg *cfg = ncp_scene_bench(scene);
     const ncp_solver_desc *solvers[NCP_MAX_BENCH_SOLVERS];
     int nsolvers = 0;
@@ -417,7 +419,7 @@ void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_m
                s->median_solve_ms, kal >= 0 ? s->median[kal] : NAN,
                knm >= 0 ? s->median[knm] : NAN);
         for (int b = 0; b < NCP_RECON_COUNT; b++) notes += s->reconstructed[b];
-        notes += s->unsupported + s->warm_guess;
+        notes += s->unsupported + s->warm_guess + s->warm_velocity;
     }
     printf("(stop metric: %s)%s\n", stop_metric_name,
            sum->interrupted ? "  -- INTERRUPTED: partial results" : "");
@@ -443,6 +445,9 @@ void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_m
                        s->reconstructed[b]);
         if (s->warm_guess)
             printf("%-14s started from the file's guess on %d\n", s->solver, s->warm_guess);
+        if (s->warm_velocity)
+            printf("%-14s handed the previous velocity (v0) on %d\n", s->solver,
+                   s->warm_velocity);
     }
     printf("\n");
     fflush(stdout);

@@ -16,6 +16,7 @@ typedef struct ncp_pipeline_opts {
     const char *stop_metric;       /* NULL = natural_map_rel_acary (ncp_harness_opts_default) */
     const char *driver;            /* NULL = scene's driver */
     int steps;                     /* > 0 overrides captured steps */
+    double step_budget_ms;         /* > 0 overrides the driver's time budget per step */
     uint64_t seed;
     int quick;
     int jobs;
@@ -31,7 +32,7 @@ typedef struct ncp_pipeline_opts {
     const char *out_dir;           /* NULL = results/<scene name> */
     const volatile int *interrupt;
     unsigned allow;                /* NCP_RECON_* the harness may build (default none) */
-    int warm_start;                /* NCP_WARM_* (default zero) */
+    int warm_start;                /* NCP_WARM_* (default velocity) */
     int fresh;                     /* solve: discard earlier results in out_dir */
     int store_fclib;               /* run: FCLib groups inside problems.h5 (--store-fclib) */
 } ncp_pipeline_opts;

@@ -97,8 +97,8 @@ int ncp_resume_config(const ncp_bench_opts *o, char **text, ncp_error *err)
                                                                   ? "dense" : "as given"));
         cJSON_AddItemToObject(c, "symmetrize",
                               cJSON_CreateBool((o->allow & NCP_RECON_SYMMETRIZE) != 0));
-        cJSON_AddItemToObject(c, "warm_start", cJSON_CreateString(o->warm_start == NCP_WARM_GUESS
-                                                                      ? "guess" : "zero"));
+        cJSON_AddItemToObject(c, "warm_start",
+                              cJSON_CreateString(ncp_warm_start_name(o->warm_start)));
         cJSON_AddItemToObject(c, "traces", cJSON_CreateBool(o->traces != 0));
         /* recorded only when set, so that the records of runs before these options match */
         if (o->traces && o->traces_csv)

@@ -14,7 +14,9 @@
  *      the impulse h J_b^T (F; tau) of a wrench on every listed body, F and tau independent,
  *      each with a uniform direction on the sphere and magnitude uniform in [0, force m |g|]
  *      and [0, torque m |g| r_g] (r_g = sqrt(trace(I) / 2m), the body's radius of gyration).
- *      D does not change; v_f is recomputed.
+ *      D does not change; v_f is recomputed. Every case carries the settled state as its
+ *      guess (problem.h; sim/step.c): guess_v = the velocity after settling, guess_lambda =
+ *      the last settle step's impulses matched to the case's rows (zeros with no settle step).
  * Case k = i M + j is problem "%06d" k with case_index k. Every random number comes from one
  * splitmix64 stream seeded by (seed, configuration), so the same seed gives the same cases.
  */

@@ -24,17 +24,18 @@ int ncp_driver_for_scene(const ncp_scene *s, const char *name, const volatile in
     return NCP_OK;
 }
 
-static int driver_solve(void *ctx, const ncp_problem *p, const double *lambda0,
-                        ncp_step_solve_out *out, ncp_error *err)
+static int driver_solve_stats(const ncp_driver *d, ncp_driver_stats *stats, const ncp_problem *p,
+                              const double *lambda0, ncp_step_solve_out *out, ncp_error *err)
 {
-    const ncp_driver *d = ctx;
     ncp_harness_opts ho;
     ncp_harness_opts_default(&ho);
     ho.budget = d->budget;
     ho.interrupt = d->interrupt;
     ncp_result res;
     memset(&res, 0, sizeof res);
-    int rc = ncp_harness_solve(d->solver, p, d->params, lambda0, NULL, &ho, &res, err);
+    /* warm start: the matched impulses and the velocity the step starts from (step.h) */
+    int rc = ncp_harness_solve(d->solver, p, d->params, lambda0, lambda0 ? p->guess_v : NULL, &ho,
+                               &res, err);
     if (rc) {
         ncp_result_free(&res);
         return rc;
@@ -43,6 +44,13 @@ static int driver_solve(void *ctx, const ncp_problem *p, const double *lambda0,
     out->status = res.status;
     snprintf(out->status_name, sizeof out->status_name, "%s", ncp_status_name(res.status));
     out->residual = ncp_metrics_at(&res.final, ho.stop_metric);
+    if (stats) {
+        stats->solve_ms = res.setup_ms + res.solve_ms;
+        stats->iterations = res.iterations;
+        stats->status = res.status;
+        stats->stop_value = out->residual;
+        stats->al_residual = ncp_metrics_at(&res.final, ncp_metrics_index("al_residual"));
+    }
     if (res.status == NCP_STATUS_STOPPED && d->interrupt && *d->interrupt) {
         out->interrupted = 1;
     } else if (res.status == NCP_STATUS_FAILED || !res.v) {
@@ -55,6 +63,24 @@ static int driver_solve(void *ctx, const ncp_problem *p, const double *lambda0,
     return NCP_OK;
 }
 
+static int driver_solve(void *ctx, const ncp_problem *p, const double *lambda0,
+                        ncp_step_solve_out *out, ncp_error *err)
+{
+    return driver_solve_stats(ctx, NULL, p, lambda0, out, err);
+}
+
+static int probe_solve(void *ctx, const ncp_problem *p, const double *lambda0,
+                       ncp_step_solve_out *out, ncp_error *err)
+{
+    ncp_driver_probe *pr = ctx;
+    return driver_solve_stats(pr->driver, &pr->last, p, lambda0, out, err);
+}
+
+void ncp_driver_set_step_budget(ncp_driver *d, double ms)
+{
+    if (ms > 0.0) d->budget.time_ms = ms;
+}
+
 void ncp_driver_step_opts(const ncp_driver *d, int warm_start, ncp_step_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -62,4 +88,11 @@ void ncp_driver_step_opts(const ncp_driver *d, int warm_start, ncp_step_opts *o)
     o->solve = driver_solve;
     o->solve_ctx = (void *)d;
     o->warm_start = warm_start;
+}
+
+void ncp_driver_step_opts_probe(ncp_driver_probe *probe, int warm_start, ncp_step_opts *o)
+{
+    ncp_driver_step_opts(probe->driver, warm_start, o);
+    o->solve = probe_solve;
+    o->solve_ctx = probe;
 }

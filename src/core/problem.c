@@ -378,6 +378,9 @@ int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err
             if (!isfinite(p->contacts[i].gap))
                 return ncp_error_set(err, NCP_ERR_INPUT, "%s: contacts/gap[%d] is not finite", where,
                                      i);
+    if (p->guess_lambda && (rc = check_finite(p->guess_lambda, p->m, where, "guesses/1 lambda", err)))
+        return rc;
+    if (p->guess_v && (rc = check_finite(p->guess_v, p->nv, where, "guesses/1/v", err))) return rc;
     return NCP_OK;
 }
 

@@ -122,7 +122,11 @@ typedef struct ncp_problem {
     /* What the source file carries besides the problem (FCLib): its info/title and
      * info/description ("" when the file has none; NULL for problems not read from FCLib), and
      * its first warm start (/guesses/1; NULL when absent): guess_lambda (m, in our row order:
-     * the equality multipliers l, then r), guess_v (nv, global problems only). */
+     * for a plain FCLib file the equality multipliers l, then r), guess_v (nv, global problems
+     * only). A captured problem carries the simulator's state the step starts from here
+     * (Lee et al. 2025 §V-D warm start): guess_v = the generalised velocity at the start of the
+     * step, guess_lambda = the previous step's impulses matched to this step's rows (0 for a
+     * new row; sim/step.c); both are stored in problems.h5 and exported to FCLib /guesses. */
     char *title;
     char *description;
     double *guess_lambda;

@@ -1,6 +1,7 @@
 /* Block-wise sparse Cholesky of an SPD CSR matrix and the Delassus operator through it
  * (sparse_chol.h). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -402,4 +403,343 @@ double ncp_csr_max_asymmetry(const ncp_csr *A, int *row, int *col)
             }
         }
     return worst;
+}
+
+/* ====================== fixed-pattern sparse Cholesky (ncp_spchol) ====================== */
+
+struct ncp_spchol {
+    int n;
+    int *perm, *iperm; /* new -> old, old -> new */
+    int nq, *map;      /* input entry q -> its slot in C */
+    int *Cp, *Ci;      /* P A P^T, upper triangle by columns (rows <= column), deduplicated */
+    double *Cx;
+    int *parent;       /* elimination tree */
+    int *Lp, *Li;      /* L by columns, diagonal first */
+    double *Lx;
+    int *stack, *mark, *next; /* ereach workspace; next: fill position per column */
+    double *x;         /* n: dense accumulator / solve workspace */
+    double flops;
+};
+
+void ncp_spchol_free(ncp_spchol *F)
+{
+    if (!F) return;
+    free(F->perm);
+    free(F->iperm);
+    free(F->map);
+    free(F->Cp);
+    free(F->Ci);
+    free(F->Cx);
+    free(F->parent);
+    free(F->Lp);
+    free(F->Li);
+    free(F->Lx);
+    free(F->stack);
+    free(F->mark);
+    free(F->next);
+    free(F->x);
+    free(F);
+}
+
+/* Minimum degree on the exact elimination graph held as an n x n bit table (each row the
+ * neighbours still to be eliminated): eliminating v joins its neighbours into a clique. Ties go
+ * to the lowest index, so the order is deterministic. adj: symmetric adjacency lists without the
+ * diagonal. */
+static int spchol_min_degree(int n, const int *aptr, const int *aidx, int *perm, ncp_error *err)
+{
+    size_t words = ((size_t)n + 63) / 64;
+    uint64_t *G = ncp_calloc(err, words * (size_t)n, sizeof(uint64_t));
+    int *deg = ncp_malloc(err, (size_t)n, sizeof(int));
+    unsigned char *dead = ncp_calloc(err, (size_t)n, 1);
+    int *nb = ncp_malloc(err, (size_t)n, sizeof(int));
+    int rc = (!G || !deg || !dead || !nb) ? NCP_ERR_NOMEM : NCP_OK;
+    for (int i = 0; i < n && !rc; i++) {
+        for (int q = aptr[i]; q < aptr[i + 1]; q++)
+            G[words * i + (size_t)aidx[q] / 64] |= (uint64_t)1 << (aidx[q] % 64);
+        deg[i] = aptr[i + 1] - aptr[i];
+    }
+    for (int k = 0; k < n && !rc; k++) {
+        int v = -1;
+        for (int i = 0; i < n; i++)
+            if (!dead[i] && (v < 0 || deg[i] < deg[v])) v = i;
+        perm[k] = v;
+        dead[v] = 1;
+        uint64_t *gv = G + words * v;
+        int cnt = 0;
+        for (size_t w = 0; w < words; w++)
+            for (uint64_t bits = gv[w]; bits; bits &= bits - 1)
+                nb[cnt++] = (int)(w * 64) + __builtin_ctzll(bits);
+        for (int t = 0; t < cnt; t++) {
+            int u = nb[t];
+            uint64_t *gu = G + words * u;
+            int d = 0;
+            for (size_t w = 0; w < words; w++) {
+                gu[w] |= gv[w];
+                if (w == (size_t)u / 64) gu[w] &= ~((uint64_t)1 << (u % 64));
+                if (w == (size_t)v / 64) gu[w] &= ~((uint64_t)1 << (v % 64));
+                d += __builtin_popcountll(gu[w]);
+            }
+            deg[u] = d;
+        }
+    }
+    free(G);
+    free(deg);
+    free(dead);
+    free(nb);
+    return rc;
+}
+
+/* Pattern of row k of L (the reach of column k of C in the elimination tree), in topological
+ * order in stack[top .. n): Davis 2006, cs_ereach. */
+static int spchol_ereach(const ncp_spchol *F, int k)
+{
+    int n = F->n, top = n;
+    int *s = F->stack, *mark = F->mark;
+    mark[k] = k;
+    for (int p = F->Cp[k]; p < F->Cp[k + 1]; p++) {
+        int i = F->Ci[p], len = 0;
+        if (i > k) continue;
+        for (; mark[i] != k; i = F->parent[i]) {
+            s[len++] = i; /* bounded by n: each node is marked once per k */
+            mark[i] = k;
+        }
+        while (len > 0) s[--top] = s[--len];
+    }
+    return top;
+}
+
+int ncp_spchol_analyse(int n, const int *ptr, const int *idx, ncp_spchol **out, ncp_error *err)
+{
+    *out = NULL;
+    if (n < 0 || !ptr || (n > 0 && ptr[n] > 0 && !idx))
+        return ncp_error_set(err, NCP_ERR_INPUT, "ncp_spchol_analyse: bad pattern (n = %d)", n);
+    for (int i = 0; i < n; i++)
+        for (int q = ptr[i]; q < ptr[i + 1]; q++)
+            if (idx[q] < 0 || idx[q] >= n)
+                return ncp_error_set(err, NCP_ERR_INPUT, "ncp_spchol_analyse: entry %d of row %d "
+                                     "has column %d outside [0, %d)", q, i, idx[q], n);
+    ncp_spchol *F = ncp_calloc(err, 1, sizeof *F);
+    if (!F) return NCP_ERR_NOMEM;
+    F->n = n;
+    F->nq = n > 0 ? ptr[n] : 0;
+    size_t n1 = (size_t)(n > 0 ? n : 1), nq1 = (size_t)(F->nq > 0 ? F->nq : 1);
+    F->perm = ncp_malloc(err, n1, sizeof(int));
+    F->iperm = ncp_malloc(err, n1, sizeof(int));
+    F->map = ncp_malloc(err, nq1, sizeof(int));
+    F->Cp = ncp_calloc(err, n1 + 1, sizeof(int));
+    F->parent = ncp_malloc(err, n1, sizeof(int));
+    F->Lp = ncp_calloc(err, n1 + 1, sizeof(int));
+    F->stack = ncp_malloc(err, n1, sizeof(int));
+    F->mark = ncp_malloc(err, n1, sizeof(int));
+    F->next = ncp_malloc(err, n1, sizeof(int));
+    F->x = ncp_calloc(err, n1, sizeof(double));
+    /* symmetric adjacency without the diagonal (duplicates removed), for the ordering */
+    int *aptr = ncp_calloc(err, n1 + 1, sizeof(int));
+    int *aidx = ncp_malloc(err, 2 * nq1, sizeof(int));
+    int *fill = ncp_calloc(err, n1, sizeof(int));
+    int *slot = ncp_malloc(err, n1, sizeof(int));
+    int *qcol = ncp_malloc(err, nq1 + n1, sizeof(int)); /* entries grouped by C column */
+    int *qptr = ncp_calloc(err, n1 + 1, sizeof(int));
+    int rc = (!F->perm || !F->iperm || !F->map || !F->Cp || !F->parent || !F->Lp || !F->stack ||
+              !F->mark || !F->next || !F->x || !aptr || !aidx || !fill || !slot || !qcol || !qptr)
+                 ? NCP_ERR_NOMEM : NCP_OK;
+    if (!rc) {
+        for (int i = 0; i < n; i++)
+            for (int q = ptr[i]; q < ptr[i + 1]; q++)
+                if (idx[q] != i) {
+                    aptr[i + 1]++;
+                    aptr[idx[q] + 1]++;
+                }
+        for (int i = 0; i < n; i++) aptr[i + 1] += aptr[i];
+        for (int i = 0; i < n; i++)
+            for (int q = ptr[i]; q < ptr[i + 1]; q++)
+                if (idx[q] != i) {
+                    aidx[aptr[i] + fill[i]++] = idx[q];
+                    aidx[aptr[idx[q]] + fill[idx[q]]++] = i;
+                }
+        /* deduplicate each list in place (mark: last row seen) */
+        int w = 0;
+        for (int i = 0; i < n; i++) F->mark[i] = -1;
+        for (int i = 0; i < n; i++) {
+            int a = aptr[i], e = aptr[i + 1];
+            aptr[i] = w;
+            for (int q = a; q < e; q++)
+                if (F->mark[aidx[q]] != i) {
+                    F->mark[aidx[q]] = i;
+                    aidx[w++] = aidx[q];
+                }
+        }
+        aptr[n] = w;
+        if (n <= NCP_SPCHOL_MD_MAX) {
+            rc = spchol_min_degree(n, aptr, aidx, F->perm, err);
+        } else {
+            for (int i = 0; i < n; i++) F->perm[i] = i;
+        }
+    }
+    if (!rc) {
+        for (int k = 0; k < n; k++) F->iperm[F->perm[k]] = k;
+        /* C = P A P^T, upper: entry (r, c) goes to column max(iperm r, iperm c); plus the
+         * diagonal of every column */
+        for (int i = 0; i < n; i++)
+            for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+                int a = F->iperm[i], b = F->iperm[idx[q]];
+                qptr[(a > b ? a : b) + 1]++;
+            }
+        for (int j = 0; j < n; j++) qptr[j + 1] += qptr[j] + 1;
+        memset(fill, 0, n1 * sizeof(int));
+        for (int j = 0; j < n; j++) qcol[qptr[j] + fill[j]++] = -1 - j; /* the diagonal */
+        for (int i = 0; i < n; i++)
+            for (int q = ptr[i]; q < ptr[i + 1]; q++) {
+                int a = F->iperm[i], b = F->iperm[idx[q]];
+                int c = a > b ? a : b;
+                qcol[qptr[c] + fill[c]++] = q;
+            }
+        size_t cap = (size_t)qptr[n] > 0 ? (size_t)qptr[n] : 1;
+        F->Ci = ncp_malloc(err, cap, sizeof(int));
+        if (!F->Ci) rc = NCP_ERR_NOMEM;
+        int nz = 0;
+        for (int i = 0; i < n; i++) F->mark[i] = -1;
+        /* qcol holds input indices q >= 0, or -1 - j for column j's diagonal; qrow[q] is the
+         * input row of q */
+        int *qrow = rc ? NULL : ncp_malloc(err, nq1, sizeof(int));
+        if (!rc && !qrow) rc = NCP_ERR_NOMEM;
+        for (int i = 0; i < n && !rc; i++)
+            for (int q = ptr[i]; q < ptr[i + 1]; q++) qrow[q] = i;
+        for (int j = 0; j < n && !rc; j++) {
+            F->Cp[j] = nz;
+            for (int t = qptr[j]; t < qptr[j + 1]; t++) {
+                int q = qcol[t], r;
+                if (q < 0) {
+                    r = j;
+                } else {
+                    int a = F->iperm[qrow[q]], b = F->iperm[idx[q]];
+                    r = a < b ? a : b;
+                }
+                if (F->mark[r] != j) {
+                    F->mark[r] = j;
+                    slot[r] = nz;
+                    F->Ci[nz++] = r;
+                }
+                if (q >= 0) F->map[q] = slot[r];
+            }
+        }
+        if (!rc) F->Cp[n] = nz;
+        free(qrow);
+        F->Cx = rc ? NULL : ncp_calloc(err, (size_t)(nz > 0 ? nz : 1), sizeof(double));
+        if (!rc && !F->Cx) rc = NCP_ERR_NOMEM;
+    }
+    if (!rc) {
+        /* elimination tree (Liu 1990; Davis 2006, cs_etree), ancestors in fill[] */
+        int *anc = fill;
+        for (int k = 0; k < n; k++) {
+            F->parent[k] = -1;
+            anc[k] = -1;
+            for (int p = F->Cp[k]; p < F->Cp[k + 1]; p++) {
+                int i = F->Ci[p];
+                while (i != -1 && i < k) {
+                    int inext = anc[i];
+                    anc[i] = k;
+                    if (inext == -1) F->parent[i] = k;
+                    i = inext;
+                }
+            }
+        }
+        /* column counts of L from the row patterns */
+        int *cnt = slot;
+        for (int k = 0; k < n; k++) {
+            cnt[k] = 1;
+            F->mark[k] = -1;
+        }
+        for (int k = 0; k < n; k++)
+            for (int top = spchol_ereach(F, k); top < n; top++) cnt[F->stack[top]]++;
+        double fl = 0.0;
+        for (int k = 0; k < n; k++) {
+            F->Lp[k + 1] = F->Lp[k] + cnt[k];
+            fl += (double)cnt[k] * cnt[k];
+        }
+        F->flops = fl;
+        size_t nl = (size_t)F->Lp[n] > 0 ? (size_t)F->Lp[n] : 1;
+        F->Li = ncp_malloc(err, nl, sizeof(int));
+        F->Lx = ncp_malloc(err, nl, sizeof(double));
+        if (!F->Li || !F->Lx) rc = NCP_ERR_NOMEM;
+    }
+    free(aptr);
+    free(aidx);
+    free(fill);
+    free(slot);
+    free(qcol);
+    free(qptr);
+    if (rc) {
+        ncp_spchol_free(F);
+        return rc;
+    }
+    *out = F;
+    return NCP_OK;
+}
+
+int ncp_spchol_factor(ncp_spchol *F, const double *val, const double *val2, double beta,
+                      ncp_error *err)
+{
+    int n = F->n;
+    memset(F->Cx, 0, (size_t)(F->Cp[n] > 0 ? F->Cp[n] : 1) * sizeof(double));
+    for (int q = 0; q < F->nq; q++) F->Cx[F->map[q]] = val[q] + (val2 ? beta * val2[q] : 0.0);
+    for (int k = 0; k < n; k++) {
+        F->mark[k] = -1;
+        F->next[k] = F->Lp[k];
+        F->x[k] = 0.0;
+    }
+    double *x = F->x;
+    for (int k = 0; k < n; k++) { /* row k of L (Davis 2006, cs_chol) */
+        int top = spchol_ereach(F, k);
+        for (int p = F->Cp[k]; p < F->Cp[k + 1]; p++) x[F->Ci[p]] = F->Cx[p];
+        double d = x[k];
+        x[k] = 0.0;
+        for (; top < n; top++) {
+            int i = F->stack[top];
+            double lki = x[i] / F->Lx[F->Lp[i]];
+            x[i] = 0.0;
+            for (int p = F->Lp[i] + 1; p < F->next[i]; p++) x[F->Li[p]] -= F->Lx[p] * lki;
+            d -= lki * lki;
+            int p = F->next[i]++;
+            F->Li[p] = k;
+            F->Lx[p] = lki;
+        }
+        if (!(d > 0.0) || !isfinite(d)) {
+            for (int i = 0; i < n; i++) F->x[i] = 0.0;
+            return ncp_error_set(err, NCP_ERR_NUMERIC, "sparse Cholesky: pivot %d (original row "
+                                 "%d) is %.3g: the matrix is not positive definite", k,
+                                 F->perm[k], d);
+        }
+        int p = F->next[k]++;
+        F->Li[p] = k;
+        F->Lx[p] = sqrt(d);
+    }
+    return NCP_OK;
+}
+
+void ncp_spchol_solve(ncp_spchol *F, double *b)
+{
+    int n = F->n;
+    double *x = F->x;
+    for (int k = 0; k < n; k++) x[k] = b[F->perm[k]];
+    for (int j = 0; j < n; j++) { /* L y = P b */
+        double xj = x[j] / F->Lx[F->Lp[j]];
+        x[j] = xj;
+        for (int p = F->Lp[j] + 1; p < F->Lp[j + 1]; p++) x[F->Li[p]] -= F->Lx[p] * xj;
+    }
+    for (int j = n - 1; j >= 0; j--) { /* L^T (P x) = y */
+        double s = x[j];
+        for (int p = F->Lp[j] + 1; p < F->Lp[j + 1]; p++) s -= F->Lx[p] * x[F->Li[p]];
+        x[j] = s / F->Lx[F->Lp[j]];
+    }
+    for (int k = 0; k < n; k++) {
+        b[F->perm[k]] = x[k];
+        x[k] = 0.0;
+    }
+}
+
+void ncp_spchol_stats(const ncp_spchol *F, size_t *nnz_l, double *flops)
+{
+    if (nnz_l) *nnz_l = (size_t)F->Lp[F->n];
+    if (flops) *flops = F->flops;
 }

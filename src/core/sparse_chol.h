@@ -50,4 +50,34 @@ int ncp_sparse_chol_delassus(ncp_sparse_chol *F, const double *b, const ncp_csr 
 /* Largest |A_ij - A_ji| of a CSR matrix (a missing entry counts as 0), with its position. */
 double ncp_csr_max_asymmetry(const ncp_csr *A, int *row, int *col);
 
+/* ---- Fixed-pattern sparse Cholesky: order and analyse once, refactorise numerically per value
+ * set (a matrix A + beta G whose pattern does not change with beta: admm-nosub's eq. 28 of Lee
+ * et al. 2025). P A P^T = L L^T with P a minimum-degree ordering (Tinney & Walker 1967, scheme 2,
+ * on the exact elimination graph; Rose 1972), the symbolic factor from the elimination tree
+ * (Liu 1990) and an up-looking numeric factorisation (Davis 2006, "Direct Methods for Sparse
+ * Linear Systems", §4.2, cs_chol). Graphs above NCP_SPCHOL_MD_MAX nodes keep their natural order
+ * (the exact elimination graph is an n^2-bit table). */
+#define NCP_SPCHOL_MD_MAX 8192
+
+typedef struct ncp_spchol ncp_spchol;
+
+/* Orders and analyses the symmetric pattern given in CSR form (n x n, ptr[n + 1], idx[ptr[n]];
+ * both triangles or either one, duplicates allowed; the diagonal is always included). The values
+ * later passed to ncp_spchol_factor are aligned with idx. */
+int ncp_spchol_analyse(int n, const int *ptr, const int *idx, ncp_spchol **out, ncp_error *err);
+/* Numeric factorisation of the matrix whose entries (in analyse's pattern order) are
+ * val[q] + beta * val2[q] (val2 may be NULL). An entry (i, j) given in both triangles must carry
+ * the same value in both; entries are read from the upper triangle of the permuted matrix (for
+ * an entry given in both, either copy). NCP_ERR_NUMERIC (naming the pivot) if not positive
+ * definite. */
+int ncp_spchol_factor(ncp_spchol *F, const double *val, const double *val2, double beta,
+                      ncp_error *err);
+/* Solves A x = b in place (after a successful ncp_spchol_factor; uses F's workspace: one
+ * solve at a time per F). */
+void ncp_spchol_solve(ncp_spchol *F, double *x);
+/* Non-zeros of L (diagonal included) and the flops of one numeric factorisation
+ * (sum over columns of count^2), for choosing between it and a dense factorisation. */
+void ncp_spchol_stats(const ncp_spchol *F, size_t *nnz_l, double *flops);
+void ncp_spchol_free(ncp_spchol *F);
+
 #endif

@@ -5,12 +5,17 @@
  * What runs (solvers that are not registered, scenes that do not exist and problems without the
  * structure a solver needs are reported as missing, in the output and in claims.md):
  *   Fig. 7 (bolt-nut) and Fig. 9 (dishes), §VII-A1/B1: the scene's single-step cases (100; the
- *     scene's quick count with --quick), canal / subadmm / pgs-decoupled under the scene's
- *     iteration and time budget, stopped at al_residual <= 1e-10 (below the paper's 1e-8 level,
- *     so the curves show what happens after it), cold start. Captured once into figN_<scene>/
- *     problems.h5, solved by ncp_pipeline_solve (traces, metrics, residual_vs_time and
- *     time_vs_iteration figures of src/bench/plot.c); the statistics below are read back from
- *     metrics.csv and traces.h5. The dish captures also feed Table II.
+ *     scene's quick count with --quick), canal / subadmm / pgs-decoupled under the scene's TIME
+ *     budget alone (the paper plots residual against time: no iteration cap), stopped at
+ *     al_residual <= 1e-10 (below the paper's 1e-8 level, so the curves show what happens after
+ *     it), started from the previous step's velocity (the pipeline's default warm start, §V-D).
+ *     Fig. 7 runs on the tight cases (scenes/boltnut-tight.json: the paper's geometry comes from
+ *     a tight-tolerance assembly), which decide its claims, and on the loose ones
+ *     (scenes/boltnut.json, fig7_loose.md). Captured once into figN_<scene>/problems.h5, solved
+ *     by ncp_pipeline_solve (traces, metrics, residual_vs_time and time_vs_iteration figures of
+ *     src/bench/plot.c); the statistics below are read back from metrics.csv and traces.h5,
+ *     with the load-bearing contacts of every answer (metrics/ active_contacts). The dish
+ *     captures also feed Table II.
  *   Fig. 11 (pouring), §VII-C: scenes/pouring-sweep/pouring-N.json, N = 9..45 particles (9, 18
  *     with --quick), each trajectory captured once; canal with exactly 5 iterations and
  *     subadmm / pgs-decoupled with exactly 100 (tolerance 0: the paper fixes the counts), cold
@@ -25,6 +30,10 @@
  *   Table III, §VII-D2: laikago8 and laikago27 trajectories, subadmm / admm-nosub / admm-nobody
  *     with exactly 100 iterations; time = mean (setup + solve) ms per captured step; residual =
  *     mean -log10 al_residual; ratios of the means to subadmm's.
+ *   Tasks, §VII-A2 / §VII-B2: scenes/tasks/boltnut-screw-panda.json (0.5 ms per step) and
+ *     dish-stack.json (1 ms): canal, subadmm and pgs-decoupled each drive their own simulation
+ *     under the scene's per-step budget (src/bench/task.h), success by the scene's criteria.
+ * Claim rules state the paper's value and a band where the claim is a number (Table II, III).
  * -log10 of a residual below 1e-16 (or 0) is taken at 1e-16. Times are honest only with -j 1 and
  * one BLAS thread (OPENBLAS_NUM_THREADS=1); a run with -j > 1 says so in its outputs.
  * --quick (CI size) also shortens the settling of single-step scenes to 10 steps (the dishes
@@ -51,6 +60,8 @@
 #include "bench/plot.h"
 #include "store/store.h"
 #include "solvers/al.h"
+#include "bench/task.h"
+#include "solve/params.h"
 #include "util/clock.h"
 #include "solvers/registry.h"
 #include "capture/capture.h"
@@ -61,6 +72,7 @@
 #define P0_LOG_FLOOR 1e-16   /* -log10 of smaller residuals is taken at this value */
 #define P0_QUICK_SETTLE 10   /* settling steps of single-step scenes with --quick */
 #define P0_AL_LOOPS 10       /* Table II: AL loops per case */
+#define P0_FIG_MAX_ITER 1000000 /* Fig. 7/9: no practical iteration cap, the time budget rules */
 
 enum { P0_MAXS = 3, P0_MAXCLAIMS = 32, P0_NPOUR = 5 };
 
@@ -73,6 +85,20 @@ static const char *const t2_labels[P0_MAXS] = {"CANAL", "TRDogleg", "DampedSN"};
 static const char *const t3_solvers[P0_MAXS] = {"subadmm", "admm-nosub", "admm-nobody"};
 static const char *const t3_labels[P0_MAXS] = {"SubADMM", "No Sub", "No Body"};
 static const int pour_n[P0_NPOUR] = {9, 18, 27, 36, 45};
+
+/* Table II's paper-literal variants (p0_table2). */
+enum { P0_T2_NVAR = 4 };
+static const struct {
+    int solver; /* index into t2_solvers */
+    const char *param;
+    double value;
+    const char *label;
+} t2_var[P0_T2_NVAR] = {
+    {0, "beta0", 1e4, "CANAL, the paper's absolute beta_0"},
+    {1, "beta0", 1e4, "TRDogleg, the paper's absolute beta_0"},
+    {2, "beta0", 1e4, "DampedSN, the paper's absolute beta_0"},
+    {2, "ls_abort", 1, "DampedSN aborting a loop after 30 failed halvings"},
+};
 
 /* Table II and III as printed in the paper. */
 static const double t2_paper_inner[P0_MAXS] = {30.55, 118.8, 246.9};
@@ -88,9 +114,9 @@ typedef struct p0_claim {
     char id[8];
     char claim[200];
     char paper[120];
-    char ours[400];
+    char ours[800];
     char verdict[16];
-    char rule[200];
+    char rule[320];
     char data[160];
 } p0_claim;
 
@@ -172,6 +198,14 @@ static void p0_claim_set(p0_claim *k, const char *verdict, const char *fmt, ...)
     vsnprintf(k->ours, sizeof k->ours, fmt, ap);
     va_end(ap);
     snprintf(k->verdict, sizeof k->verdict, "%s", verdict);
+}
+
+/* Whether x lies in the band [paper / f, paper * f] around a paper's ratio (f > 1): the claim
+ * rules of timing ratios state the paper's value and this band, so that "ratio > 1" cannot be
+ * met by accident (issue 11). */
+static int p0_in_band(double x, double paper, double f)
+{
+    return x >= paper / f && x <= paper * f;
 }
 
 static double p0_nlog(double r)
@@ -277,6 +311,7 @@ done:
 typedef struct p0_row {
     int s, p, iters;
     double setup, solve, res;
+    double active; /* metrics/ active_contacts: contacts carrying load in the answer */
     char status[16];
 } p0_row;
 
@@ -346,7 +381,8 @@ static int p0_metrics_row(void *ctx, const char *const *f, const char *path, lon
         (rc = p0_num(f[2], &it, path, line, "iterations", err)) ||
         (rc = p0_num(f[3], &r.setup, path, line, "setup_ms", err)) ||
         (rc = p0_num(f[4], &r.solve, path, line, "solve_ms", err)) ||
-        (rc = p0_num(f[5], &r.res, path, line, "al_residual", err)))
+        (rc = p0_num(f[5], &r.res, path, line, "al_residual", err)) ||
+        (rc = p0_num(f[7], &r.active, path, line, "active_contacts", err)))
         return rc;
     r.iters = (int)it;
     snprintf(r.status, sizeof r.status, "%s", f[6]);
@@ -401,8 +437,8 @@ static int cmp_pt(const void *a, const void *b)
 static int p0_read(const char *dir, const char *const *names, int ns, int np, int traces,
                    p0_data *d, ncp_error *err)
 {
-    static const char *const mcols[7] = {"problem",  "solver",      "iterations", "setup_ms",
-                                         "solve_ms", "al_residual", "status"};
+    static const char *const mcols[8] = {"problem",  "solver",      "iterations", "setup_ms",
+                                         "solve_ms", "al_residual", "status", "active_contacts"};
     char path[4300];
     int rc;
     memset(d, 0, sizeof *d);
@@ -414,7 +450,7 @@ static int p0_read(const char *dir, const char *const *names, int ns, int np, in
     if (!d->rowat || !d->seg) return NCP_ERR_NOMEM;
     for (int i = 0; i < ns * np; i++) d->rowat[i] = -1;
     if ((rc = ncp_path_join(path, sizeof path, dir, "metrics.csv", err)) ||
-        (rc = ncp_csv_read(path, mcols, 7, p0_metrics_row, d, err)))
+        (rc = ncp_csv_read(path, mcols, 8, p0_metrics_row, d, err)))
         return rc;
     if (!traces) return NCP_OK;
     if ((rc = ncp_traces_read_dir(dir, p0_trace_block, d, err))) return rc;
@@ -462,7 +498,11 @@ static int p0_solve(p0_ctx *c, const p0_set *set, const char *const *names, int 
     po.quick = c->o->quick;
     po.jobs = c->o->jobs;
     po.traces = traces;
-    po.trace_every = traces; /* first crossings of P0_LEVEL need every iterate */
+    /* The log sample (every iterate up to 20, ~20 per decade after): with the time budget alone
+     * PGS runs tens of thousands of sweeps per case, too many to store. First crossings of
+     * P0_LEVEL past iteration 20 are therefore the first STORED iterate at or below it (an upper
+     * bound within about 12 %: said in figN.md); CANAL's crossings (<= 20 iterations) are exact. */
+    po.trace_every = 0;
     po.figures = traces;
     po.progress = 0;
     po.quiet = 1;
@@ -519,9 +559,20 @@ typedef struct p0_figstat {
     double med_t10;  /* solver time (setup included) at iteration 10: the right panel's height */
     double med_dt1, med_dt2, med_dtl;  /* solver time of iteration 1 (after setup), 2, >= 5 */
     int n_dtl;
-    double med_at_canal;  /* this solver's residual at CANAL's time to P0_LEVEL, same case */
+    double med_at_canal;  /* this solver's residual at CANAL's time to P0_LEVEL, same case
+                             (over the cases where it had returned an iterate by then) */
     int n_at_canal;
+    int n_none_at_canal;  /* of those, cases with no iterate yet (setup still running) */
+    double act_min, act_med, act_max; /* active_contacts of the answers */
+    int act_hist[6];      /* answers with 0-4, 5-9, 10-19, 20-49, 50-99, >= 100 active contacts */
 } p0_figstat;
+
+/* Bin of p0_figstat.act_hist for a count of active contacts. */
+static int p0_act_bin(double a)
+{
+    return a < 5 ? 0 : a < 10 ? 1 : a < 20 ? 2 : a < 50 ? 3 : a < 100 ? 4 : 5;
+}
+static const char *const p0_act_bins[6] = {"0-4", "5-9", "10-19", "20-49", "50-99", ">= 100"};
 
 /* Value of the trace [b, e) at iteration `it` (the last value at or before it), NaN if none. */
 static double p0_at_iter(const p0_pt *pt, size_t b, size_t e, int it)
@@ -532,19 +583,29 @@ static double p0_at_iter(const p0_pt *pt, size_t b, size_t e, int it)
     return v;
 }
 
-/* Value at solver time t (the latest iteration reached by t), NaN if none reached. */
+/* Value at solver time t, NaN if no iterate was reached by t. The traces keep a log sample of
+ * the iterates (every one up to 20, then about 20 per decade: store/traces.h), so between two
+ * stored iterates the residual is interpolated linearly in log10 r against time (the latest
+ * stored value would credit the solver with fewer iterations than it did by t; the next one,
+ * with more); at or after the last stored iterate it is the last value. */
 static double p0_at_time(const p0_pt *pt, size_t b, size_t e, double t)
 {
-    double v = NAN;
+    size_t last = e;
     for (size_t k = b; k < e && pt[k].t <= t; k++)
-        if (!isnan(pt[k].r)) v = pt[k].r;
-    return v;
+        if (!isnan(pt[k].r)) last = k;
+    if (last == e) return NAN;
+    size_t next = last + 1;
+    while (next < e && isnan(pt[next].r)) next++;
+    if (next >= e || pt[next].t <= pt[last].t || pt[last].r <= 0 || pt[next].r <= 0)
+        return pt[last].r;
+    double w = (t - pt[last].t) / (pt[next].t - pt[last].t);
+    return pow(10.0, (1 - w) * log10(pt[last].r) + w * log10(pt[next].r));
 }
 
 static int p0_fig_stats(const p0_data *d, p0_figstat st[P0_MAXS], ncp_error *err)
 {
     int np = d->np;
-    double *buf = ncp_malloc(err, (size_t)np * 14 + 1, sizeof *buf);
+    double *buf = ncp_malloc(err, (size_t)np * 15 + 1, sizeof *buf);
     double *t_canal = ncp_malloc(err, (size_t)np + 1, sizeof *t_canal);
     if (!buf || !t_canal) {
         free(buf);
@@ -554,7 +615,7 @@ static int p0_fig_stats(const p0_data *d, p0_figstat st[P0_MAXS], ncp_error *err
     double *fin = buf, *klv = buf + np, *tlv = buf + 2 * np, *setup = buf + 3 * np,
            *mspi = buf + 4 * np, *iters = buf + 5 * np, *r10 = buf + 6 * np, *r100 = buf + 7 * np,
            *dt1 = buf + 8 * np, *dt2 = buf + 9 * np, *dtl = buf + 10 * np, *atc = buf + 11 * np,
-           *t10 = buf + 12 * np;
+           *t10 = buf + 12 * np, *act = buf + 13 * np;
     /* CANAL's time to the level on each case (s = 0 is canal, see fig_solvers). */
     for (int p = 0; p < np; p++) {
         t_canal[p] = NAN;
@@ -600,9 +661,15 @@ static int p0_fig_stats(const p0_data *d, p0_figstat st[P0_MAXS], ncp_error *err
                     break;
                 }
             if (!isnan(t_canal[p])) {
+                /* No iterate yet at CANAL's time (the solver's setup, e.g. PGS's Delassus build,
+                 * was still running): counted apart, not in the median, so that a slow setup
+                 * cannot decide a claim about convergence. */
                 double v = p0_at_time(d->pt, b, e, t_canal[p]);
+                if (isnan(v) && e > b) q->n_none_at_canal++;
                 if (!isnan(v)) atc[na++] = v;
             }
+            act[n] = r->active;
+            q->act_hist[p0_act_bin(r->active)]++;
             n++;
         }
         q->present = n > 0;
@@ -624,6 +691,12 @@ static int p0_fig_stats(const p0_data *d, p0_figstat st[P0_MAXS], ncp_error *err
         q->med_dt2 = ncp_median(dt2, n);
         q->med_dtl = ncp_median(dtl, nl);
         q->med_at_canal = ncp_median(atc, na);
+        q->act_med = ncp_median(act, n);
+        q->act_min = q->act_max = act[0];
+        for (int i = 1; i < n; i++) {
+            q->act_min = fmin(q->act_min, act[i]);
+            q->act_max = fmax(q->act_max, act[i]);
+        }
     }
     free(buf);
     free(t_canal);
@@ -645,8 +718,12 @@ static int p0_fig_md(p0_ctx *c, const char *name, const char *title, const char 
     if (!f) return err->code;
     fprintf(f, "### %s\n\n", title);
     fprintf(f,
-            "%d cases of scene `%s` (%d DOF, %.1f contacts on average), cold start, stopped at "
-            "al_residual <= %g or the scene's budget (%d iterations, %g ms). Figures: "
+            "%d cases of scene `%s` (%d DOF, %.1f contacts on average), stopped at "
+            "al_residual <= %g or the scene's time budget (%g ms of solver time; the same for "
+            "every solver, no iteration cap: %d). Traces keep every iterate up to 20 and about "
+            "20 per decade after, so iteration counts and times to 1e-8 past iteration 20 are "
+            "those of the first stored iterate at or below it (within about 12 %%), and a "
+            "residual at a given time is interpolated in log10 between stored iterates. Figures: "
             "`%s/residual_vs_time.{png,svg}`, `%s/time_vs_iteration.{png,svg}`; data: "
             "`%s/metrics.csv`, `%s/traces.h5`. Medians over cases; \"to 1e-8\" counts the "
             "cases whose al_residual reached 1e-8 (median over those); \"at CANAL's 1e-8 time\" "
@@ -657,7 +734,8 @@ static int p0_fig_md(p0_ctx *c, const char *name, const char *title, const char 
             "time of iterations 1 and 2, dt5+ = mean "
             "time of iterations 5 and later.\n\n",
             set->cs.n, set->scene, set->nv_max, set->mean_contacts, P0_TOL_FIG,
-            set->budget.max_iter, set->budget.time_ms, dirname, dirname, dirname, dirname);
+            set->budget.time_ms, set->budget.time_ms > 0 ? P0_FIG_MAX_ITER : set->budget.max_iter,
+            dirname, dirname, dirname, dirname);
     fprintf(f, "| solver | cases | final res. | share to 1e-8 | iter. to 1e-8 | ms to 1e-8 | "
                "res. @10 it. | res. @100 it. | res. at CANAL's 1e-8 time | setup ms | "
                "ms @10 it. | ms/iter | dt1 ms | dt2 ms | dt5+ ms | iterations |\n");
@@ -679,6 +757,25 @@ static int p0_fig_md(p0_ctx *c, const char *name, const char *title, const char 
                 fig_labels[s], fig_solvers[s], q->ncases, a[0], 100 * q->share_lvl, a[1], a[2],
                 a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12]);
     }
+    fprintf(f, "\nLoad-bearing contacts of each solver's answer (metrics/ `active_contacts`: "
+               "normal impulse above 1e-3 of the case's largest; the count depends on the "
+               "solver when more contacts close than the body has degrees of freedom): "
+               "number of cases per bin, and min / median / max.\n\n| solver |");
+    for (int b = 0; b < 6; b++) fprintf(f, " %s |", p0_act_bins[b]);
+    fprintf(f, " min / median / max |\n|---|---|---|---|---|---|---|---|\n");
+    for (int s = 0; s < P0_MAXS; s++) {
+        const p0_figstat *q = &st[s];
+        if (!q->present) continue;
+        fprintf(f, "| %s |", fig_labels[s]);
+        for (int b = 0; b < 6; b++) fprintf(f, " %d |", q->act_hist[b]);
+        fprintf(f, " %.0f / %.0f / %.0f |\n", q->act_min, q->act_med, q->act_max);
+    }
+    for (int s = 1; s < P0_MAXS; s++)
+        if (st[s].present && st[s].n_none_at_canal > 0)
+            fprintf(f, "\n%s had returned no iterate when CANAL reached 1e-8 on %d of %d cases "
+                       "(its setup was still running): those cases are left out of \"res. at "
+                       "CANAL's 1e-8 time\".\n", fig_labels[s], st[s].n_none_at_canal,
+                    st[s].n_at_canal + st[s].n_none_at_canal);
     fputc('\n', f);
     return p0_close(f, path, err);
 }
@@ -726,8 +823,8 @@ static int p0_newton_profile(const p0_ctx *c, const p0_set *set, p0_newton *q, n
         memset(&st, 0, sizeof st);
         memset(q->cur, 0, sizeof q->cur);
         if (!rc)
-            rc = ncp_al_solve_observed(&ncp_al_config_canal, p, NULL, NULL, NULL, P0_AL_LOOPS,
-                                       p0_newton_step, q, lambda, v, &st, err);
+            rc = ncp_al_solve_observed(&ncp_al_config_canal, p, NULL, NULL, p->guess_v,
+                                       P0_AL_LOOPS, p0_newton_step, q, lambda, v, &st, err);
         for (int k = 0; !rc && k < st.al_iterations && k < P0_AL_LOOPS; k++) {
             q->steps[k] += q->cur[k];
             q->reached[k]++;
@@ -755,15 +852,17 @@ static double p0_newton_mean(const p0_newton *q, int a, int b)
 
 /* Fig. 7 (fig = 7, bolt-nut) or Fig. 9 (fig = 9, dishes); *keep receives the dish captures for
  * Table II (fig 9) when non-NULL. */
-static int p0_fig79(p0_ctx *c, int fig, p0_set *keep, ncp_error *err)
+/* One run of Fig. 7 or 9 on scenes/<file>, outputs in OUT/<dirname>/ and OUT/<md>; claims: whether
+ * this run decides the figure's claims (Fig. 7 runs twice, the tight cases decide: see
+ * ncp_fig_lee2025). */
+static int p0_fig79(p0_ctx *c, int fig, const char *file, const char *dirname, const char *md,
+                    int claims, p0_set *keep, ncp_error *err)
 {
-    const char *file = fig == 7 ? "boltnut.json" : "dishes.json";
-    const char *dirname = fig == 7 ? "fig7_boltnut" : "fig9_dishes";
-    const char *md = fig == 7 ? "fig7.md" : "fig9.md";
-    char what[32], dir[4300], title[200], data[160];
-    snprintf(what, sizeof what, "Fig. %d", fig);
-    snprintf(title, sizeof title, "Fig. %d (%s, §VII-%s1): al_residual versus time, time versus "
-             "iteration", fig, fig == 7 ? "bolt-nut" : "dish piling", fig == 7 ? "A" : "B");
+    char what[64], dir[4300], title[240], data[160];
+    snprintf(what, sizeof what, "Fig. %d (%s)", fig, file);
+    snprintf(title, sizeof title, "Fig. %d (%s, §VII-%s1, `%s`): al_residual versus time, time "
+             "versus iteration", fig, fig == 7 ? "bolt-nut" : "dish piling", fig == 7 ? "A" : "B",
+             file);
     snprintf(data, sizeof data, "`%s`, `%s/traces.h5`", md, dirname);
     p0_set set;
     p0_data d;
@@ -776,8 +875,12 @@ static int p0_fig79(p0_ctx *c, int fig, p0_set *keep, ncp_error *err)
     p0_newton newton;
     memset(&newton, 0, sizeof newton);
     if (set.cs.n > 0 && !p0_interrupted(c)) {
+        /* The paper plots residual against time: every solver gets the scene's time budget
+         * alone (issue 11: an iteration cap stopped PGS and SubADMM after 5-8 ms while CANAL
+         * used up to 200 ms). */
         ncp_budget b = set.budget;
         b.tol = P0_TOL_FIG;
+        if (b.time_ms > 0) b.max_iter = P0_FIG_MAX_ITER;
         if ((rc = p0_solve(c, &set, fig_solvers, P0_MAXS, b, 1, dir, what, &ran, err))) goto done;
         if (ran > 0 && !p0_interrupted(c)) {
             if ((rc = p0_read(dir, fig_solvers, P0_MAXS, set.cs.n, 1, &d, err)) ||
@@ -796,13 +899,14 @@ static int p0_fig79(p0_ctx *c, int fig, p0_set *keep, ncp_error *err)
                 goto done;
             }
             fprintf(f, "CANAL's Newton steps per AL loop (ncp_al_solve_observed, %d loops from a "
-                       "cold start, mean over the cases that ran the loop): ", P0_AL_LOOPS);
+                       "start as Table II's, mean over the cases that ran the loop): ", P0_AL_LOOPS);
             for (int k = 0; k < P0_AL_LOOPS; k++)
                 fprintf(f, "%s%.3g", k ? ", " : "", newton.steps[k]);
             fprintf(f, ".\n\n");
             if ((rc = p0_close(f, mpath, err))) goto done;
         }
     }
+    if (!claims) goto done;
     const p0_figstat *cn = &st[0], *sa = &st[1], *pg = &st[2];
     char ruletxt[200];
     if (fig == 7) {
@@ -836,10 +940,12 @@ static int p0_fig79(p0_ctx *c, int fig, p0_set *keep, ncp_error *err)
                          data);
         if (pg->present && cn->present && pg->n_at_canal > 0)
             p0_claim_set(k, pg->med_at_canal >= 1e-5 ? "yes" : "no",
-                         "PGS median %.2e when CANAL reached 1e-8 (%d cases); %.2e after 10 "
-                         "sweeps, %.2e after 100, %.2e at the end (median %.3g sweeps); %.0f%% "
-                         "of cases reach 1e-8", pg->med_at_canal, pg->n_at_canal, pg->med_r10,
-                         pg->med_r100, pg->med_final, pg->med_iters, 100 * pg->share_lvl);
+                         "PGS median %.2e when CANAL reached 1e-8 (%d cases; on %d more PGS had "
+                         "no iterate yet, setup running); %.2e after 10 sweeps, %.2e after 100, %.2e at the "
+                         "end (median %.3g sweeps); %.0f%% of cases reach 1e-8; load-bearing "
+                         "contacts (CANAL's answers) median %.0f", pg->med_at_canal,
+                         pg->n_at_canal, pg->n_none_at_canal, pg->med_r10, pg->med_r100,
+                         pg->med_final, pg->med_iters, 100 * pg->share_lvl, cn->act_med);
     } else {
         p0_claim *k = p0_claim_new(c, "9a", "Dishes: CANAL achieves residuals under 1e-8",
                                    "< 1e-8", "yes: >= 90% of cases end <= 1e-8; partly: >= 50%",
@@ -929,6 +1035,9 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
     double inner[P0_MAXS] = {0}, loops[P0_MAXS] = {0}, fails[P0_MAXS] = {0},
            nlog[P0_MAXS] = {0}, wall[P0_MAXS] = {0}, maxinner[P0_MAXS] = {0};
     int ncase[P0_MAXS] = {0}, failcases[P0_MAXS] = {0}, numfail[P0_MAXS] = {0};
+    double vinner[P0_T2_NVAR] = {0}, vloops[P0_T2_NVAR] = {0}, vfails[P0_T2_NVAR] = {0},
+           vnlog[P0_T2_NVAR] = {0};
+    int vcase[P0_T2_NVAR] = {0};
     const ncp_solver_desc *desc[P0_MAXS];
     double *lambda = NULL, *v = NULL;
     ncp_metrics_ws *ws = NULL;
@@ -963,8 +1072,10 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
             ncp_al_stats st;
             memset(&st, 0, sizeof st);
             double t0 = ncp_now_ms();
-            rc = ncp_al_solve_observed(t2_configs[s], p, NULL, NULL, NULL, P0_AL_LOOPS, NULL, NULL,
-                                       lambda, v, &st, err);
+            /* §V-D: the first loop starts from the previous step's velocity (guess_v, the
+             * settled state's, recorded by the capture); none recorded: the solver's cold start. */
+            rc = ncp_al_solve_observed(t2_configs[s], p, NULL, NULL, p->guess_v, P0_AL_LOOPS,
+                                       NULL, NULL, lambda, v, &st, err);
             double ms = ncp_now_ms() - t0;
             if (rc) {
                 ncp_error_prefix(err, "Table II, %s on case %s: ", t2_solvers[s], p->name);
@@ -987,6 +1098,32 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
             nlog[s] += p0_nlog(mt.al_residual);
             wall[s] += ms;
         }
+        /* Paper-literal variants (not in the claims): the paper's absolute beta_0 = 1e4 for all
+         * three, and DampedSN aborting a loop after 30 failed Armijo halvings (our old
+         * behaviour), to show what the defaults' choices change. */
+        for (int vi = 0; vi < P0_T2_NVAR; vi++) {
+            int s = t2_var[vi].solver;
+            if (!desc[s]) continue;
+            ncp_params ps;
+            memset(&ps, 0, sizeof ps);
+            if ((rc = ncp_params_set(&ps, t2_var[vi].param, t2_var[vi].value, err))) goto done;
+            ncp_al_stats st;
+            memset(&st, 0, sizeof st);
+            rc = ncp_al_solve_observed(t2_configs[s], p, &ps, NULL, p->guess_v, P0_AL_LOOPS, NULL,
+                                       NULL, lambda, v, &st, err);
+            if (rc) {
+                ncp_error_prefix(err, "Table II, %s (%s = %g) on case %s: ", t2_solvers[s],
+                                 t2_var[vi].param, t2_var[vi].value, p->name);
+                goto done;
+            }
+            ncp_metrics mt;
+            if ((rc = ncp_metrics_eval(ws, lambda, &mt, err))) goto done;
+            vcase[vi]++;
+            vinner[vi] += st.inner_iterations;
+            vloops[vi] += st.al_iterations;
+            vfails[vi] += st.inner_failures;
+            vnlog[vi] += p0_nlog(mt.al_residual);
+        }
     }
     if (cf) {
         rc = p0_close(cf, cpath, err);
@@ -1005,9 +1142,11 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
     else
         fprintf(f,
                 "%d dish cases (the Fig. 9 captures, `fig9_dishes/problems.h5`), %d AL loops "
-                "each from a cold start with the solvers' default parameters "
+                "each with the solvers' default parameters "
                 "(ncp_al_solve_observed, solvers/al.h). Inner iter. = inner steps over the %d "
-                "loops, mean over cases; failure = AL loops whose inner solve missed its "
+                "loops, mean over cases; start: the previous step's velocity (the settled "
+                "state's, Lee et al. 2025 §V-D) where the capture recorded it; failure = AL loops "
+                "whose inner solve missed its "
                 "tolerance, %% of all loops (cases with any failure in brackets); residual = "
                 "mean over cases of -log10 al_residual (metrics/, from the returned lambda). Per "
                 "case: `table2_cases.csv`.\n\n",
@@ -1045,16 +1184,33 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
         if (ncase[s]) fprintf(f, " %.3g |", wall[s] / ncase[s]);
         else fprintf(f, " – |");
     fprintf(f, "\n\n");
+    if (set->cs.n > 0) {
+        fprintf(f, "Paper-literal variants (same cases and start, %d AL loops; not used by the "
+                   "claims):\n\n| variant | inner iter. | failure %% | residual -log10 |\n"
+                   "|---|---|---|---|\n", P0_AL_LOOPS);
+        for (int vi = 0; vi < P0_T2_NVAR; vi++)
+            if (vcase[vi])
+                fprintf(f, "| %s (`%s.%s=%g`) | %.2f | %.2f | %.4f |\n", t2_var[vi].label,
+                        t2_solvers[t2_var[vi].solver], t2_var[vi].param, t2_var[vi].value,
+                        vinner[vi] / vcase[vi], vloops[vi] > 0 ? 100 * vfails[vi] / vloops[vi] : 0,
+                        vnlog[vi] / vcase[vi]);
+        fprintf(f, "\n");
+    }
     if ((rc = p0_close(f, path, err))) goto done;
 
     const char *data = "`table2.md`, `table2_cases.csv`";
     p0_claim *k = p0_claim_new(c, "T2a", "Table II: CANAL needs far fewer inner (Newton) "
                                "iterations than TRDogleg and DampedSN",
                                "30.55 / 118.8 / 246.9 (3.9x, 8.1x)",
-                               "yes: CANAL has the fewest; the ratios are shown", data);
+                               "yes: CANAL has the fewest, <= 60 per case, and TRDogleg / "
+                               "CANAL in [1.95, 7.8], DampedSN / CANAL in [4.0, 16.2] (the "
+                               "paper's 3.9x, 8.1x within a factor 2); partly: CANAL has the "
+                               "fewest", data);
     if (ncase[0] && ncase[1] && ncase[2]) {
         double a = inner[0] / ncase[0], b = inner[1] / ncase[1], d = inner[2] / ncase[2];
-        p0_claim_set(k, a < b && a < d ? "yes" : "no",
+        int band = a <= 60 && a > 0 && p0_in_band(b / a, 118.8 / 30.55, 2) &&
+                   p0_in_band(d / a, 246.9 / 30.55, 2);
+        p0_claim_set(k, a < b && a < d && band ? "yes" : a < b && a < d ? "partly" : "no",
                      "%.2f / %.2f / %.2f (TRDogleg %.2fx, DampedSN %.2fx CANAL's)", a, b, d,
                      a > 0 ? b / a : NAN, a > 0 ? d / a : NAN);
     }
@@ -1071,12 +1227,15 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
                      "%.2f / %.2f / %.2f %% of AL loops", fr[0], fr[1], fr[2]);
     }
     k = p0_claim_new(c, "T2c", "Table II: similar final residuals (CANAL's slightly worse)",
-                     "8.2231 / 8.5693 / 8.5644", "yes: all three within 1 (a decade) of each "
-                     "other", data);
+                     "8.2231 / 8.5693 / 8.5644", "yes: each within 0.3 of the paper's "
+                     "value; partly: all three within 1 (a decade) of each other", data);
     if (ncase[0] && ncase[1] && ncase[2]) {
         double a = nlog[0] / ncase[0], b = nlog[1] / ncase[1], d = nlog[2] / ncase[2];
         double hi = fmax(a, fmax(b, d)), lo = fmin(a, fmin(b, d));
-        p0_claim_set(k, hi - lo <= 1 ? "yes" : "no", "%.4f / %.4f / %.4f", a, b, d);
+        int near = fabs(a - t2_paper_res[0]) <= 0.3 && fabs(b - t2_paper_res[1]) <= 0.3 &&
+                   fabs(d - t2_paper_res[2]) <= 0.3;
+        p0_claim_set(k, near ? "yes" : hi - lo <= 1 ? "partly" : "no", "%.4f / %.4f / %.4f", a,
+                     b, d);
     }
 done:
     if (cf) fclose(cf);
@@ -1097,6 +1256,28 @@ typedef struct p0_mean {
     double iters;          /* mean iterations */
 } p0_mean;
 
+/* Accumulates one solve (ms of setup + solve, al_residual, iterations) into q; ms_buf keeps
+ * the times for the median. p0_mean_finish turns the sums into means. */
+static void p0_mean_add(p0_mean *q, double *ms_buf, double *lg, double ms, double res, int iters)
+{
+    ms_buf[q->n++] = ms;
+    q->ms += ms;
+    q->res += res;
+    *lg += log10(fmax(res, P0_LOG_FLOOR));
+    q->iters += iters;
+}
+
+static void p0_mean_finish(p0_mean *q, double *ms_buf, double lg)
+{
+    if (!q->n) return;
+    q->ms /= q->n;
+    q->res /= q->n;
+    q->res_geo = pow(10.0, lg / q->n);
+    q->nlog = -lg / q->n;
+    q->iters /= q->n;
+    q->ms_med = ncp_median(ms_buf, q->n);
+}
+
 static int p0_means(const p0_data *d, p0_mean out[P0_MAXS], ncp_error *err)
 {
     double *ms = ncp_malloc(err, (size_t)d->np + 1, sizeof *ms);
@@ -1107,20 +1288,9 @@ static int p0_means(const p0_data *d, p0_mean out[P0_MAXS], ncp_error *err)
         double lg = 0;
         for (int p = 0; p < d->np; p++) {
             const p0_row *r = p0_row_at(d, s, p);
-            if (!r) continue;
-            ms[q->n++] = r->setup + r->solve;
-            q->ms += r->setup + r->solve;
-            q->res += r->res;
-            lg += log10(fmax(r->res, P0_LOG_FLOOR));
-            q->iters += r->iters;
+            if (r) p0_mean_add(q, ms, &lg, r->setup + r->solve, r->res, r->iters);
         }
-        if (!q->n) continue;
-        q->ms /= q->n;
-        q->res /= q->n;
-        q->res_geo = pow(10.0, lg / q->n);
-        q->nlog = -lg / q->n;
-        q->iters /= q->n;
-        q->ms_med = ncp_median(ms, q->n);
+        p0_mean_finish(q, ms, lg);
     }
     free(ms);
     return NCP_OK;
@@ -1148,70 +1318,121 @@ static double p0_slope(const double *x, const double *y, int n)
     return den > 0 ? (k * sxy - sx * sy) / den : NAN;
 }
 
+/* Per-step means of one solver's own simulation (task runner): p0_mean over the steps that had
+ * a contact solve. */
+static void p0_task_means(const ncp_task_result *r, p0_mean *q, double *ms_buf)
+{
+    memset(q, 0, sizeof *q);
+    double lg = 0;
+    for (int k = 0; k < r->nsteps; k++) {
+        const ncp_task_step *st = &r->steps[k];
+        if (st->status >= 0 && !isnan(st->al_residual))
+            p0_mean_add(q, ms_buf, &lg, st->solve_ms, st->al_residual, st->iterations);
+    }
+    p0_mean_finish(q, ms_buf, lg);
+}
+
+/* Fig. 11 (§VII-C): each solver drives its own simulation of pouring-N.json (the G1 upper body
+ * pouring N particles), warm-started from the previous step like every trajectory, with the
+ * paper's fixed counts: 5 CANAL iterations, 100 SubADMM / PGS iterations per step (tol 0, no
+ * time budget); means over the steps with a contact solve. */
 static int p0_fig11(p0_ctx *c, ncp_error *err)
 {
     int nn = c->o->quick ? 2 : P0_NPOUR;
     double dof[P0_NPOUR], cont[P0_NPOUR];
     int nprob[P0_NPOUR];
     p0_mean mean[P0_NPOUR][P0_MAXS];
+    int failed[P0_NPOUR][P0_MAXS];
     int rc = NCP_OK;
     memset(mean, 0, sizeof mean);
+    memset(failed, 0, sizeof failed);
     for (int i = 0; i < nn && !p0_interrupted(c); i++) {
-        char file[64], sub[64], dir[4300], d5[4400], d100[4400], what[48];
+        char file[64], sub[64], path[4200], dir[4300], what[48];
         snprintf(file, sizeof file, "pouring-sweep/pouring-%d.json", pour_n[i]);
         snprintf(sub, sizeof sub, "fig11_pouring/N%02d", pour_n[i]);
         snprintf(what, sizeof what, "Fig. 11 (N = %d)", pour_n[i]);
         dof[i] = cont[i] = NAN;
         nprob[i] = 0;
         if ((rc = ncp_path_join(dir, sizeof dir, c->out, sub, err)) ||
-            (rc = ncp_path_join(d5, sizeof d5, dir, "canal5", err)) ||
-            (rc = ncp_path_join(d100, sizeof d100, dir, "iter100", err)))
+            (rc = ncp_path_join(path, sizeof path, ncp_scenes_dir(), file, err)))
             return rc;
-        p0_set set;
-        if ((rc = p0_capture(c, file, dir, what, &set, err))) return rc;
-        if (set.cs.n == 0) continue;
-        dof[i] = set.nv_max;
-        cont[i] = set.mean_contacts;
-        nprob[i] = set.cs.n;
-        /* Fixed counts (§VII-C): 5 CANAL iterations, 100 for SubADMM and PGS; tol 0. */
-        ncp_budget b5 = {0.0, 5, 0.0}, b100 = {0.0, 100, 0.0};
-        p0_data d;
-        memset(&d, 0, sizeof d);
-        p0_mean tmp[P0_MAXS];
-        int ran = 0;
-        if ((rc = p0_solve(c, &set, fig_solvers, 1, b5, 0, d5, "Fig. 11", &ran, err))) goto next;
-        if (ran && !p0_interrupted(c)) {
-            if ((rc = p0_read(d5, fig_solvers, 1, set.cs.n, 0, &d, err)) ||
-                (rc = p0_means(&d, tmp, err)))
-                goto next;
-            mean[i][0] = tmp[0];
-            p0_data_free(&d);
+        if (!ncp_file_exists(path)) {
+            p0_missing(c, "%s: scene file %s does not exist: skipped", what, path);
+            continue;
         }
-        if ((rc = p0_solve(c, &set, fig_solvers + 1, 2, b100, 0, d100, "Fig. 11", &ran, err)))
-            goto next;
-        if (ran && !p0_interrupted(c)) {
-            if ((rc = p0_read(d100, fig_solvers + 1, 2, set.cs.n, 0, &d, err)) ||
-                (rc = p0_means(&d, tmp, err)))
-                goto next;
-            p0_report_rowless(c, &d, "Fig. 11");
-            mean[i][1] = tmp[0];
-            mean[i][2] = tmp[1];
+        ncp_scene *scene = NULL;
+        if ((rc = ncp_scene_load(path, ncp_registry_catalog(), &scene, err))) return rc;
+        const char *names[P0_MAXS];
+        int map[P0_MAXS], n = 0;
+        for (int s = 0; s < P0_MAXS; s++) {
+            if (!p0_registered(fig_solvers[s])) {
+                p0_absent(c, fig_solvers[s], "Fig. 11");
+                continue;
+            }
+            map[n] = s;
+            names[n++] = fig_solvers[s];
         }
-    next:
-        p0_data_free(&d);
-        p0_set_free(&set);
-        if (rc) return rc;
+        ncp_task_result r[P0_MAXS];
+        memset(r, 0, sizeof r);
+        printf("lee2025: %s: canal (5 iterations), subadmm, pgs-decoupled (100) each drive the "
+               "simulation%s...\n", what, c->o->quick ? " (quick)" : "");
+        fflush(stdout);
+        for (int k = 0; k < n && !rc && !p0_interrupted(c); k++) {
+            ncp_budget b = {0.0, map[k] == 0 ? 5 : 100, 0.0}; /* fixed counts, tol 0 */
+            ncp_task_opts to;
+            ncp_task_opts_default(&to);
+            to.quick = c->o->quick;
+            to.interrupt = c->o->interrupt;
+            to.budget = &b;
+            rc = ncp_task_run(scene, names[k], &to, &r[k], err);
+        }
+        double load[3];
+        int haveload = ncp_task_load_average(load);
+        if (!rc && !p0_interrupted(c))
+            rc = ncp_task_write(dir, scene, r, n, haveload ? load : NULL, 0, err);
+        double *buf = NULL;
+        if (!rc) {
+            int cap = 1;
+            for (int k = 0; k < n; k++) cap = r[k].nsteps > cap ? r[k].nsteps : cap;
+            buf = ncp_malloc(err, (size_t)cap, sizeof *buf);
+            if (!buf) rc = NCP_ERR_NOMEM;
+        }
+        if (!rc) {
+            dof[i] = ncp_scene_model(scene)->nv;
+            double nc = 0;
+            int ns = 0;
+            for (int k = 0; k < n; k++) {
+                p0_task_means(&r[k], &mean[i][map[k]], buf);
+                failed[i][map[k]] = r[k].failed;
+                for (int q = 0; q < r[k].nsteps; q++)
+                    if (r[k].steps[q].status >= 0) {
+                        nc += r[k].steps[q].contacts;
+                        ns++;
+                    }
+                if (r[k].nsteps > nprob[i]) nprob[i] = r[k].nsteps;
+            }
+            cont[i] = ns ? nc / ns : NAN;
+            printf("lee2025: %s: done [%.1f s]\n", what, (ncp_now_ms() - c->t0) / 1000);
+        }
+        free(buf);
+        for (int k = 0; k < P0_MAXS; k++) ncp_task_result_free(&r[k]);
+        ncp_scene_free(scene);
+        if (rc) {
+            ncp_error_prefix(err, "%s: ", what);
+            return rc;
+        }
     }
     /* fig11.dat: one gnuplot index block per solver. */
     char path[4300], mdpath[4300];
     FILE *f = p0_open(c, "fig11.dat", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "# ncpbench figure data: Lee et al. 2025 Fig. 11 (pouring), per solver and particle count "
-               "N: mean\n# (setup + solve) ms per captured step and mean al_residual at a fixed "
-               "iteration count\n# (canal 5, subadmm and pgs-decoupled 100), cold start on every "
-               "step. DOF = nv of the captures.\n# One index block per solver (gnuplot: index "
+               "N: mean\n# (setup + solve) ms per simulated step and mean al_residual at a fixed "
+               "iteration count\n# (canal 5, subadmm and pgs-decoupled 100), each solver driving "
+               "its own warm-started simulation\n# (fig11_pouring/N*/steps.csv). DOF = nv of the "
+               "scene.\n# One index block per solver (gnuplot: index "
                "i); solvers without data have no rows.\n# columns: solver solver_index N dof "
-               "mean_ms median_ms mean_residual geomean_residual problems mean_iterations\n");
+               "mean_ms median_ms mean_residual geomean_residual steps mean_iterations\n");
     int blocks = 0;
     for (int s = 0; s < P0_MAXS; s++) {
         int any = 0;
@@ -1239,16 +1460,20 @@ static int p0_fig11(p0_ctx *c, ncp_error *err)
     if (!f) return err->code;
     fprintf(f, "### Fig. 11 (pouring, §VII-C): mean time per step and mean residual versus "
                "system DOF\n\n"
-               "Scenes `scenes/pouring-sweep/pouring-N.json` (particles only: the bottle is "
-               "kinematic and the paper's 28-DOF G1 upper body is not modelled, so DOF = 6 N), "
-               "each trajectory captured once (pgs driver) and every captured step solved from a "
-               "cold start with 5 CANAL iterations and 100 SubADMM / PGS iterations. Figure: "
-               "`lee2025_fig11_pouring.{png,svg}`; data: `fig11.dat`, `fig11_pouring/N*/`.\n\n");
+               "Scenes `scenes/pouring-sweep/pouring-N.json` (the G1 upper body holding the "
+               "bottle with both grippers and pouring N particles into a bowl; DOF = robot + 6 "
+               "N). Each solver drives its own simulation (src/bench/task.h), warm-started from "
+               "the previous step (matched impulses, current velocity), with 5 CANAL iterations "
+               "and 100 SubADMM / PGS iterations per step (tol 0, no time budget); means over the "
+               "steps with a contact solve. A solver whose simulation failed is marked (failed at "
+               "step k: its means cover the steps before). Figure: "
+               "`lee2025_fig11_pouring.{png,svg}`; data: `fig11.dat`, "
+               "`fig11_pouring/N*/steps.csv`.\n\n");
     fprintf(f, "| N | DOF | steps | contacts (mean) | CANAL ms | SubADMM ms | PGS ms | CANAL "
                "res. | SubADMM res. | PGS res. |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < nn; i++) {
         if (!nprob[i]) {
-            fprintf(f, "| %d | – | not captured | | | | | | | |\n", pour_n[i]);
+            fprintf(f, "| %d | – | not simulated | | | | | | | |\n", pour_n[i]);
             continue;
         }
         fprintf(f, "| %d | %.0f | %d | %.1f |", pour_n[i], dof[i], nprob[i], cont[i]);
@@ -1256,7 +1481,8 @@ static int p0_fig11(p0_ctx *c, ncp_error *err)
             if (mean[i][s].n) fprintf(f, " %.4g |", mean[i][s].ms);
             else fprintf(f, " – |");
         for (int s = 0; s < P0_MAXS; s++)
-            if (mean[i][s].n) fprintf(f, " %.3g |", mean[i][s].res);
+            if (mean[i][s].n)
+                fprintf(f, " %.3g%s |", mean[i][s].res, failed[i][s] ? " (simulation failed)" : "");
             else fprintf(f, " – |");
         fputc('\n', f);
     }
@@ -1468,35 +1694,41 @@ static int p0_table3(p0_ctx *c, ncp_error *err)
     p0_claim *k = p0_claim_new(c, "T3a", "Table III (8 quadrupeds, 100 iterations): SubADMM "
                                "fastest; No Sub 2.78x and No Body 1.46x its time",
                                "0.435 / 1.21 / 0.638 ms (2.78x, 1.46x)",
-                               "yes: both ratios > 1; partly: one of them", data);
+                               "yes: No Sub / SubADMM in [1.85, 4.17] and No Body / SubADMM "
+                               "in [1.0, 2.19] (the paper's 2.78x, 1.46x within a factor 1.5; "
+                               "SubADMM fastest); partly: both ratios > 1", data);
     if (m8[0].n && m8[1].n && m8[2].n) {
         double r1 = m8[1].ms / m8[0].ms, r2 = m8[2].ms / m8[0].ms;
         p0_claim_set(k,
-                     r1 > 1 && r2 > 1   ? "yes"
-                     : r1 > 1 || r2 > 1 ? "partly"
-                                        : "no",
+                     p0_in_band(r1, 2.78, 1.5) && p0_in_band(r2, 1.46, 1.5) && r2 > 1 ? "yes"
+                     : r1 > 1 && r2 > 1                                               ? "partly"
+                                                                                      : "no",
                      "%.4g / %.4g / %.4g ms (No Sub %.3gx, No Body %.3gx)", m8[0].ms, m8[1].ms,
                      m8[2].ms, r1, r2);
     }
     k = p0_claim_new(c, "T3b", "Table III: the three ADMM variants reach similar residuals",
                      "4.8802 / 4.8817 / 4.8562",
-                     "yes: mean -log10 residuals within 0.5 of each other", data);
+                     "yes: mean -log10 residuals within 0.5 of each other and of the paper's "
+                     "(4.86..4.88); partly: within 0.5 of each other", data);
     if (m8[0].n && m8[1].n && m8[2].n) {
         double hi = fmax(m8[0].nlog, fmax(m8[1].nlog, m8[2].nlog));
         double lo = fmin(m8[0].nlog, fmin(m8[1].nlog, m8[2].nlog));
-        p0_claim_set(k, hi - lo <= 0.5 ? "yes" : "no", "%.4f / %.4f / %.4f", m8[0].nlog,
+        int near = 1;
+        for (int s = 0; s < P0_MAXS; s++) near &= fabs(m8[s].nlog - t3_paper_res[s]) <= 0.5;
+        p0_claim_set(k, hi - lo <= 0.5 && near ? "yes" : hi - lo <= 0.5 ? "partly" : "no", "%.4f / %.4f / %.4f", m8[0].nlog,
                      m8[1].nlog, m8[2].nlog);
     }
     k = p0_claim_new(c, "T3c", "Table III, 27 quadrupeds: SubADMM 3.63x faster than No Sub (the "
                      "gap grows with the system)", "3.63x",
-                     "yes: ratio > 1 and larger than with 8 robots; partly: > 1", data);
+                     "yes: ratio in [2.42, 5.45] (3.63x within a factor 1.5) and larger than "
+                     "with 8 robots; partly: > 1 and larger than with 8", data);
     if (k && m27[0].n && m27[1].n) {
         double r27 = m27[1].ms / m27[0].ms;
         double r8 = m8[0].n && m8[1].n ? m8[1].ms / m8[0].ms : NAN;
         p0_claim_set(k,
-                     r27 > 1 && r27 > r8 ? "yes"
-                     : r27 > 1           ? "partly"
-                                         : "no",
+                     p0_in_band(r27, 3.63, 1.5) && r27 > r8 ? "yes"
+                     : r27 > 1 && r27 > r8                  ? "partly"
+                                                            : "no",
                      "No Sub / SubADMM %.3gx with 27 (%.3gx with 8)%s", r27, r8,
                      m27[2].n ? "" : "; No Body not measured");
         if (m27[2].n) {
@@ -1504,6 +1736,113 @@ static int p0_table3(p0_ctx *c, ncp_error *err)
             snprintf(k->ours + used, sizeof k->ours - used, "; No Body / SubADMM %.3gx",
                      m27[2].ms / m27[0].ms);
         }
+    }
+    return NCP_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Tasks under real-time budgets (§VII-A2, §VII-B2)                                           */
+
+/* One task scene of scenes/tasks/: canal, subadmm and pgs-decoupled each drive their own
+ * simulation under the scene's per-step budget (src/bench/task.h), -j 1 (a wall-clock budget
+ * needs the machine to itself); outputs in OUT/<sub>/ (steps.csv, task.json, task.md, figures).
+ * ok[s] = 1 when solver s completed the task (every criterion of the scene), 0 when it did not,
+ * -1 when it did not run. */
+static int p0_task(p0_ctx *c, const char *file, const char *sub, int ok[P0_MAXS], char *txt,
+                   size_t cap, ncp_error *err)
+{
+    char path[4200], dir[4300], what[96];
+    ncp_scene *scene = NULL;
+    ncp_task_result r[P0_MAXS];
+    const char *names[P0_MAXS];
+    int map[P0_MAXS], n = 0, rc;
+    memset(r, 0, sizeof r);
+    for (int s = 0; s < P0_MAXS; s++) ok[s] = -1;
+    txt[0] = 0;
+    snprintf(what, sizeof what, "task %s", file);
+    if ((rc = ncp_path_join(path, sizeof path, ncp_scenes_dir(), file, err)) ||
+        (rc = ncp_path_join(dir, sizeof dir, c->out, sub, err)))
+        return rc;
+    if (!ncp_file_exists(path)) {
+        p0_missing(c, "%s: scene file %s does not exist: skipped", what, path);
+        return NCP_OK;
+    }
+    if ((rc = ncp_scene_load(path, ncp_registry_catalog(), &scene, err))) return rc;
+    if (!ncp_scene_task(scene)) {
+        p0_missing(c, "%s: the scene has no task section: skipped", what);
+        goto done;
+    }
+    for (int s = 0; s < P0_MAXS; s++) {
+        if (!p0_registered(fig_solvers[s])) {
+            p0_absent(c, fig_solvers[s], what);
+            continue;
+        }
+        map[n] = s;
+        names[n++] = fig_solvers[s];
+    }
+    ncp_task_opts to;
+    ncp_task_opts_default(&to);
+    to.quick = c->o->quick;
+    to.interrupt = c->o->interrupt;
+    double load[3];
+    int haveload = ncp_task_load_average(load);
+    printf("lee2025: %s: %s each drive the simulation under %g ms per step%s...\n", what,
+           "canal, subadmm, pgs-decoupled", ncp_scene_task(scene)->step_budget_ms,
+           c->o->quick ? " (quick: truncated run)" : "");
+    fflush(stdout);
+    if ((rc = ncp_task_run_many(scene, names, n, &to, 1, r, err))) goto done;
+    if (p0_interrupted(c)) goto done;
+    if ((rc = ncp_mkdir_p(dir, err)) ||
+        (rc = ncp_task_write(dir, scene, r, n, haveload ? load : NULL, 1, err)))
+        goto done;
+    for (int i = 0; i < n; i++) {
+        int s = map[i];
+        ok[s] = r[i].success;
+        size_t used = strlen(txt);
+        snprintf(txt + used, cap - used,
+                 "%s%s %s (%d/%d steps%s, max penetration %.3g mm, solve ms p50 %.3g, p99 "
+                 "%.3g, %d steps over budget)", used ? "; " : "", fig_labels[s],
+                 r[i].success ? "succeeds" : r[i].failed ? "fails (simulation failed)" : "fails",
+                 r[i].nsteps, r[i].steps_planned, c->o->quick ? ", quick" : "",
+                 1e3 * r[i].max_penetration, r[i].solve_p50, r[i].solve_p99, r[i].over_budget);
+    }
+    printf("lee2025: %s: done [%.1f s]\n", what, (ncp_now_ms() - c->t0) / 1000);
+done:
+    for (int i = 0; i < P0_MAXS; i++) ncp_task_result_free(&r[i]);
+    if (rc) ncp_error_prefix(err, "%s: ", what);
+    ncp_scene_free(scene);
+    return rc;
+}
+
+static int p0_tasks(p0_ctx *c, ncp_error *err)
+{
+    static const struct {
+        const char *id, *file, *sub, *claim, *paper;
+    } t[2] = {
+        {"TKa", "tasks/boltnut-screw-panda.json", "task_boltnut-screw-panda",
+         "Bolt-nut assembly by a Panda holding the nut, 0.5 ms per step: CANAL and SubADMM "
+         "complete the task, PGS fails (significant penetrations)",
+         "CANAL, SubADMM succeed; PGS fails"},
+        {"TKb", "tasks/dish-stack.json", "task_dish-stack",
+         "Dish piling by a Panda with a hand, 1 ms per step: SubADMM and CANAL simulate the "
+         "piling, PGS fails (jitter)",
+         "CANAL, SubADMM succeed; PGS fails"},
+    };
+    for (int i = 0; i < 2 && !p0_interrupted(c); i++) {
+        int ok[P0_MAXS], rc;
+        char txt[700], data[160];
+        snprintf(data, sizeof data, "`%s/task.md`, `%s/steps.csv`", t[i].sub, t[i].sub);
+        if ((rc = p0_task(c, t[i].file, t[i].sub, ok, txt, sizeof txt, err))) return rc;
+        p0_claim *k = p0_claim_new(c, t[i].id, t[i].claim, t[i].paper,
+                                   "yes: CANAL and SubADMM complete the task (every criterion "
+                                   "of the scene) and PGS does not; partly: CANAL and SubADMM "
+                                   "complete it (PGS too)", data);
+        if (ok[0] >= 0 && ok[1] >= 0 && ok[2] >= 0)
+            p0_claim_set(k,
+                         ok[0] == 1 && ok[1] == 1 && ok[2] == 0 ? "yes"
+                         : ok[0] == 1 && ok[1] == 1             ? "partly"
+                                                                : "no",
+                         "%s%s", txt, c->o->quick ? " (quick: truncated run, not a result)" : "");
     }
     return NCP_OK;
 }
@@ -1634,11 +1973,32 @@ int ncp_fig_lee2025(const ncp_fig_opts *o, ncp_error *err)
              o->out_dir, o->quick ? " --quick" : "", o->seed, o->jobs);
     if ((rc = ncp_mkdir_p(c->out, err))) goto done;
     /* Parts in the paper's order; the dish captures of Fig. 9 are kept for Table II. */
-    if ((rc = p0_fig79(c, 7, NULL, err)) || p0_interrupted(c)) goto done;
-    if ((rc = p0_fig79(c, 9, &dishes, err)) || p0_interrupted(c)) goto done;
+    /* Fig. 7: the paper's bolt-nut comes from a tight-tolerance assembly (§VII-A1), so the tight
+     * cases (scenes/boltnut-tight.json) decide its claims; the loose 0.1 mm-clearance cases of
+     * scenes/boltnut.json are run beside them for comparison (fig7_loose.md). Without the tight
+     * scene the loose cases decide. */
+    {
+        char tight[4200];
+        if ((rc = ncp_path_join(tight, sizeof tight, ncp_scenes_dir(), "boltnut-tight.json", err)))
+            goto done;
+        int have_tight = ncp_file_exists(tight);
+        if (have_tight &&
+            ((rc = p0_fig79(c, 7, "boltnut-tight.json", "fig7_boltnut-tight", "fig7.md", 1, NULL,
+                            err)) ||
+             p0_interrupted(c)))
+            goto done;
+        if ((rc = p0_fig79(c, 7, "boltnut.json", "fig7_boltnut",
+                           have_tight ? "fig7_loose.md" : "fig7.md", !have_tight, NULL, err)) ||
+            p0_interrupted(c))
+            goto done;
+    }
+    if ((rc = p0_fig79(c, 9, "dishes.json", "fig9_dishes", "fig9.md", 1, &dishes, err)) ||
+        p0_interrupted(c))
+        goto done;
     if ((rc = p0_fig11(c, err)) || p0_interrupted(c)) goto done;
     if ((rc = p0_table2(c, &dishes, err)) || p0_interrupted(c)) goto done;
     if ((rc = p0_table3(c, err)) || p0_interrupted(c)) goto done;
+    if ((rc = p0_tasks(c, err)) || p0_interrupted(c)) goto done;
     if ((rc = p0_summary(c, err))) goto done;
 
     printf("\nLee et al. 2025 §VII (%s): paper's claim beside ours\n", o->quick ? "quick" : "full");

@@ -28,6 +28,8 @@ struct ncp_scene {
     ncp_model model;
     ncp_bench_cfg bench;
     ncp_cases_cfg cases; /* benchmark.cases (capture "cases"; cases.h) */
+    int has_task;
+    ncp_task_cfg task;   /* "task" (scene.h) */
 };
 
 static int need_object(ncp_json_ctx *c, const cJSON *v, const char *path)
@@ -300,6 +302,26 @@ static int solver_name(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJS
     return NCP_OK;
 }
 
+/* An array of unique registered solver names (non-empty if nonempty) into out[*n]. */
+static int solver_list(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSON *sl,
+                       const char *path, int nonempty, char (*out)[32], int *n)
+{
+    int rc = NCP_OK, i = 0;
+    if (!cJSON_IsArray(sl) || (nonempty && cJSON_GetArraySize(sl) == 0))
+        return ncp_json_expect(c, path, sl, nonempty ? "a non-empty array of solver names" : "an array of solver names");
+    if (cJSON_GetArraySize(sl) > NCP_MAX_BENCH_SOLVERS)
+        return ncp_json_fail(c, path, "too many solvers (at most %d)", NCP_MAX_BENCH_SOLVERS);
+    for (const cJSON *it = sl->child; it && !rc; it = it->next, i++) {
+        char p[NCP_JSON_PATH_MAX];
+        ncp_json_index(p, path, i);
+        rc = solver_name(c, cat, it, p, out[i]);
+        for (int k = 0; k < i && !rc; k++)
+            if (strcmp(out[k], out[i]) == 0) rc = ncp_json_fail(c, p, "solver \"%s\" is listed twice", out[i]);
+    }
+    *n = i;
+    return rc;
+}
+
 static int parse_params(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSON *bench,
                         ncp_bench_cfg *cfg)
 {
@@ -401,22 +423,212 @@ static int parse_bench(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJS
     if (!rc) rc = parse_budget(c, b, "benchmark", "budget", &cfg->budget);
     if (rc) return rc;
     const cJSON *sl = cJSON_GetObjectItemCaseSensitive(b, "solvers");
-    if (sl) {
-        if (!cJSON_IsArray(sl)) return ncp_json_expect(c, "benchmark.solvers", sl, "an array of solver names");
-        if (cJSON_GetArraySize(sl) > NCP_MAX_BENCH_SOLVERS)
-            return ncp_json_fail(c, "benchmark.solvers", "too many solvers (at most %d)", NCP_MAX_BENCH_SOLVERS);
-        int i = 0;
-        for (const cJSON *it = sl->child; it && !rc; it = it->next, i++) {
-            char p[NCP_JSON_PATH_MAX];
-            ncp_json_index(p, "benchmark.solvers", i);
-            rc = solver_name(c, cat, it, p, cfg->solvers[i]);
-            for (int k = 0; k < i && !rc; k++)
-                if (strcmp(cfg->solvers[k], cfg->solvers[i]) == 0)
-                    rc = ncp_json_fail(c, p, "solver \"%s\" is listed twice", cfg->solvers[i]);
-        }
-        cfg->nsolvers = i;
-    }
+    if (sl) rc = solver_list(c, cat, sl, "benchmark.solvers", 0, cfg->solvers, &cfg->nsolvers);
     if (!rc) rc = parse_params(c, cat, b, cfg);
+    return rc;
+}
+
+/* ---- task (scene.h ncp_task_cfg; scenes/README.md "Task") ---- */
+
+static const char *const crit_names[] = {"displacement", "position", "upright", "in_region",
+                                         "penetration", "speed", NULL};
+
+const char *ncp_task_crit_name(int type)
+{
+    return type >= 0 && type < NCP_TASK_CRIT_COUNT ? crit_names[type] : NULL;
+}
+
+/* A body named at path (scene body names, robot links as "robot/link"); -1 after an error. */
+static int task_body(ncp_json_ctx *c, const ncp_model *m, const cJSON *v, const char *path)
+{
+    if (!cJSON_IsString(v)) {
+        ncp_json_expect(c, path, v, "a body name (robot links as \"robot/link\")");
+        return -1;
+    }
+    for (int b = 0; b < m->nbodies; b++)
+        if (strcmp(m->bodies[b].name, v->valuestring) == 0) return b;
+    ncp_json_fail(c, path, "unknown body \"%s\" (expected the name of a scene body, or "
+                  "\"robot/link\" for a robot link)", v->valuestring);
+    return -1;
+}
+
+/* A non-zero 3-vector, normalised. */
+static int task_direction(ncp_json_ctx *c, const cJSON *o, const char *path, const char *key,
+                          double out[3])
+{
+    int rc = ncp_json_get_vec(c, o, path, key, 1, 3, NULL, out);
+    if (!rc && ncp_v3_normalize(out) < 1e-12) {
+        char p[NCP_JSON_PATH_MAX];
+        ncp_json_key(p, path, key);
+        return ncp_json_fail(c, p, "must be a non-zero vector, got [0, 0, 0]");
+    }
+    return rc;
+}
+
+static int parse_criterion(ncp_json_ctx *c, const ncp_model *m, const cJSON *o, const char *path,
+                           int index, ncp_task_criterion *k)
+{
+    static const char *const keys[NCP_TASK_CRIT_COUNT][8] = {
+        {"type", "body", "axis", "min", "max", NULL},
+        {"type", "body", "target", "tolerance", NULL},
+        {"type", "body", "axis", "world", "max_angle", NULL},
+        {"type", "bodies", "prefix", "min", "max", "fraction", NULL},
+        {"type", "max", NULL},
+        {"type", "body", "max", NULL}};
+    char p[NCP_JSON_PATH_MAX];
+    memset(k, 0, sizeof *k);
+    k->body = -1;
+    int rc = need_object(c, o, path);
+    if (!rc) rc = ncp_json_get_enum(c, o, path, "type", 1, crit_names, 0, &k->type);
+    if (!rc) rc = ncp_json_check_keys(c, o, path, keys[k->type]);
+    if (rc) return rc;
+    const cJSON *bv = cJSON_GetObjectItemCaseSensitive(o, "body");
+    if (k->type != NCP_CRIT_IN_REGION && k->type != NCP_CRIT_PENETRATION) {
+        ncp_json_key(p, path, "body");
+        if (!required(c, o, path, "body", "a body name (robot links as \"robot/link\")")) return NCP_ERR_INPUT;
+        if ((k->body = task_body(c, m, bv, p)) < 0) return NCP_ERR_INPUT;
+    }
+    switch (k->type) {
+    case NCP_CRIT_DISPLACEMENT:
+        rc = task_direction(c, o, path, "axis", k->axis);
+        k->has_min = cJSON_GetObjectItemCaseSensitive(o, "min") != NULL;
+        k->has_max = cJSON_GetObjectItemCaseSensitive(o, "max") != NULL;
+        if (!rc) rc = ncp_json_get_number(c, o, path, "min", 0, NCP_JSON_FINITE, 0.0, &k->min);
+        if (!rc) rc = ncp_json_get_number(c, o, path, "max", 0, NCP_JSON_FINITE, 0.0, &k->max);
+        if (!rc && !k->has_min && !k->has_max) {
+            ncp_json_key(p, path, "min");
+            return ncp_json_fail(c, p, "missing (a displacement criterion needs min, max or both, in m)");
+        }
+        if (!rc && k->has_min && k->has_max && k->min > k->max) {
+            ncp_json_key(p, path, "max");
+            return ncp_json_fail(c, p, "must be >= min (%g), got %g", k->min, k->max);
+        }
+        break;
+    case NCP_CRIT_POSITION:
+        rc = ncp_json_get_vec(c, o, path, "target", 1, 3, NULL, k->target);
+        if (!rc) rc = ncp_json_get_quantity(c, o, path, "tolerance", 1, NCP_JSON_NONNEG, "m", 0.0, &k->tolerance);
+        break;
+    case NCP_CRIT_UPRIGHT:
+        rc = task_direction(c, o, path, "axis", k->axis);
+        if (!rc) rc = task_direction(c, o, path, "world", k->world);
+        if (!rc) rc = ncp_json_get_quantity(c, o, path, "max_angle", 1, NCP_JSON_NONNEG, "rad", 0.0, &k->max_angle);
+        break;
+    case NCP_CRIT_IN_REGION: {
+        const cJSON *bl = cJSON_GetObjectItemCaseSensitive(o, "bodies");
+        const cJSON *pf = cJSON_GetObjectItemCaseSensitive(o, "prefix");
+        if ((bl != NULL) == (pf != NULL)) {
+            ncp_json_key(p, path, bl ? "prefix" : "bodies");
+            return ncp_json_fail(c, p, bl ? "give either bodies or prefix, not both"
+                                          : "missing (expected bodies: [names] or prefix: \"p\")");
+        }
+        k->bodies = ncp_malloc(c->err, (size_t)(m->nbodies > 0 ? m->nbodies : 1), sizeof(int));
+        if (!k->bodies) return NCP_ERR_NOMEM;
+        if (bl) {
+            ncp_json_key(p, path, "bodies");
+            if (!cJSON_IsArray(bl) || cJSON_GetArraySize(bl) == 0)
+                return ncp_json_expect(c, p, bl, "a non-empty array of body names");
+            int i = 0;
+            for (const cJSON *it = bl->child; it; it = it->next, i++) {
+                char q[NCP_JSON_PATH_MAX];
+                ncp_json_index(q, p, i);
+                int b = task_body(c, m, it, q);
+                if (b < 0) return NCP_ERR_INPUT;
+                for (int j = 0; j < k->nbodies; j++)
+                    if (k->bodies[j] == b) return ncp_json_fail(c, q, "body \"%s\" is listed twice", it->valuestring);
+                if (k->nbodies >= m->nbodies) return ncp_json_fail(c, q, "more bodies than the scene has");
+                k->bodies[k->nbodies++] = b;
+            }
+        } else {
+            char pre[NCP_NAME_MAX];
+            rc = ncp_json_get_string(c, o, path, "prefix", 1, "", pre, sizeof pre);
+            if (rc) return rc;
+            size_t l = strlen(pre);
+            for (int b = 0; b < m->nbodies; b++)
+                if (strncmp(m->bodies[b].name, pre, l) == 0) k->bodies[k->nbodies++] = b;
+            if (k->nbodies == 0) {
+                ncp_json_key(p, path, "prefix");
+                return ncp_json_fail(c, p, "no body name starts with \"%s\" (expected a prefix of "
+                                     "scene body names)", pre);
+            }
+        }
+        rc = ncp_json_get_vec(c, o, path, "min", 1, 3, NULL, k->lo);
+        if (!rc) rc = ncp_json_get_vec(c, o, path, "max", 1, 3, NULL, k->hi);
+        for (int i = 0; i < 3 && !rc; i++)
+            if (k->lo[i] > k->hi[i]) {
+                char q[NCP_JSON_PATH_MAX];
+                ncp_json_key(p, path, "max");
+                ncp_json_index(q, p, i);
+                return ncp_json_fail(c, q, "must be >= min[%d] (%g), got %g", i, k->lo[i], k->hi[i]);
+            }
+        if (!rc) rc = ncp_json_get_number(c, o, path, "fraction", 0, NCP_JSON_UNIT, 1.0, &k->fraction);
+        if (!rc && !(k->fraction > 0.0)) {
+            ncp_json_key(p, path, "fraction");
+            return ncp_json_fail(c, p, "must be in (0, 1], got 0");
+        }
+        break;
+    }
+    case NCP_CRIT_PENETRATION:
+        rc = ncp_json_get_quantity(c, o, path, "max", 1, NCP_JSON_NONNEG, "m", 0.0, &k->max);
+        break;
+    case NCP_CRIT_SPEED:
+        rc = ncp_json_get_quantity(c, o, path, "max", 1, NCP_JSON_NONNEG, "m/s", 0.0, &k->max);
+        break;
+    }
+    if (rc) return rc;
+    snprintf(k->label, sizeof k->label, "criteria[%d] %s%s%s", index, crit_names[k->type],
+             k->body >= 0 ? " " : "", k->body >= 0 ? m->bodies[k->body].name : "");
+    return NCP_OK;
+}
+
+static void task_free(ncp_task_cfg *t)
+{
+    for (int i = 0; i < t->ncriteria; i++) free(t->criteria[i].bodies);
+    free(t->criteria);
+    t->criteria = NULL;
+    t->ncriteria = 0;
+}
+
+static int parse_task(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSON *root,
+                      ncp_scene *sc)
+{
+    static const char *const keys[] = {"description", "step_budget_ms", "solvers", "tol",
+                                       "max_iter", "criteria", NULL};
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "task");
+    if (!t) return NCP_OK;
+    ncp_task_cfg *cfg = &sc->task;
+    const ncp_model *m = &sc->model;
+    sc->has_task = 1;
+    int rc = ncp_json_check_keys(c, t, "task", keys);
+    if (!rc) {
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(t, "description");
+        if (d && !cJSON_IsString(d)) return ncp_json_expect(c, "task.description", d, "a string");
+        snprintf(cfg->description, sizeof cfg->description, "%s", d ? d->valuestring : "");
+    }
+    if (!rc) rc = ncp_json_get_quantity(c, t, "task", "step_budget_ms", 1, NCP_JSON_POSITIVE, "ms", 0.0,
+                                        &cfg->step_budget_ms);
+    /* the per-step stopping rule defaults to the driver's */
+    cfg->budget = sc->bench.driver_budget;
+    if (!rc) rc = ncp_json_get_number(c, t, "task", "tol", 0, NCP_JSON_NONNEG, cfg->budget.tol, &cfg->budget.tol);
+    if (!rc) rc = ncp_json_get_int(c, t, "task", "max_iter", 0, 1, cfg->budget.max_iter, &cfg->budget.max_iter);
+    cfg->budget.time_ms = cfg->step_budget_ms;
+    if (rc) return rc;
+    const cJSON *sl = cJSON_GetObjectItemCaseSensitive(t, "solvers");
+    if (sl && (rc = solver_list(c, cat, sl, "task.solvers", 1, cfg->solvers, &cfg->nsolvers))) return rc;
+    const cJSON *cr = cJSON_GetObjectItemCaseSensitive(t, "criteria");
+    if (!cr) return ncp_json_fail(c, "task.criteria", "missing (expected a non-empty array of criteria, "
+                                  "each {\"type\": %s, ...})", "displacement|position|upright|in_region|penetration|speed");
+    if (!cJSON_IsArray(cr) || cJSON_GetArraySize(cr) == 0)
+        return ncp_json_expect(c, "task.criteria", cr, "a non-empty array of criteria");
+    int n = cJSON_GetArraySize(cr);
+    cfg->criteria = ncp_calloc(c->err, (size_t)n, sizeof *cfg->criteria);
+    if (!cfg->criteria) return NCP_ERR_NOMEM;
+    int i = 0;
+    for (const cJSON *it = cr->child; it && !rc; it = it->next, i++) {
+        char p[NCP_JSON_PATH_MAX];
+        ncp_json_index(p, "task.criteria", i);
+        rc = parse_criterion(c, m, it, p, i, &cfg->criteria[i]);
+        cfg->ncriteria = i + 1; /* owned bodies freed with the scene, also after an error */
+    }
     return rc;
 }
 
@@ -426,7 +638,7 @@ static int parse_root(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSO
     static const char *const keys[] = {"name", "description", "timestep", "duration", "steps",
                                        "gravity", "materials", "material_pairs", "contact",
                                        "bodies", "benchmark", "dynamics", "robots",
-                                       "constraints", "wrenches", NULL};
+                                       "constraints", "wrenches", "task", NULL};
     static const double g0[3] = {0, 0, -9.81};
     ncp_model *m = &sc->model;
     int rc = ncp_json_check_keys(c, root, "", keys); /* "(top level)" if not an object */
@@ -465,6 +677,7 @@ static int parse_root(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSO
     if (!rc) rc = parse_bodies(c, root, m);
     if (!rc) rc = ncp_scene_parse_multibody(root, c->where, m, c->err); /* robot.c */
     if (!rc) rc = parse_bench(c, cat, root, m, &sc->bench, &sc->cases);
+    if (!rc) rc = parse_task(c, cat, root, sc); /* after bench: its driver budget */
     return rc;
 }
 
@@ -544,6 +757,7 @@ void ncp_scene_free(ncp_scene *s)
     free(s->where);
     free(s->text);
     free(s->description);
+    task_free(&s->task);
     ncp_model_free(&s->model);
     free(s);
 }
@@ -554,3 +768,8 @@ const ncp_bench_cfg *ncp_scene_bench(const ncp_scene *s) { return &s->bench; }
 double ncp_scene_timestep(const ncp_scene *s) { return s->model.h; }
 const ncp_model *ncp_scene_model(const ncp_scene *s) { return &s->model; }
 const ncp_cases_cfg *ncp_scene_cases(const ncp_scene *s) { return &s->cases; }
+const ncp_task_cfg *ncp_scene_task(const ncp_scene *s) { return s->has_task ? &s->task : NULL; }
+void ncp_scene_set_driver_time(ncp_scene *s, double ms)
+{
+    if (ms > 0.0) s->bench.driver_budget.time_ms = ms;
+}

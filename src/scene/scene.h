@@ -36,6 +36,49 @@ typedef struct ncp_bench_cfg {
     ncp_solver_params_entry params[NCP_MAX_BENCH_SOLVERS];
 } ncp_bench_cfg;
 
+/* The scene's "task" section (scenes/README.md, "Task"): a task solved in closed loop under a
+ * per-step solver budget (Lee et al. 2025 §VII), judged by criteria on the simulated trajectory
+ * (bench/task.h runs it). Bodies are model body indices ("robot/link" for robot links). */
+typedef enum ncp_task_crit_type {
+    NCP_CRIT_DISPLACEMENT = 0, /* (p_end - p_start) . axis/|axis| in [min, max] */
+    NCP_CRIT_POSITION = 1,     /* |p_end - target| <= tolerance */
+    NCP_CRIT_UPRIGHT = 2,      /* angle(R_end axis, world) <= max_angle */
+    NCP_CRIT_IN_REGION = 3,    /* at least fraction f of the bodies end with the origin in [lo, hi] */
+    NCP_CRIT_PENETRATION = 4,  /* deepest contact penetration over the run <= max */
+    NCP_CRIT_SPEED = 5         /* |v_COM| at the end <= max */
+} ncp_task_crit_type;
+#define NCP_TASK_CRIT_COUNT 6
+/* "displacement", ... (NULL for an unknown type). */
+const char *ncp_task_crit_name(int type);
+
+typedef struct ncp_task_criterion {
+    int type;              /* ncp_task_crit_type */
+    int body;              /* model body (-1 for in_region and penetration) */
+    int nbodies;           /* in_region: the bodies (owned) */
+    int *bodies;
+    double axis[3];        /* displacement: unit world axis; upright: unit body-frame axis */
+    double world[3];       /* upright: unit world direction */
+    double target[3];      /* position */
+    double lo[3], hi[3];   /* in_region box */
+    int has_min, has_max;  /* displacement: which bounds were given */
+    double min, max;       /* displacement bounds; max also for penetration (m) and speed (m/s) */
+    double tolerance;      /* position, m */
+    double max_angle;      /* upright, rad */
+    double fraction;       /* in_region, (0, 1] */
+    char label[128];       /* "criteria[0] displacement nut", for reports */
+} ncp_task_criterion;
+
+typedef struct ncp_task_cfg {
+    char description[256];
+    double step_budget_ms; /* per-step solver budget (solver clock: setup + iterations), > 0 */
+    int nsolvers;          /* default solvers of `ncpbench task`; 0 = the scene's driver */
+    char solvers[NCP_MAX_BENCH_SOLVERS][32];
+    ncp_budget budget;     /* tol, max_iter (default: benchmark.driver_budget's); time_ms =
+                              step_budget_ms */
+    int ncriteria;
+    ncp_task_criterion *criteria; /* owned */
+} ncp_task_cfg;
+
 typedef struct ncp_scene ncp_scene;
 
 /* Reads and validates a scene file. Solver names and parameters in its benchmark section are
@@ -56,5 +99,10 @@ double ncp_scene_timestep(const ncp_scene *s);
 /* The scene's model (the scene owns it) and its cases section (capture "cases"). */
 const ncp_model *ncp_scene_model(const ncp_scene *s);
 const ncp_cases_cfg *ncp_scene_cases(const ncp_scene *s);
+/* Overrides the driver's time budget per step, benchmark.driver_budget.time_ms (ms, solver
+ * clock, setup included; > 0; `--step-budget-ms` of run and capture). */
+void ncp_scene_set_driver_time(ncp_scene *s, double ms);
+/* The scene's task section, or NULL when it has none. */
+const ncp_task_cfg *ncp_scene_task(const ncp_scene *s);
 
 #endif

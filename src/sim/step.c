@@ -10,7 +10,12 @@
  * Warm start: the previous step's impulses are kept keyed by row identity. Contacts are keyed by
  * (shape pair, feature) and kept as world vectors projected onto the new contact frames (cheap,
  * and correct when the tangent basis turns with the normal); joint rows by (producer, index,
- * row). A row without a match starts at 0. */
+ * row). A row without a match starts at 0.
+ *
+ * Every problem carries the state its step starts from (problem.h guess_v, guess_lambda; Lee et
+ * al. 2025 §V-D warm-starts the first iteration from the previous time step): the velocity
+ * w->v before the step and the matched impulses above, whether or not this step's own solve
+ * warm-starts. The solve gets both when o->warm_start is set (lambda0, and p->guess_v). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +110,7 @@ int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, voi
     memset(&res, 0, sizeof res);
     ncp_cons_entry *rows = NULL;
     int nrows = 0, *keys = NULL;
-    double mscale = 1.0, *lambda0 = NULL;
+    double mscale = 1.0;
     double *A = ncp_malloc(err, (size_t)nv * nv, sizeof(double));
     double *buf = ncp_malloc(err, 3 * (size_t)nv, sizeof(double)); /* b, diag, v */
     int rc = (!A || !buf) ? NCP_ERR_NOMEM : NCP_OK;
@@ -139,23 +144,23 @@ int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, voi
         goto done;
     }
     p.step = w->step;
+    p.guess_lambda = ncp_malloc(err, (size_t)p.m, sizeof(double));
+    p.guess_v = ncp_malloc(err, (size_t)nv, sizeof(double));
+    if (!p.guess_lambda || !p.guess_v) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    warm_start_guess(w, cl.c, &p, keys, p.guess_lambda);
+    if (nv) memcpy(p.guess_v, w->v, (size_t)nv * sizeof(double));
     if (hook && (rc = hook(ctx, &p, err))) goto done;
 
-    if (o->warm_start) {
-        lambda0 = ncp_malloc(err, (size_t)p.m, sizeof(double));
-        if (!lambda0) {
-            rc = NCP_ERR_NOMEM;
-            goto done;
-        }
-        warm_start_guess(w, cl.c, &p, keys, lambda0);
-    }
     res.lambda = ncp_malloc(err, (size_t)p.m, sizeof(double));
     res.v = ncp_malloc(err, (size_t)nv, sizeof(double));
     if (!res.lambda || !res.v) {
         rc = NCP_ERR_NOMEM;
         goto done;
     }
-    if ((rc = o->solve(o->solve_ctx, &p, lambda0, &res, err))) {
+    if ((rc = o->solve(o->solve_ctx, &p, o->warm_start ? p.guess_lambda : NULL, &res, err))) {
         ncp_error_prefix(err, "step %d, driver %s: ", w->step, p.driver);
         goto done;
     }
@@ -181,7 +186,6 @@ done:
     free(buf);
     free(keys);
     free(rows);
-    free(lambda0);
     free(res.lambda);
     free(res.v);
     ncp_problem_free(&p);

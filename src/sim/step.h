@@ -21,8 +21,9 @@ typedef struct ncp_step_solve_out {
     int interrupted;     /* cut short by an interrupt: the state is left unchanged */
 } ncp_step_solve_out;
 
-/* The contact solve: lambda0 is the warm start (m entries) or NULL. Returns non-zero (err set)
- * on an error of its own; a solver that merely fails sets out->failed. */
+/* The contact solve: lambda0 is the warm start (m entries) or NULL; with a warm start, p->guess_v
+ * (the velocity at the start of the step, problem.h) is its velocity part. Returns non-zero
+ * (err set) on an error of its own; a solver that merely fails sets out->failed. */
 typedef int (*ncp_step_solve_fn)(void *ctx, const ncp_problem *p, const double *lambda0,
                                  ncp_step_solve_out *out, ncp_error *err);
 
@@ -30,11 +31,13 @@ typedef struct ncp_step_opts {
     const char *driver;            /* name of the solver, recorded as the problem's driver */
     ncp_step_solve_fn solve;
     void *solve_ctx;
-    int warm_start;                /* 1: start from the previous step's matched impulses */
+    int warm_start;                /* 1: start from the previous step's matched impulses and
+                                      the current velocity */
 } ncp_step_opts;
 
-/* Called with the assembled problem of a step that has constraint rows, before it is solved.
- * Return non-zero (err set) to abort the step. */
+/* Called with the assembled problem of a step that has constraint rows, before it is solved;
+ * p->guess_v and p->guess_lambda hold the state the step starts from (step.c). Return non-zero
+ * (err set) to abort the step. */
 typedef int (*ncp_step_hook)(void *ctx, ncp_problem *p, ncp_error *err);
 
 /* Per-step report, for tests and progress. */

@@ -574,6 +574,51 @@ int ncp_fclib_read_file(const ncp_h5ctx *c, hid_t file, const char *name, ncp_pr
 /* export                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
+/* /guesses (FCLib layout: number_of_guesses, group 1 with v for a global problem, l for the
+ * equality rows, u and r for the contact rows, each in row order) from the problem's guess: a
+ * missing guess_lambda writes r = l = 0; u = D lambda + v_f is the local velocity of the guessed
+ * impulses (FCLib's readers require it). */
+static int write_guess(const ncp_h5ctx *c, hid_t f, const ncp_problem *p, int primal)
+{
+    int m = p->m, nl = 0, mc = 0;
+    double *lam = ncp_calloc(c->err, (size_t)m, sizeof(double));
+    double *u = ncp_malloc(c->err, (size_t)m, sizeof(double));
+    double *l = ncp_malloc(c->err, (size_t)m, sizeof(double));
+    double *r = ncp_malloc(c->err, (size_t)m, sizeof(double));
+    double *uc = ncp_malloc(c->err, (size_t)m, sizeof(double));
+    hid_t g = -1, g1 = -1;
+    int rc = (!lam || !u || !l || !r || !uc) ? NCP_ERR_NOMEM : NCP_OK;
+    if (!rc && p->guess_lambda) ncp_copy(m, p->guess_lambda, lam);
+    if (!rc) rc = ncp_problem_velocity(p, lam, u, c->err);
+    for (int b = 0; !rc && b < p->nblocks; b++) {
+        const ncp_block *bk = &p->blocks[b];
+        for (int k = 0; k < ncp_block_type_size(bk->type); k++) {
+            if (bk->type == NCP_CONTACT) {
+                r[mc] = lam[bk->row + k];
+                uc[mc++] = u[bk->row + k];
+            } else {
+                l[nl++] = lam[bk->row + k]; /* bilateral: export allows no other kind */
+            }
+        }
+    }
+    if (!rc) rc = ncp_h5_group(c, f, "/", "guesses", &g);
+    if (!rc) rc = ncp_h5_write_int1(c, g, "/guesses", "number_of_guesses", 1);
+    if (!rc) rc = ncp_h5_group(c, g, "/guesses", "1", &g1);
+    if (!rc && primal && p->guess_v && p->nv > 0)
+        rc = ncp_h5_write_dvec(c, g1, "/guesses/1", "v", p->nv, p->guess_v);
+    if (!rc && nl > 0) rc = ncp_h5_write_dvec(c, g1, "/guesses/1", "l", nl, l);
+    if (!rc) rc = ncp_h5_write_dvec(c, g1, "/guesses/1", "u", mc, uc);
+    if (!rc) rc = ncp_h5_write_dvec(c, g1, "/guesses/1", "r", mc, r);
+    if (g1 >= 0) H5Gclose(g1);
+    if (g >= 0) H5Gclose(g);
+    free(lam);
+    free(u);
+    free(l);
+    free(r);
+    free(uc);
+    return rc;
+}
+
 int ncp_fclib_export(const ncp_problem *p, const char *path, ncp_error *err)
 {
     ncp_h5_quiet();
@@ -627,6 +672,7 @@ int ncp_fclib_export(const ncp_problem *p, const char *path, ncp_error *err)
         snprintf(title, sizeof title, "ncpbench scene %s problem %s", p->scene && p->scene[0] ? p->scene : "-", nm);
         if (allc) rc = ncp_fclib_write_local_group(&c, f, "/", p, D, vf, title);
         if (!rc && primal) rc = ncp_fclib_write_global_group(&c, f, "/", p, title);
+        if (!rc && (p->guess_lambda || (primal && p->guess_v))) rc = write_guess(&c, f, p, primal);
     }
     if (f >= 0 && H5Fclose(f) < 0 && !rc)
         rc = ncp_error_set(err, NCP_ERR_IO, "cannot finish writing %s (disk full?)", tmp);

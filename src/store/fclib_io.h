@@ -7,7 +7,8 @@
 #include "store/h5util.h"
 
 
-/* Writes one plain FCLib file (fclib_local and, when expressible, fclib_global). Returns
+/* Writes one plain FCLib file (fclib_local and, when expressible, fclib_global, and the
+ * problem's guess as /guesses/1: v, l, u, r; problem.h guess_lambda, guess_v). Returns
  * NCP_ERR_INPUT with a message if the problem has rows FCLib cannot express (unilateral or
  * soft), without creating the file. */
 int ncp_fclib_export(const ncp_problem *p, const char *path, ncp_error *err);

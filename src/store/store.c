@@ -19,6 +19,11 @@
  *     blocks J_{i,b} concatenated column-major, with link_Jib_offset [nlinks + 1];
  *     dof_diag [nv] (the joint-space diagonal of A, structure.dof_diag), optional on reading
  *     (absent: zero);
+ *   - guesses/: the state the problem starts from (problem.h guess_lambda, guess_v), in FCLib's
+ *     /guesses layout (number_of_guesses = 1, group 1) with one difference: guesses/1/lambda
+ *     holds all m rows in our row order (FCLib splits them into l and r; `export --fclib` does),
+ *     guesses/1/v the nv velocities; either may be absent, and so may the group (files written
+ *     before it existed: no guess);
  *   - /problems tracks link creation order, and problems are read back in that order;
  *   - datasets of at least NCP_H5_COMPRESS_MIN bytes are chunked and compressed (shuffle +
  *     deflate, h5util.h) when the HDF5 library can encode deflate; files written before that
@@ -236,6 +241,43 @@ static int write_structure(const ncp_h5ctx *c, hid_t pg, const char *pp, const n
     return rc;
 }
 
+static int write_guess(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp_problem *p)
+{
+    char gp[512], g1p[512];
+    jpath(gp, sizeof gp, pp, "guesses");
+    jpath(g1p, sizeof g1p, gp, "1");
+    hid_t g = -1, g1 = -1;
+    int rc = ncp_h5_group(c, pg, pp, "guesses", &g);
+    if (!rc) rc = ncp_h5_write_int1(c, g, gp, "number_of_guesses", 1);
+    if (!rc) rc = ncp_h5_group(c, g, gp, "1", &g1);
+    if (!rc && p->guess_lambda && p->m > 0)
+        rc = ncp_h5_write_dvec(c, g1, g1p, "lambda", p->m, p->guess_lambda);
+    if (!rc && p->guess_v && p->nv > 0) rc = ncp_h5_write_dvec(c, g1, g1p, "v", p->nv, p->guess_v);
+    if (g1 >= 0) H5Gclose(g1);
+    if (g >= 0) H5Gclose(g);
+    return rc;
+}
+
+static int read_guess(const ncp_h5ctx *c, hid_t pg, const char *pp, int m, int nv, ncp_problem *p)
+{
+    char gp[512], g1p[512];
+    jpath(gp, sizeof gp, pp, "guesses");
+    jpath(g1p, sizeof g1p, gp, "1");
+    hid_t g = -1, g1 = -1;
+    int count = 1, rc = ncp_h5_open_group(c, pg, pp, "guesses", &g);
+    if (!rc && ncp_h5_exists(g, "number_of_guesses"))
+        rc = ncp_h5_read_int1(c, g, gp, "number_of_guesses", &count);
+    if (!rc && count < 0) rc = ncp_h5_rerr(c, gp, "number_of_guesses", "is %d (negative)", count);
+    if (!rc && count > 0) rc = ncp_h5_open_group(c, g, gp, "1", &g1);
+    if (!rc && count > 0 && m > 0 && ncp_h5_exists(g1, "lambda"))
+        rc = ncp_h5_read_dvec(c, g1, g1p, "lambda", m, &p->guess_lambda, NULL);
+    if (!rc && count > 0 && nv > 0 && ncp_h5_exists(g1, "v"))
+        rc = ncp_h5_read_dvec(c, g1, g1p, "v", nv, &p->guess_v, NULL);
+    if (g1 >= 0) H5Gclose(g1);
+    if (g >= 0) H5Gclose(g);
+    return rc;
+}
+
 static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp_problem *p,
                          int fclib_groups)
 {
@@ -372,6 +414,7 @@ static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp
         free(body);
     }
     if (!rc && p->structure) rc = write_structure(c, pg, pp, p);
+    if (!rc && (p->guess_lambda || p->guess_v)) rc = write_guess(c, pg, pp, p);
     if (!rc && fclib && all_rows_are(p, 0) && D)
         rc = ncp_fclib_write_local_group(c, pg, pp, p, D, vf, NULL);
     if (!rc && fclib && (p->has_primal || p->has_sparse_primal) && all_rows_are(p, 1))
@@ -757,6 +800,7 @@ static int read_ours_problem(const ncp_h5ctx *c, hid_t problems, const char *nam
         else
             rc = read_structure(c, pg, pp, p);
     }
+    if (!rc && ncp_h5_exists(pg, "guesses")) rc = read_guess(c, pg, pp, m, p->has_primal ? nv : 0, p);
     if (rc) goto done;
     if (!p->has_primal && !p->has_dual) {
         rc = ncp_h5_rerr(c, pp, "", "has neither a primal/ nor a dual/ group");

@@ -19,6 +19,10 @@
  *                             the capture used, so the reloaded D is bitwise the captured one
  *       contacts/{gap, point, frame, body, stiffness, dissipation}
  *       structure/...         when captured
+ *       guesses/{number_of_guesses, 1/{lambda, v}}   the state the problem starts from
+ *                             (problem.h guess_lambda: m rows in our order, guess_v: nv), in
+ *                             FCLib's /guesses layout; every captured problem has it, files
+ *                             without it load with no guess
  *       fclib_local/, fclib_global/   FCLib layout — only with ncp_store_set_fclib_groups
  *                             (`--store-fclib`); `ncpbench export --fclib` writes plain FCLib
  *                             files instead. Ignored on reading.

@@ -1,0 +1,170 @@
+/* Table II of Lee et al. 2025 (§VII-D1) on a problems file, quickly: for every problem, a fixed
+ * number of AL loops of canal, al-trdogleg and al-dampedsn through ncp_al_solve_observed
+ * (solvers/al.h), warm-started from the problem's stored previous velocity (guess_v, §V-D) when
+ * it has one, and one line per solver with Table II's columns: inner steps per case (mean),
+ * failures (% of AL loops whose inner solve missed its tolerance), -log10 al_residual (metrics/,
+ * mean over cases, floored at 1e-16 as in src/figures/fig_lee2025.c), wall time per case.
+ * scripts/sweep_canal.sh runs it over parameter grids.
+ *
+ * Usage: bench_table2 PROBLEMS.h5 [--solvers a,b,c] [--loops N] [--limit N] [--cold] [--per-loop]
+ *                     [--trace CASE] [--warm-lambda]
+ *                     [--param solver.key=value]...
+ *   --cold: ignore guess_v (no v0: the solver's cold start); --per-loop: mean inner steps of
+ *   each AL loop; --trace CASE: every inner step on problem CASE (0-based); --warm-lambda: also
+ *   lambda0 = guess_lambda (§V-D warm-starts u as well).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics/metrics.h"
+#include "solve/params.h"
+#include "solvers/al.h"
+#include "store/store.h"
+#include "util/clock.h"
+
+#define MAXS 3
+
+static const char *names[MAXS] = {"canal", "al-trdogleg", "al-dampedsn"};
+
+static const ncp_al_config *config_of(int s)
+{
+    return s == 0 ? &ncp_al_config_canal : s == 1 ? &ncp_al_config_trdogleg
+                                                  : &ncp_al_config_dampedsn;
+}
+
+/* Inner steps per AL loop, summed over cases (--per-loop). */
+typedef struct loop_count {
+    double steps[64];
+    int trace; /* print every step (--trace CASE) */
+} loop_count;
+
+static void on_step(void *ctx, const ncp_al_step *s)
+{
+    loop_count *c = ctx;
+    if (s->al_iter >= 1 && s->al_iter <= 64) c->steps[s->al_iter - 1] += 1.0;
+    if (c->trace)
+        printf("    loop %2d step %2d beta %.3g alpha %.6g ||r|| before %.3e\n", s->al_iter,
+               s->inner_iter, s->beta, s->alpha, s->r_before);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: bench_table2 PROBLEMS.h5 [--solvers canal,al-trdogleg,al-dampedsn] "
+                    "[--loops N] [--limit N] [--cold] [--per-loop] [--trace CASE] [--warm-lambda] "
+                    "[--param solver.key=value]...\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL, *solvers = "canal,al-trdogleg,al-dampedsn";
+    int loops = 10, limit = -1, cold = 0, per_loop = 0, trace = -1, warm_lambda = 0, rc = 0;
+    ncp_params ps[MAXS];
+    memset(ps, 0, sizeof ps);
+    char ptext[1024] = "";
+    ncp_error err;
+    ncp_error_clear(&err);
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--solvers") && a + 1 < argc) solvers = argv[++a];
+        else if (!strcmp(argv[a], "--loops") && a + 1 < argc) loops = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--limit") && a + 1 < argc) limit = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--cold")) cold = 1;
+        else if (!strcmp(argv[a], "--per-loop")) per_loop = 1;
+        else if (!strcmp(argv[a], "--warm-lambda")) warm_lambda = 1;
+        else if (!strcmp(argv[a], "--trace") && a + 1 < argc) trace = atoi(argv[++a]);
+        else if (!strcmp(argv[a], "--param") && a + 1 < argc) {
+            const char *kv = argv[++a], *dot = strchr(kv, '.'), *eq = strchr(kv, '=');
+            if (!dot || !eq || eq < dot) return usage();
+            int hit = 0;
+            for (int s = 0; s < MAXS; s++) {
+                size_t ln = strlen(names[s]);
+                if ((size_t)(dot - kv) != ln || strncmp(kv, names[s], ln)) continue;
+                char key[64];
+                size_t kl = (size_t)(eq - dot - 1);
+                if (kl >= sizeof key) return usage();
+                memcpy(key, dot + 1, kl);
+                key[kl] = 0;
+                if (ncp_params_set(&ps[s], key, atof(eq + 1), &err)) {
+                    fprintf(stderr, "bench_table2: %s\n", err.msg);
+                    return 2;
+                }
+                hit = 1;
+            }
+            if (!hit) return usage();
+            size_t used = strlen(ptext);
+            snprintf(ptext + used, sizeof ptext - used, "%s%s", used ? " " : "", kv);
+        } else if (argv[a][0] != '-' && !path) path = argv[a];
+        else return usage();
+    }
+    if (!path || loops < 1) return usage();
+    ncp_problem *probs = NULL;
+    int np = 0;
+    if (ncp_load_problems(path, &probs, &np, &err)) {
+        fprintf(stderr, "bench_table2: %s\n", err.msg);
+        return 1;
+    }
+    int nall = np;
+    if (limit > 0 && limit < np) np = limit;
+    printf("# %s: %d problems, %d AL loops, start %s; params: %s\n", path, np, loops,
+           cold          ? "cold (no v0)"
+           : warm_lambda ? "v0 = guess_v, lambda0 = guess_lambda when stored"
+                         : "v0 = guess_v when stored",
+           ptext[0] ? ptext : "defaults");
+    printf("%-12s %8s %9s %9s %9s %9s %9s %9s\n", "solver", "cases", "inner", "max", "fail%",
+           "failcase", "-log10r", "ms/case");
+    for (int s = 0; s < MAXS && !rc; s++) {
+        if (!strstr(solvers, names[s])) continue;
+        double inner = 0, fails = 0, nloops = 0, nlog = 0, ms = 0;
+        int maxin = 0, failcases = 0, n = 0, withv = 0;
+        loop_count lc;
+        memset(&lc, 0, sizeof lc);
+        for (int i = 0; i < np && !rc; i++) {
+            const ncp_problem *p = &probs[i];
+            double *lam = calloc((size_t)p->m + 1, sizeof *lam);
+            double *v = calloc((size_t)p->nv + 1, sizeof *v);
+            ncp_metrics_ws *ws = NULL;
+            ncp_al_stats st;
+            if (!lam || !v) rc = NCP_ERR_NOMEM;
+            const double *v0 = cold ? NULL : p->guess_v;
+            const double *l0 = cold || !warm_lambda ? NULL : p->guess_lambda;
+            withv += v0 != NULL;
+            lc.trace = i == trace;
+            if (lc.trace) printf("  %s on %s:\n", names[s], p->name ? p->name : "?");
+            double t0 = ncp_now_ms();
+            if (!rc)
+                rc = ncp_al_solve_observed(config_of(s), p, &ps[s], l0, v0, loops,
+                                           per_loop || trace >= 0 ? on_step : NULL, &lc, lam, v, &st, &err);
+            double dt = ncp_now_ms() - t0;
+            ncp_metrics mt;
+            if (!rc) rc = ncp_metrics_ws_create(p, &ws, &err);
+            if (!rc) rc = ncp_metrics_eval(ws, lam, &mt, &err);
+            if (!rc) {
+                n++;
+                inner += st.inner_iterations;
+                if (st.inner_iterations > maxin) maxin = st.inner_iterations;
+                fails += st.inner_failures;
+                failcases += st.inner_failures > 0;
+                nloops += st.al_iterations;
+                nlog += -log10(fmax(mt.al_residual, 1e-16));
+                ms += dt;
+            }
+            ncp_metrics_ws_free(ws);
+            free(lam);
+            free(v);
+        }
+        if (rc) break;
+        printf("%-12s %8d %9.2f %9d %9.2f %9d %9.4f %9.2f%s\n", names[s], n, inner / n, maxin,
+               nloops > 0 ? 100.0 * fails / nloops : 0.0, failcases, nlog / n, ms / n,
+               withv ? "" : " (no v0)");
+        if (per_loop && n > 0) {
+            printf("  inner steps per AL loop (mean):");
+            for (int l = 0; l < loops && l < 64; l++) printf(" %.2f", lc.steps[l] / n);
+            printf("\n");
+        }
+    }
+    if (rc) fprintf(stderr, "bench_table2: %s\n", err.msg);
+    ncp_problems_free(probs, nall);
+    return rc ? 1 : 0;
+}
