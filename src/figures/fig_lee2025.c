@@ -936,16 +936,25 @@ static int p0_fig79(p0_ctx *c, int fig, const char *file, const char *dirname, c
                          sa->med_k_lvl, sa->med_final, sa->med_iters);
         k = p0_claim_new(c, "7c", "Bolt-nut: PGS \"struggles to converge quickly past 1e-4\"",
                          "stalls near 1e-4",
-                         "yes: PGS's median residual at CANAL's 1e-8 time (same case) >= 1e-5",
-                         data);
-        if (pg->present && cn->present && pg->n_at_canal > 0)
-            p0_claim_set(k, pg->med_at_canal >= 1e-5 ? "yes" : "no",
-                         "PGS median %.2e when CANAL reached 1e-8 (%d cases; on %d more PGS had "
-                         "no iterate yet, setup running); %.2e after 10 sweeps, %.2e after 100, %.2e at the "
-                         "end (median %.3g sweeps); %.0f%% of cases reach 1e-8; load-bearing "
-                         "contacts (CANAL's answers) median %.0f", pg->med_at_canal,
-                         pg->n_at_canal, pg->n_none_at_canal, pg->med_r10, pg->med_r100,
-                         pg->med_final, pg->med_iters, 100 * pg->share_lvl, cn->act_med);
+                         "yes: PGS's median residual at CANAL's 1e-8 time (same case) >= 1e-5, "
+                         "over >= 50 cases where PGS has an iterate by then; partly: PGS's "
+                         "median residual after 100 sweeps >= 1e-8 (a slow tail at a lower "
+                         "level than the paper's)", data);
+        if (pg->present && cn->present) {
+            int decidable = pg->n_at_canal >= 50;
+            p0_claim_set(k,
+                         decidable && pg->med_at_canal >= 1e-5 ? "yes"
+                         : pg->med_r100 >= P0_LEVEL            ? "partly"
+                                                               : "no",
+                         "PGS median %.2e when CANAL reached 1e-8 (%d cases with a PGS iterate; "
+                         "on %d more PGS's setup, %.3g ms median, outlasted CANAL's %.3g ms to "
+                         "1e-8); %.2e after 10 sweeps, %.2e after 100, %.2e at the end (median "
+                         "%.3g sweeps); %.0f%% of cases reach 1e-8 (median %.3g ms); "
+                         "load-bearing contacts (CANAL's answers) median %.0f",
+                         pg->med_at_canal, pg->n_at_canal, pg->n_none_at_canal, pg->med_setup,
+                         cn->med_t_lvl, pg->med_r10, pg->med_r100, pg->med_final, pg->med_iters,
+                         100 * pg->share_lvl, pg->med_t_lvl, cn->act_med);
+        }
     } else {
         p0_claim *k = p0_claim_new(c, "9a", "Dishes: CANAL achieves residuals under 1e-8",
                                    "< 1e-8", "yes: >= 90% of cases end <= 1e-8; partly: >= 50%",
