@@ -19,6 +19,7 @@
  * the row failed), not an error of the metrics module. */
 #include "metrics/metrics.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,8 @@ struct ncp_metrics_ws {
     double *u;            /* m: u = D lambda + v_f */
     double nvf;           /* ||v_f||_2 */
     ncp_dop op;           /* D, dense or low rank (core/dop.h) */
+    double vf_absmax;     /* max |v_f_i| and, on the low-rank route, max_i sum_j |F_ij|: the */
+    double f_rowabs;      /* stopping test's overflow bound (ncp_metrics_eval_stop) */
     ncp_sap_model sap;    /* Castro et al. 2023 model with the paper's beta, sigma (sap_* metrics) */
     double *uhat, *gamma; /* m: SAP's velocity u + shift and the model's impulse there */
 };
@@ -203,6 +206,8 @@ int ncp_metrics_ws_create(const ncp_problem *p, ncp_metrics_ws **wsp, ncp_error 
             ncp_metrics_ws_free(ws);
             return rc;
         }
+        ws->vf_absmax = ncp_norminf(p->m, ws->vf);
+        if (ws->op.rank > 0) ws->f_rowabs = ncp_dop_row_absmax(&ws->op);
     }
     ws->uhat = ncp_calloc(err, m, sizeof(double));
     ws->gamma = ncp_calloc(err, m, sizeof(double));
@@ -263,9 +268,12 @@ static void block_natural_map(const ncp_block *bk, const double *lambda, const d
     }
     default: return;
     }
+    /* F is finite here (the callers check lambda and u first), so a plain comparison replaces
+     * fmax, which GCC leaves as a libm call (a tenth of the stopping test's instructions) */
     for (int j = 0; j < n; j++) {
         *nm2 += F[j] * F[j];
-        *nminf = fmax(*nminf, fabs(F[j]));
+        const double a = fabs(F[j]);
+        if (a > *nminf) *nminf = a;
     }
 }
 
@@ -308,8 +316,11 @@ static double natural_map_column(const ncp_metrics_ws *ws, int idx, double nm2, 
     }
 }
 
-int ncp_metrics_eval_stop(ncp_metrics_ws *ws, const double *lambda, int idx, double *value,
-                          ncp_error *err)
+static int eval_stop_rows(ncp_metrics_ws *ws, const double *lambda, int idx, double bound,
+                          int lazy, double *value);
+
+int ncp_metrics_eval_stop(ncp_metrics_ws *ws, const double *lambda, int idx, double bound,
+                          double *value, ncp_error *err)
 {
     if (!ws || !value || (!lambda && ws->m > 0))
         return ncp_error_set(err, NCP_ERR_INTERNAL, "metrics: NULL argument to "
@@ -324,13 +335,59 @@ int ncp_metrics_eval_stop(ncp_metrics_ws *ws, const double *lambda, int idx, dou
         *value = 0.0;
         return NCP_OK;
     }
+    /* early end (header): checked every few blocks, where a column costs a sqrt and a division */
+    const int early = idx != NCP_METRIC_natural_map_rel_siconos && bound < INFINITY;
+    /* On the low-rank route the rows of u are then computed block by block (ncp_dop_row: the
+     * bits of the whole product), once t = F^T lambda is known: an iterate far from the
+     * tolerance costs t and a few blocks. u is finite whenever lambda and t are and no row can
+     * overflow: |u_i| <= max |v_f| + row_absmax max |t_j| (bounds computed at setup), so the
+     * early end never hides the non-finite u that makes the value NaN. */
+    const int lazy = early && ws->op.rank > 0;
+    if (lazy) {
+        if (!ncp_all_finite(ws->m, lambda)) {
+            *value = NAN;
+            return NCP_OK;
+        }
+        double tmax = ncp_dop_begin_rows(&ws->op, lambda);
+        if (!(ws->vf_absmax + ws->f_rowabs * tmax <= 0.5 * DBL_MAX)) {
+            if (!compute_u(ws, lambda)) { /* a row may overflow: the whole product decides */
+                *value = NAN;
+                return NCP_OK;
+            }
+            return eval_stop_rows(ws, lambda, idx, bound, 0, value);
+        }
+        return eval_stop_rows(ws, lambda, idx, bound, 1, value);
+    }
     if (!compute_u(ws, lambda)) {
         *value = NAN;
         return NCP_OK;
     }
+    return eval_stop_rows(ws, lambda, idx, early ? bound : INFINITY, 0, value);
+}
+
+/* The natural map of the stopping test over the blocks, ending early above `bound` (header);
+ * lazy: the rows of ws->u are computed here, block by block, from ws->op.t. */
+static int eval_stop_rows(ncp_metrics_ws *ws, const double *lambda, int idx, double bound,
+                          int lazy, double *value)
+{
     double nm2 = 0.0, nminf = 0.0;
-    for (int b = 0; b < ws->p->nblocks; b++)
-        block_natural_map(&ws->p->blocks[b], lambda, ws->u, &nm2, &nminf, NULL);
+    const int early = bound < INFINITY;
+    const int nb = ws->p->nblocks;
+    for (int b = 0; b < nb; b++) {
+        const ncp_block *bk = &ws->p->blocks[b];
+        if (lazy) {
+            const int k = ncp_block_type_size(bk->type);
+            for (int i = bk->row; i < bk->row + k; i++) ws->u[i] = ncp_dop_row(&ws->op, i, ws->vf[i]);
+        }
+        block_natural_map(bk, lambda, ws->u, &nm2, &nminf, NULL);
+        if (early && (b & 7) == 7 && b + 1 < nb) {
+            double partial = natural_map_column(ws, idx, nm2, nminf, lambda);
+            if (partial > bound) {
+                *value = partial;
+                return NCP_OK;
+            }
+        }
+    }
     *value = natural_map_column(ws, idx, nm2, nminf, lambda);
     return NCP_OK;
 }

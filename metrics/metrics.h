@@ -105,8 +105,16 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
 
 /* One metric column (index idx) at lambda, the same bits as ncp_metrics_eval gives for it; the
  * natural-map columns cost only u and the natural map (the harness's stopping test after every
- * iterate), any other column a full evaluation. NaN for a non-finite iterate. */
-int ncp_metrics_eval_stop(ncp_metrics_ws *ws, const double *lambda, int idx, double *value,
-                          ncp_error *err);
+ * iterate), any other column a full evaluation. NaN for a non-finite iterate.
+ * bound: the evaluation may end as soon as the value is proved to be above it (+INFINITY: never).
+ * The natural map's sum of squares (and its max) only grows as blocks are added, in floating
+ * point too (adding a non-negative number never decreases a sum under round-to-nearest; sqrt and
+ * the division by a fixed norm are monotone), so a partial value above `bound` proves the whole
+ * one is: *value is then that partial value (a lower bound, > bound), never a value <= bound
+ * that is not exact. Columns whose denominator depends on the iterate (natural_map_rel_siconos)
+ * are always evaluated whole. The stopping test "value <= tol" thus stays exact while an iterate
+ * far from the tolerance costs a few blocks instead of all of them. */
+int ncp_metrics_eval_stop(ncp_metrics_ws *ws, const double *lambda, int idx, double bound,
+                          double *value, ncp_error *err);
 
 #endif

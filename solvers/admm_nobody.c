@@ -39,6 +39,7 @@ const ncp_solver_desc ncp_solver_admm_nobody = {
                "A_j + beta sum J_ij^T J_ij",
     .needs = NCP_NEEDS_PRIMAL | NCP_NEEDS_STRUCTURE,
     .ccp = 0,
+    .takes_v0 = 1,
     .file = "solvers/admm_nobody.c",
     .params = ncp_subadmm_params,
     .solve = nobody_solve,

@@ -48,6 +48,7 @@ const ncp_solver_desc ncp_solver_admm_nosub = {
                "strict operator, adaptive beta",
     .needs = NCP_NEEDS_PRIMAL,
     .ccp = 0,
+    .takes_v0 = 1,
     .file = "solvers/admm_nosub.c",
     .params = ncp_subadmm_params,
     .solve = nosub_solve,

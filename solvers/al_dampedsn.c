@@ -153,6 +153,7 @@ const ncp_solver_desc ncp_solver_al_dampedsn = {
                "Armijo backtracking on 1/2||r||^2",
     .needs = NCP_NEEDS_PRIMAL,
     .ccp = 0,
+    .takes_v0 = 1,
     .file = "solvers/al_dampedsn.c",
     .params = dsn_params,
     .solve = dsn_solve,

@@ -165,6 +165,7 @@ const ncp_solver_desc ncp_solver_al_trdogleg = {
                "1/2||r||^2",
     .needs = NCP_NEEDS_PRIMAL,
     .ccp = 0,
+    .takes_v0 = 1,
     .file = "solvers/al_trdogleg.c",
     .params = tr_params,
     .solve = tr_solve,

@@ -242,6 +242,7 @@ const ncp_solver_desc ncp_solver_canal = {
                "with exact line search",
     .needs = NCP_NEEDS_PRIMAL,
     .ccp = 0,
+    .takes_v0 = 1,
     .file = "solvers/canal.c",
     .params = canal_params,
     .solve = canal_solve,

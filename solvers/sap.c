@@ -435,6 +435,7 @@ const ncp_solver_desc ncp_solver_sap = {
                "line search",
     .needs = NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC,
     .ccp = 1,
+    .takes_v0 = 1,
     .file = "solvers/sap.c",
     .params = sap_params,
     .solve = sap_solve,

@@ -106,6 +106,7 @@ const ncp_solver_desc ncp_solver_subadmm = {
                "subsystem matrices, adaptive beta",
     .needs = NCP_NEEDS_PRIMAL | NCP_NEEDS_STRUCTURE,
     .ccp = 0,
+    .takes_v0 = 1,
     .file = "solvers/subadmm.c",
     .params = ncp_subadmm_params,
     .solve = subadmm_solve,

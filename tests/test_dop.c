@@ -48,6 +48,20 @@ static void check_problem(uint64_t seed, int nv, int nc)
     for (int i = 0; i < m; i++) y[i] = 0.5 * (y[i] + 1.0);
     CHECK(rel_err(&p, x, y) < 1e-13);
 
+    /* row by row (the stopping test's lazy rows): the bits of the whole product */
+    if (op.rank > 0) {
+        for (int i = 0; i < m; i++) z[i] = s[i];
+        ncp_dop_apply(&op, 1.0, x, 1.0, z);
+        double tmax = ncp_dop_begin_rows(&op, x), rowabs = ncp_dop_row_absmax(&op);
+        int same = 1;
+        for (int i = 0; i < m; i++) {
+            double yi = ncp_dop_row(&op, i, s[i]);
+            same &= yi == z[i];
+            CHECK(fabs(yi - s[i]) <= rowabs * tmax * (1.0 + 1e-12)); /* the overflow bound */
+        }
+        CHECK(same);
+    }
+
     double B[9];
     ncp_dop_diag_block(&op, 3, 3, B);
     for (int a = 0; a < 3; a++)

@@ -47,8 +47,9 @@ static int scripted_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *r
     return NCP_OK;
 }
 
-static const ncp_solver_desc scripted = {"scripted", "test", "test", NCP_NEEDS_DUAL, 0, "test",
-                                         NULL, scripted_solve};
+static const ncp_solver_desc scripted = {.name = "scripted", .source = "test", .summary = "test",
+                                         .needs = NCP_NEEDS_DUAL, .file = "test",
+                                         .solve = scripted_solve};
 
 typedef struct slow_trace {
     double sleep_ms;
@@ -154,8 +155,8 @@ static void test_unsupported_and_reconstructions(const ncp_problem *one)
     seen sn;
     ncp_params ps;
     ncp_result r;
-    ncp_solver_desc rec = {"recording", "test", "test", NCP_NEEDS_DUAL, 0, "test", NULL,
-                           recording_solve};
+    ncp_solver_desc rec = {.name = "recording", .source = "test", .summary = "test",
+                           .needs = NCP_NEEDS_DUAL, .file = "test", .solve = recording_solve};
 
     /* (a) a dual-only problem and a primal solver: unsupported, then A = I, J from D */
     ncp_solver_desc rec_primal = rec;

@@ -805,9 +805,34 @@ static void test_lowrank_route(void)
         CHECK_OK(ncp_metrics_ws_create(&p, &ws, &err), &err);
         for (int c = 0; ws && c < ncp_metrics_count(); c++) {
             double v = NAN;
-            CHECK_OK(ncp_metrics_eval_stop(ws, l, c, &v, &err), &err);
+            CHECK_OK(ncp_metrics_eval_stop(ws, l, c, INFINITY, &v, &err), &err);
             CHECK(v == ncp_metrics_at(&got, c));
+            /* with a bound: exact when the value is at most the bound; else a value above the
+             * bound that is at most the exact one (a partial natural map) */
+            const double full = ncp_metrics_at(&got, c);
+            const double bounds[] = {0.0, 0.5 * full, full, 2.0 * full};
+            for (int k = 0; k < 4; k++) {
+                double vb = NAN;
+                CHECK_OK(ncp_metrics_eval_stop(ws, l, c, bounds[k], &vb, &err), &err);
+                if (full <= bounds[k]) CHECK(vb == full);
+                else CHECK(vb > bounds[k] && vb <= full);
+            }
         }
+        /* an iterate whose u overflows (lambda finite) or that holds a NaN: NaN with a bound too,
+         * as in the full evaluation (the early end never hides it) */
+        double *big = malloc(sizeof(double) * p.m);
+        if (!big) abort();
+        for (int i = 0; i < p.m; i++) big[i] = (i % 2 ? 1e307 : -1e307) * (1.0 + 0.1 * i);
+        ncp_metrics gb = eval(&p, big);
+        for (int k = 0; ws && k < 2; k++) {
+            double vb = 0.0;
+            CHECK_OK(ncp_metrics_eval_stop(ws, big, NCP_METRIC_natural_map_rel_acary, 1e-8, &vb,
+                                           &err), &err);
+            CHECK(isnan(gb.natural_map_rel_acary) ? isnan(vb) : vb > 1e-8);
+            big[0] = NAN; /* second pass: a NaN entry */
+            gb.natural_map_rel_acary = NAN;
+        }
+        free(big);
         ncp_metrics_ws_free(ws);
         p.has_primal = 0;
         ncp_metrics dense = eval(&p, l);

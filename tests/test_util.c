@@ -1,4 +1,5 @@
-/* util/csv.h and util/stats.h: the CSV reader on good files (quoted, empty and blank-padded
+/* util/csv.h, util/stats.h and util/membudget.h (parsing --max-memory, the budget check's
+ * message): the CSV reader on good files (quoted, empty and blank-padded
  * fields, nan, a byte-order mark, CRLF, blank lines) and on bad ones (each message names the file
  * and the line), and the quantile against hand-computed (numpy) values. */
 #include <math.h>
@@ -9,6 +10,7 @@
 
 #include "tcheck.h"
 #include "util/csv.h"
+#include "util/membudget.h"
 #include "util/stats.h"
 
 /* ---- quantile ---- */
@@ -198,9 +200,48 @@ static void test_csv_bad(const char *path)
           strstr(err.msg, " (run it first)"));
 }
 
+/* ---- memory budget ---- */
+
+static void test_membudget(void)
+{
+    ncp_error err;
+    double b = 0.0;
+    ncp_error_clear(&err);
+    CHECK(ncp_mem_parse("8G", "--max-memory", &b, &err) == NCP_OK);
+    CHECK(b == 8.0 * 1024 * 1024 * 1024);
+    CHECK(ncp_mem_parse("512MiB", "--max-memory", &b, &err) == NCP_OK);
+    CHECK(b == 512.0 * 1024 * 1024);
+    CHECK(ncp_mem_parse("3000000000", "--max-memory", &b, &err) == NCP_OK);
+    CHECK(b == 3e9);
+    double phys = ncp_mem_physical();
+    CHECK(phys > 0.0);
+    CHECK(ncp_mem_parse("40%", "--max-memory", &b, &err) == NCP_OK);
+    CHECK_REL(b, 0.4 * phys, 1e-12);
+    CHECK_REL(ncp_mem_default_budget(), NCP_MEM_DEFAULT_FRACTION * phys, 1e-12);
+    CHECK(ncp_mem_budget_or_default(123e6) == 123e6);
+    const char *bad[] = {"", "x", "-1G", "8Q", "8Gx", "200%", "100", "nan", "inf"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        ncp_error_clear(&err);
+        CHECK(ncp_mem_parse(bad[i], "--max-memory", &b, &err) == NCP_ERR_INPUT);
+        CHECK(strstr(err.msg, "--max-memory") != NULL);
+    }
+    ncp_error_clear(&err);
+    CHECK(ncp_mem_check(1024.0 * 1024 * 1024, 1e9, "a matrix", &err) == NCP_OK);
+    CHECK(ncp_mem_check(1024.0 * 1024 * 1024, 2e9, "dataset /problems/000001/blocks/type",
+                        &err) == NCP_ERR_INPUT);
+    CHECK(strstr(err.msg, "/problems/000001/blocks/type needs 1.86 GiB") &&
+          strstr(err.msg, "budget of 1 GiB"));
+    ncp_error_clear(&err);
+    CHECK(ncp_mem_check(1e9, NAN, "x", &err) == NCP_ERR_INPUT);
+    char buf[32];
+    CHECK(strcmp(ncp_mem_format(800, buf, sizeof buf), "800 B") == 0);
+    CHECK(strcmp(ncp_mem_format(1536.0 * 1024 * 1024, buf, sizeof buf), "1.5 GiB") == 0);
+}
+
 int main(void)
 {
     test_quantile();
+    test_membudget();
     char dir[] = "/tmp/ncp_test_util_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     char path[128];

@@ -444,11 +444,11 @@ static void list_solvers(void)
         printf("  %-14s %s\n", d->name, d->summary);
         printf("  %-14s family: %s\n", "", ncp_registry_family(d->name));
         printf("  %-14s source: %s\n", "", d->source);
-        printf("  %-14s needs: %s%s%s%s; solves the %s; file %s\n", "",
+        printf("  %-14s needs: %s%s%s%s; solves the %s%s; file %s\n", "",
                d->needs & NCP_NEEDS_DUAL ? "dual " : "", d->needs & NCP_NEEDS_PRIMAL ? "primal " : "",
                d->needs & NCP_NEEDS_STRUCTURE ? "structure " : "",
                d->needs & NCP_NEEDS_SYMMETRIC ? "symmetric-D " : "", d->ccp ? "CCP relaxation" : "NCP",
-               d->file);
+               d->takes_v0 ? "; starts from the previous velocity v0" : "", d->file);
         for (const ncp_param_doc *p = d->params; p && p->name; p++)
             printf("  %-14s   param %s = %g: %s\n", "", p->name, p->def, p->doc);
     }

@@ -171,10 +171,11 @@ static void run_task(bench_ctx *c, task *tk)
     snprintf(tk->note, sizeof tk->note, "%s", tk->res.note);
     if (tk->res.status == NCP_STATUS_UNSUPPORTED) return;
     /* velocity: said where the harness handed v0 on, i.e. the solve had the problem's own dense
-     * primal form (as given or densified; harness.h); a solver that takes no velocity ignores
-     * it, as it ignores guess_v in guess mode. A row without the note started from zero. */
+     * primal form (as given or densified; harness.h), and the solver starts from it (takes_v0);
+     * a solver that takes no velocity ignores it, as it ignores guess_v in guess mode, and its
+     * row says nothing. */
     unsigned ap = tk->res.applied;
-    int handed = v0 && (p->has_primal || (ap & NCP_RECON_PRIMAL_DENSE)) &&
+    int handed = v0 && s->takes_v0 && (p->has_primal || (ap & NCP_RECON_PRIMAL_DENSE)) &&
                  !(ap & NCP_RECON_PRIMAL_FROM_D);
     const char *said = guess  ? (l0 ? NCP_NOTE_WARM_GUESS : NCP_NOTE_WARM_NONE)
                        : vel && handed ? NCP_NOTE_WARM_VELOCITY

@@ -49,6 +49,20 @@ void ncp_dop_free(ncp_dop *op);
 /* y = alpha D x + beta y (x and y must not overlap). */
 void ncp_dop_apply(ncp_dop *op, double alpha, const double *x, double beta, double *y);
 
+/* Row by row on the low-rank route (rank > 0 only), for a caller that may need only some rows
+ * of y = D x + y0: ncp_dop_begin_rows keeps t = F^T x in op->t and returns max_j |t_j|;
+ * ncp_dop_row(op, i, y0i) is then y0i + (F t)_i, the same bits as row i of
+ * ncp_dop_apply(op, 1, x, 1, y) with y_i = y0i. ncp_dop_row_absmax: max_i sum_j |F_ij|, so that
+ * |(F t)_i| <= row_absmax * max_j |t_j| (an overflow test without computing the rows). */
+double ncp_dop_begin_rows(ncp_dop *op, const double *x);
+static inline double ncp_dop_row(const ncp_dop *op, int i, double y0i)
+{
+    double y = y0i;
+    for (int j = 0; j < op->rank; j++) y += op->t[j] * op->F[i + (size_t)j * op->m];
+    return y;
+}
+double ncp_dop_row_absmax(const ncp_dop *op);
+
 /* The k x k diagonal block of D at rows r0..r0+k-1 into B (k x k, column-major). */
 void ncp_dop_diag_block(const ncp_dop *op, int r0, int k, double *B);
 

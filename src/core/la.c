@@ -3,6 +3,7 @@
  * on every call (16% of a factor-once/solve-many ADMM's time), and finiteness is checked where
  * data enters (ncp_problem_validate) and on every iterate (harness). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,8 +56,22 @@ void ncp_zero(int n, double *x)
 
 int ncp_all_finite(int n, const double *x)
 {
-    for (int i = 0; i < n; i++)
-        if (!isfinite(x[i])) return 0;
+    /* Inf and NaN are the numbers whose exponent bits are all ones: tested on the bits, in
+     * blocks without a branch per entry (vectorised; isfinite() per entry with an early return
+     * cost a twentieth of the harness's time per iterate) */
+    /* (b & EXP) + 2^52 carries into the sign bit exactly when the exponent is all ones: only
+     * and, add and or, which SSE2 has for 64-bit lanes (it has no 64-bit compare) */
+    const uint64_t EXP = 0x7FF0000000000000ull, ONE = 0x0010000000000000ull;
+    for (int i0 = 0; i0 < n; i0 += 64) {
+        const int i1 = n - i0 < 64 ? n : i0 + 64;
+        uint64_t bad = 0;
+        for (int i = i0; i < i1; i++) {
+            uint64_t b;
+            memcpy(&b, &x[i], sizeof b);
+            bad |= (b & EXP) + ONE;
+        }
+        if (bad >> 63) return 0;
+    }
     return 1;
 }
 

@@ -113,6 +113,8 @@ typedef struct ncp_solver_desc {
     const char *file;     /* source file, for `ncpbench list` */
     const ncp_param_doc *params; /* NULL-name terminated */
     ncp_solve_fn solve;
+    int takes_v0;         /* 1 if it starts from the warm-start velocity in->v0 when one is
+                             given (Lee et al. 2025 §V-D); solvers without it ignore v0 */
 } ncp_solver_desc;
 
 #endif
