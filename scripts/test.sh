@@ -3,7 +3,8 @@
 # registers the Siconos peers when libsiconos-numerics-dev is installed: -Dsiconos=auto), again
 # under AddressSanitizer + UndefinedBehaviorSanitizer, then a -Dsiconos=disabled build with the
 # tests that depend on the option (below), then the solver-accuracy regression check against
-# results/baselines/quick.json. Prints "N passed, N failed" last.
+# results/baselines/quick.json, then 4000 inputs of fuzzing per fuzz target when clang is present.
+# Prints "N passed, N failed" last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export OPENBLAS_NUM_THREADS=1
@@ -58,6 +59,20 @@ if ./build-test/ncpbench check results/baselines/quick.json --out build-test/che
   passed=$((passed+1))
 else
   failed=$((failed+1))
+fi
+# Fuzzing (README.md, "Fuzzing"): each libFuzzer target for 4000 inputs (under a minute) when
+# clang is present (build-fuzz: clang, ASan + UBSan); a crash, leak, timeout or out-of-memory
+# input fails its target (the input is kept in build-fuzz/fuzz-artifacts/TARGET/). A fixed seed
+# and input count from the committed corpus only: the same inputs on every run and machine, so
+# a failure here is a change of ours, not luck (the long runs are scripts/fuzz.sh TARGET 1800).
+if command -v clang >/dev/null; then
+  for t in scene problems fclib; do
+    echo "== fuzz $t: scripts/fuzz.sh $t 300 -seed=1 -runs=4000"
+    rm -rf "build-fuzz/fuzz-corpus/$t"
+    if scripts/fuzz.sh "$t" 300 -seed=1 -runs=4000 >"build-fuzz-$t.out" 2>&1; then passed=$((passed+1))
+    else tail -30 "build-fuzz-$t.out"; failed=$((failed+1)); fi
+    tail -1 "build-fuzz-$t.out"
+  done
 fi
 echo
 echo "$passed passed, $failed failed"

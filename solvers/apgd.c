@@ -93,16 +93,6 @@ static void apgd_ws_free(apgd_ws *w)
     ncp_dop_free(&w->op);
 }
 
-/* y = N x (N = D + 1/c on soft rows with c > 0). */
-static void apgd_N(const ncp_problem *p, apgd_ws *w, const double *x, double *y)
-{
-    ncp_dop_apply(&w->op, 1.0, x, 0.0, y);
-    for (int bi = 0; bi < p->nblocks; bi++) {
-        const ncp_block *b = &p->blocks[bi];
-        if (b->type == NCP_SOFT && b->c > 0.0) y[b->row] += x[b->row] / b->c;
-    }
-}
-
 /* g = grad f at y (with the De Saxcé term if asked), from u = D y + v_f. */
 static void apgd_gradient(const ncp_problem *p, apgd_ws *w)
 {
@@ -141,7 +131,7 @@ static double apgd_L0(const ncp_problem *p, apgd_ws *w)
     double nd = ncp_norm2(m, w->d);
     double L = 0.0;
     if (nd > 0.0) {
-        apgd_N(p, w, w->d, w->Nd);
+        ncp_ccp_hessian_apply(p, &w->op, w->d, w->Nd);
         L = ncp_norm2(m, w->Nd) / nd;
     }
     if (!(L > 0.0) || !isfinite(L)) {
@@ -161,7 +151,7 @@ static void apgd_iterate(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *ru
     if (in->lambda0) ncp_copy(m, in->lambda0, w->l);
     double L = apgd_L0(p, w);
     ncp_copy(m, w->l, w->y);
-    apgd_N(p, w, w->l, w->Nl);
+    ncp_ccp_hessian_apply(p, &w->op, w->l, w->Nl);
     double theta = 1.0;
     int status = -1, k = 0;
     if (ncp_run_setup_done(run) == 0) {
@@ -169,7 +159,7 @@ static void apgd_iterate(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *ru
             apgd_gradient(p, w);
             for (int j = 0; j <= APGD_MAX_DOUBLINGS; j++) {
                 apgd_step(p, w, L);
-                apgd_N(p, w, w->d, w->Nd);
+                ncp_ccp_hessian_apply(p, &w->op, w->d, w->Nd);
                 /* f(l) - f(y) - g^T d = 1/2 d^T N d (f quadratic): the sufficient-decrease test */
                 if (!(ncp_dot(m, w->d, w->Nd) > L * ncp_dot(m, w->d, w->d)) ||
                     j == APGD_MAX_DOUBLINGS)
@@ -180,7 +170,7 @@ static void apgd_iterate(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *ru
             int frestart = 0;
             if (w->restart == APGD_RESTART_FUNCTION) {
                 for (int i = 0; i < m; i++) w->s[i] = w->g[i];
-                apgd_N(p, w, w->y, w->Nlp); /* N y, then s = g - N y */
+                ncp_ccp_hessian_apply(p, &w->op, w->y, w->Nlp); /* N y, then s = g - N y */
                 for (int i = 0; i < m; i++) {
                     w->s[i] -= w->Nlp[i];
                     w->Nlp[i] += w->Nd[i];

@@ -295,6 +295,15 @@ void ncp_solver_finish(ncp_solve_out *out, int m, const double *lambda, int k, i
 
 /* ---------- projected first-order steps ---------- */
 
+void ncp_ccp_hessian_apply(const ncp_problem *p, ncp_dop *op, const double *x, double *y)
+{
+    ncp_dop_apply(op, 1.0, x, 0.0, y);
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        if (b->type == NCP_SOFT && b->c > 0.0) y[b->row] += x[b->row] / b->c;
+    }
+}
+
 void ncp_block_gradient(const ncp_block *b, int desaxce, const double *lambda, const double *u,
                         double *g)
 {

@@ -123,6 +123,9 @@ void ncp_solver_finish(ncp_solve_out *out, int m, const double *lambda, int k, i
 void ncp_block_gradient(const ncp_block *b, int desaxce, const double *lambda, const double *u,
                         double *g);
 void ncp_block_project(const ncp_block *b, const double *x, double *out);
+/* y = N x, N = D + diag(1/c) on the soft rows with c > 0: the Hessian of the CCP objective of
+ * ncp_block_gradient (apgd, spg). */
+void ncp_ccp_hessian_apply(const ncp_problem *p, ncp_dop *op, const double *x, double *y);
 
 /* Steps 1 / (curvature of g_b in lambda_b) for the laws above: ncp_block_steps (0 = a block
  * without self-influence, left alone), except soft rows: 1 / (D_rr + 1/c) for c > 0 (defined

@@ -21,6 +21,7 @@ extern const ncp_solver_desc ncp_solver_admm;  /* solvers/admm.c (Tasora et al. 
 extern const ncp_solver_desc ncp_solver_fadmm; /* solvers/fadmm.c (Tasora et al. 2021) */
 extern const ncp_solver_desc ncp_solver_jacobi; /* solvers/jacobi.c (projected block Jacobi) */
 extern const ncp_solver_desc ncp_solver_apgd;   /* solvers/apgd.c (Mazhar et al. 2015) */
+extern const ncp_solver_desc ncp_solver_spg;    /* solvers/spg.c (Birgin et al. 2000 SPG2) */
 extern const ncp_solver_desc ncp_solver_nsn_fb; /* solvers/nsn_fb.c (Siconos NSN_FB) */
 extern const ncp_solver_desc ncp_solver_sap;    /* solvers/sap.c (Castro et al. 2023 SAP) */
 extern const ncp_solver_desc ncp_solver_pgs_ccp;      /* solvers/pgs_ccp.c (NCP report 2025) */

@@ -98,7 +98,8 @@ grep -q "gnuplot" "$T/ng.log" || fail "no message about missing gnuplot"
 ( "$NCPBENCH" run scenes/sphere-stack.json --out "$T/intr" --tol 0 --max-iter 20000 --no-traces \
     --no-figures > "$T/intr.log" 2>&1; echo $? > "$T/intr.rc" ) &
 for i in $(seq 1 600); do
-  [ -f "$T/intr/metrics.csv" ] && [ "$(wc -l < "$T/intr/metrics.csv")" -ge 3 ] && break
+  # results are journaled as they finish (metrics.csv is written at the end: bench/resume.h)
+  [ "$("$PY" "$(dirname "$0")/check_same_results.py" --journal "$T/intr" 2> /dev/null || echo 0)" -ge 2 ] && break
   sleep 0.1
 done
 pkill -INT -f -- "--out $T/intr" || fail "could not interrupt the run"

@@ -311,11 +311,12 @@ static void test_libfclib_local(int storage)
     fc_free(&Wm);
 }
 
-/* W whose symmetric part is indefinite: loads (dual-only, as every local problem); a primal
- * form cannot be built from it. */
+/* W whose symmetric part is indefinite (eigenvalues 3, -1, 1) with a positive diagonal: loads
+ * (dual-only, as every local problem); a primal form cannot be built from it. (A negative
+ * diagonal entry is refused at load: test_badstore.sh.) */
 static void test_local_indefinite(void)
 {
-    double W[9] = {1, 0, 0, 0, -1, 0, 0, 0, 1}, q[3] = {-1, 0, 0}, mu[1] = {0.5};
+    double W[9] = {1, 2, 0, 2, 1, 0, 0, 0, 1}, q[3] = {-1, 0, 0}, mu[1] = {0.5};
     struct fclib_matrix Wm = fc_from_dense(3, 3, W, -2, 0);
     char path[512];
     path_of(path, sizeof path, "indefinite.hdf5");
@@ -852,7 +853,7 @@ static void test_own_file_symmetry(void)
         p[k].blocks[0].mu = 0.5;
     }
     p[1].D[3] = 0.5 + 1e-6; /* D[0,1] != D[1,0] */
-    p[2].D[8] = -1.0;        /* D[2,2] < 0: no primal form */
+    p[2].D[2] = p[2].D[6] = 3.0; /* D[0,2] = D[2,0] = 3: indefinite, no primal form */
     char path[512];
     path_of(path, sizeof path, "own.h5");
     ncp_store *st = NULL;

@@ -3,13 +3,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "scene/scene.h"
 #include "tcheck.h"
 #include "sim/world.h"
 #include "solvers/registry.h"
 #include "capture/capture.h"
+#include "scene/ranges.h"
+#include "util/json_util.h"
 
 /* A valid scene; the broken variants below replace one piece of it. */
 #define HEAD "{\"name\":\"t\",\"timestep\":0.01,\"duration\":1,"
@@ -117,6 +122,33 @@ static const broken cases[] = {
      "benchmark.params.pgs.omgea: unknown parameter of solver pgs (expected one of: omega"},
     {"parameter of wrong type", HEAD "\"bodies\":[" GROUND "],\"benchmark\":{\"params\":{\"pgs\":{\"omega\":\"1\"}}}}",
      "benchmark.params.pgs.omega: must be a finite number, got the string \"1\""},
+    /* physical ranges (ranges.h), one field of each kind: after the parser's own checks */
+    {"position of 1e9 m", HEAD "\"bodies\":[" GROUND ",{\"name\":\"b\",\"type\":\"dynamic\",\"mass\":1,\"position\":[0,0,1e9],\"shapes\":[" SPHERE "]}]}",
+     "test.json: bodies[1].position[2]: 1e+09 is outside [-10000, 10000] m (expected a position in m)"},
+    {"mass of 1e12 kg", HEAD "\"bodies\":[" GROUND ",{\"name\":\"b\",\"type\":\"dynamic\",\"mass\":1e12,\"shapes\":[" SPHERE "]}]}",
+     "bodies[1].mass: 1e+12 is outside (0, 1e+09] kg"},
+    {"density of osmium x 1000", HEAD "\"bodies\":[" GROUND ",{\"name\":\"b\",\"type\":\"dynamic\",\"density\":2.26e7,\"shapes\":[" SPHERE "]}]}",
+     "bodies[1].density: 2.26e+07 is outside (0, 100000] kg/m^3"},
+    {"friction 1e308", HEAD "\"materials\":[{\"name\":\"ice\",\"friction\":1e308}],\"bodies\":[" GROUND "]}",
+     "materials[0].friction: 1e+308 is outside [0, 1000] (expected a friction coefficient)"},
+    {"pair friction 2000", HEAD "\"material_pairs\":[{\"materials\":[\"default\",\"default\"],\"friction\":2000}],\"bodies\":[" GROUND "]}",
+     "material_pairs[0].friction: 2000 is outside [0, 1000]"},
+    {"time step of 2 s", "{\"name\":\"t\",\"timestep\":2,\"duration\":10,\"bodies\":[" GROUND "]}",
+     "test.json: timestep: 2 is outside (0, 1] s"},
+    {"radius of a nanometre", HEAD "\"bodies\":[" GROUND "," BALL("{\"type\":\"sphere\",\"radius\":1e-9}") "]}",
+     "bodies[1].shapes[0].radius: 1e-09 is outside [1e-06, 1000] m"},
+    {"gravity of 1e5", HEAD "\"gravity\":[0,0,-1e5],\"bodies\":[" GROUND "]}",
+     "gravity[2]: -100000 is outside [-1000, 1000] m/s^2"},
+    {"velocity above 1 km/s", HEAD "\"bodies\":[" GROUND ",{\"name\":\"b\",\"type\":\"dynamic\",\"mass\":1,\"velocity\":[5e3,0,0],\"shapes\":[" SPHERE "]}]}",
+     "bodies[1].velocity[0]: 5000 is outside [-1000, 1000] m/s"},
+    {"contact margin of 10 m", HEAD "\"contact\":{\"margin\":10},\"bodies\":[" GROUND "]}",
+     "contact.margin: 10 is outside [0, 1] m"},
+    {"stiffness of 1e15 N/m", HEAD "\"materials\":[{\"name\":\"x\",\"friction\":0.5,\"stiffness\":1e15}],\"bodies\":[" GROUND "]}",
+     "materials[0].stiffness: 1e+15 is outside (0, 1e+12] N/m"},
+    {"tolerance above 1", HEAD "\"bodies\":[" GROUND "],\"benchmark\":{\"budget\":{\"tol\":5}}}",
+     "benchmark.budget.tol: 5 is outside [0, 1]"},
+    {"too many captured steps", "{\"name\":\"t\",\"timestep\":0.01,\"steps\":5000000,\"bodies\":[" GROUND "],\"benchmark\":{\"steps\":2000000}}",
+     "benchmark.steps: 2e+06 is outside [1, 1e+06]"},
 };
 
 static void test_validation(void)
@@ -375,11 +407,156 @@ static void test_capture_determinism(void)
     }
 }
 
+/* ---- ranges ---- */
+
+/* Every number of the JSON file at path has a documented range and is inside it (strict). */
+static void check_file_ranges(const char *path, const char *prefix)
+{
+    ncp_error err = {0};
+    char *text = NULL;
+    CHECK_OK(ncp_json_read_text(path, "file", (size_t)64 << 20, &text, &err), &err);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    CHECK(root != NULL);
+    if (root) CHECK_OK(ncp_scene_check_ranges(root, path, prefix, NCP_RANGES_STRICT, &err), &err);
+    cJSON_Delete(root);
+    free(text);
+}
+
+static int check_dir_ranges(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    int n = 0;
+    for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d)) {
+        size_t l = strlen(e->d_name);
+        if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        check_file_ranges(path, prefix);
+        n++;
+    }
+    if (d) closedir(d);
+    return n;
+}
+
+static void test_ranges(void)
+{
+    /* the table: fields of scenes, of robot model files (links[] = robots[].links[]) and the
+     * fields the parser leaves to others */
+    const ncp_scene_range *r = ncp_scene_range_find("bodies[].position[]");
+    CHECK(r && r->lo == -1e4 && r->hi == 1e4 && strcmp(r->unit, "m") == 0);
+    r = ncp_scene_range_find("robots[].links[].inertial.mass");
+    CHECK(r && r->lo == 0 && r->lo_open && r->hi == 1e9 && strcmp(r->unit, "kg") == 0);
+    CHECK(ncp_scene_range_find("robots[].links[].shapes[].radius") == ncp_scene_range_find("bodies[].shapes[].radius"));
+    r = ncp_scene_range_find("robots[].q0.knee");
+    CHECK(r && strcmp(r->unit, "rad or m") == 0);
+    r = ncp_scene_range_find("materials[].friction");
+    CHECK(r && r->lo == 0 && r->hi == 1e3); /* the bound of problem files' mu too */
+    r = ncp_scene_range_find("benchmark.params.pgs.omega");
+    CHECK(r && isinf(r->lo) && isinf(r->hi));
+    CHECK(ncp_scene_range_find("bodies[].positon") == NULL);
+    CHECK(ncp_scene_range_find("robots[].q0.knee.extra") == NULL);
+    /* every shipped scene and robot model: every number covered and inside its range */
+    int n = check_dir_ranges("scenes", "") + check_dir_ranges("scenes/tasks", "") +
+            check_dir_ranges("scenes/pouring-sweep", "");
+    int nr = check_dir_ranges("scenes/robots", "robots[]");
+    CHECK(n >= 20 && nr >= 5);
+    /* strict: a number no entry covers is named */
+    ncp_error err = {0};
+    cJSON *j = cJSON_Parse("{\"bodies\":[{\"mass\":1,\"colour\":[0.5,0.5,1]}]}");
+    CHECK(ncp_scene_check_ranges(j, "x.json", "", NCP_RANGES_STRICT, &err) == NCP_ERR_INPUT);
+    CHECK(strstr(err.msg, "x.json: bodies[0].colour[0]: no documented range") != NULL);
+    ncp_error_clear(&err);
+    CHECK_OK(ncp_scene_check_ranges(j, "x.json", "", NCP_RANGES_ALL, &err), &err); /* the parser's to reject */
+    cJSON_Delete(j);
+    /* before the parser only shape sizes, and no sign errors (the parser words those) */
+    j = cJSON_Parse("{\"bodies\":[{\"mass\":1e12,\"shapes\":[{\"radius\":-1},{\"spacing\":1e-5}]}]}");
+    CHECK(ncp_scene_check_ranges(j, "x.json", "", NCP_RANGES_SHAPES_EARLY, &err) == NCP_ERR_INPUT);
+    CHECK(strstr(err.msg, "x.json: bodies[0].shapes[1].spacing: 1e-05 is outside [0.0001, 1] m") != NULL);
+    ncp_error_clear(&err);
+    CHECK(ncp_scene_check_ranges(j, "x.json", "", NCP_RANGES_ALL, &err) == NCP_ERR_INPUT);
+    CHECK(strstr(err.msg, "x.json: bodies[0].mass: 1e+12 is outside (0, 1e+09] kg") != NULL);
+    cJSON_Delete(j);
+    /* a directory given as the scene */
+    ncp_scene *s = NULL;
+    ncp_error_clear(&err);
+    CHECK(ncp_scene_load("scenes", ncp_registry_catalog(), &s, &err) == NCP_ERR_INPUT);
+    CHECK(s == NULL && strstr(err.msg, "scenes: is a directory") != NULL);
+}
+
+/* ---- predicted memory ---- */
+
+/* n boxes of half extent 0.1 m on a ground plane, spaced 1 m apart along x (spread) or all at
+ * the same place (piled). */
+static char *boxes_scene(int n, int piled)
+{
+    size_t cap = 512 + (size_t)n * 200;
+    char *t = malloc(cap);
+    if (!t) return NULL;
+    size_t l = (size_t)snprintf(t, cap, "{\"name\":\"boxes\",\"timestep\":0.01,\"steps\":2,"
+                                "\"bodies\":[" GROUND);
+    for (int i = 0; i < n; i++)
+        l += (size_t)snprintf(t + l, cap - l, ",{\"name\":\"b%d\",\"type\":\"dynamic\",\"mass\":1,"
+                              "\"position\":[%g,0,0.1],\"shapes\":[{\"type\":\"box\","
+                              "\"half_extents\":[0.1,0.1,0.1]}]}", i, piled ? 0.0 : (double)i);
+    snprintf(t + l, cap - l, "],\"benchmark\":{\"driver\":\"pgs\"}}");
+    return t;
+}
+
+static void test_memory(void)
+{
+    ncp_error err = {0};
+    for (int piled = 0; piled < 2; piled++) {
+        const int n = 7;
+        char *text = boxes_scene(n, piled);
+        ncp_scene *s = NULL;
+        CHECK(text != NULL);
+        if (text) CHECK_OK(ncp_scene_parse(text, "boxes.json", ncp_registry_catalog(), &s, &err), &err);
+        free(text);
+        if (!s) continue;
+        ncp_scene_mem r;
+        CHECK_OK(ncp_scene_memory(s, &r, &err), &err);
+        /* free boxes: 6 dof each; the plane pairs with every box; piled boxes pair with each
+         * other too, spread ones do not (1 m apart, 0.2 m wide); 4 contacts a pair, 3 rows a
+         * contact, no joint rows */
+        long pairs = n + (piled ? (long)n * (n - 1) / 2 : 0);
+        CHECK(r.nbodies == n && r.nv == 6 * n);
+        CHECK(r.pairs == pairs && r.contacts == 4 * pairs && r.rows == 12 * pairs);
+        double nv = 6.0 * n, m = 12.0 * pairs;
+        CHECK(r.dof_bytes == 24.0 * nv * nv);
+        CHECK(r.row_bytes == 8.0 * (nv * m + 2.0 * m * m));
+        double big = 8.0 * fmax(nv * nv, m * m);
+        CHECK(r.heap_slack == fmin(big, NCP_SCENE_MEM_SLACK_MAX));
+        CHECK(r.total == r.dof_bytes + r.row_bytes + r.heap_slack + NCP_SCENE_MEM_BASE);
+        /* the first step's problem stays inside the prediction */
+        run got = {0};
+        ncp_capture_opts o = {1, 0, 1, "pgs", NULL};
+        CHECK_OK(ncp_capture_scene(s, &o, keep, &got, &err), &err);
+        CHECK(got.n == 1);
+        if (got.n == 1) CHECK(got.probs[0].nv == r.nv && got.probs[0].m > 0 && got.probs[0].m <= r.rows);
+        free_run(&got);
+        /* refused just below the prediction, with the prediction in the message; accepted at it */
+        ncp_scene_set_max_memory(s, 0.999 * r.total);
+        ncp_error_clear(&err);
+        CHECK(ncp_scene_check_memory(s, &err) == NCP_ERR_INPUT);
+        CHECK(strstr(err.msg, "scene boxes.json: 7 dynamic bodies, 42 dof") != NULL);
+        CHECK(strstr(err.msg, "above the memory budget") != NULL);
+        ncp_error_clear(&err);
+        CHECK(ncp_capture_scene(s, &o, keep, &got, &err) == NCP_ERR_INPUT && got.n == 0);
+        ncp_scene_set_max_memory(s, r.total);
+        ncp_error_clear(&err);
+        CHECK_OK(ncp_scene_check_memory(s, &err), &err);
+        ncp_scene_free(s);
+    }
+}
+
 int main(void)
 {
     test_validation();
     test_materials();
     test_shipped_scenes();
     test_capture_determinism();
+    test_ranges();
+    test_memory();
     return tcheck_exit("test_scene");
 }

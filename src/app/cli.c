@@ -18,6 +18,7 @@
 #include "figures/figures.h"
 #include "bench/plot.h"
 #include "store/store.h"
+#include "util/membudget.h"
 #include "solvers/registry.h"
 #include "store/fclib_io.h"
 #include "solve/params.h"
@@ -51,6 +52,9 @@ static const char *COMMON_HELP =
     "  --profile           print where the time went: capture, solvers, the harness's\n"
     "                      monitoring, writing, figures (always in summary.json \"profile\")\n"
     "  --no-progress       no progress bar (it is shown only on a terminal anyway)\n"
+    "  --max-memory SIZE   memory budget (e.g. 8G, 512M, 40%; default half the physical\n"
+    "                      memory): input files declaring more, and densified matrices above\n"
+    "                      it, are refused\n"
     "  --reconstruct-primal  let primal solvers run on dual-only problems with A = I,\n"
     "                      J = Q diag(sqrt w) built from D = Q diag(w) Q^T (recorded per row)\n"
     "  --primal dense      let primal solvers run on sparse-primal (FCLib global) problems\n"
@@ -81,7 +85,10 @@ static void usage_main(FILE *f)
             "  export --fclib DIR FILE...  write every problem as a plain FCLib file\n"
             "  check BASELINE      rerun the baseline's quick scenes, compare, exit 1 on regression\n"
             "  task SCENE          run the scene's task once per solver under a per-step budget\n"
-            "  figures [...]       regenerate the papers' figures and tables, performance profiles\n\n"
+            "  figures [...]       regenerate the papers' figures and tables, performance profiles\n"
+            "  version             version, BLAS backend and the data directory in use (scenes,\n"
+            "                      gnuplot scripts, baselines: $NCPBENCH_DATA, else the source\n"
+            "                      tree of an uninstalled build, else PREFIX/share/ncpbench)\n\n"
             "`ncpbench COMMAND --help` describes each command. Exit codes: 0 success, 1 check\n"
             "found regressions, 2 bad input or usage, 3 I/O or internal failure, 130 interrupted\n"
             "(finished results are kept).\n",
@@ -250,8 +257,14 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
             c->metric = v;
         } else if (!strcmp(a, "--update")) {
             c->update = 1;
+        } else if (!strcmp(a, "--max-memory")) {
+            NEED_VALUE();
+            ncp_error me = {0};
+            if (ncp_mem_parse(v, "--max-memory", &c->po.max_memory, &me)) return bad(c, "%s%s", me.msg, "");
         } else if (!strcmp(a, "--fresh")) {
             c->po.fresh = 1;
+        } else if (!strcmp(a, "--resume")) {
+            /* the default (bench/resume.h); accepted to say so */
         } else if (!strcmp(a, "--store-fclib")) {
             c->po.store_fclib = 1;
         } else if (!strcmp(a, "--reconstruct-primal")) {
@@ -301,12 +314,17 @@ static int cmd_run(cli *c, int help)
 {
     if (help) {
         printf("Usage: ncpbench run SCENE [options]\n\n"
-               "Simulates SCENE (JSON), captures every step's contact problem into\n"
+               "Simulates SCENE (a JSON file, or a shipped scene by name: `ncpbench run boltnut`,\n"
+               "`tasks/dish-stack`; see `ncpbench list scenes`), captures every step's contact problem into\n"
                "OUT/problems.h5, solves each with every selected solver under the budget, and\n"
                "writes OUT/metrics.csv, OUT/traces.h5, OUT/solutions.h5, OUT/summary.json, the\n"
                "figures OUT/residual_vs_time.{png,svg}, OUT/time_vs_iteration.{png,svg} (one\n"
                "panel per solver family) and OUT/index.md linking them with a summary table.\n"
-               "OUT defaults to results/<scene name>.\n\n"
+               "OUT defaults to results/<scene name>. A rerun into OUT resumes it, as `solve`\n"
+               "does (the scene's text, seed and capture options are part of the\n"
+               "configuration; see `ncpbench solve --help`).\n"
+               "  --resume       the default: keep the finished pairs of the same configuration\n"
+               "  --fresh        discard the results in OUT and start over\n\n"
                "  --driver NAME  solver that drives the trajectory (default: the scene's)\n"
                "  --steps N      number of captured steps (default: the scene's)\n"
                "  --step-budget-ms X  the driver's solver-time budget per step, ms (setup\n"
@@ -321,7 +339,9 @@ static int cmd_run(cli *c, int help)
     if (c->npos != 1) return bad(c, "expected exactly one SCENE file, got %s argument(s)%s", c->npos ? "several" : "no", "");
     ncp_bench_summary sum;
     ncp_error err = {0};
-    int rc = ncp_pipeline_run_scene(c->pos[0], &c->po, &sum, NULL, 0, &err);
+    char scene_path[4200]; /* a file, else a shipped scene by name (util/fsutil.h) */
+    if (ncp_find_scene(c->pos[0], NULL, scene_path, sizeof scene_path, &err)) return report(c, &err);
+    int rc = ncp_pipeline_run_scene(scene_path, &c->po, &sum, NULL, 0, &err);
     if (rc) return report(c, &err);
     return sum.interrupted ? EXIT_INTERRUPTED : 0;
 }
@@ -353,8 +373,12 @@ static int cmd_capture(cli *c, int help)
     if (!c->output) return bad(c, "missing -o FILE (where to write the problems)%s%s", "", "");
     ncp_error err = {0};
     ncp_scene *scene = NULL;
-    if (ncp_scene_load(c->pos[0], ncp_registry_catalog(), &scene, &err)) return report(c, &err);
+    char scene_path[4200]; /* a file, else a shipped scene by name (util/fsutil.h) */
+    if (ncp_find_scene(c->pos[0], NULL, scene_path, sizeof scene_path, &err) ||
+        ncp_scene_load(scene_path, ncp_registry_catalog(), &scene, &err))
+        return report(c, &err);
     ncp_scene_set_driver_time(scene, c->po.step_budget_ms); /* --step-budget-ms */
+    ncp_scene_set_max_memory(scene, c->po.max_memory);      /* --max-memory */
     if (c->po.driver && !ncp_solver_find(c->po.driver)) {
         ncp_scene_free(scene);
         return bad(c, "--driver: unknown solver '%s'%s", c->po.driver, "");
@@ -388,10 +412,12 @@ static int cmd_solve(cli *c, int help)
                "the same outputs as `run` into --out (default results/solve), plus Dolan-More\n"
                "performance profiles over the problems: perf_profiles.{dat,png,svg}, profile.md\n"
                "and \"profile\" in summary.json (share solved, median time, rho(1), rho(10)).\n\n"
-               "Resuming: OUT/config.json records the configuration (solvers, budget, stopping\n"
-               "metric, parameters, the options below, traces). Rerun with the same options and\n"
-               "the (problem, solver) pairs already finished in OUT are kept, not solved again;\n"
-               "another configuration is refused.\n"
+               "Resuming: OUT/journal.ncpj records the configuration (solvers, budget, stopping\n"
+               "metric, parameters, the options below, traces; config.json is a readable copy)\n"
+               "and every finished (problem, solver) pair; the outputs are rebuilt from it.\n"
+               "Rerun with the same options (even after a crash or kill) and the pairs already\n"
+               "finished are kept, not solved again; another configuration is refused (exit 2).\n"
+               "  --resume       the default: keep the finished pairs of the same configuration\n"
                "  --fresh        discard the results in OUT and start over\n\n%s",
                COMMON_HELP);
         return 0;
@@ -571,13 +597,13 @@ static int cmd_export(cli *c, int help)
     for (int f = 0; f < c->npos; f++) { /* validate every input first */
         ncp_problem *ps = NULL;
         int k = 0;
-        if (ncp_load_problems(c->pos[f], &ps, &k, &err)) return report(c, &err);
+        if (ncp_load_problems_isolated(c->pos[f], c->po.max_memory, &ps, &k, &err)) return report(c, &err);
         ncp_problems_free(ps, k);
     }
     if (ncp_mkdir_p(c->fclib, &err)) return report(c, &err);
     int written = 0, skipped = 0;
     for (int f = 0; f < c->npos; f++) {
-        if (ncp_load_problems(c->pos[f], &all, &n, &err)) return report(c, &err);
+        if (ncp_load_problems_budget(c->pos[f], c->po.max_memory, &all, &n, &err)) return report(c, &err);
         char stem[256];
         ncp_path_stem(c->pos[f], stem, sizeof stem);
         for (int i = 0; i < n; i++) {
@@ -661,7 +687,11 @@ static int cmd_task(cli *c, int help)
                    "--step-budget-ms)%s%s", "", "");
     ncp_error err = {0};
     ncp_scene *scene = NULL;
-    if (ncp_scene_load(c->pos[0], ncp_registry_catalog(), &scene, &err)) return report(c, &err);
+    char scene_path[4200]; /* a file, else a shipped scene by name (util/fsutil.h) */
+    if (ncp_find_scene(c->pos[0], NULL, scene_path, sizeof scene_path, &err) ||
+        ncp_scene_load(scene_path, ncp_registry_catalog(), &scene, &err))
+        return report(c, &err);
+    ncp_scene_set_max_memory(scene, c->po.max_memory); /* --max-memory */
     const ncp_task_cfg *t = ncp_scene_task(scene);
     if (!t) {
         ncp_scene_free(scene);
@@ -728,8 +758,15 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
         usage_main(stdout);
         return 0;
     }
-    if (!strcmp(cmd, "--version")) {
+    /* a bad $NCPBENCH_DATA is refused before any command reads from it */
+    ncp_error data_err = {0};
+    if (ncp_data_dir_check(&data_err)) {
+        fprintf(stderr, "ncpbench: %s\n", data_err.msg);
+        return EXIT_BAD_INPUT;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
         printf("ncpbench %s (BLAS/LAPACK: %s)\n", NCP_VERSION, NCP_BLAS_BACKEND);
+        printf("data directory: %s\n  (%s)\n", ncp_data_dir(), ncp_data_dir_origin());
         return 0;
     }
     static const struct {
@@ -758,6 +795,7 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
         }
         c->cmd = cmds[i].name;
         ncp_pipeline_opts_default(&c->po);
+        c->po.resume = 1; /* run and solve resume their folder (bench/resume.h) */
         c->po.interrupt = interrupt;
         int help = 0;
         int rc = parse_args(c, argc - 2, argv + 2, &help);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/bench.h"
 #include "bench/mpi_pool.h"
@@ -14,6 +15,7 @@
 #include "util/clock.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
+#include "util/safefile.h"
 
 typedef struct trace_row {
     int iter;
@@ -33,7 +35,7 @@ typedef struct task {
     trace_row *trace;
     int ntrace, captrace;
     int trace_oom;
-    ncp_resume_row *kept;  /* T_KEPT: the earlier run's result */
+    long long kept;        /* T_KEPT: the journal offset of the earlier run's result */
 } task;
 
 /* What the summary needs of one written row. */
@@ -65,13 +67,15 @@ typedef struct bench_ctx {
     task scratch;
 } bench_ctx;
 
-/* Everything written, and what the summary is made of. */
+/* The journal and the order of the rows in the outputs, and what the summary is made of. */
 typedef struct writers {
     const ncp_bench_opts *o;
-    FILE *metrics;
-    ncp_out_traces *traces; /* traces.h5 (+ traces.csv on request); NULL without traces */
-    ncp_solutions *sol;
-    ncp_resume *rs;
+    ncp_resume *rs;         /* the journal (bench/resume.h) */
+    long long *order;       /* journal offsets of the rows, in the run's order */
+    int norder, caporder;
+    int kept;               /* rows of earlier runs among them */
+    double *tbuf;           /* a trace's rows as journaled */
+    int tcap;
     row_rec *rec;
     int nrec, caprec;
     ncp_out_title *titles;
@@ -156,6 +160,7 @@ static void run_task(bench_ctx *c, task *tk)
     ho.stop_metric = c->o->stop_metric;
     ho.interrupt = c->o->interrupt;
     ho.allow = c->o->allow;
+    ho.dense_max_bytes = c->o->max_memory;
     ho.unsupported_ok = 1;
     if (c->o->traces) {
         ho.trace = trace_cb;
@@ -433,13 +438,10 @@ static int add_title(writers *w, const char *problem, const char *title, const c
     return NCP_OK;
 }
 
-static int write_kept(writers *w, ncp_resume_row *r, ncp_error *err)
+static int put_order(writers *w, long long off, ncp_error *err)
 {
-    int rc = ncp_resume_emit(w->rs, r, w->metrics, w->traces, w->sol, err);
-    if (!rc) rc = add_title(w, r->problem, r->title, r->description, err);
-    if (!rc)
-        rc = add_rec(w, solver_index(w->o, r->solver), r->iterations, r->converged, r->status,
-                     r->note, r->setup_ms, r->solve_ms, r->metrics, err);
+    int rc = ncp_bench_grow(&w->order, &w->caporder, w->norder, sizeof *w->order, err);
+    if (!rc) w->order[w->norder++] = off;
     return rc;
 }
 
@@ -463,41 +465,124 @@ static int write_task(const bench_ctx *c, writers *w, task *tk, ncp_error *err)
 
 static int write_task_rows(const bench_ctx *c, writers *w, task *tk, ncp_error *err)
 {
-    if (tk->state == T_KEPT) return write_kept(w, tk->kept, err);
+    if (tk->state == T_KEPT) {
+        w->kept++;
+        return put_order(w, tk->kept, err);
+    }
     const ncp_problem *p = &c->probs[tk->prob];
-    const char *sn = c->o->solvers[tk->solver]->name;
+    const ncp_result *res = &tk->res;
     double vals[NCP_NMETRICS];
+    ncp_metrics_values(&res->final, vals);
+    int answer = res->status != NCP_STATUS_UNSUPPORTED && res->lambda && res->u;
+    ncp_jresult jr = {.problem = p->name, .solver = c->o->solvers[tk->solver]->name,
+                      .note = tk->note, .title = p->title, .description = p->description,
+                      .iterations = res->iterations, .converged = res->converged,
+                      .status = res->status, .setup_ms = res->setup_ms,
+                      .solve_ms = res->solve_ms, .metrics = vals,
+                      .nmetrics = ncp_metrics_count(), .has_answer = answer,
+                      .lambda = res->lambda, .u = res->u, .m = answer ? p->m : 0,
+                      .v = res->v, .nv = answer && res->v ? p->nv : 0};
     int rc;
-    if (ncp_out_metrics_row(w->metrics, p, sn, &tk->res, tk->note))
-        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s/metrics.csv (disk full?)",
-                             c->o->out_dir);
-    if (w->traces && tk->ntrace > 0) {
-        /* rows as stored: iter, time_ms, metrics (the writer keeps the log sample) */
+    if (c->o->traces && tk->ntrace > 0) {
+        /* rows as stored: iter, time_ms, metrics, the log sample unless --trace-every */
         int nc = ncp_out_traces_ncols(), nm = ncp_metrics_count();
-        double *rows = ncp_malloc(err, (size_t)tk->ntrace * (size_t)nc, sizeof *rows);
-        if (!rows) return NCP_ERR_NOMEM;
+        if ((rc = ncp_bench_grow(&w->tbuf, &w->tcap, tk->ntrace * nc, sizeof *w->tbuf, err)))
+            return rc;
         for (int i = 0; i < tk->ntrace; i++) {
-            double *r = rows + (size_t)i * nc;
+            double *r = w->tbuf + (size_t)i * nc;
             r[0] = tk->trace[i].iter;
             r[1] = tk->trace[i].t;
             memcpy(r + 2, tk->trace[i].vals, (size_t)nm * sizeof *r);
         }
-        rc = ncp_out_traces_put(w->traces, p->name, sn, tk->ntrace, rows, tk->res.iterations,
-                                ncp_status_name(tk->res.status), err);
-        free(rows);
-        if (rc) return rc;
+        jr.ntrace = ncp_out_traces_sample(w->tbuf, tk->ntrace, c->o->trace_every, w->tbuf);
+        jr.ncols = nc;
+        jr.trace = w->tbuf;
     }
     free(tk->trace);
     tk->trace = NULL;
-    ncp_metrics_values(&tk->res.final, vals);
-    if ((rc = add_title(w, p->name, p->title, p->description, err)) ||
-        (rc = add_rec(w, tk->solver, tk->res.iterations, tk->res.converged, tk->res.status,
-                      tk->note, tk->res.setup_ms, tk->res.solve_ms, vals, err)))
-        return rc;
-    if (tk->res.status == NCP_STATUS_UNSUPPORTED) return NCP_OK; /* no answer to store */
-    return ncp_solutions_write(w->sol, sn, p->name, p->m, tk->res.lambda, tk->res.u,
-                               tk->res.v ? p->nv : 0, tk->res.v, tk->res.iterations,
-                               tk->res.converged, ncp_status_name(tk->res.status), err);
+    long long off;
+    if ((rc = ncp_resume_append(w->rs, &jr, &off, err))) return rc;
+    return put_order(w, off, err);
+}
+
+/* A temporary for an HDF5 output written by name (util/safefile.h). */
+typedef struct h5out {
+    char path[4200];
+    char *tmp;
+} h5out;
+
+/* metrics.csv, traces.h5 (+ traces.csv) and solutions.h5 from the journal's records in
+ * w->order, each into a temporary renamed into place once all are written: a failure (a full
+ * disk) leaves the earlier files as they were. Also the summary's records. */
+static int rebuild(writers *w, ncp_error *err)
+{
+    const ncp_bench_opts *o = w->o;
+    ncp_safe_file mf = {0};
+    ncp_out_traces *tr = NULL;
+    ncp_solutions *sol = NULL;
+    h5out so = {{0}, NULL};
+    char path[4200];
+    w->nrec = w->ndeclined = 0;
+    for (int i = 0; i < w->ntitles; i++) {
+        free((char *)w->titles[i].problem);
+        free((char *)w->titles[i].title);
+        free((char *)w->titles[i].description);
+    }
+    w->ntitles = 0;
+    int rc = ncp_path_join(path, sizeof path, o->out_dir, "metrics.csv", err);
+    if (!rc) rc = ncp_safe_create(path, &mf, err);
+    if (!rc) ncp_out_metrics_header(mf.f);
+    if (!rc && o->traces)
+        rc = ncp_out_traces_open(o->out_dir, o->traces_csv, o->trace_every, &tr, err);
+    if (!rc) rc = ncp_path_join(so.path, sizeof so.path, o->out_dir, "solutions.h5", err);
+    if (!rc) rc = ncp_safe_reserve(so.path, &so.tmp, err);
+    if (!rc) rc = ncp_solutions_create(so.tmp, &sol, err);
+    ncp_solutions_set_flush(sol, 0); /* the journal has the results: one flush, at the close */
+    for (int i = 0; !rc && i < w->norder; i++) {
+        ncp_jresult jr;
+        double vals[NCP_NMETRICS];
+        if ((rc = ncp_resume_read(w->rs, w->order[i], &jr, err))) break;
+        memcpy(vals, jr.metrics, (size_t)jr.nmetrics * sizeof *vals);
+        if (ncp_out_metrics_row_vals(mf.f, jr.problem, jr.solver, jr.iterations, jr.converged,
+                                     jr.status, jr.setup_ms, jr.solve_ms, vals, jr.note,
+                                     jr.title, jr.description)) {
+            rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", mf.path);
+            break;
+        }
+        if (tr && jr.ntrace > 0 &&
+            (rc = ncp_out_traces_put(tr, jr.problem, jr.solver, jr.ntrace, jr.trace,
+                                     jr.iterations, ncp_status_name(jr.status), err)))
+            break;
+        if (jr.has_answer &&
+            (rc = ncp_solutions_write(sol, jr.solver, jr.problem, jr.m, jr.lambda, jr.u, jr.nv,
+                                      jr.v, jr.iterations, jr.converged,
+                                      ncp_status_name(jr.status), err)))
+            break;
+        if ((rc = add_title(w, jr.problem, jr.title, jr.description, err)) ||
+            (rc = add_rec(w, solver_index(o, jr.solver), jr.iterations, jr.converged, jr.status,
+                          jr.note, jr.setup_ms, jr.solve_ms, vals, err)))
+            break;
+    }
+    ncp_error e2 = {0};
+    if (sol) {
+        int crc = ncp_solutions_close(sol, rc ? &e2 : err);
+        if (!rc) rc = crc;
+    }
+    if (!rc) rc = ncp_safe_commit(&mf, err);
+    if (!rc) {
+        rc = ncp_out_traces_close(tr, err);
+        tr = NULL;
+    }
+    if (!rc) {
+        rc = ncp_safe_rename(so.tmp, so.path, err);
+        free(so.tmp);
+        so.tmp = NULL;
+    }
+    ncp_safe_abort(&mf);
+    ncp_out_traces_abort(tr);
+    if (so.tmp) unlink(so.tmp);
+    free(so.tmp);
+    return rc;
 }
 
 static void summarise(const writers *w, ncp_bench_summary *sum)
@@ -584,11 +669,12 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
         task *tk = &c->tasks[i];
         tk->prob = i / o->nsolvers;
         tk->solver = i % o->nsolvers;
-        tk->kept = ncp_resume_find(w->rs, c->probs[tk->prob].name, o->solvers[tk->solver]->name);
-        if (tk->kept && tk->kept->emitted)
+        const char *pn = c->probs[tk->prob].name, *sn = o->solvers[tk->solver]->name;
+        tk->kept = ncp_resume_find(w->rs, pn, sn);
+        if (tk->kept >= 0 && ncp_resume_mark(w->rs, pn, sn))
             rc = ncp_error_set(err, NCP_ERR_INPUT, "two problems are named '%s'; rename one of "
-                               "their files", c->probs[tk->prob].name);
-        tk->state = tk->kept ? T_KEPT : T_PENDING;
+                               "their files", pn);
+        tk->state = tk->kept >= 0 ? T_KEPT : T_PENDING;
     }
     pthread_t threads[NCP_BENCH_MAX_JOBS + 1];
     int nthreads = 0;
@@ -692,40 +778,6 @@ int ncp_bench_run(const ncp_problem *probs, int nprobs, const ncp_bench_opts *o,
     return ncp_bench_run_source(&src, o, sum, err);
 }
 
-static int open_outputs(const ncp_bench_opts *o, writers *w, ncp_error *err)
-{
-    char path[4200];
-    int rc;
-    if ((rc = ncp_path_join(path, sizeof path, o->out_dir, "metrics.csv", err))) return rc;
-    if (!(w->metrics = fopen(path, "w")))
-        return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
-    ncp_out_metrics_header(w->metrics);
-    if (o->traces &&
-        (rc = ncp_out_traces_open(o->out_dir, o->traces_csv, o->trace_every, &w->traces, err)))
-        return rc;
-    if ((rc = ncp_path_join(path, sizeof path, o->out_dir, "solutions.h5", err))) return rc;
-    return ncp_solutions_create(path, &w->sol, err);
-}
-
-/* Closes the outputs; rc is the run's state so far (the first error wins). */
-static int close_outputs(const ncp_bench_opts *o, writers *w, int rc, ncp_error *err)
-{
-    if (w->metrics && fclose(w->metrics) && !rc)
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s/metrics.csv", o->out_dir);
-    if (w->traces) {
-        ncp_error e2 = {0};
-        if (ncp_out_traces_close(w->traces, rc ? &e2 : err) && !rc) rc = err->code;
-    }
-    w->metrics = NULL;
-    w->traces = NULL;
-    if (w->sol) {
-        ncp_error e2 = {0};
-        if (ncp_solutions_close(w->sol, rc ? &e2 : err) && !rc) rc = err->code;
-        w->sol = NULL;
-    }
-    return rc;
-}
-
 /* The run on rank 0 (or the only process); pool: the other MPI ranks, NULL if none. */
 static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_mpi_pool *pool,
                      ncp_bench_summary *sum, ncp_error *err)
@@ -745,9 +797,13 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     writers w;
     memset(&w, 0, sizeof w);
     w.o = o;
-    /* earlier results first: resuming moves them aside before anything is overwritten */
-    rc = o->config ? ncp_resume_open(o->out_dir, o->config, o->fresh, &w.rs, err)
-                   : ncp_resume_forget(o->out_dir, err);
+    /* the journal: earlier results of this configuration are kept (bench/resume.h); a caller
+     * without a configuration (a figure's own run) starts over */
+    char *own = NULL;
+    if (!o->config && (rc = ncp_resume_config(o, &own, err))) return rc;
+    rc = ncp_resume_open(o->out_dir, o->config ? o->config : own, o->fresh || !o->config, &w.rs,
+                         err);
+    free(own);
     if (rc) return rc;
     bench_ctx c;
     memset(&c, 0, sizeof c);
@@ -758,7 +814,6 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     ncp_progress pg;
     ncp_progress_begin(&pg, "solving", 0, o->progress);
     int done = 0, complete = 0, solved = 0;
-    rc = open_outputs(o, &w, err);
     for (int first = 1; !rc; first = 0) {
         if (o->interrupt && *o->interrupt) break;
         if (!first) {
@@ -779,32 +834,34 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
         rc = run_batch(&c, &w, &pg, &done, err);
     }
     complete = complete && !(o->interrupt && *o->interrupt) && !rc;
-    /* An incomplete run keeps every earlier result it has not reached; a complete one drops
-     * those of problems no longer in the collection. */
+    /* An incomplete run keeps every earlier result it has not reached (after the rows of this
+     * run); a complete one drops those of problems no longer in the collection. */
+    sum->kept = w.kept;
     for (int i = 0; i < ncp_resume_count(w.rs); i++) {
-        ncp_resume_row *r = ncp_resume_at(w.rs, i);
-        if (r->emitted) {
-            sum->kept++;
-            continue;
-        }
+        int placed;
+        long long off = ncp_resume_at(w.rs, i, &placed);
+        if (placed) continue;
         if (complete) {
             sum->dropped++;
-            continue;
+        } else {
+            ncp_error e2 = {0};
+            int erc = put_order(&w, off, rc ? &e2 : err);
+            if (erc && !rc) rc = erc;
+            sum->kept++;
         }
-        if (!w.metrics) break;
-        ncp_error e2 = {0};
-        int erc = write_kept(&w, r, rc ? &e2 : err);
-        if (erc) {
-            if (!rc) rc = erc;
-            break;
-        }
-        sum->kept++;
     }
     ncp_progress_end(&pg);
-    int safe = w.metrics && w.sol; /* every earlier result is in the new files */
-    rc = close_outputs(o, &w, rc, err);
-    /* the earlier files moved aside go only once nothing of them is missing */
-    if (safe && !rc) ncp_resume_finish(w.rs, err);
+    /* the outputs again from the journal; not after the journal itself failed (a full disk:
+     * the earlier outputs stay as they are, the journal holds every finished result) */
+    ncp_error e2 = {0};
+    int src_rc = ncp_resume_sync(w.rs, rc ? &e2 : err);
+    if (!rc) rc = src_rc;
+    if (rc != NCP_ERR_IO && rc != NCP_ERR_NOMEM) {
+        double t0 = ncp_now_ms();
+        int brc = rebuild(&w, rc ? &e2 : err);
+        w.prof.write_ms += ncp_now_ms() - t0;
+        if (!rc) rc = brc;
+    }
     if (!rc) {
         char path[4200];
         sum->nproblems = w.nproblems;
@@ -818,7 +875,9 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
         if (!(rc = ncp_path_join(path, sizeof path, o->out_dir, "summary.json", err)))
             rc = ncp_out_summary(path, o, sum, w.titles, w.ntitles, err);
     }
-    ncp_resume_free(w.rs);
+    ncp_resume_close(w.rs);
+    free(w.order);
+    free(w.tbuf);
     free(w.rec);
     for (int i = 0; i < w.ntitles; i++) {
         free((char *)w.titles[i].problem);

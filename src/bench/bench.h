@@ -1,12 +1,14 @@
 /* The benchmark driver: every problem x every selected solver under one budget, with
  * per-iteration traces, writing metrics.csv, traces.h5, solutions.h5 and summary.json into an
- * output directory (docs/design.md). Rows are written as soon as they are complete and in a
- * deterministic order (problem-major, solvers in the given order) whatever -j is, so an
- * interrupted run keeps every finished row.
+ * output directory (docs/design.md). Rows are journaled as soon as they are complete, and the
+ * outputs list them in a deterministic order (problem-major, solvers in the given order)
+ * whatever -j is, so an interrupted or killed run keeps every finished row.
  *
  * Problems come in batches (ncp_bench_source), so that a collection of many files is read one
- * batch at a time, each file once. A run may resume an earlier one of the same configuration in
- * the same directory (bench/resume.h): the pairs it finished are copied, not solved again. */
+ * batch at a time, each file once. Every finished pair goes to the journal of the output
+ * directory, and the outputs are rebuilt from it at the end (bench/resume.h); a run resumes an
+ * earlier one of the same configuration in the same directory: the pairs it finished are kept,
+ * not solved again. */
 #ifndef NCP_BENCH_H
 #define NCP_BENCH_H
 
@@ -51,12 +53,15 @@ typedef struct ncp_bench_opts {
     uint64_t seed;
     int quick;
     unsigned allow;         /* NCP_RECON_* (--reconstruct-primal, --primal dense, --symmetrize) */
+    double max_memory;      /* --max-memory (util/membudget.h): limit of a densified A; <= 0 default */
     int warm_start;         /* NCP_WARM_* */
-    /* Resume (ncpbench solve): the configuration text stored in OUT/config.json
-     * (ncp_resume_config); NULL = a fresh run that keeps nothing (ncpbench run). `fresh`
-     * discards results of any configuration. */
+    /* Resume (bench/resume.h): the configuration text recorded in OUT's journal
+     * (ncp_resume_config); NULL = a fresh run that keeps nothing. `fresh` discards results of
+     * any configuration. `input`: what the problems are captured from (ncpbench run: the
+     * scene's text fingerprint and the capture options), part of the configuration. */
     const char *config;
     int fresh;
+    const char *input;
     double capture_ms;      /* time the caller spent capturing, for the profile (0: none) */
 } ncp_bench_opts;
 

@@ -8,6 +8,8 @@
  *     "entries": [ {"scene": "scenes/incline.json", "solver": "pgs", "problems": 10,
  *                   "converged": 10, "iterations": 14, "natural_map_rel_acary": 3e-11,
  *                   "al_residual": 2e-12}, ... ] }
+ * Scene paths are looked up beside the baseline, then in the working directory, then in the
+ * data directory (ncp_find_scene).
  * A value regresses when it moves past its band in the bad direction: residual > max(base *
  * residual_factor, residual_floor); iterations > base * iterations_factor + iterations_slack;
  * converged < base; problems != base (the capture itself changed). Improvements are reported,
@@ -139,8 +141,21 @@ int ncp_check_run(const ncp_check_opts *o, int *regressions, ncp_error *err)
         po.progress = 0;
         po.out_dir = outd;
         po.interrupt = o->interrupt;
+        /* A baseline's scene paths ("scenes/x.json") resolve against, in order: the baseline's
+         * own folder, the working directory, then the data directory (util/fsutil.h
+         * ncp_find_scene), so the shipped baseline works from anywhere with an installed
+         * binary, and a baseline kept beside its own scenes stays self-contained. */
+        char scene_path[4200], base_dir[4096];
+        snprintf(base_dir, sizeof base_dir, "%s", o->baseline);
+        char *slash = strrchr(base_dir, '/');
+        if (slash) *slash = '\0';
+        else snprintf(base_dir, sizeof base_dir, ".");
+        if ((rc = ncp_find_scene(js->valuestring, base_dir, scene_path, sizeof scene_path, err))) {
+            ncp_error_prefix(err, "%s: entries[%d]: ", o->baseline, i);
+            goto done;
+        }
         ncp_bench_summary sum;
-        if ((rc = ncp_pipeline_run_scene(js->valuestring, &po, &sum, NULL, 0, err))) {
+        if ((rc = ncp_pipeline_run_scene(scene_path, &po, &sum, NULL, 0, err))) {
             ncp_error_prefix(err, "%s: entries[%d]: ", o->baseline, i);
             goto done;
         }

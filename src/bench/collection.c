@@ -13,6 +13,8 @@
 #include "store/h5util.h"
 #include "store/store.h"
 #include "util/fsutil.h"
+#include "util/isolate.h"
+#include "util/membudget.h"
 
 enum { BATCH_PROBLEMS = 64, MAX_DEPTH = 64 };
 #define BATCH_BYTES (256.0 * 1024.0 * 1024.0)
@@ -33,10 +35,11 @@ struct ncp_collection {
     int next;          /* next file to read */
     ncp_problem *batch;
     int nbatch;
+    double budget; /* ncp_collection_set_budget */
 };
 
 /* What an HDF5 file holds: KIND_OURS, KIND_FCLIB or KIND_UNKNOWN (not a problem file). */
-static int file_kind(const char *path)
+static int file_kind_here(const char *path)
 {
     if (H5Fis_hdf5(path) <= 0) return KIND_UNKNOWN;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -48,6 +51,29 @@ static int file_kind(const char *path)
                    : KIND_UNKNOWN;
     H5Fclose(f);
     return kind;
+}
+
+/* The kind + 10: exit 1 is a sanitizer's report (util/isolate.h). */
+static int file_kind_child(void *path, ncp_error *err)
+{
+    (void)err;
+    return 10 + file_kind_here(path);
+}
+
+/* file_kind_here in a child process first (util/isolate.h): even opening a damaged HDF5 file
+ * and looking up its top-level groups can crash libhdf5; that is NCP_ERR_INPUT naming it. The
+ * child's memory is bounded by c->budget (plus libhdf5's caches), as in the reading. */
+static int file_kind(const ncp_collection *c, const char *path, int *kind, ncp_error *err)
+{
+    int code = -1;
+    ncp_error child;
+    int rc = ncp_isolated_run(file_kind_child, (void *)path, path,
+                              ncp_mem_budget_or_default(c->budget) + 256.0 * 1048576.0, &code,
+                              &child, err);
+    if (rc) return rc;
+    if (code == NCP_ISOLATED_SANITIZER) return ncp_isolated_crash(path, err);
+    *kind = code >= 10 ? code - 10 : file_kind_here(path);
+    return NCP_OK;
 }
 
 static int add_file(ncp_collection *c, const char *path, const char *rel, int kind,
@@ -112,7 +138,8 @@ static int scan(ncp_collection *c, const char *dir, const char *rel, int depth, 
         if (S_ISDIR(st.st_mode)) {
             if (!S_ISLNK(lst.st_mode)) rc = scan(c, path, sub, depth + 1, err);
         } else if (S_ISREG(st.st_mode) && has_ext(names[i])) {
-            int kind = file_kind(path);
+            int kind = KIND_UNKNOWN;
+            if ((rc = file_kind(c, path, &kind, err))) goto next;
             if (kind == KIND_UNKNOWN) c->skipped++;
             else rc = add_file(c, path, sub, kind, err);
         }
@@ -161,7 +188,9 @@ int ncp_collection_open(const char *const *paths, int n, ncp_collection **out, n
             char stem[1024];
             ncp_path_stem(paths[i], stem, sizeof stem);
             /* a given file is read as given: the reader names what is wrong with it */
-            rc = add_file(c, paths[i], stem, file_kind(paths[i]), err);
+            int kind = KIND_UNKNOWN;
+            rc = file_kind(c, paths[i], &kind, err);
+            if (!rc) rc = add_file(c, paths[i], stem, kind, err);
         }
     }
     if (!rc && single) {
@@ -234,7 +263,7 @@ static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
         const cfile *f = &c->f[c->next++];
         ncp_problem *ps = NULL;
         int k = 0;
-        if ((rc = ncp_load_problems(f->path, &ps, &k, err))) break;
+        if ((rc = ncp_load_problems_isolated(f->path, c->budget, &ps, &k, err))) break;
         if ((rc = rename_problems(c, f, ps, k, err))) {
             ncp_problems_free(ps, k);
             break;
@@ -255,6 +284,11 @@ static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
     *probs = c->batch;
     *n = rc ? 0 : c->nbatch;
     return rc;
+}
+
+void ncp_collection_set_budget(ncp_collection *c, double bytes)
+{
+    if (c) c->budget = bytes;
 }
 
 void ncp_collection_source(ncp_collection *c, ncp_bench_source *src)

@@ -30,6 +30,8 @@ int ncp_collection_nfiles(const ncp_collection *c);
 int ncp_collection_skipped(const ncp_collection *c);
 /* The batch source over the files (valid while c lives). */
 void ncp_collection_source(ncp_collection *c, ncp_bench_source *src);
+/* Memory budget of the reader (ncp_load_problems_budget; <= 0: the default). */
+void ncp_collection_set_budget(ncp_collection *c, double bytes);
 void ncp_collection_free(ncp_collection *c);
 
 #endif

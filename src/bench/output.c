@@ -1,10 +1,13 @@
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "util/fsutil.h"
+#include "util/safefile.h"
 #include "ncp_config.h"
 #include "bench/output.h"
 #include "util/stats.h"
@@ -65,16 +68,26 @@ int ncp_out_metrics_row(FILE *f, const ncp_problem *p, const char *solver, const
                         const char *note)
 {
     double vals[NCP_NMETRICS];
-    ncp_out_field(f, p->name);
+    ncp_metrics_values(&r->final, vals);
+    return ncp_out_metrics_row_vals(f, p->name, solver, r->iterations, r->converged, r->status,
+                                    r->setup_ms, r->solve_ms, vals, note, p->title,
+                                    p->description);
+}
+
+int ncp_out_metrics_row_vals(FILE *f, const char *problem, const char *solver, int iterations,
+                             int converged, int status, double setup_ms, double solve_ms,
+                             const double *vals, const char *note, const char *title,
+                             const char *description)
+{
+    ncp_out_field(f, problem);
     fputc(',', f);
     ncp_out_field(f, solver);
-    fprintf(f, ",%d,%d,%s,", r->iterations, r->converged, ncp_status_name(r->status));
-    put_num(f, r->setup_ms);
+    fprintf(f, ",%d,%d,%s,", iterations, converged, ncp_status_name(status));
+    put_num(f, setup_ms);
     fputc(',', f);
-    put_num(f, r->solve_ms);
+    put_num(f, solve_ms);
     fputc(',', f);
-    put_num(f, r->iterations > 0 ? r->solve_ms / r->iterations : NAN);
-    ncp_metrics_values(&r->final, vals);
+    put_num(f, iterations > 0 ? solve_ms / iterations : NAN);
     for (int i = 0; i < ncp_metrics_count(); i++) {
         fputc(',', f);
         put_num(f, vals[i]);
@@ -82,11 +95,11 @@ int ncp_out_metrics_row(FILE *f, const ncp_problem *p, const char *solver, const
     fputc(',', f);
     ncp_out_field(f, note);
     fputc(',', f);
-    ncp_out_field(f, p->title);
+    ncp_out_field(f, title);
     fputc(',', f);
-    ncp_out_field(f, p->description);
+    ncp_out_field(f, description);
     fputc('\n', f);
-    return fflush(f) || ferror(f);
+    return ferror(f);
 }
 
 int ncp_out_traces_header(FILE *f)
@@ -115,8 +128,8 @@ int ncp_out_traces_row(FILE *f, const char *problem, const char *solver, int ite
 
 struct ncp_out_traces {
     ncp_traces *h5;
-    FILE *csv;
-    char *csv_path;
+    char *h5_tmp, *h5_path; /* traces.h5 is written to h5_tmp (util/safefile.h) */
+    ncp_safe_file csv;      /* traces.csv, csv.f NULL without */
     int every;
     double *buf; /* the sampled rows of one trace */
     int cap;
@@ -141,20 +154,17 @@ int ncp_out_traces_open(const char *dir, int csv, int every, ncp_out_traces **ou
     if (!t) return NCP_ERR_NOMEM;
     t->every = every;
     int rc = ncp_path_join(path, sizeof path, dir, "traces.h5", err);
-    if (!rc) rc = ncp_traces_create(path, nc, cols, every ? "every" : "log", &t->h5, err);
+    if (!rc && !(t->h5_path = ncp_strdup(err, path))) rc = NCP_ERR_NOMEM;
+    if (!rc) rc = ncp_safe_reserve(path, &t->h5_tmp, err);
+    if (!rc) rc = ncp_traces_create(t->h5_tmp, nc, cols, every ? "every" : "log", &t->h5, err);
+    ncp_traces_set_flush(t->h5, 0); /* the journal has the traces: one flush, at the close */
     if (!rc && csv) {
-        if ((rc = ncp_path_join(path, sizeof path, dir, "traces.csv", err))) {
-        } else if (!(t->csv_path = ncp_strdup(err, path))) {
-            rc = NCP_ERR_NOMEM;
-        } else if (!(t->csv = fopen(path, "w"))) {
-            rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
-        } else if (ncp_out_traces_header(t->csv)) {
+        if (!(rc = ncp_path_join(path, sizeof path, dir, "traces.csv", err)) &&
+            !(rc = ncp_safe_create(path, &t->csv, err)) && ncp_out_traces_header(t->csv.f))
             rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
-        }
     }
     if (rc) {
-        ncp_error e2 = {0};
-        ncp_out_traces_close(t, &e2);
+        ncp_out_traces_abort(t);
         return rc;
     }
     /* a traces.csv of an earlier run in this directory would be taken for this run's */
@@ -164,17 +174,28 @@ int ncp_out_traces_open(const char *dir, int csv, int every, ncp_out_traces **ou
     return rc;
 }
 
+int ncp_out_traces_sample(const double *rows, int n, int every, double *out)
+{
+    int nc = ncp_out_traces_ncols(), k = 0;
+    for (int i = 0; i < n; i++) {
+        const double *r = rows + (size_t)i * nc;
+        /* the last row is the final iterate: stored whatever its index */
+        if (every || i == n - 1 || ncp_traces_sample_keep((long)r[0]))
+            memmove(out + (size_t)k++ * nc, r, (size_t)nc * sizeof *r);
+    }
+    return k;
+}
+
 static int put_rows(ncp_out_traces *t, const char *problem, const char *solver, int n,
                     const double *rows, int iterations, const char *status, ncp_error *err)
 {
     int nc = ncp_out_traces_ncols();
-    if (t->csv) {
+    if (t->csv.f) {
         for (int i = 0; i < n; i++)
-            if (ncp_out_traces_row(t->csv, problem, solver, (int)rows[(size_t)i * nc],
+            if (ncp_out_traces_row(t->csv.f, problem, solver, (int)rows[(size_t)i * nc],
                                    rows[(size_t)i * nc + 1], rows + (size_t)i * nc + 2))
-                return ncp_error_set(err, NCP_ERR_IO, "cannot write %s (disk full?)", t->csv_path);
-        if (fflush(t->csv))
-            return ncp_error_set(err, NCP_ERR_IO, "cannot write %s (disk full?)", t->csv_path);
+                return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", t->csv.path,
+                                     strerror(errno ? errno : EIO));
     }
     return ncp_traces_write(t->h5, solver, problem, n, rows, iterations, status, err);
 }
@@ -186,44 +207,39 @@ int ncp_out_traces_put(ncp_out_traces *t, const char *problem, const char *solve
     if (t->every) return put_rows(t, problem, solver, n, rows, iterations, status, err);
     int nc = ncp_out_traces_ncols(), rc;
     if ((rc = ncp_bench_grow(&t->buf, &t->cap, n * nc, sizeof *t->buf, err))) return rc;
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        const double *r = rows + (size_t)i * nc;
-        /* the last row is the final iterate: stored whatever its index */
-        if (i == n - 1 || ncp_traces_sample_keep((long)r[0]))
-            memcpy(t->buf + (size_t)k++ * nc, r, (size_t)nc * sizeof *r);
-    }
+    int k = ncp_out_traces_sample(rows, n, 0, t->buf);
     return put_rows(t, problem, solver, k, t->buf, iterations, status, err);
-}
-
-int ncp_out_traces_put_block(ncp_out_traces *t, const ncp_trace_block *b, ncp_error *err)
-{
-    if (!t) return NCP_OK;
-    int same = b->ncols == ncp_out_traces_ncols();
-    for (int k = 0; same && k < b->ncols; k++)
-        same = !strcmp(b->cols[k], k == 0 ? "iter" : k == 1 ? "time_ms"
-                                                    : ncp_metrics_name(k - NCP_TRACE_FIXED));
-    if (!same)
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s: the trace of %s on %s has other columns "
-                             "than this ncpbench writes; add --fresh to discard the results",
-                             b->file, b->solver, b->problem);
-    return put_rows(t, b->problem, b->solver, b->nrows, b->data, b->iterations,
-                    b->status ? b->status : "", err);
 }
 
 int ncp_out_traces_close(ncp_out_traces *t, ncp_error *err)
 {
     if (!t) return NCP_OK;
-    int rc = NCP_OK;
-    if (t->csv && fclose(t->csv))
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s (disk full?)", t->csv_path);
+    int rc = t->csv.f ? ncp_safe_commit(&t->csv, err) : NCP_OK;
     ncp_error e2 = {0};
     int hrc = ncp_traces_close(t->h5, rc ? &e2 : err);
+    t->h5 = NULL;
     if (!rc) rc = hrc;
-    free(t->csv_path);
+    if (!rc) rc = ncp_safe_rename(t->h5_tmp, t->h5_path, err);
+    else if (t->h5_tmp) unlink(t->h5_tmp);
+    free(t->h5_tmp);
+    t->h5_tmp = NULL;
+    ncp_out_traces_abort(t);
+    return rc;
+}
+
+void ncp_out_traces_abort(ncp_out_traces *t)
+{
+    if (!t) return;
+    ncp_safe_abort(&t->csv);
+    if (t->h5) {
+        ncp_error e2 = {0};
+        ncp_traces_close(t->h5, &e2);
+    }
+    if (t->h5_tmp) unlink(t->h5_tmp);
+    free(t->h5_tmp);
+    free(t->h5_path);
     free(t->buf);
     free(t);
-    return rc;
 }
 
 /* cJSON prints doubles with 15 digits and NaN as null (cJSON 1.7): raw %.17g keeps
@@ -430,7 +446,7 @@ int ncp_out_write_json(const char *path, cJSON *root, int bad, ncp_error *err)
     }
     t2[n] = '\n';
     t2[n + 1] = '\0';
-    int rc = ncp_write_file_atomic(path, t2, err);
+    int rc = ncp_safe_write_text(path, t2, err);
     free(t2);
     return rc;
 }

@@ -22,6 +22,11 @@ const char *ncp_out_metrics_col(int i); /* column i's name */
 int ncp_out_metrics_header(FILE *f);
 int ncp_out_metrics_row(FILE *f, const ncp_problem *p, const char *solver, const ncp_result *r,
                         const char *note);
+/* The same row from its values (vals: ncp_metrics_values order); not flushed. */
+int ncp_out_metrics_row_vals(FILE *f, const char *problem, const char *solver, int iterations,
+                             int converged, int status, double setup_ms, double solve_ms,
+                             const double *vals, const char *note, const char *title,
+                             const char *description);
 /* One CSV text field as above (no separator). */
 void ncp_out_field(FILE *f, const char *s);
 /* traces.csv (written only with --traces-csv): problem, solver, iteration, time_ms, metrics */
@@ -42,11 +47,15 @@ int ncp_out_traces_ncols(void);
  * flushed. iterations/status: the solve's (attributes of the HDF5 dataset). */
 int ncp_out_traces_put(ncp_out_traces *t, const char *problem, const char *solver, int n,
                        const double *rows, int iterations, const char *status, ncp_error *err);
-/* Stores a trace read back (resume: the rows are already sampled and kept as they are); its
- * columns must be this run's. */
-int ncp_out_traces_put_block(ncp_out_traces *t, const ncp_trace_block *b, ncp_error *err);
-/* Closes both files (traces.h5 renamed into place); NULL is fine. */
+/* The rows of a trace that are stored (the log sample and the last row, or all when every),
+ * copied to out (may be rows itself); returns their number. */
+int ncp_out_traces_sample(const double *rows, int n, int every, double *out);
+/* Closes both files, written to temporaries beside them (util/safefile.h), and renames them
+ * into place; on failure both temporaries are removed and the files in place untouched.
+ * NULL is fine. */
 int ncp_out_traces_close(ncp_out_traces *t, ncp_error *err);
+/* Closes and removes the temporaries (after an error elsewhere); NULL is fine. */
+void ncp_out_traces_abort(ncp_out_traces *t);
 /* summary.json (written atomically), with "problem_titles": the problems whose source file
  * gives a title or a description. */
 typedef struct ncp_out_title {
@@ -57,7 +66,7 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
 /* Replaces the "profile" object of an existing summary.json (the pipeline adds the time of the
  * figures, drawn after the summary is written), atomically. */
 int ncp_out_summary_profile(const char *path, const ncp_profile *p, ncp_error *err);
-/* Writes root, indented and newline-terminated, atomically to path, and deletes it; bad: the
+/* Writes root, indented and newline-terminated, atomically to path (util/safefile.h), and deletes it; bad: the
  * building of root failed (out of memory), nothing is written. */
 int ncp_out_write_json(const char *path, cJSON *root, int bad, ncp_error *err);
 

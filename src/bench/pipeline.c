@@ -1,4 +1,5 @@
 /* Scene -> capture -> bench -> figures (pipeline.h). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +217,7 @@ static void bench_opts(const ncp_pipeline_opts *o, const ncp_solver_desc **solve
     bo->seed = o->seed;
     bo->quick = o->quick;
     bo->allow = o->allow;
+    bo->max_memory = o->max_memory;
     bo->warm_start = o->warm_start;
 }
 
@@ -245,6 +247,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     int rc = ncp_scene_load(scene_path, ncp_registry_catalog(), &scene, err);
     if (rc) return rc;
     ncp_scene_set_driver_time(scene, o->step_budget_ms); /* --step-budget-ms */
+    ncp_scene_set_max_memory(scene, o->max_memory);      /* --max-memory */
     const ncp_bench_cfg *cfg = ncp_scene_bench(scene);
     const ncp_solver_desc *solvers[NCP_MAX_BENCH_SOLVERS];
     int nsolvers = 0;
@@ -253,7 +256,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     ncp_capture_sink sink = {0};
     ncp_store *store = NULL;
     char csv[NCP_MAX_BENCH_SOLVERS * 33] = "";
-    char out_dir[4096], path[4200];
+    char out_dir[4096], path[4200], input[1024], *config = NULL;
 
     /* solvers: CLI, else the scene's list, else all */
     if (o->solvers_csv) {
@@ -289,9 +292,35 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     else snprintf(out_dir, sizeof out_dir, "results/%s", ncp_scene_name(scene));
     if (out_dir_used) snprintf(out_dir_used, cap, "%s", out_dir);
 
+    /* The configuration, the capture's included (a changed scene, seed or capture option is
+     * another configuration), checked against the folder's journal before anything is
+     * written: another one is refused with problems.h5 untouched (bench/resume.h). */
+    ncp_bench_opts bo;
+    bench_opts(o, solvers, nsolvers, stop, params, nparams, &bo);
+    bo.budget = cfg->budget;
+    if (o->tol_set) bo.budget.tol = o->budget.tol;
+    if (o->max_iter_set) bo.budget.max_iter = o->budget.max_iter;
+    if (o->time_set) bo.budget.time_ms = o->budget.time_ms;
+    bo.out_dir = out_dir;
+    bo.scene_name = ncp_scene_name(scene);
+    bo.source = scene_path;
+    snprintf(input, sizeof input, "scene %s, text %016" PRIx64 ", seed %" PRIu64 ", %s, steps %d, "
+             "driver %s, step budget %.17g ms, fclib groups %d", ncp_scene_name(scene),
+             ncp_resume_fingerprint(ncp_scene_text(scene)), o->seed, o->quick ? "quick" : "full",
+             o->steps, o->driver ? o->driver : "scene's", o->step_budget_ms, o->store_fclib);
+    bo.input = input;
+    if ((rc = ncp_resume_config(&bo, &config, err))) goto done;
+    bo.config = config;
+
     /* Inputs are valid: now create outputs (MPI ranks other than 0 write none). */
     int writes = ncp_mpi_rank() == 0;
     if (writes && (rc = ncp_mkdir_p(out_dir, err))) goto done;
+    if (writes) {
+        ncp_resume *rs = NULL;
+        if ((rc = ncp_resume_open(out_dir, config, o->fresh || !o->resume, &rs, err)))
+            goto done;
+        ncp_resume_close(rs);
+    }
     if ((rc = ncp_path_join(path, sizeof path, out_dir, "problems.h5", err))) goto done;
     if (writes && (rc = ncp_store_create(path, ncp_scene_name(scene), ncp_scene_text(scene),
                                          o->seed, &store, err)))
@@ -324,19 +353,11 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
                            scene_path);
         goto done;
     }
-    ncp_bench_opts bo;
-    bench_opts(o, solvers, nsolvers, stop, params, nparams, &bo);
-    bo.budget = cfg->budget;
-    if (o->tol_set) bo.budget.tol = o->budget.tol;
-    if (o->max_iter_set) bo.budget.max_iter = o->budget.max_iter;
-    if (o->time_set) bo.budget.time_ms = o->budget.time_ms;
-    bo.out_dir = out_dir;
-    bo.scene_name = ncp_scene_name(scene);
-    bo.source = scene_path;
     bo.capture_ms = t_capture;
     rc = bench_and_plot(sink.probs, sink.n, NULL, &bo, o, sum, err);
 done:
     if (store) ncp_store_abort(store);
+    free(config);
     ncp_capture_sink_free(&sink);
     free(params);
     ncp_scene_free(scene);
@@ -358,7 +379,7 @@ static int solve_opts(const ncp_pipeline_opts *o, const char *source, ncp_bench_
     bo->out_dir = o->out_dir ? o->out_dir : "results/solve";
     bo->scene_name = "";
     bo->source = source;
-    bo->fresh = o->fresh;
+    bo->fresh = o->fresh || !o->resume;
     return NCP_OK;
 }
 
@@ -384,6 +405,7 @@ int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pip
                                  paths[i]);
     int rc = solve_opts(o, source, &bo, solvers, err);
     if (!rc) rc = ncp_collection_open(paths, npaths, &coll, err);
+    if (!rc) ncp_collection_set_budget(coll, o->max_memory);
     if (!rc) rc = ncp_resume_config(&bo, &config, err);
     if (!rc) {
         ncp_bench_source src;

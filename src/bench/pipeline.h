@@ -32,8 +32,14 @@ typedef struct ncp_pipeline_opts {
     const char *out_dir;           /* NULL = results/<scene name> */
     const volatile int *interrupt;
     unsigned allow;                /* NCP_RECON_* the harness may build (default none) */
+    double max_memory;             /* --max-memory: budget of the readers and of a densified A
+                                    * (util/membudget.h); <= 0: the default */
     int warm_start;                /* NCP_WARM_* (default velocity) */
-    int fresh;                     /* solve: discard earlier results in out_dir */
+    int fresh;                     /* discard earlier results in out_dir (--fresh) */
+    int resume;                    /* keep the results of the same configuration in out_dir
+                                      (bench/resume.h; the CLI's run and solve); 0 = start
+                                      over (the default: `check` and the figures' runs must
+                                      measure this build, not reuse an earlier one's rows) */
     int store_fclib;               /* run: FCLib groups inside problems.h5 (--store-fclib) */
 } ncp_pipeline_opts;
 

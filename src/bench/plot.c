@@ -57,6 +57,7 @@
 #include "solvers/registry.h"
 #include "store/traces.h"
 #include "util/fsutil.h"
+#include "util/safefile.h"
 #include "util/stats.h"
 
 extern char **environ;
@@ -354,6 +355,7 @@ static int write_residual_time(const traces *t, const char *path, const char *me
     double *cur = ncp_malloc(err, np_max, sizeof *cur);
     double *vals = ncp_malloc(err, np_max, sizeof *vals);
     FILE *f = NULL;
+    ncp_safe_file sf = {0};
     if (!reach || !pbeg || !next || !cur || !vals) { rc = NCP_ERR_NOMEM; goto done; }
 
     /* Reach times: running maximum of time_ms within each (solver, problem) trace. */
@@ -363,11 +365,8 @@ static int write_residual_time(const traces *t, const char *path, const char *me
         reach[i] = same ? fmax(reach[i - 1], t->rows[i].time_ms) : t->rows[i].time_ms;
     }
 
-    f = fopen(path, "w");
-    if (!f) {
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s: %s", path, strerror(errno));
-        goto done;
-    }
+    if ((rc = ncp_safe_create(path, &sf, err))) goto done;
+    f = sf.f;
     fprintf(f,
             "# ncpbench figure data: %s versus solver time (ms, setup included), per solver.\n"
             "# Each problem's trace is a step function of time: its value at t is the %s of\n"
@@ -436,7 +435,7 @@ static int write_residual_time(const traces *t, const char *path, const char *me
         }
     }
     if (skipped[0]) fprintf(f, "\n# solvers without any value of %s:%s\n", metric, skipped);
-    rc = close_checked(f, path, err);
+    rc = ncp_safe_commit(&sf, err);
     f = NULL;
     if (rc == NCP_OK && blocks == 0)
         rc = ncp_error_set(err, NCP_ERR_INPUT,
@@ -444,7 +443,7 @@ static int write_residual_time(const traces *t, const char *path, const char *me
                            "(all nan?): choose another metric",
                            t->path, metric);
 done:
-    if (f) fclose(f);
+    if (f) ncp_safe_abort(&sf);
     free(reach);
     free(pbeg);
     free(next);
@@ -471,12 +470,10 @@ static int write_time_iter(const traces *t, const char *path, ncp_error *err)
     iter_time *it = ncp_malloc(err, t->n, sizeof *it);
     double *vals = ncp_malloc(err, t->problems.n, sizeof *vals);
     FILE *f = NULL;
+    ncp_safe_file sf = {0};
     if (!it || !vals) { rc = NCP_ERR_NOMEM; goto done; }
-    f = fopen(path, "w");
-    if (!f) {
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s: %s", path, strerror(errno));
-        goto done;
-    }
+    if ((rc = ncp_safe_create(path, &sf, err))) goto done;
+    f = sf.f;
     fprintf(f,
             "# ncpbench figure data: solver time (ms, setup included) versus iteration, per\n"
             "# solver.\n"
@@ -519,10 +516,10 @@ static int write_time_iter(const traces *t, const char *path, ncp_error *err)
                     ncp_quantile_sorted(vals, nv, 0.75), nv, t->panel[rk], t->member[rk]);
         }
     }
-    rc = close_checked(f, path, err);
+    rc = ncp_safe_commit(&sf, err);
     f = NULL;
 done:
-    if (f) fclose(f);
+    if (f) ncp_safe_abort(&sf);
     free(it);
     free(vals);
     return rc;
@@ -532,8 +529,10 @@ done:
  * spaces), for the scripts' panel titles. */
 static int write_families(const traces *t, const char *path, ncp_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot create %s: %s", path, strerror(errno));
+    ncp_safe_file sf;
+    int rc = ncp_safe_create(path, &sf, err);
+    if (rc) return rc;
+    FILE *f = sf.f;
     fprintf(f, "# ncpbench figure panels: one per solver family (solvers/registry.c); columns\n"
                "# panel<TAB>family<TAB>solvers (tab-separated)\n");
     for (int p = 0; p < t->npanels; p++) {
@@ -547,7 +546,7 @@ static int write_families(const traces *t, const char *path, ncp_error *err)
         }
         fputc('\n', f);
     }
-    return close_checked(f, path, err);
+    return ncp_safe_commit(&sf, err);
 }
 
 int ncp_plot_aggregate(const char *dir, const char *metric, ncp_error *err)
@@ -817,7 +816,7 @@ int ncp_plot_index(const char *dir, ncp_error *err)
         char *page = page_text(html, title, figs, nfigs, sum);
         if (!page) rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory writing the index page");
         if (!rc) rc = ncp_path_join(path, sizeof path, dir, html ? "index.html" : "index.md", err);
-        if (!rc) rc = ncp_write_file_atomic(path, page, err);
+        if (!rc) rc = ncp_safe_write_text(path, page, err);
         free(page);
     }
     for (int i = 0; i < nfigs; i++) free(figs[i]);
@@ -992,9 +991,10 @@ static int run_script(const char *gnuplot, const char *scripts_dir, const char *
                            dir, strerror(errno));
         goto done;
     }
-    FILE *lf = fopen(logpath, "a");
+    /* appended to without following a link (util/safefile.h) */
+    FILE *lf = ncp_safe_fappend(logpath, err);
     if (!lf) {
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", logpath, strerror(errno));
+        rc = NCP_ERR_IO;
         goto done;
     }
     fprintf(lf, "# %s -d -e \"%s\" %s\n", gnuplot, defs, script);
@@ -1008,8 +1008,8 @@ static int run_script(const char *gnuplot, const char *scripts_dir, const char *
         goto done;
     }
     if ((e = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) ||
-        (e = posix_spawn_file_actions_addopen(&fa, 2, logpath, O_WRONLY | O_CREAT | O_APPEND,
-                                              0644)) ||
+        (e = posix_spawn_file_actions_addopen(&fa, 2, logpath,
+                                              O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0644)) ||
         (e = posix_spawn_file_actions_adddup2(&fa, 2, 1))) {
         posix_spawn_file_actions_destroy(&fa);
         rc = ncp_error_set(err, NCP_ERR_INTERNAL, "posix_spawn_file_actions: %s", strerror(e));
@@ -1074,12 +1074,8 @@ int ncp_plot_dir(const char *dir, const char *scripts_dir, const char *metric, n
         return ncp_error_set(err, NCP_PLOT_SKIPPED,
                              "gnuplot not found on PATH: figures skipped; install gnuplot-nox");
     }
-    if (!scripts_dir || !scripts_dir[0]) {
-        /* A build runs from the source tree, whose scripts are never older than installed ones. */
-        scripts_dir = access(NCP_SOURCE_ROOT "/scripts/" RES_SCRIPT ".gp", R_OK) == 0
-                          ? NCP_SOURCE_ROOT "/scripts"
-                          : NCP_DATADIR "/scripts";
-    }
+    /* the data directory's (util/fsutil.h: source tree only for an uninstalled build) */
+    if (!scripts_dir || !scripts_dir[0]) scripts_dir = ncp_scripts_dir();
     char *logpath = path_join(dir, "gnuplot.log", err);
     char *defs = NULL;
     if (!logpath) { rc = NCP_ERR_NOMEM; goto done; }
@@ -1089,12 +1085,7 @@ int ncp_plot_dir(const char *dir, const char *scripts_dir, const char *metric, n
                            "it: rename the directory");
         goto done;
     }
-    FILE *lf = fopen(logpath, "w");
-    if (!lf) {
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s: %s", logpath, strerror(errno));
-        goto done;
-    }
-    if (close_checked(lf, logpath, err)) { rc = NCP_ERR_IO; goto done; }
+    if ((rc = ncp_safe_write_text(logpath, "", err))) goto done;
 
     char title[256];
     scene_title(dir, title, sizeof title);
@@ -1130,9 +1121,7 @@ int ncp_plot_script(const char *name, const char *dir, const char *title, ncp_er
     if (!gnuplot)
         return ncp_error_set(err, NCP_PLOT_SKIPPED,
                              "gnuplot not found on PATH: figures skipped; install gnuplot-nox");
-    const char *scripts_dir = access(NCP_SOURCE_ROOT "/scripts/" RES_SCRIPT ".gp", R_OK) == 0
-                                  ? NCP_SOURCE_ROOT "/scripts"
-                                  : NCP_DATADIR "/scripts";
+    const char *scripts_dir = ncp_scripts_dir();
     int rc = NCP_OK;
     char *logpath = path_join(dir, "gnuplot.log", err);
     size_t cap = 2 * (strlen(dir) + strlen(title)) + 32;

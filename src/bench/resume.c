@@ -1,46 +1,43 @@
-/* Resuming a benchmark run (resume.h). */
+/* The results of an output folder and resuming them (resume.h). */
 #include "bench/resume.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
-#include <hdf5.h>
 
 #include "ncp_config.h"
-#include "bench/output.h"
-#include "store/h5util.h"
-#include "store/traces.h"
-#include "util/csv.h"
 #include "util/fsutil.h"
+#include "util/safefile.h"
 
-enum { MAX_SOL_SOURCES = 32, MAX_TRACE_SOURCES = 32 };
+enum { REC_CONFIG = 'C', REC_RESULT = 'R' };
 
-/* A row with where its pieces are. */
-typedef struct rrow {
-    ncp_resume_row pub;  /* first: ncp_resume_row * and rrow * convert */
-    char *line;          /* the metrics.csv row text, no line end */
-    int ssrc;            /* solution source, -1 none */
-} rrow;
+/* A pair of the journal: its latest record. */
+typedef struct entry {
+    char *problem, *solver;
+    long long off;
+    int status;
+    int placed; /* in this run's outputs */
+} entry;
 
 struct ncp_resume {
     char *dir;
-    rrow *rows;
+    ncp_journal *j;
+    const char *config;
+    int have_config;
+    entry *e;
     int n, cap;
-    int *slot;           /* hash table of row indices, -1 empty */
+    int earlier;
+    int *slot; /* hash table of entry indices, -1 empty */
     int nslot;
-    ncp_traces_in *ti[MAX_TRACE_SOURCES]; /* trace sources (traces.h5 of earlier runs) */
-    int nti;
-    hid_t sf[MAX_SOL_SOURCES];
-    int nsf;
-    /* files to delete once the new outputs are complete */
-    char *remove[MAX_SOL_SOURCES + MAX_TRACE_SOURCES + 4];
-    int nremove;
+    ncp_jbuf buf;
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -105,6 +102,9 @@ int ncp_resume_config(const ncp_bench_opts *o, char **text, ncp_error *err)
             cJSON_AddItemToObject(c, "traces_csv", cJSON_CreateBool(1));
         if (o->traces && o->trace_every)
             cJSON_AddItemToObject(c, "trace_every", cJSON_CreateBool(1));
+        /* what a run captures its problems from (ncpbench run): another scene, seed or
+         * capture option is another configuration */
+        if (o->input) cJSON_AddItemToObject(c, "input", cJSON_CreateString(o->input));
         *text = cJSON_PrintUnformatted(c);
     }
     cJSON_Delete(c);
@@ -123,32 +123,27 @@ static uint64_t fnv1a(const char *s)
     return h;
 }
 
-static int write_config(const char *path, const char *config, ncp_error *err)
+uint64_t ncp_resume_fingerprint(const char *text) { return fnv1a(text); }
+
+/* The record of a configuration: what config.json holds and the journal's first record. */
+static char *config_record(const char *config, ncp_error *err)
 {
     size_t n = strlen(config) + 200;
     char *t = ncp_malloc(err, n, 1);
-    if (!t) return NCP_ERR_NOMEM;
-    snprintf(t, n, "{\"fingerprint\": \"%016" PRIx64 "\",\n \"config\": %s}\n", fnv1a(config),
-             config);
-    int rc = ncp_write_file_atomic(path, t, err);
-    free(t);
-    return rc;
+    if (t)
+        snprintf(t, n, "{\"fingerprint\": \"%016" PRIx64 "\",\n \"config\": %s}\n",
+                 fnv1a(config), config);
+    return t;
 }
 
-/* NCP_OK when the recorded configuration is `config`; NCP_ERR_INPUT naming what differs. */
-static int check_config(const char *dir, const char *path, const char *config, ncp_error *err)
+/* NCP_OK when the recorded configuration (record, from the journal) is `config`;
+ * NCP_ERR_INPUT naming what differs. */
+static int check_config(const char *dir, const char *record, const char *config, ncp_error *err)
 {
     static const char *const again = "rerun with the options of the results in it to resume "
                                       "them, add --fresh to discard them, or choose another --out";
-    char *text = NULL;
-    if (!ncp_file_exists(path))
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s holds results without a recorded "
-                             "configuration (no config.json: written by `ncpbench run` or by "
-                             "hand); add --fresh to discard them, or choose another --out", dir);
-    int rc = ncp_read_file(path, &text, NULL, err);
-    if (rc) return rc;
-    cJSON *old = cJSON_Parse(text), *now = cJSON_Parse(config);
-    free(text);
+    int rc = NCP_OK;
+    cJSON *old = cJSON_Parse(record), *now = cJSON_Parse(config);
     const cJSON *fp = cJSON_GetObjectItemCaseSensitive(old, "fingerprint");
     const cJSON *oc = cJSON_GetObjectItemCaseSensitive(old, "config");
     char want[20];
@@ -156,8 +151,8 @@ static int check_config(const char *dir, const char *path, const char *config, n
     if (!now) {
         rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory comparing configurations");
     } else if (!cJSON_IsString(fp) || !cJSON_IsObject(oc)) {
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: not a configuration record of ncpbench; "
-                           "add --fresh to discard the results in %s", path, dir);
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s/%s: its first record is not a configuration; "
+                           "add --fresh to discard the results in %s", dir, NCP_JOURNAL_NAME, dir);
     } else if (strcmp(fp->valuestring, want) != 0) {
         char diff[512] = "";
         size_t used = 0;
@@ -170,9 +165,16 @@ static int check_config(const char *dir, const char *path, const char *config, n
                              it->string);
             if (w > 0 && (size_t)w < sizeof diff - used) used += (size_t)w;
         }
+        cJSON_ArrayForEach(it, oc) /* recorded, no longer set */
+        {
+            if (cJSON_GetObjectItemCaseSensitive(now, it->string)) continue;
+            int w = snprintf(diff + used, sizeof diff - used, "%s%s", used ? ", " : "",
+                             it->string);
+            if (w > 0 && (size_t)w < sizeof diff - used) used += (size_t)w;
+        }
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s holds results of another configuration "
-                           "(differs in: %s; see %s); %s", dir, used ? diff : "its fingerprint",
-                           path, again);
+                           "(differs in: %s; see %s/config.json); %s", dir,
+                           used ? diff : "its fingerprint", dir, again);
     }
     cJSON_Delete(old);
     cJSON_Delete(now);
@@ -196,27 +198,15 @@ static int *lookup(ncp_resume *rs, const char *problem, const char *solver)
     size_t mask = (size_t)rs->nslot - 1, i = (size_t)key_hash(problem, solver) & mask;
     for (;; i = (i + 1) & mask) {
         int k = rs->slot[i];
-        if (k < 0 || (!strcmp(rs->rows[k].pub.problem, problem) &&
-                      !strcmp(rs->rows[k].pub.solver, solver)))
+        if (k < 0 || (!strcmp(rs->e[k].problem, problem) && !strcmp(rs->e[k].solver, solver)))
             return &rs->slot[i];
     }
 }
 
-static void row_free(rrow *r)
-{
-    free(r->pub.problem);
-    free(r->pub.solver);
-    free(r->pub.note);
-    free(r->pub.title);
-    free(r->pub.description);
-    free(r->line);
-    memset(r, 0, sizeof *r);
-}
-
-/* Room for one more row, the table at most half full. */
+/* Room for one more entry, the table at most half full. */
 static int grow(ncp_resume *rs, ncp_error *err)
 {
-    int rc = ncp_bench_grow(&rs->rows, &rs->cap, rs->n, sizeof *rs->rows, err);
+    int rc = ncp_bench_grow(&rs->e, &rs->cap, rs->n, sizeof *rs->e, err);
     if (rc) return rc;
     if (2 * (rs->n + 1) <= rs->nslot) return NCP_OK;
     int ns = rs->nslot ? 2 * rs->nslot : 1024;
@@ -226,503 +216,261 @@ static int grow(ncp_resume *rs, ncp_error *err)
     free(rs->slot);
     rs->slot = sl;
     rs->nslot = ns;
-    for (int k = 0; k < rs->n; k++) *lookup(rs, rs->rows[k].pub.problem, rs->rows[k].pub.solver) = k;
+    for (int k = 0; k < rs->n; k++) *lookup(rs, rs->e[k].problem, rs->e[k].solver) = k;
     return NCP_OK;
 }
 
-/* The row text again from its fields (what ncp_out_metrics_row wrote). */
-static char *join_fields(char *const *f, int n, ncp_error *err)
+/* The entry of a pair, created when new. */
+static entry *index_pair(ncp_resume *rs, const char *problem, const char *solver, ncp_error *err)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m) {
-        ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading earlier results");
+    if (grow(rs, err)) return NULL;
+    int *sl = lookup(rs, problem, solver);
+    if (*sl >= 0) return &rs->e[*sl];
+    entry *e = &rs->e[rs->n];
+    memset(e, 0, sizeof *e);
+    if (!(e->problem = ncp_strdup(err, problem)) || !(e->solver = ncp_strdup(err, solver))) {
+        free(e->problem);
         return NULL;
     }
-    for (int i = 0; i < n; i++) {
-        if (i) fputc(',', m);
-        ncp_out_field(m, f[i]);
-    }
-    if (fclose(m) != 0 || !buf) {
-        free(buf);
-        ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading earlier results");
-        return NULL;
-    }
-    return buf;
+    *sl = rs->n++;
+    return e;
 }
 
-static int read_metrics(ncp_resume *rs, const char *path, ncp_error *err)
+/* A record read when the journal opens: the configuration first, then results. */
+static int on_record(void *ctx, long long off, const unsigned char *p, size_t n, ncp_error *err)
 {
-    ncp_csv r;
-    int rc = ncp_csv_open(&r, path, NULL, err);
-    if (rc) return rc;
-    /* the metric columns start after the eight fixed ones and end before the three text ones */
-    const int nm = ncp_metrics_count(), nc = ncp_out_metrics_ncols(), first = nc - nm - 3;
-    int same = r.ncols == nc;
-    for (int i = 0; same && i < nc; i++) same = !strcmp(r.header[i], ncp_out_metrics_col(i));
-    if (!same) {
-        ncp_csv_close(&r);
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s has other columns than this ncpbench "
-                             "writes; add --fresh to discard the results", path);
+    ncp_resume *rs = ctx;
+    ncp_jreader r = {p, n, 0, 0};
+    int type = ncp_jr_i32(&r);
+    if (type == REC_CONFIG) {
+        const char *rec = ncp_jr_str(&r);
+        if (rs->have_config || r.bad) return NCP_OK;
+        rs->have_config = 1;
+        return check_config(rs->dir, rec, rs->config, err);
     }
-    while ((rc = ncp_csv_next(&r, err)) == NCP_OK) {
-        char **f = r.field;
-        ncp_resume_row q;
-        memset(&q, 0, sizeof q);
-        double it, cv;
-        int ok = !ncp_csv_number(f[2], &it) && !ncp_csv_number(f[3], &cv) &&
-                 !ncp_csv_number(f[5], &q.setup_ms) && !ncp_csv_number(f[6], &q.solve_ms);
-        for (int k = 0; ok && k < nm; k++) ok = !ncp_csv_number(f[first + k], &q.metrics[k]);
-        q.status = ncp_status_from_name(f[4]);
-        /* a solve cut by Ctrl-C did not finish; an unreadable row is solved again */
-        if (!ok || q.status < 0 || q.status == NCP_STATUS_STOPPED) continue;
-        q.iterations = (int)it;
-        q.converged = (int)cv;
-        if ((rc = grow(rs, err))) break;
-        int *sl = lookup(rs, f[0], f[1]);
-        rrow *row;
-        if (*sl >= 0) { /* a newer file's row replaces the older one */
-            row = &rs->rows[*sl];
-            row_free(row);
-        } else {
-            *sl = rs->n;
-            row = &rs->rows[rs->n++];
-            memset(row, 0, sizeof *row);
-        }
-        row->pub = q;
-        row->ssrc = -1;
-        if (!(row->pub.problem = ncp_strdup(err, f[0])) ||
-            !(row->pub.solver = ncp_strdup(err, f[1])) ||
-            !(row->pub.note = ncp_strdup(err, f[first + nm])) ||
-            !(row->pub.title = ncp_strdup(err, f[first + nm + 1])) ||
-            !(row->pub.description = ncp_strdup(err, f[first + nm + 2])) ||
-            !(row->line = join_fields(f, nc, err))) {
-            rc = NCP_ERR_NOMEM;
-            break;
-        }
-    }
-    ncp_csv_close(&r);
-    return rc == NCP_CSV_END ? NCP_OK : rc;
-}
-
-/* A 1-D double dataset, read as stored (NaN included: failed solves keep theirs). */
-static int read_vec(hid_t g, const char *name, double **v, int *n)
-{
-    *v = NULL;
-    *n = 0;
-    if (H5Lexists(g, name, H5P_DEFAULT) <= 0) return 1;
-    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
-    if (d < 0) return -1;
-    hid_t sp = H5Dget_space(d);
-    hsize_t dims[1] = {0};
-    int ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 &&
-             H5Sget_simple_extent_dims(sp, dims, NULL) == 1 && dims[0] < (hsize_t)1 << 31;
-    if (ok && (*v = malloc((dims[0] ? dims[0] : 1) * sizeof(double))) != NULL) {
-        ok = dims[0] == 0 || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *v) >= 0;
-        *n = (int)dims[0];
-    } else {
-        ok = 0;
-    }
-    if (sp >= 0) H5Sclose(sp);
-    H5Dclose(d);
-    if (!ok) {
-        free(*v);
-        *v = NULL;
-    }
-    return ok ? 0 : -1;
-}
-
-/* Opens /solutions/<solver>/<problem> of source f, or returns < 0. */
-static hid_t open_solution(hid_t f, const char *solver, const char *problem)
-{
-    hid_t s = -1, g = -1, p = -1;
-    if (H5Lexists(f, "solutions", H5P_DEFAULT) > 0 &&
-        (s = H5Gopen2(f, "solutions", H5P_DEFAULT)) >= 0 &&
-        H5Lexists(s, solver, H5P_DEFAULT) > 0 && (g = H5Gopen2(s, solver, H5P_DEFAULT)) >= 0 &&
-        H5Lexists(g, problem, H5P_DEFAULT) > 0)
-        p = H5Gopen2(g, problem, H5P_DEFAULT);
-    if (g >= 0) H5Gclose(g);
-    if (s >= 0) H5Gclose(s);
-    return p;
-}
-
-/* 1 when source f holds the row's answer (same status and iterations). */
-static int has_solution(hid_t f, const char *path, const rrow *row)
-{
-    hid_t g = open_solution(f, row->pub.solver, row->pub.problem);
-    if (g < 0) return 0;
-    ncp_error e = {0};
-    ncp_h5ctx c = {.file = path, .err = &e};
-    int it = -1;
-    char *st = NULL;
-    int ok = !ncp_h5_read_attr_int(&c, g, "", "iterations", &it) &&
-             !ncp_h5_read_attr_str(&c, g, "", "status", &st) && it == row->pub.iterations &&
-             ncp_status_from_name(st) == row->pub.status;
-    free(st);
-    H5Gclose(g);
-    return ok;
-}
-
-static int add_remove(ncp_resume *rs, const char *path, ncp_error *err)
-{
-    if (rs->nremove >= (int)(sizeof rs->remove / sizeof rs->remove[0])) return NCP_OK;
-    if (!(rs->remove[rs->nremove] = ncp_strdup(err, path))) return NCP_ERR_NOMEM;
-    rs->nremove++;
+    if (type != REC_RESULT || !rs->have_config)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: a record of an unknown kind at byte %lld "
+                             "(another program's file?); add --fresh to discard the results "
+                             "in %s", ncp_journal_path(rs->j), off, rs->dir);
+    const char *problem = ncp_jr_str(&r), *solver = ncp_jr_str(&r);
+    ncp_jr_i32(&r);
+    ncp_jr_i32(&r);
+    int status = ncp_jr_i32(&r);
+    if (r.bad) return NCP_OK; /* checksummed but not ours to read: solved again */
+    entry *e = index_pair(rs, problem, solver, err);
+    if (!e) return NCP_ERR_NOMEM;
+    e->off = off;
+    e->status = status;
     return NCP_OK;
 }
+
+/* Outputs of the folder, removed by --fresh (figures are redrawn by the run). */
+static const char *const OUTPUTS[] = {NCP_JOURNAL_NAME, "config.json", "metrics.csv",
+                                      "summary.json", "solutions.h5", "traces.h5", "traces.csv"};
+/* Files of the design before the journal, left by an interrupted run. */
+static const char *const LEFTOVERS[] = {"metrics.csv.prev", "traces.csv.prev",
+                                        "metrics.csv.prev.new"};
 
 static int starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
 
-/* The files of `base` (solutions.h5 or traces.h5) in the directory: base itself and the
- * temporary files of runs killed outright, all renamed to base.prev-<n> (so that neither the new
- * file, renamed into place when it is complete, nor a new run's temporary name can replace
- * them), and earlier base.prev-<n>; their paths into out[] (allocated; at most max), each also
- * on the list removed by ncp_resume_finish. */
-static int move_sources(ncp_resume *rs, const char *base, char **out, int max, int *nout,
-                        ncp_error *err)
+static void remove_in(const char *dir, const char *const *names, size_t n)
 {
-    char path[4300], to[4300], tmp[80], prev[80];
-    int rc = NCP_OK, k = 0;
-    *nout = 0;
-    snprintf(tmp, sizeof tmp, "%s.tmp-", base);
-    snprintf(prev, sizeof prev, "%s.prev-", base);
-    DIR *d = opendir(rs->dir);
-    if (!d) return ncp_error_set(err, NCP_ERR_IO, "cannot read the directory %s", rs->dir);
-    char *names[MAX_SOL_SOURCES];
-    int nn = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && nn < MAX_SOL_SOURCES - 1 && nn < max)
-        if (starts(e->d_name, tmp) || starts(e->d_name, prev) || !strcmp(e->d_name, base))
-            if (!(names[nn++] = ncp_strdup(err, e->d_name))) rc = NCP_ERR_NOMEM;
-    closedir(d);
-    for (int i = 0; i < nn; i++) {
-        if (!rc && names[i] && !starts(names[i], prev)) {
-            do
-                snprintf(to, sizeof to, "%s/%s%d", rs->dir, prev, ++k);
-            while (ncp_file_exists(to));
-            snprintf(path, sizeof path, "%s/%s", rs->dir, names[i]);
-            if (rename(path, to) != 0)
-                rc = ncp_error_set(err, NCP_ERR_IO, "cannot rename %s: %s", path, strerror(errno));
-        } else if (!rc) {
-            snprintf(to, sizeof to, "%s/%s", rs->dir, names[i]);
-        }
-        free(names[i]);
-        if (rc || (rc = add_remove(rs, to, err))) continue;
-        if (!(out[*nout] = ncp_strdup(err, to))) rc = NCP_ERR_NOMEM;
-        else (*nout)++;
-    }
-    return rc;
-}
-
-static int open_solution_sources(ncp_resume *rs, ncp_error *err)
-{
-    char *paths[MAX_SOL_SOURCES];
-    int n, rc = move_sources(rs, "solutions.h5", paths, MAX_SOL_SOURCES, &n, err);
-    for (int i = 0; i < n; i++) {
-        hid_t f = rc ? -1 : H5Fopen(paths[i], H5F_ACC_RDONLY, H5P_DEFAULT);
-        if (f >= 0) rs->sf[rs->nsf++] = f; /* unreadable: nothing in it can be used */
-        free(paths[i]);
-    }
-    return rc;
-}
-
-/* Copies a trace of an earlier traces.csv into the HDF5 writer of the conversion. */
-static int convert_block(void *ctx, const ncp_trace_block *b, ncp_error *err)
-{
-    return ncp_traces_write(ctx, b->solver, b->problem, b->nrows, b->data, -1, "", err);
-}
-
-/* First trace of a CSV: the columns for the converted file. */
-typedef struct first_cols {
-    int ncols;
-    char *cols[NCP_TRACE_MAX_COLS];
-} first_cols;
-
-static int take_cols(void *ctx, const ncp_trace_block *b, ncp_error *err)
-{
-    first_cols *fc = ctx;
-    for (int k = 0; k < b->ncols; k++)
-        if (!(fc->cols[fc->ncols++] = ncp_strdup(err, b->cols[k]))) return NCP_ERR_NOMEM;
-    return NCP_ERR_INTERNAL; /* stop after the first trace (not an error: see convert_csv) */
-}
-
-/* An earlier run's traces.csv (before traces.h5; every trace read through ncp_traces_read)
- * into the HDF5 file `to`. A file without traces converts to nothing (*made = 0). */
-static int convert_csv(const char *csv, const char *to, int *made, ncp_error *err)
-{
-    first_cols fc = {0};
-    *made = 0;
-    int rc = ncp_traces_read(csv, take_cols, &fc, err);
-    /* NCP_ERR_INTERNAL: take_cols stopped after the first trace; another error (an empty or
-     * unreadable file) leaves no trace to keep */
-    rc = rc == NCP_ERR_NOMEM ? rc : NCP_OK;
-    ncp_traces *w = NULL;
-    if (!rc && fc.ncols > 0) {
-        rc = ncp_traces_create(to, fc.ncols, (const char *const *)fc.cols, "every", &w, err);
-        if (!rc) rc = ncp_traces_read(csv, convert_block, w, err);
-        ncp_error e3 = {0};
-        int crc = ncp_traces_close(w, rc ? &e3 : err);
-        if (!rc) rc = crc;
-        if (!rc) *made = 1;
-        else remove(to);
-    }
-    for (int k = 0; k < fc.ncols; k++) free(fc.cols[k]);
-    return rc;
-}
-
-/* Trace sources: the traces.h5 files of earlier runs (moved aside as the solutions). A
- * directory of a run before traces.h5 has traces.csv (and traces.csv.prev after an
- * interruption) instead: those are converted to traces.h5.prev-<n>, the newer first. */
-static int open_trace_sources(ncp_resume *rs, const char *tcur, const char *tprev,
-                              ncp_error *err)
-{
-    char *paths[MAX_TRACE_SOURCES];
-    int n, rc = move_sources(rs, "traces.h5", paths, MAX_TRACE_SOURCES, &n, err);
-    for (int i = 0; i < n; i++) {
-        ncp_traces_in *r = NULL;
-        ncp_error e2 = {0};
-        if (!rc && !ncp_traces_in_open(paths[i], &r, &e2)) rs->ti[rs->nti++] = r;
-        free(paths[i]);
-    }
-    const char *csv[2] = {tcur, tprev};
-    for (int k = 0; !rc && n == 0 && k < 2; k++) {
-        if (!ncp_file_exists(csv[k])) continue;
-        char to[4300];
-        int made, j = 0;
-        do
-            snprintf(to, sizeof to, "%s/traces.h5.prev-%d", rs->dir, ++j);
-        while (ncp_file_exists(to));
-        /* traces.csv itself is replaced by the new run's (--traces-csv) or removed */
-        if ((rc = convert_csv(csv[k], to, &made, err)) ||
-            (csv[k] == tprev && (rc = add_remove(rs, csv[k], err))))
-            break;
-        ncp_traces_in *r = NULL;
-        ncp_error e2 = {0};
-        if (made && !(rc = add_remove(rs, to, err)) && !ncp_traces_in_open(to, &r, &e2))
-            rs->ti[rs->nti++] = r;
-    }
-    return rc;
+    char path[4300];
+    for (size_t i = 0; i < n; i++)
+        if (!ncp_path_join(path, sizeof path, dir, names[i], NULL)) unlink(path);
 }
 
 static void remove_leftovers(const char *dir)
 {
-    static const char *const names[] = {"metrics.csv.prev", "traces.csv.prev",
-                                        "metrics.csv.prev.new"};
-    static const char *const prefixes[] = {"solutions.h5.prev-", "solutions.h5.tmp-",
-                                           "traces.h5.prev-", "traces.h5.tmp-"};
+    remove_in(dir, LEFTOVERS, sizeof LEFTOVERS / sizeof LEFTOVERS[0]);
+    /* earlier files moved aside by that design: solutions.h5.prev-<n>, traces.h5.prev-<n> */
     char path[4300];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        remove(path);
-    }
     DIR *d = opendir(dir);
     struct dirent *e;
-    while (d && (e = readdir(d))) {
-        int match = 0;
-        for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
-            match |= starts(e->d_name, prefixes[i]);
-        if (!match) continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        remove(path);
-    }
+    while (d && (e = readdir(d)))
+        if ((starts(e->d_name, "solutions.h5.prev-") || starts(e->d_name, "traces.h5.prev-")) &&
+            !ncp_path_join(path, sizeof path, dir, e->d_name, NULL))
+            unlink(path);
     if (d) closedir(d);
 }
 
-/* Writes the kept rows into a new file (the consolidated earlier results). */
-static int consolidate(ncp_resume *rs, const char *mpath, ncp_error *err)
+/* 1: dir/name exists (a link counts); 2: it is a regular file. */
+static int exists_nofollow(const char *dir, const char *name)
 {
-    FILE *m = fopen(mpath, "w");
-    int rc = NCP_OK;
-    if (!m) rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s", mpath);
-    if (!rc) ncp_out_metrics_header(m);
-    for (int i = 0; !rc && i < rs->n; i++) fprintf(m, "%s\n", rs->rows[i].line);
-    if (m && fclose(m) != 0 && !rc) rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", mpath);
-    return rc;
+    char path[4300];
+    struct stat st;
+    if (ncp_path_join(path, sizeof path, dir, name, NULL) || lstat(path, &st) != 0) return 0;
+    return S_ISREG(st.st_mode) ? 2 : 1;
 }
 
 int ncp_resume_open(const char *dir, const char *config, int fresh, ncp_resume **out,
                     ncp_error *err)
 {
     *out = NULL;
-    char cfg[4300], mcur[4300], mprev[4300], tcur[4300], tprev[4300], mnew[4300];
+    char jpath[4300], cpath[4300];
     int rc;
-    if ((rc = ncp_path_join(cfg, sizeof cfg, dir, "config.json", err)) ||
-        (rc = ncp_path_join(mcur, sizeof mcur, dir, "metrics.csv", err)) ||
-        (rc = ncp_path_join(mprev, sizeof mprev, dir, "metrics.csv.prev", err)) ||
-        (rc = ncp_path_join(tcur, sizeof tcur, dir, "traces.csv", err)) ||
-        (rc = ncp_path_join(tprev, sizeof tprev, dir, "traces.csv.prev", err)) ||
-        (rc = ncp_path_join(mnew, sizeof mnew, dir, "metrics.csv.prev.new", err)))
+    if ((rc = ncp_path_join(jpath, sizeof jpath, dir, NCP_JOURNAL_NAME, err)) ||
+        (rc = ncp_path_join(cpath, sizeof cpath, dir, "config.json", err)))
         return rc;
-    int have_prev = ncp_file_exists(mprev), have_cur = ncp_file_exists(mcur);
-    if (fresh || (!have_prev && !have_cur)) {
-        remove_leftovers(dir);
-        return write_config(cfg, config, err);
-    }
-    if ((rc = check_config(dir, cfg, config, err))) return rc;
-    ncp_h5_quiet();
+    if (fresh) remove_in(dir, OUTPUTS, sizeof OUTPUTS / sizeof OUTPUTS[0]);
+    int have = exists_nofollow(dir, NCP_JOURNAL_NAME);
+    /* results of an ncpbench before the journal (a link planted there is no result of ours:
+     * it is replaced, not followed, when the outputs are written) */
+    if (!have && (exists_nofollow(dir, "metrics.csv") == 2 ||
+                  exists_nofollow(dir, "metrics.csv.prev") == 2))
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s holds results without a journal (no %s: "
+                             "written by an ncpbench before journals, or by hand); they are not "
+                             "imported: add --fresh to discard them, or choose another --out",
+                             dir, NCP_JOURNAL_NAME);
+    remove_leftovers(dir);
+    ncp_safe_clean_stale(dir);
     ncp_resume *rs = ncp_calloc(err, 1, sizeof *rs);
     if (!rs) return NCP_ERR_NOMEM;
-    if (!(rs->dir = ncp_strdup(err, dir))) {
-        free(rs);
-        return NCP_ERR_NOMEM;
+    rs->config = config;
+    long long dropped = 0;
+    if (!(rs->dir = ncp_strdup(err, dir))) rc = NCP_ERR_NOMEM;
+    else rc = ncp_journal_open(jpath, !have, have ? on_record : NULL, rs, &rs->j, &dropped, err);
+    char *rec = rc ? NULL : config_record(config, err);
+    if (!rc && !rec) rc = NCP_ERR_NOMEM;
+    if (!rc && dropped)
+        fprintf(stderr, "ncpbench: %s: the last %lld bytes are not a complete record (a run "
+                "killed while writing, or a damaged file): ignored, their pairs are solved "
+                "again\n", jpath, dropped);
+    if (!rc && !rs->have_config) { /* a new journal (or one killed before its first record) */
+        ncp_jbuf b = {0};
+        ncp_jbuf_i32(&b, REC_CONFIG);
+        ncp_jbuf_str(&b, rec);
+        rc = b.oom ? ncp_error_set(err, NCP_ERR_NOMEM, "out of memory")
+                   : ncp_journal_append(rs->j, b.p, b.n, NULL, err);
+        if (!rc) rc = ncp_journal_sync(rs->j, err);
+        free(b.p);
+        rs->have_config = 1;
     }
-    /* metrics: the newer file's row of a pair wins */
-    if (have_prev) rc = read_metrics(rs, mprev, err);
-    if (!rc && have_cur) rc = read_metrics(rs, mcur, err);
-    if (!rc) rc = open_solution_sources(rs, err);
-    if (!rc) rc = open_trace_sources(rs, tcur, tprev, err);
-    /* keep the rows whose answer is on file */
-    int kept = 0;
-    for (int i = 0; !rc && i < rs->n; i++) {
-        rrow *r = &rs->rows[i];
-        r->ssrc = -1;
-        for (int s = 0; r->pub.status != NCP_STATUS_UNSUPPORTED && s < rs->nsf && r->ssrc < 0; s++)
-            if (has_solution(rs->sf[s], dir, r)) r->ssrc = s;
-        if (r->pub.status != NCP_STATUS_UNSUPPORTED && r->ssrc < 0) {
-            row_free(r);
-            continue;
-        }
-        rs->rows[kept++] = *r;
-    }
-    if (!rc) {
-        rs->n = kept;
-        for (int i = 0; i < rs->nslot; i++) rs->slot[i] = -1;
-        for (int k = 0; k < rs->n; k++)
-            *lookup(rs, rs->rows[k].pub.problem, rs->rows[k].pub.solver) = k;
-    }
-    /* Move the earlier metrics aside; after a run killed outright (*.prev exists) the rows of
-     * both generations are written into a new *.prev first. */
-    if (!rc && have_prev) {
-        rc = consolidate(rs, mnew, err);
-        if (!rc && rename(mnew, mprev) != 0)
-            rc = ncp_error_set(err, NCP_ERR_IO, "cannot rename %s: %s", mnew, strerror(errno));
-        if (!rc) remove(mcur);
-    } else if (!rc && rename(mcur, mprev) != 0) {
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot rename %s: %s", mcur, strerror(errno));
-    }
-    if (!rc) rc = add_remove(rs, mprev, err);
+    /* the readable copy; the journal's record is the one that counts */
+    if (!rc) rc = ncp_safe_write_text(cpath, rec, err);
+    free(rec);
     if (rc) {
-        ncp_resume_free(rs);
+        ncp_resume_close(rs);
         return rc;
     }
+    for (int i = 0; i < rs->n; i++) rs->earlier += rs->e[i].status != NCP_STATUS_STOPPED;
     *out = rs;
     return NCP_OK;
 }
 
-ncp_resume_row *ncp_resume_find(ncp_resume *rs, const char *problem, const char *solver)
+long long ncp_resume_find(ncp_resume *rs, const char *problem, const char *solver)
 {
-    if (!rs || !rs->nslot) return NULL;
+    if (!rs || !rs->nslot) return -1;
     int k = *lookup(rs, problem, solver);
-    return k >= 0 ? &rs->rows[k].pub : NULL;
+    /* a solve cut by Ctrl-C did not finish: solved again */
+    return k >= 0 && rs->e[k].status != NCP_STATUS_STOPPED ? rs->e[k].off : -1;
+}
+
+int ncp_resume_mark(ncp_resume *rs, const char *problem, const char *solver)
+{
+    if (!rs->nslot) return 0;
+    int k = *lookup(rs, problem, solver);
+    if (k < 0) return 0;
+    int was = rs->e[k].placed;
+    rs->e[k].placed = 1;
+    return was;
+}
+
+int ncp_resume_append(ncp_resume *rs, const ncp_jresult *r, long long *off, ncp_error *err)
+{
+    ncp_jbuf *b = &rs->buf;
+    b->n = 0;
+    ncp_jbuf_i32(b, REC_RESULT);
+    ncp_jbuf_str(b, r->problem);
+    ncp_jbuf_str(b, r->solver);
+    ncp_jbuf_i32(b, r->iterations);
+    ncp_jbuf_i32(b, r->converged);
+    ncp_jbuf_i32(b, r->status);
+    ncp_jbuf_f64(b, r->setup_ms);
+    ncp_jbuf_f64(b, r->solve_ms);
+    ncp_jbuf_f64s(b, r->metrics, r->nmetrics);
+    ncp_jbuf_str(b, r->note);
+    ncp_jbuf_str(b, r->title);
+    ncp_jbuf_str(b, r->description);
+    ncp_jbuf_i32(b, r->has_answer);
+    ncp_jbuf_f64s(b, r->has_answer ? r->lambda : NULL, r->has_answer ? r->m : 0);
+    ncp_jbuf_f64s(b, r->has_answer ? r->u : NULL, r->has_answer ? r->m : 0);
+    ncp_jbuf_f64s(b, r->has_answer ? r->v : NULL, r->has_answer ? r->nv : 0);
+    ncp_jbuf_i32(b, r->ncols);
+    ncp_jbuf_f64s(b, r->trace, r->ntrace * r->ncols);
+    if (b->oom) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory journaling a result");
+    long long at;
+    int rc = ncp_journal_append(rs->j, b->p, b->n, &at, err);
+    if (rc) return rc;
+    entry *e = index_pair(rs, r->problem, r->solver, err);
+    if (!e) return NCP_ERR_NOMEM;
+    e->off = at;
+    e->status = r->status;
+    e->placed = 1;
+    if (off) *off = at;
+    return NCP_OK;
+}
+
+int ncp_resume_read(ncp_resume *rs, long long off, ncp_jresult *r, ncp_error *err)
+{
+    const unsigned char *p;
+    size_t n;
+    int rc = ncp_journal_read(rs->j, off, &p, &n, err);
+    if (rc) return rc;
+    ncp_jreader q = {p, n, 0, 0};
+    memset(r, 0, sizeof *r);
+    int type = ncp_jr_i32(&q), nl, nu, nt;
+    r->problem = ncp_jr_str(&q);
+    r->solver = ncp_jr_str(&q);
+    r->iterations = ncp_jr_i32(&q);
+    r->converged = ncp_jr_i32(&q);
+    r->status = ncp_jr_i32(&q);
+    r->setup_ms = ncp_jr_f64(&q);
+    r->solve_ms = ncp_jr_f64(&q);
+    r->metrics = ncp_jr_f64s(&q, &r->nmetrics);
+    r->note = ncp_jr_str(&q);
+    r->title = ncp_jr_str(&q);
+    r->description = ncp_jr_str(&q);
+    r->has_answer = ncp_jr_i32(&q);
+    r->lambda = ncp_jr_f64s(&q, &nl);
+    r->u = ncp_jr_f64s(&q, &nu);
+    r->v = ncp_jr_f64s(&q, &r->nv);
+    r->ncols = ncp_jr_i32(&q);
+    r->trace = ncp_jr_f64s(&q, &nt);
+    r->m = nl;
+    r->ntrace = r->ncols > 0 ? nt / r->ncols : 0;
+    if (q.bad || type != REC_RESULT || nl != nu || r->nmetrics != ncp_metrics_count() ||
+        (r->ncols > 0 && nt % r->ncols))
+        return ncp_error_set(err, NCP_ERR_IO, "%s: the record at byte %lld is not a result "
+                             "of this ncpbench; add --fresh to discard the results in %s",
+                             ncp_journal_path(rs->j), off, rs->dir);
+    return NCP_OK;
 }
 
 int ncp_resume_count(const ncp_resume *rs) { return rs ? rs->n : 0; }
 
-ncp_resume_row *ncp_resume_at(ncp_resume *rs, int i) { return &rs->rows[i].pub; }
-
-static int copy_solution(ncp_resume *rs, const rrow *r, ncp_solutions *sol, ncp_error *err)
+long long ncp_resume_at(const ncp_resume *rs, int i, int *placed)
 {
-    hid_t g = open_solution(rs->sf[r->ssrc], r->pub.solver, r->pub.problem);
-    double *x = NULL, *u = NULL, *v = NULL;
-    int nx = 0, nu = 0, nv = 0, rc = NCP_OK;
-    if (g < 0 || read_vec(g, "r", &x, &nx) || read_vec(g, "u", &u, &nu) || nx != nu ||
-        read_vec(g, "v", &v, &nv) < 0)
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot read the earlier answer of %s on %s in %s "
-                           "(changed since the run started?)", r->pub.solver, r->pub.problem,
-                           rs->dir);
-    else
-        rc = ncp_solutions_write(sol, r->pub.solver, r->pub.problem, nx, x, u, nv, v,
-                                 r->pub.iterations, r->pub.converged,
-                                 ncp_status_name(r->pub.status), err);
-    if (g >= 0) H5Gclose(g);
-    free(x);
-    free(u);
-    free(v);
-    return rc;
+    *placed = rs->e[i].placed;
+    return rs->e[i].off;
 }
 
-/* The kept pair's trace: copied when it belongs to the kept row (same iterations and status;
- * a converted traces.csv carries neither and is taken as is). */
-typedef struct emit_ctx {
-    const rrow *r;
-    ncp_out_traces *out;
-    int copied;
-} emit_ctx;
+int ncp_resume_earlier(const ncp_resume *rs) { return rs ? rs->earlier : 0; }
 
-static int emit_block(void *ctx, const ncp_trace_block *b, ncp_error *err)
-{
-    emit_ctx *e = ctx;
-    if (b->iterations >= 0 && (b->iterations != e->r->pub.iterations ||
-                               ncp_status_from_name(b->status ? b->status : "") != e->r->pub.status))
-        return NCP_OK;
-    e->copied = 1;
-    ncp_trace_block c = *b; /* a converted traces.csv: the row says how the solve ended */
-    if (c.iterations < 0) {
-        c.iterations = e->r->pub.iterations;
-        c.status = ncp_status_name(e->r->pub.status);
-    }
-    return ncp_out_traces_put_block(e->out, &c, err);
-}
+int ncp_resume_sync(ncp_resume *rs, ncp_error *err) { return ncp_journal_sync(rs->j, err); }
 
-int ncp_resume_emit(ncp_resume *rs, ncp_resume_row *row, FILE *metrics, ncp_out_traces *traces,
-                    ncp_solutions *sol, ncp_error *err)
-{
-    rrow *r = (rrow *)row;
-    if (fprintf(metrics, "%s\n", r->line) < 0 || fflush(metrics))
-        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s/metrics.csv (disk full?)",
-                             rs->dir);
-    emit_ctx e = {r, traces, 0};
-    for (int s = 0; traces && s < rs->nti && !e.copied; s++) {
-        int found, rc = ncp_traces_in_get(rs->ti[s], r->pub.solver, r->pub.problem, emit_block,
-                                          &e, &found, err);
-        if (rc) return rc;
-    }
-    if (r->ssrc >= 0) {
-        int rc = copy_solution(rs, r, sol, err);
-        if (rc) return rc;
-    }
-    row->emitted = 1;
-    return NCP_OK;
-}
-
-static void close_traces(ncp_resume *rs)
-{
-    for (int k = 0; k < rs->nti; k++) ncp_traces_in_close(rs->ti[k]);
-    rs->nti = 0;
-}
-
-int ncp_resume_finish(ncp_resume *rs, ncp_error *err)
-{
-    (void)err;
-    if (!rs) return NCP_OK;
-    close_traces(rs);
-    for (int s = 0; s < rs->nsf; s++) H5Fclose(rs->sf[s]);
-    rs->nsf = 0;
-    for (int i = 0; i < rs->nremove; i++) remove(rs->remove[i]);
-    return NCP_OK;
-}
-
-void ncp_resume_free(ncp_resume *rs)
+void ncp_resume_close(ncp_resume *rs)
 {
     if (!rs) return;
-    close_traces(rs);
-    for (int s = 0; s < rs->nsf; s++) H5Fclose(rs->sf[s]);
-    for (int i = 0; i < rs->n; i++) row_free(&rs->rows[i]);
-    for (int i = 0; i < rs->nremove; i++) free(rs->remove[i]);
-    free(rs->rows);
+    ncp_error e2 = {0};
+    ncp_journal_close(rs->j, &e2);
+    for (int i = 0; i < rs->n; i++) {
+        free(rs->e[i].problem);
+        free(rs->e[i].solver);
+    }
+    free(rs->e);
     free(rs->slot);
     free(rs->dir);
+    free(rs->buf.p);
     free(rs);
-}
-
-int ncp_resume_forget(const char *out_dir, ncp_error *err)
-{
-    char cfg[4300];
-    int rc = ncp_path_join(cfg, sizeof cfg, out_dir, "config.json", err);
-    if (rc) return rc;
-    if (remove(cfg) != 0 && errno != ENOENT)
-        return ncp_error_set(err, NCP_ERR_IO, "cannot remove %s: %s", cfg, strerror(errno));
-    remove_leftovers(out_dir);
-    return NCP_OK;
 }

@@ -1,71 +1,78 @@
-/* Resuming a benchmark run (ncpbench solve; docs/design.md §5.7).
+/* The results of an output folder and resuming them (docs/design.md §5.7).
  *
- * OUT/config.json records the configuration of the results in OUT (solvers, budget, stopping
- * metric, parameters, reconstruction and warm-start options, traces, version) and its
- * fingerprint (FNV-1a 64 of the canonical text). A run of the same configuration keeps every
- * (problem, solver) pair that finished: its metrics.csv row, its trace (traces.h5, and
- * traces.csv with --traces-csv) and its solutions.h5 entry are copied into the new outputs at
- * the pair's place in the run order, and the pair is not solved again. A pair is finished when its row exists, its status is not
- * `stopped` (a solve cut by Ctrl-C), and solutions.h5 holds its answer with the same status
- * and iteration count (unsupported rows have no answer). Another configuration is refused
- * unless the caller discards the results (--fresh).
+ * OUT/journal.ncpj (bench/journal.h) is the one record of the results in OUT. Its first record
+ * is the configuration of the run (ncp_resume_config's canonical text and its FNV-1a 64
+ * fingerprint; OUT/config.json is a readable copy of it); every later one is a finished
+ * (problem, solver) pair: its metrics.csv fields, its stored trace rows and its answer (lambda,
+ * u, v with status and iterations), appended as the pair finishes. metrics.csv, traces.h5
+ * (+ traces.csv), solutions.h5 and summary.json are rebuilt from the journal at the end of
+ * every run (bench.c), each into a temporary renamed into place (util/safefile.h): a killed
+ * run leaves the earlier complete outputs and a journal holding everything that finished,
+ * and since the journal only grows, a rerun never replaces more results with fewer.
  *
- * Nothing finished is lost to an interruption: the earlier metrics.csv is renamed to *.prev
- * before the new one is written and removed only once that is complete; solutions.h5 and
- * traces.h5 are renamed to *.prev-<n> and read from there (the new ones are written under a
- * temporary name). A run killed outright leaves *.prev, metrics.csv, solutions.h5.tmp-<pid>
- * and traces.h5.tmp-<pid>: the next run reads them all (a pair found twice: the newer
- * metrics.csv row wins). The traces.csv of a run before traces.h5 is converted. */
+ * A run into a folder whose journal has the same configuration resumes it: every pair found
+ * is not solved again (except one cut by Ctrl-C, status `stopped`); another configuration is
+ * refused (NCP_ERR_INPUT naming what differs) unless `fresh`, which discards the journal and
+ * the outputs. A folder of an ncpbench before the journal (metrics.csv without journal.ncpj)
+ * is refused with the same advice: its results are not imported. Opening also removes the
+ * temporaries of processes that no longer run and the *.prev files of the earlier design. */
 #ifndef NCP_RESUME_H
 #define NCP_RESUME_H
 
-#include <stdio.h>
-
 #include "bench/bench.h"
-#include "bench/output.h"
-#include "store/solutions.h"
+#include "bench/journal.h"
 
 typedef struct ncp_resume ncp_resume;
 
-/* One finished pair of the earlier run. */
-typedef struct ncp_resume_row {
-    char *problem, *solver;
+/* One finished pair as the journal holds it. Read back, its pointers point into a buffer of
+ * the journal, valid until the next ncp_resume_read. */
+typedef struct ncp_jresult {
+    const char *problem, *solver, *note, *title, *description;
     int iterations, converged, status;
     double setup_ms, solve_ms;
-    double metrics[NCP_NMETRICS];
-    char *note, *title, *description;
-    int emitted; /* copied into the new outputs */
-} ncp_resume_row;
+    const double *metrics; /* nmetrics final metric values (ncp_metrics_values order) */
+    int nmetrics;
+    int has_answer;        /* 0: no solutions.h5 entry (unsupported) */
+    const double *lambda, *u; /* m each */
+    int m;
+    const double *v;       /* nv (0: none) */
+    int nv;
+    const double *trace;   /* ntrace x ncols stored trace rows, row-major (0 rows: none) */
+    int ntrace, ncols;
+} ncp_jresult;
 
-/* The canonical configuration text of a run (compact JSON, parameters sorted). */
+/* The canonical configuration text of a run (compact JSON, parameters sorted; o->input, the
+ * description of a scene's capture, included when set). */
 int ncp_resume_config(const ncp_bench_opts *o, char **text, ncp_error *err);
 
-/* Prepares out_dir for a run of configuration `config`: records it in config.json and indexes
- * the finished pairs of an earlier run of the same configuration (*rs; NULL when there are
- * none). fresh: earlier results of any configuration are discarded. Another configuration
- * without fresh: NCP_ERR_INPUT naming what differs. Call before the new outputs are created
- * (it moves metrics.csv, solutions.h5 and traces.h5 aside). */
+/* FNV-1a 64 of a text: the fingerprint of a configuration or of a scene (not a security
+ * measure). */
+uint64_t ncp_resume_fingerprint(const char *text);
+
+/* Opens the journal of out_dir for a run of configuration `config` (see above); *rs is set on
+ * success. */
 int ncp_resume_open(const char *out_dir, const char *config, int fresh, ncp_resume **rs,
                     ncp_error *err);
 
-/* The earlier result of (problem, solver), or NULL. */
-ncp_resume_row *ncp_resume_find(ncp_resume *rs, const char *problem, const char *solver);
+/* The journal offset of the earlier result of (problem, solver), -1 if none to keep. */
+long long ncp_resume_find(ncp_resume *rs, const char *problem, const char *solver);
+/* Marks a pair as placed in this run's outputs; returns 1 if it was already (two problems of
+ * the same name). */
+int ncp_resume_mark(ncp_resume *rs, const char *problem, const char *solver);
+/* Appends a finished pair (marked placed); *off its offset. */
+int ncp_resume_append(ncp_resume *rs, const ncp_jresult *r, long long *off, ncp_error *err);
+/* Reads the pair at off back. */
+int ncp_resume_read(ncp_resume *rs, long long off, ncp_jresult *r, ncp_error *err);
 
-/* Copies a finished pair into the new outputs (traces may be NULL: none written) and marks it
- * emitted. Its trace comes from the earlier traces.h5 whose dataset has the row's iterations
- * and status (or from an earlier run's traces.csv, converted when the run opened). */
-int ncp_resume_emit(ncp_resume *rs, ncp_resume_row *row, FILE *metrics, ncp_out_traces *traces,
-                    ncp_solutions *sol, ncp_error *err);
-
+/* The pairs of the journal in order of first appearance, each's latest record and whether
+ * this run placed it. */
 int ncp_resume_count(const ncp_resume *rs);
-ncp_resume_row *ncp_resume_at(ncp_resume *rs, int i);
+long long ncp_resume_at(const ncp_resume *rs, int i, int *placed);
 
-/* After the new outputs are complete: removes the earlier files moved aside. */
-int ncp_resume_finish(ncp_resume *rs, ncp_error *err);
-void ncp_resume_free(ncp_resume *rs);
-
-/* Without resuming (ncpbench run): removes OUT/config.json and earlier files moved aside, so
- * that results written now are never taken for those of a recorded configuration. */
-int ncp_resume_forget(const char *out_dir, ncp_error *err);
+/* Pairs in the journal when it was opened (results of earlier runs). */
+int ncp_resume_earlier(const ncp_resume *rs);
+/* fsync the journal (end of a run). */
+int ncp_resume_sync(ncp_resume *rs, ncp_error *err);
+void ncp_resume_close(ncp_resume *rs);
 
 #endif

@@ -18,6 +18,7 @@
 #include "solve/harness.h"
 #include "util/clock.h"
 #include "util/fsutil.h"
+#include "util/safefile.h"
 #include "util/stats.h"
 
 void ncp_task_opts_default(ncp_task_opts *o)
@@ -180,7 +181,11 @@ int ncp_task_run(const ncp_scene *s, const char *solver, const ncp_task_opts *o,
     t = task_or_none(s);
     const ncp_model *m = ncp_scene_model(s);
     ncp_driver drv;
-    int rc = ncp_driver_for_scene(s, solver, o->interrupt, &drv, err);
+    /* the scene's predicted memory against the budget (ncp_scene_set_max_memory) before the
+     * first step: the task runner simulates without going through the capture, which checks it */
+    int rc = ncp_scene_check_memory(s, err);
+    if (rc) return rc;
+    rc = ncp_driver_for_scene(s, solver, o->interrupt, &drv, err);
     if (rc) return rc;
     drv.budget = o->budget ? *o->budget : t->budget;
     ncp_driver_set_step_budget(&drv, o->step_budget_ms);
@@ -360,15 +365,27 @@ static void put_num(FILE *f, double x)
     else fprintf(f, "%.17g", x); /* reads back bit for bit */
 }
 
-/* A text output written to path.tmp, then renamed (a reader never sees half a file). */
+/* A text output written to a fresh temporary (O_EXCL|O_NOFOLLOW, util/safefile.h), then
+ * renamed: a reader never sees half a file, and a link planted at path is replaced, not
+ * followed. */
+static int safe_open(const char *path, char tmp[4300], FILE **f, ncp_error *err)
+{
+    ncp_safe_file sf;
+    int rc = ncp_safe_create(path, &sf, err);
+    if (rc) return rc;
+    snprintf(tmp, 4300, "%s", sf.tmp);
+    *f = sf.f;
+    free(sf.tmp);
+    free(sf.path);
+    return NCP_OK;
+}
+
 static int tmp_open(const char *dir, const char *name, char path[4200], char tmp[4300], FILE **f,
                     ncp_error *err)
 {
     int rc = ncp_path_join(path, 4200, dir, name, err);
     if (rc) return rc;
-    snprintf(tmp, 4300, "%s.tmp", path);
-    if (!(*f = fopen(tmp, "w"))) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", tmp);
-    return NCP_OK;
+    return safe_open(path, tmp, f, err);
 }
 
 static int tmp_commit(FILE *f, const char *tmp, const char *path, ncp_error *err)
@@ -594,8 +611,9 @@ static int write_fig_data(const char *dir, const ncp_task_result *r, int n, ncp_
     char path[4200];
     int rc = ncp_path_join(path, sizeof path, dir, "task_series.dat", err);
     if (rc) return rc;
-    FILE *f = fopen(path, "w");
-    if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    char tmp[4300];
+    FILE *f = NULL;
+    if ((rc = safe_open(path, tmp, &f, err))) return rc;
     fprintf(f, "# per solver (index block): t [s], al_residual, penetration [mm], solve_ms\n");
     for (int i = 0; i < n; i++) {
         fprintf(f, "# %s\n", r[i].solver);
@@ -610,7 +628,7 @@ static int write_fig_data(const char *dir, const ncp_task_result *r, int n, ncp_
         if (r[i].nsteps == 0) fprintf(f, "%s nan nan nan nan\n", r[i].solver);
         fprintf(f, "\n\n");
     }
-    if (fclose(f)) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if ((rc = tmp_commit(f, tmp, path, err))) return rc;
     double lo = INFINITY, hi = 0.0;
     for (int i = 0; i < n; i++)
         for (int k = 0; k < r[i].nsteps; k++)
@@ -623,7 +641,7 @@ static int write_fig_data(const char *dir, const ncp_task_result *r, int n, ncp_
     hi = fmax(hi, n ? r[0].budget_ms : hi) * 1.5;
     double llo = log10(lo), step = (log10(hi) - llo) / HIST_BINS;
     if ((rc = ncp_path_join(path, sizeof path, dir, "task_hist.dat", err))) return rc;
-    if (!(f = fopen(path, "w"))) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if ((rc = safe_open(path, tmp, &f, err))) return rc;
     fprintf(f, "# per solver (index block): solver, bin centre [ms] (geometric), lower, upper, "
                "count of steps whose solve_ms falls in the bin (%d log-spaced bins)\n", HIST_BINS);
     for (int i = 0; i < n; i++) {
@@ -641,11 +659,11 @@ static int write_fig_data(const char *dir, const ncp_task_result *r, int n, ncp_
         }
         fprintf(f, "\n\n");
     }
-    if (fclose(f)) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if ((rc = tmp_commit(f, tmp, path, err))) return rc;
     if ((rc = ncp_path_join(path, sizeof path, dir, "task_budget.dat", err))) return rc;
-    if (!(f = fopen(path, "w"))) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if ((rc = safe_open(path, tmp, &f, err))) return rc;
     fprintf(f, "# per-step budget [ms]\n%.10g\n", n ? r[0].budget_ms : 0.0);
-    if (fclose(f)) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if ((rc = tmp_commit(f, tmp, path, err))) return rc;
     return NCP_OK;
 }
 

@@ -53,11 +53,13 @@ static int driver_solve_stats(const ncp_driver *d, ncp_driver_stats *stats, cons
     }
     if (res.status == NCP_STATUS_STOPPED && d->interrupt && *d->interrupt) {
         out->interrupted = 1;
-    } else if (res.status == NCP_STATUS_FAILED || !res.v) {
+    } else if (res.status == NCP_STATUS_FAILED || (!res.v && !p->has_sparse_primal) || !res.lambda) {
         out->failed = 1;
     } else {
+        /* a problem without a dense A (the step's block route) gets no v: the step computes
+         * it from lambda (step.h) */
         memcpy(out->lambda, res.lambda, (size_t)p->m * sizeof(double));
-        memcpy(out->v, res.v, (size_t)p->nv * sizeof(double));
+        if (res.v) memcpy(out->v, res.v, (size_t)p->nv * sizeof(double));
     }
     ncp_result_free(&res);
     return NCP_OK;

@@ -320,9 +320,10 @@ int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err
                                  "must tile the rows in order)", where, i, bk->row, row);
         row += ncp_block_type_size(bk->type);
         if (bk->type == NCP_CONTACT) {
-            if (!(bk->mu >= 0.0) || !isfinite(bk->mu))
-                return ncp_error_set(err, NCP_ERR_INPUT, "%s: mu of contact block %d is %g (must be "
-                                     "finite and >= 0)", where, i, bk->mu);
+            if (!(bk->mu >= 0.0 && bk->mu <= NCP_MU_MAX))
+                return ncp_error_set(err, NCP_ERR_INPUT, "%s: friction coefficient mu of contact %d "
+                                     "(block %d; blocks/mu, FCLib vectors/mu[%d]) is %g: must be in "
+                                     "[0, %g]", where, nc, i, nc, bk->mu, NCP_MU_MAX);
             nc++;
         }
         if (bk->type == NCP_SOFT &&
@@ -372,6 +373,18 @@ int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err
             return ncp_error_set(err, NCP_ERR_INPUT, "%s: dual data incomplete", where);
         if ((rc = check_finite(p->D, (size_t)p->m * p->m, where, "D", err))) return rc;
         if ((rc = check_finite(p->vf, p->m, where, "v_f", err))) return rc;
+        /* A Delassus matrix J A^-1 J^T is positive semi-definite, so its diagonal is >= 0: a
+         * negative diagonal entry (D = -I) is not a contact problem and is refused for every
+         * input alike. The full PSD test (an eigendecomposition) is left to what needs it: a
+         * primal form built from D (ncp_problem_primal_from_dual), where the solvers that need
+         * one get an unsupported row with the reason; symmetry likewise (dual_symmetric). */
+        double big = 0.0;
+        for (size_t k = 0; k < (size_t)p->m * p->m; k++) big = fmax(big, fabs(p->D[k]));
+        for (int i = 0; i < p->m; i++)
+            if (p->D[i + (size_t)i * p->m] < -NCP_DUAL_SYMMETRY_TOL * big)
+                return ncp_error_set(err, NCP_ERR_INPUT, "%s: D[%d,%d] = %g is negative: D (FCLib "
+                                     "W) is not positive semi-definite, which a Delassus matrix "
+                                     "J A^-1 J^T always is", where, i, i, p->D[i + (size_t)i * p->m]);
     }
     if (p->contacts)
         for (int i = 0; i < p->ncontacts; i++)

@@ -180,9 +180,17 @@ int ncp_problem_complete(ncp_problem *p, int derive_primal, ncp_error *err);
 /* Appends one line to provenance_note (printf-style). */
 int ncp_problem_note(ncp_problem *p, ncp_error *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Checks sizes, finiteness (names the offending field), mu >= 0, index ranges of J and
- * A_sparse and a positive diagonal of A / A_sparse; SPD-ness is left to the factorisation.
+/* The one validation of every problem input (problems.h5, FCLib files, captures before they
+ * are stored): sizes, finiteness (names the offending field), 0 <= mu <= NCP_MU_MAX, index
+ * ranges of J and A_sparse, a positive diagonal of A / A_sparse and a diagonal of D >= 0 (a
+ * Delassus matrix is positive semi-definite; D = -I is refused); full SPD-ness of A is left to
+ * the factorisation, PSD-ness and symmetry of D to what needs them (a primal form from D,
+ * solvers that need a symmetric D: unsupported rows with the reason, as for FCLib's W).
  * `where` names the source for the message (file and group). */
+/* Friction coefficients: physical ones are below 10 (rubber on dry surfaces ~1-2); up to 1e3
+ * is accepted (a "no slip" modelling choice), beyond that a value such as 1e308 only overflows
+ * mu * lambda_n in the cone projections. */
+#define NCP_MU_MAX 1e3
 int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err);
 /* Deep copy. */
 int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err);

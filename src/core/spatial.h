@@ -11,6 +11,9 @@
 #include <math.h>
 #include <string.h>
 
+/* pi (M_PI is not in C11 or POSIX without the XSI extension) */
+#define NCP_PI 3.14159265358979323846
+
 static inline void ncp_v3_set(double *r, double x, double y, double z)
 {
     r[0] = x;

@@ -54,6 +54,7 @@
 #include "figures/fig_util.h"
 #include "figures/fig_lee2025.h"
 #include "figures/figures.h"
+#include "util/safefile.h"
 #include "util/fsutil.h"
 #include "bench/output.h"
 #include "bench/pipeline.h"
@@ -537,9 +538,7 @@ static void p0_report_rowless(p0_ctx *c, const p0_data *d, const char *what)
 static FILE *p0_open(const p0_ctx *c, const char *name, char *path, size_t cap, ncp_error *err)
 {
     if (ncp_path_join(path, cap, c->out, name, err)) return NULL;
-    FILE *f = fopen(path, "w");
-    if (!f) ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
-    return f;
+    return ncp_safe_fopen(path, err);
 }
 
 static int p0_close(FILE *f, const char *path, ncp_error *err)
@@ -893,9 +892,9 @@ static int p0_fig79(p0_ctx *c, int fig, const char *file, const char *dirname, c
         if (newton.reached[0]) {
             char mpath[4300];
             if ((rc = ncp_path_join(mpath, sizeof mpath, c->out, md, err))) goto done;
-            FILE *f = fopen(mpath, "a");
+            FILE *f = ncp_safe_fappend(mpath, err);
             if (!f) {
-                rc = ncp_error_set(err, NCP_ERR_IO, "cannot append to %s", mpath);
+                rc = err->code;
                 goto done;
             }
             fprintf(f, "CANAL's Newton steps per AL loop (ncp_al_solve_observed, %d loops from a "

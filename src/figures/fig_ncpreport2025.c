@@ -30,6 +30,7 @@
 #include "figures/fig_util.h"
 #include "figures/fig_ncpreport2025.h"
 #include "figures/figures.h"
+#include "util/safefile.h"
 #include "util/fsutil.h"
 #include "bench/pipeline.h"
 #include "solvers/registry.h"
@@ -179,8 +180,8 @@ static int f4_scene(const ncp_fig_opts *o, const char *out, int k, int ns, f4_ce
 static int f4_write_dat(const char *path, int ns, const f4_cell *cells, const int *nprob,
                         int quick, double limit_ms, ncp_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
+    FILE *f = ncp_safe_fopen(path, err);
+    if (!f) return err ? err->code : NCP_ERR_IO;
     fprintf(f,
             "# ncpbench figure 004: NCP report 2025 §VII-D accuracy metrics (L_inf, NCP definitions for\n"
             "# every solver) per solver x scene, %s captures; tol %g on natural_map_rel_acary,\n"
@@ -213,8 +214,8 @@ static int f4_write_md(const char *out, int m, int ns, const f4_cell *cells, con
     snprintf(file, sizeof file, "table_%s.md", f4_metrics[m]);
     int rc = ncp_path_join(path, sizeof path, out, file, err);
     if (rc) return rc;
-    FILE *f = fopen(path, "w");
-    if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
+    FILE *f = ncp_safe_fopen(path, err);
+    if (!f) return err ? err->code : NCP_ERR_IO;
     fprintf(f,
             "The NCP report 2025 %s, column `%s`: median / 90th percentile per solver x scene (%s captures;\n"
             "tol %g on natural_map_rel_acary, %d iterations, %g ms per solve). `*` = one of the\n"

@@ -42,6 +42,7 @@
 #include "figures/fig_util.h"
 #include "figures/fig_profiles.h"
 #include "figures/figures.h"
+#include "util/safefile.h"
 #include "util/fsutil.h"
 #include "bench/pipeline.h"
 #include "solvers/registry.h"
@@ -226,8 +227,8 @@ static int prof_scene(const ncp_fig_opts *o, const char *file, const char *out, 
 static int prof_write(const char *path, const prof_table *tb, const double *r, const char *what,
                       ncp_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
+    FILE *f = ncp_safe_fopen(path, err);
+    if (!f) return err ? err->code : NCP_ERR_IO;
     fprintf(f,
             "# ncpbench performance profiles (Dolan & More 2002; Acary, Bremond, Huber 2018)\n"
             "%s"
@@ -398,8 +399,8 @@ static int prof_summary(const char *dir, const prof_table *tb, const double *r, 
 static int prof_markdown(const char *path, const prof_table *tb, const double *r, double *buf,
                          ncp_error *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot create %s", path);
+    FILE *f = ncp_safe_fopen(path, err);
+    if (!f) return err ? err->code : NCP_ERR_IO;
     fprintf(f, "# Performance profile over %d problems\n\n"
                "Time to tolerance = setup_ms + solve_ms of a converged row; a row that did not "
                "converge or is unsupported counts as infinitely slow. Solved: share of the "

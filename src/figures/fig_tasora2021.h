@@ -1,4 +1,4 @@
-/* `ncpbench figures`: Tasora et al. 2021: residual against iteration on the sphere stack (fig_tasora2021.c). */
+/* `ncpbench figures`: Tasora et al. 2021 TEST 1, Figs. 2-6 with their claims (fig_tasora2021.c). */
 #ifndef NCP_FIG_TASORA2021_H
 #define NCP_FIG_TASORA2021_H
 

@@ -23,7 +23,7 @@ typedef struct ncp_fig_set {
 static const ncp_fig_set fig_sets[] = {
     {"profiles", "Dolan-More performance profiles: every solver on every shipped scene's captures",
      ncp_fig_profiles},
-    {"tasora2021", "Tasora et al. 2021: residual vs iteration, ADMM/FADMM/Jacobi/APGD/PGS, sphere stack",
+    {"tasora2021", "Tasora et al. 2021 TEST 1: Figs. 2-6, ADMM (n_s), FADMM (rho), Jacobi, P-SPG-FB",
      ncp_fig_tasora2021},
     {"lee2025", "Lee et al. 2025 §VII: Fig. 7, 9, 11, Tables II, III (CANAL, SubADMM, PGS, ablations)",
      ncp_fig_lee2025},

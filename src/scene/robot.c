@@ -15,6 +15,7 @@
 #include "util/json_util.h"
 #include "scene/robot.h"
 #include "scene/scene_json.h"
+#include "scene/ranges.h"
 #include "core/spatial.h"
 
 /* Orientation: "quat" [w, x, y, z], "rpy" [roll, pitch, yaw] (URDF: R = Rz(y) Ry(p) Rx(r)), or
@@ -532,7 +533,8 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
         if (!cJSON_IsString(mf) || !mf->valuestring[0]) return ncp_json_expect(c, p, mf, "a robot model file name");
         if (mf->valuestring[0] == '/') snprintf(fpath, sizeof fpath, "%s", mf->valuestring);
         else snprintf(fpath, sizeof fpath, "%s/%s", scene_dir, mf->valuestring);
-        rc = ncp_json_read_text(fpath, "robot model file", (size_t)16 << 20, &text, c->err);
+        rc = ncp_scene_check_file(fpath, "robot model file", c->err);
+        if (!rc) rc = ncp_json_read_text(fpath, "robot model file", (size_t)16 << 20, &text, c->err);
         if (rc) return ncp_error_prefix(c->err, "%s: %s: ", c->where, p);
         const char *end = NULL;
         doc = cJSON_ParseWithOpts(text, &end, 1);
@@ -543,6 +545,12 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
         fc.where = fwhere;
         src = doc;
         lpath = "";
+        /* shapes are built while parsing: their sizes first (ranges.h) */
+        rc = ncp_scene_check_ranges(doc, fwhere, "robots[]", NCP_RANGES_SHAPES_EARLY, c->err);
+        if (rc) {
+            cJSON_Delete(doc);
+            return rc;
+        }
         static const char *const fkeys[] = {"name", "description", "links", "loops", NULL};
         rc = ncp_json_check_keys(&fc, doc, "", fkeys);
         if (rc) {
@@ -607,6 +615,9 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
             rc = parse_constraint(&fx, it, e, rname, r->body0);
         }
     }
+    /* after the parser's checks, the model file's numbers in their ranges: its links are the
+     * scene's robots[].links[] (ranges.h) */
+    if (!rc && doc) rc = ncp_scene_check_ranges(doc, fwhere, "robots[]", NCP_RANGES_ALL, c->err);
     cJSON_Delete(doc);
     if (rc) return rc;
     /* placement of the root */

@@ -14,6 +14,7 @@
 #include "util/json_util.h"
 #include "scene/scene.h"
 #include "scene/scene_json.h"
+#include "scene/ranges.h"
 #include "solve/catalog.h"
 #include "solve/params.h"
 #include "scene/robot.h"
@@ -30,6 +31,7 @@ struct ncp_scene {
     ncp_cases_cfg cases; /* benchmark.cases (capture "cases"; cases.h) */
     int has_task;
     ncp_task_cfg task;   /* "task" (scene.h) */
+    double max_memory;   /* bytes; <= 0: the default budget (scene.h) */
 };
 
 static int need_object(ncp_json_ctx *c, const cJSON *v, const char *path)
@@ -729,7 +731,12 @@ int ncp_scene_parse(const char *json_text, const char *where, const ncp_solver_c
         return NCP_ERR_INPUT;
     }
     ncp_json_ctx c = {where, err};
-    int rc = parse_root(&c, solvers, root, sc);
+    /* the parser checks types, signs and its own bounds (with their messages); then every
+     * number is held to its physical range (ranges.h), before the scene is simulated. Shapes
+     * are built while parsing (SDF sampling): their sizes first. */
+    int rc = ncp_scene_check_ranges(root, where, "", NCP_RANGES_SHAPES_EARLY, err);
+    if (!rc) rc = parse_root(&c, solvers, root, sc);
+    if (!rc) rc = ncp_scene_check_ranges(root, where, "", NCP_RANGES_ALL, err);
     cJSON_Delete(root);
     if (rc) {
         ncp_scene_free(sc);
@@ -744,8 +751,9 @@ int ncp_scene_load(const char *path, const ncp_solver_catalog *solvers, ncp_scen
 {
     *out = NULL;
     char *buf = NULL;
+    int rc = ncp_scene_check_file(path, "scene file", err);
     /* a scene is text; anything larger than 64 MB is a mistake */
-    int rc = ncp_json_read_text(path, "scene file", (size_t)64 << 20, &buf, err);
+    if (!rc) rc = ncp_json_read_text(path, "scene file", (size_t)64 << 20, &buf, err);
     if (!rc) rc = ncp_scene_parse(buf, path, solvers, out, err);
     free(buf);
     return rc;
@@ -763,12 +771,15 @@ void ncp_scene_free(ncp_scene *s)
 }
 
 const char *ncp_scene_name(const ncp_scene *s) { return s->name; }
+const char *ncp_scene_where(const ncp_scene *s) { return s->where; }
 const char *ncp_scene_text(const ncp_scene *s) { return s->text; }
 const ncp_bench_cfg *ncp_scene_bench(const ncp_scene *s) { return &s->bench; }
 double ncp_scene_timestep(const ncp_scene *s) { return s->model.h; }
 const ncp_model *ncp_scene_model(const ncp_scene *s) { return &s->model; }
 const ncp_cases_cfg *ncp_scene_cases(const ncp_scene *s) { return &s->cases; }
 const ncp_task_cfg *ncp_scene_task(const ncp_scene *s) { return s->has_task ? &s->task : NULL; }
+void ncp_scene_set_max_memory(ncp_scene *s, double bytes) { s->max_memory = bytes; }
+double ncp_scene_max_memory(const ncp_scene *s) { return s->max_memory; }
 void ncp_scene_set_driver_time(ncp_scene *s, double ms)
 {
     if (ms > 0.0) s->bench.driver_budget.time_ms = ms;

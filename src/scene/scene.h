@@ -92,6 +92,7 @@ int ncp_scene_parse(const char *json_text, const char *where, const ncp_solver_c
 void ncp_scene_free(ncp_scene *s);
 
 const char *ncp_scene_name(const ncp_scene *s);
+const char *ncp_scene_where(const ncp_scene *s);  /* the file (or label) named in messages */
 const char *ncp_scene_text(const ncp_scene *s);   /* the JSON text as read (stored in /meta) */
 const ncp_bench_cfg *ncp_scene_bench(const ncp_scene *s);
 double ncp_scene_timestep(const ncp_scene *s);
@@ -104,5 +105,42 @@ const ncp_cases_cfg *ncp_scene_cases(const ncp_scene *s);
 void ncp_scene_set_driver_time(ncp_scene *s, double ms);
 /* The scene's task section, or NULL when it has none. */
 const ncp_task_cfg *ncp_scene_task(const ncp_scene *s);
+
+/* Predicted peak memory of simulating and capturing the scene (scene_mem.c; scenes/README.md,
+ * "Memory"). Per step the simulator holds the n_dof x n_dof step matrix A, the problem's copy
+ * of it and the factor of the Delassus computation, X = A^{-1} J^T (n_dof x m), the dense
+ * D (m x m) and a second D-sized array (the store recomputes D to write it; a solver's
+ * workspace): 8 (3 n_dof^2 + n_dof m + 2 m^2) bytes, plus the heap's slack and a fixed base. m
+ * comes from the
+ * broad phase at the initial configuration (sim/collide.h ncp_world_contact_bound) plus the
+ * joint rows there. */
+typedef struct ncp_scene_mem {
+    int nbodies;          /* dynamic bodies (robot links included) */
+    int nv;               /* generalised velocities */
+    long pairs;           /* broad-phase shape pairs at the start */
+    long contacts;        /* their contact bound */
+    long rows;            /* m: 3 per contact + the joint rows at the start */
+    double dof_bytes;     /* 8 * 3 * (nv^2, or the sum of the per-subsystem blocks' squares
+                             above NCP_BLOCK_MASS_NDOF dofs, sim/dynamics.h): the step
+                             matrices */
+    double row_bytes;     /* 8 * (nv m + 2 m^2): X and the dense D */
+    double heap_slack;    /* min(8 max(nv^2, m^2), NCP_SCENE_MEM_SLACK_MAX): freed, not returned */
+    double total;         /* dof_bytes + row_bytes + heap_slack + NCP_SCENE_MEM_BASE */
+} ncp_scene_mem;
+/* glibc's largest mmap threshold (64-bit): blocks above it go back to the system when freed. */
+#define NCP_SCENE_MEM_SLACK_MAX (32.0 * 1048576.0)
+/* What every run holds besides the scene's arrays (binary, libraries, HDF5 caches): the RSS of
+ * capturing the smallest shipped scene, rounded up. */
+#define NCP_SCENE_MEM_BASE (24.0 * 1048576.0)
+int ncp_scene_memory(const ncp_scene *s, ncp_scene_mem *out, ncp_error *err);
+/* The memory budget in bytes (--max-memory; <= 0: util/membudget.h's default). */
+void ncp_scene_set_max_memory(ncp_scene *s, double bytes);
+double ncp_scene_max_memory(const ncp_scene *s);
+/* NCP_OK when the prediction fits the scene's budget; else NCP_ERR_INPUT stating it: "scene
+ * x.json: 5000 dynamic bodies, 30000 dof, up to 20000 constraint rows (...; dense n_dof^2
+ * step matrices 20.1 GiB, m^2 Delassus data 3 GiB): the simulation needs 23.1 GiB, above the
+ * memory budget of ...".
+ * Every simulation (capture, task) calls it before the first step. */
+int ncp_scene_check_memory(const ncp_scene *s, ncp_error *err);
 
 #endif

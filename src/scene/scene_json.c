@@ -1,6 +1,8 @@
 /* JSON readers of scene objects shared by the scene and robot parsers (scene_json.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/spatial.h"
 #include "scene/scene_json.h"
@@ -40,6 +42,18 @@ int ncp_scene_get_orientation(ncp_json_ctx *c, const cJSON *obj, const char *pat
         return ncp_json_fail(c, p, "must be a non-zero rotation axis, got [0, 0, 0]");
     }
     ncp_quat_from_axis_angle(axis, angle, q);
+    return NCP_OK;
+}
+
+int ncp_scene_check_file(const char *path, const char *what, ncp_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: cannot open %s: %s", path, what, strerror(errno));
+    if (S_ISDIR(st.st_mode))
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: is a directory (expected a %s, JSON)", path, what);
+    if (!S_ISREG(st.st_mode))
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: is not a regular file (expected a %s, JSON)", path, what);
     return NCP_OK;
 }
 

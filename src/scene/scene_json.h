@@ -16,6 +16,10 @@ int ncp_json_get_quat(const ncp_json_ctx *c, const cJSON *obj, const char *path,
  * neither is given. */
 int ncp_scene_get_orientation(ncp_json_ctx *c, const cJSON *obj, const char *path, double q[4]);
 
+/* path must name a regular file (or a link to one): a directory or a device is an input error
+ * naming path and `what` ("scene file"), rather than a read error from fread. */
+int ncp_scene_check_file(const char *path, const char *what, ncp_error *err);
+
 /* Index of the material named `name` in the model, or -1. */
 int ncp_scene_find_material(const ncp_model *m, const char *name);
 

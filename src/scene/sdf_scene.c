@@ -1,6 +1,7 @@
 /* Scene-file support for signed distance shapes: {"type": "sdf", "kind": ...} (the keys are
  * documented in scenes/README.md, "SDF shapes"). Values are read with util/json_util.h, so
  * messages have the form "<file>: <json.path>: <what is wrong> (expected ...)". */
+#include <math.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -39,6 +40,19 @@ static int only_for(const ncp_json_ctx *c, const cJSON *sh, const char *path, co
 }
 
 /* The profile [[r, z], ...] of a dish or revolved shape into rz (*np points), if given. */
+/* NCP_ERR_INPUT when a shape of this circumference and length (m) at this spacing would take more
+ * surface samples than NCP_SDF_MAX_SURFACE_SAMPLES (see the caller). */
+static int check_samples(const ncp_json_ctx *c, const char *path, const char *kind, double circ,
+                         double len, double spacing)
+{
+    double n = ceil(circ / spacing) * ceil(len / spacing);
+    if (n <= 2e5) return NCP_OK;
+    return ncp_error_set(c->err, NCP_ERR_INPUT,
+                         "%s: %s: a %s of %.3g m around and %.3g m long sampled every %.3g m takes "
+                         "about %.3g surface samples, above the limit of 2e5: give a larger "
+                         "\"spacing\" (or a smaller shape)", c->where, path, kind, circ, len, spacing, n);
+}
+
 static int get_profile(const ncp_json_ctx *c, const cJSON *sh, const char *path, int required,
                        double *rz, int *np)
 {
@@ -86,6 +100,12 @@ int ncp_sdf_shape_parse(const cJSON *sh, const char *where, const char *path, nc
     if (rc) return rc;
     const char *kname = kinds[kind];
     ncp_sdf *g = NULL;
+    /* The shape is sampled as it is parsed (surface samples about `spacing` apart, sorted and
+     * integrated): a large shape with a fine spacing costs seconds to minutes before anything
+     * else can refuse it (found by tests/fuzz: a 5 m bolt at 2 mm, 5 s; 30 s under the
+     * sanitizers). The number of surface samples, circumference / spacing times length /
+     * spacing, is bounded first: the shipped bolt-nut has 3 800, the limit is 50 times that. */
+#define NCP_SDF_MAX_SURFACE_SAMPLES 2e5
     if (kind == 0) { /* M48 x 5 by default (ISO 261 coarse pitch) */
         static const char *const ok[] = {"diameter", "pitch", "length", "clearance", NULL};
         double d, P, L, cl;
@@ -94,6 +114,7 @@ int ncp_sdf_shape_parse(const cJSON *sh, const char *where, const char *path, nc
         if (!rc) rc = get_metres(&c, sh, path, "pitch", 0.005, 0, &P);
         if (!rc) rc = get_metres(&c, sh, path, "length", 0.1, 0, &L);
         if (!rc) rc = get_metres(&c, sh, path, "clearance", 1e-4, 1, &cl);
+        if (!rc) rc = check_samples(&c, path, kname, NCP_PI * d, L, spacing);
         if (!rc) rc = ncp_sdf_bolt_create(d, P, L, cl, spacing, &g, err);
     } else if (kind == 1) { /* ISO 4032 M48: s = 75 mm, m = 38 mm */
         static const char *const ok[] = {"diameter", "pitch", "height", "width_across_flats", NULL};
@@ -103,6 +124,8 @@ int ncp_sdf_shape_parse(const cJSON *sh, const char *where, const char *path, nc
         if (!rc) rc = get_metres(&c, sh, path, "pitch", 0.005, 0, &P);
         if (!rc) rc = get_metres(&c, sh, path, "height", 0.038, 0, &m);
         if (!rc) rc = get_metres(&c, sh, path, "width_across_flats", 0.075, 0, &wf);
+        /* the hexagon's circumference bounds the bore's; faces add about its width */
+        if (!rc) rc = check_samples(&c, path, kname, 2.0 * sqrt(3.0) * wf, m + wf, spacing);
         if (!rc) rc = ncp_sdf_nut_create(d, P, m, wf, spacing, &g, err);
     } else {
         static const char *const ok[] = {"profile", "padding", NULL};
@@ -112,6 +135,13 @@ int ncp_sdf_shape_parse(const cJSON *sh, const char *where, const char *path, nc
         if (!rc && kind != 6) ncp_sdf_dish_preset(kname, rz, &np, &pad);
         if (!rc) rc = get_profile(&c, sh, path, kind == 6, rz, &np);
         if (!rc) rc = get_metres(&c, sh, path, "padding", pad > 0.0 ? pad : 0.002, 0, &pad);
+        if (!rc) {
+            double rmax = 0.0, len = 0.0;
+            for (int k = 0; k < np; k++) rmax = fmax(rmax, fabs(rz[2 * k]));
+            for (int k = 1; k < np; k++)
+                len += hypot(rz[2 * k] - rz[2 * k - 2], rz[2 * k + 1] - rz[2 * k - 1]);
+            rc = check_samples(&c, path, kname, 2.0 * NCP_PI * (rmax + pad), len + 2.0 * pad, spacing);
+        }
         if (!rc) rc = ncp_sdf_revolved_create(kname, rz, np, pad, spacing, &g, err);
     }
     if (rc) {

@@ -1,4 +1,5 @@
 /* Constraint assembly: world state + rows + contacts -> ncp_problem (see assemble.h). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,7 +171,33 @@ static int fill_structure(const ncp_world *w, const ncp_cons_entry *ent, int ne,
     return NCP_OK;
 }
 
-int ncp_assemble_rows(const ncp_world *w, const double *A, const double *b, const double *diag,
+/* The block route's primal A (dynamics.h): the packed subsystem blocks as a block-diagonal CSR,
+ * every entry of a block kept (zeros too), columns sorted. */
+static int packed_to_csr(const ncp_model *m, const ncp_stepmat *A, ncp_csr *out, ncp_error *err)
+{
+    size_t nnz = ncp_stepmat_count(m, 1);
+    if (nnz > (size_t)INT_MAX)
+        return ncp_error_set(err, NCP_ERR_INPUT, "the mass matrix's subsystem blocks hold %zu "
+                             "entries, more than a CSR index can address", nnz);
+    int rc = ncp_csr_alloc(out, m->nv, m->nv, (int)nnz, err);
+    if (rc) return rc;
+    int pos = 0;
+    out->rowptr[0] = 0;
+    for (int j = 0; j < m->nsub; j++) {
+        int d0 = m->sub_dof_start[j], n = m->sub_ndof[j];
+        const double *Aj = A->a + A->off[j];
+        for (int r = 0; r < n; r++) {
+            for (int c = 0; c < n; c++) {
+                out->col[pos] = d0 + c;
+                out->val[pos++] = Aj[(size_t)c * n + r];
+            }
+            out->rowptr[d0 + r + 1] = pos;
+        }
+    }
+    return NCP_OK;
+}
+
+int ncp_assemble_rows(const ncp_world *w, const ncp_stepmat *A, const double *b, const double *diag,
                       double mscale, const ncp_cons_entry *rows, int nrows, const ncp_contact *con,
                       int nc, ncp_problem *p, int *keys, ncp_error *err)
 {
@@ -235,15 +262,16 @@ int ncp_assemble_rows(const ncp_world *w, const double *A, const double *b, cons
     p->nv = nv;
     p->h = m->h;
     p->contacts = ncp_calloc(err, (size_t)p->ncontacts, sizeof(ncp_contact_info));
-    p->A = ncp_malloc(err, (size_t)nv * nv, sizeof(double));
+    if (!A->packed) p->A = ncp_malloc(err, (size_t)nv * nv, sizeof(double));
     p->b = ncp_malloc(err, (size_t)nv, sizeof(double));
     p->e = ncp_calloc(err, (size_t)nrow, sizeof(double));
-    if (!p->contacts || !p->A || !p->b || !p->e) {
+    if (!p->contacts || (!A->packed && !p->A) || !p->b || !p->e) {
         rc = NCP_ERR_NOMEM;
         goto fail;
     }
+    if (A->packed && (rc = packed_to_csr(m, A, &p->A_sparse, err))) goto fail;
     if (nv) {
-        memcpy(p->A, A, (size_t)nv * nv * sizeof(double));
+        if (!A->packed) memcpy(p->A, A->a, (size_t)nv * nv * sizeof(double));
         memcpy(p->b, b, (size_t)nv * sizeof(double));
     }
 
@@ -277,7 +305,10 @@ int ncp_assemble_rows(const ncp_world *w, const double *A, const double *b, cons
             contact_compliance(m, c, &ci->stiffness, &ci->dissipation);
         }
     }
-    p->has_primal = 1;
+    /* block route: A stays block-diagonal CSR, and ncp_problem_compute_dual takes the block
+     * by block Delassus product (ncp_sparse_chol_delassus) */
+    p->has_primal = !A->packed;
+    p->has_sparse_primal = A->packed;
     rc = fill_structure(w, ent, ne, diag, mscale, p, err);
     if (rc) goto fail;
     free(ent);
@@ -298,14 +329,14 @@ int ncp_assemble(const ncp_world *w, const ncp_contact *con, int nc, ncp_problem
     int nv = m->nv, nrows = 0;
     double mscale = 1.0;
     ncp_cons_entry *rows = NULL;
-    double *A = ncp_malloc(err, (size_t)nv * nv, sizeof(double));
+    ncp_stepmat A = {0, NULL, NULL};
     double *b = ncp_malloc(err, 2 * (size_t)nv, sizeof(double));
-    int rc = (!A || !b) ? NCP_ERR_NOMEM : NCP_OK;
-    if (!rc) rc = ncp_world_step_matrices(w, A, b, b + nv, &mscale, err);
+    int rc = !b ? NCP_ERR_NOMEM : ncp_stepmat_alloc(m, ncp_model_block_mass(m), &A, err);
+    if (!rc) rc = ncp_world_step_matrices_sm(w, &A, b, b + nv, &mscale, err);
     if (!rc) rc = ncp_world_rows(w, &rows, &nrows, err);
-    if (!rc) rc = ncp_assemble_rows(w, A, b, b + nv, mscale, rows, nrows, con, nc, p, NULL, err);
+    if (!rc) rc = ncp_assemble_rows(w, &A, b, b + nv, mscale, rows, nrows, con, nc, p, NULL, err);
     else ncp_problem_init(p);
-    free(A);
+    ncp_stepmat_free(&A);
     free(b);
     free(rows);
     return rc;

@@ -30,18 +30,20 @@
 
 #include "geometry/contact.h"
 #include "sim/constraints.h"
+#include "sim/dynamics.h"
 #include "sim/world.h"
 
 /* The normal row's e for a gap phi (see above). */
 double ncp_contact_bias(const ncp_model *m, double phi);
 
-/* Builds p (initialised here; free with ncp_problem_free) from the step matrices A, b (nv x nv
- * column-major and nv; copied), the joint-space diagonal and the factor s on M
+/* Builds p (initialised here; free with ncp_problem_free) from the step matrices A, b (A dense:
+ * p->A, has_primal; A packed per subsystem, the block route of dynamics.h: p->A_sparse
+ * block-diagonal CSR, has_sparse_primal, no nv x nv array; b copied), the joint-space diagonal and the factor s on M
  * (ncp_world_step_matrices), the world's rows and the contacts: blocks, mu, soft terms,
  * contacts[] geometry, A, b, J (CSR), e, h, structure and the dual data. keys (may be NULL)
  * receives 4 ints per block: the entries' keys in block order. Provenance fields are left to
  * the caller (name, scene, step, seed, driver). */
-int ncp_assemble_rows(const ncp_world *w, const double *A, const double *b, const double *diag,
+int ncp_assemble_rows(const ncp_world *w, const ncp_stepmat *A, const double *b, const double *diag,
                       double mscale, const ncp_cons_entry *rows, int nrows, const ncp_contact *c,
                       int nc, ncp_problem *p, int *keys, ncp_error *err);
 

@@ -76,13 +76,16 @@ static int pair_wanted(const ncp_model *m, int a, int b)
     return ba != bb && (m->bodies[ba].dynamic || m->bodies[bb].dynamic);
 }
 
-int ncp_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err)
+/* The broad phase: shape pairs (a < b) whose world AABBs, grown by `inflate`, overlap, planes
+ * paired with every finite shape of another body; unordered (caller frees *out). */
+static int broad_phase(const ncp_world *w, double inflate, pair **out, int *npairs, ncp_error *err)
 {
     const ncp_model *m = w->model;
-    out->n = 0;
     int ns = m->nshapes, nbox = 0, np = 0, capp = 0, rc = NCP_OK;
     aabb *boxes = ncp_malloc(err, (size_t)ns, sizeof(aabb));
     pair *pairs = NULL;
+    *out = NULL;
+    *npairs = 0;
     if (!boxes) return NCP_ERR_NOMEM;
     for (int s = 0; s < ns; s++) {
         if (m->shapes[s].type == NCP_SHAPE_PLANE) {
@@ -92,7 +95,7 @@ int ncp_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err)
                     rc = push_pair(&pairs, &np, &capp, s, t, err);
             continue;
         }
-        geom_aabb(&w->geoms[s], 0.5 * m->margin, &boxes[nbox]);
+        geom_aabb(&w->geoms[s], inflate, &boxes[nbox]);
         boxes[nbox++].shape = s;
     }
     /* sweep and prune along x */
@@ -110,6 +113,64 @@ int ncp_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err)
         free(pairs);
         return rc;
     }
+    *out = pairs;
+    *npairs = np;
+    return NCP_OK;
+}
+
+/* Contacts a pair of primitives can return (collision.c): one for a sphere, two for a capsule
+ * on a capsule or a plane (its two end caps), four otherwise (after the reduction). */
+static int primitive_pair_cap(int ta, int tb)
+{
+    if (ta == NCP_SHAPE_SPHERE || tb == NCP_SHAPE_SPHERE) return 1;
+    if (ta == NCP_SHAPE_CAPSULE && (tb == NCP_SHAPE_CAPSULE || tb == NCP_SHAPE_PLANE)) return 2;
+    if (tb == NCP_SHAPE_CAPSULE && ta == NCP_SHAPE_PLANE) return 2;
+    return 4;
+}
+
+/* The broad phase pairs a plane with every shape; the bound keeps those whose grown AABB
+ * reaches the plane's solid (normal . x <= offset). */
+static int reaches_plane(const ncp_geom *pl, const ncp_geom *g, double inflate)
+{
+    aabb bx;
+    geom_aabb(g, inflate, &bx);
+    double low = 0.0; /* min over the box's corners of normal . x */
+    for (int k = 0; k < 3; k++) low += pl->normal[k] * (pl->normal[k] > 0.0 ? bx.lo[k] : bx.hi[k]);
+    return low <= pl->offset;
+}
+
+int ncp_world_contact_bound(const ncp_world *w, double inflate, long *npairs, long *ncontacts,
+                            ncp_error *err)
+{
+    const ncp_model *m = w->model;
+    pair *pairs = NULL;
+    int np = 0;
+    int rc = broad_phase(w, 0.5 * m->margin + inflate, &pairs, &np, err);
+    *npairs = *ncontacts = 0;
+    if (rc) return rc;
+    for (int k = 0; k < np; k++) {
+        const ncp_geom *g0 = &w->geoms[pairs[k].a], *g1 = &w->geoms[pairs[k].b];
+        if (!ncp_model_bodies_collide(m, m->shapes[pairs[k].a].body, m->shapes[pairs[k].b].body)) continue;
+        double grow = 0.5 * m->margin + inflate;
+        if ((g0->type == NCP_SHAPE_PLANE && !reaches_plane(g0, g1, grow)) ||
+            (g1->type == NCP_SHAPE_PLANE && !reaches_plane(g1, g0, grow)))
+            continue;
+        int sdf = g0->type == NCP_SHAPE_SDF || g1->type == NCP_SHAPE_SDF;
+        (*npairs)++;
+        *ncontacts += sdf ? ncp_sdf_pair_cap(g0, g1) : primitive_pair_cap(g0->type, g1->type);
+    }
+    free(pairs);
+    return NCP_OK;
+}
+
+int ncp_collide(const ncp_world *w, ncp_contact_list *out, ncp_error *err)
+{
+    const ncp_model *m = w->model;
+    out->n = 0;
+    pair *pairs = NULL;
+    int np = 0;
+    int rc = broad_phase(w, 0.5 * m->margin, &pairs, &np, err);
+    if (rc) return rc;
     if (np > 1) qsort(pairs, (size_t)np, sizeof(pair), cmp_pair); /* contact order independent of the sweep */
     for (int k = 0; k < np; k++) {
         int s0 = pairs[k].a, s1 = pairs[k].b;

@@ -84,15 +84,88 @@ static double dot6(const double F[6], const double S[6])
     return s;
 }
 
-int ncp_world_mass_matrix(const ncp_world *w, double *M, ncp_error *err)
+/* Entry (r, c) of a step matrix (r, c dofs of one subsystem): dense nv x nv column-major, or
+ * in its subsystem's packed n x n block. */
+static size_t sm_index(const ncp_model *m, const ncp_stepmat *A, int r, int c)
+{
+    if (!A->packed) return (size_t)c * m->nv + r;
+    int j = m->bodies[m->dof_body[c]].subsystem, d0 = m->sub_dof_start[j];
+    return A->off[j] + (size_t)(c - d0) * m->sub_ndof[j] + (r - d0);
+}
+
+/* Subsystem j's diagonal block: its first entry and leading dimension. */
+static double *sm_block(const ncp_model *m, const ncp_stepmat *A, int j, int *ld)
+{
+    int d0 = m->sub_dof_start[j];
+    *ld = A->packed ? m->sub_ndof[j] : m->nv;
+    return A->packed ? A->a + A->off[j] : A->a + (size_t)d0 * m->nv + d0;
+}
+
+size_t ncp_stepmat_count(const ncp_model *m, int packed)
+{
+    if (!packed) return (size_t)m->nv * (size_t)m->nv;
+    size_t n = 0;
+    for (int j = 0; j < m->nsub; j++) n += (size_t)m->sub_ndof[j] * (size_t)m->sub_ndof[j];
+    return n;
+}
+
+int ncp_model_block_mass(const ncp_model *m)
+{
+    return m->nv > (m->block_mass_ndof > 0 ? m->block_mass_ndof : NCP_BLOCK_MASS_NDOF);
+}
+
+int ncp_stepmat_alloc(const ncp_model *m, int packed, ncp_stepmat *A, ncp_error *err)
+{
+    memset(A, 0, sizeof *A);
+    A->packed = packed;
+    if (packed) {
+        A->off = ncp_malloc(err, (size_t)m->nsub + 1, sizeof(size_t));
+        if (!A->off) return NCP_ERR_NOMEM;
+        A->off[0] = 0;
+        for (int j = 0; j < m->nsub; j++)
+            A->off[j + 1] = A->off[j] + (size_t)m->sub_ndof[j] * (size_t)m->sub_ndof[j];
+    }
+    size_t n = ncp_stepmat_count(m, packed);
+    A->a = ncp_malloc(err, n ? n : 1, sizeof(double));
+    if (!A->a) {
+        ncp_stepmat_free(A);
+        return NCP_ERR_NOMEM;
+    }
+    return NCP_OK;
+}
+
+void ncp_stepmat_free(ncp_stepmat *A)
+{
+    free(A->a);
+    free(A->off);
+    A->a = NULL;
+    A->off = NULL;
+}
+
+/* y = A x (beta = 0) for a step matrix: one product per block when packed. */
+static void sm_gemv(const ncp_model *m, const ncp_stepmat *A, const double *x, double *y)
+{
+    if (!A->packed) {
+        ncp_gemv(0, m->nv, m->nv, 1.0, A->a, x, 0.0, y);
+        return;
+    }
+    for (int j = 0; j < m->nsub; j++) {
+        int d0 = m->sub_dof_start[j], n = m->sub_ndof[j];
+        ncp_gemv(0, n, n, 1.0, A->a + A->off[j], x + d0, 0.0, y + d0);
+    }
+}
+
+static int mass_matrix(const ncp_world *w, ncp_stepmat *A, ncp_error *err)
 {
     /* Composite rigid body algorithm (Featherstone 2008, Table 6.2) in one frame: the composite
      * inertia of the subtree of body i, applied to a column S_k of i's joint, is the force F
      * transmitted through that joint; M[l][k] = S_l . F for the dofs l of i and of every
-     * ancestor (no transforms: all quantities are in world coordinates). */
+     * ancestor (no transforms: all quantities are in world coordinates). A body and its
+     * ancestors share a subsystem, so every entry falls in a diagonal block. */
     const ncp_model *m = w->model;
-    int nv = m->nv, nb = m->nbodies;
-    memset(M, 0, (size_t)nv * nv * sizeof(double));
+    int nb = m->nbodies;
+    double *M = A->a;
+    memset(M, 0, ncp_stepmat_count(m, A->packed) * sizeof(double));
     sp_inertia *Ic = ncp_malloc(err, (size_t)nb, sizeof *Ic);
     if (!Ic) return NCP_ERR_NOMEM;
     for (int b = 0; b < nb; b++) body_inertia(w, b, &Ic[b]);
@@ -109,21 +182,23 @@ int ncp_world_mass_matrix(const ncp_world *w, double *M, ncp_error *err)
                 for (int l = 0; l < ba->ndof; l++) {
                     int dl = ba->dof + l;
                     double v = dot6(F, w->S + 6 * (size_t)dl);
-                    M[(size_t)dk * nv + dl] = v;
-                    M[(size_t)dl * nv + dk] = v;
+                    M[sm_index(m, A, dl, dk)] = v;
+                    M[sm_index(m, A, dk, dl)] = v;
                 }
             }
         }
-        for (int k = 0; k < bd->ndof; k++) M[(size_t)(bd->dof + k) * nv + bd->dof + k] += bd->armature;
+        for (int k = 0; k < bd->ndof; k++) M[sm_index(m, A, bd->dof + k, bd->dof + k)] += bd->armature;
     }
     free(Ic);
     return NCP_OK;
 }
 
-/* Velocity-product acceleration c = (dS/dt) qdot of body b's joint (S world-fixed columns move
- * with the parent or with the joint point): REVOLUTE / PRISMATIC columns are fixed in the
- * parent, so c = V_parent x (S qdot); SPHERICAL columns (e_k; o x e_k) move only through the
- * joint origin o, so c = (0; odot x omega_rel); FREE columns through the COM: c = (0; v_c x omega). */
+int ncp_world_mass_matrix(const ncp_world *w, double *M, ncp_error *err)
+{
+    ncp_stepmat A = {0, M, NULL};
+    return mass_matrix(w, &A, err);
+}
+
 static void velocity_product(const ncp_world *w, int b, const double *Vp, const double *v, double c[6])
 {
     const ncp_body_model *bd = &w->model->bodies[b];
@@ -227,35 +302,43 @@ int ncp_world_energy(const ncp_world *w, double *kinetic, double *potential, ncp
     return NCP_OK;
 }
 
-/* Cholesky factor of every subsystem's diagonal block of A (in place into L, nv x nv). */
-static int factor_blocks(const ncp_model *m, const double *A, double *L, ncp_error *err)
+/* Cholesky factor of every subsystem's diagonal block of A, into the same blocks of L (same
+ * layout as A). */
+static int factor_blocks(const ncp_model *m, const ncp_stepmat *A, ncp_stepmat *L, ncp_error *err)
 {
-    int nv = m->nv;
     for (int j = 0; j < m->nsub; j++) {
-        int d0 = m->sub_dof_start[j], n = m->sub_ndof[j];
-        double *Lj = L + (size_t)d0 * nv + d0;
-        /* copy the block into a packed n x n buffer inside L's own columns (ld = n) */
+        int d0 = m->sub_dof_start[j], n = m->sub_ndof[j], lda, ldl;
+        const double *Aj = sm_block(m, A, j, &lda);
+        double *Lj = sm_block(m, L, j, &ldl);
+        /* factorise a packed n x n copy (ld = n), then put it in L's block */
         double *tmp = malloc((size_t)n * n * sizeof(double));
         if (!tmp) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory factoring the mass matrix");
-        for (int c = 0; c < n; c++) memcpy(tmp + (size_t)c * n, A + (size_t)(d0 + c) * nv + d0, (size_t)n * sizeof(double));
+        for (int c = 0; c < n; c++) memcpy(tmp + (size_t)c * n, Aj + (size_t)c * lda, (size_t)n * sizeof(double));
         int rc = ncp_chol_factor(n, tmp, err);
         if (!rc)
-            for (int c = 0; c < n; c++) memcpy(Lj + (size_t)c * nv, tmp + (size_t)c * n, (size_t)n * sizeof(double));
+            for (int c = 0; c < n; c++) memcpy(Lj + (size_t)c * ldl, tmp + (size_t)c * n, (size_t)n * sizeof(double));
         free(tmp);
         if (rc) return ncp_error_prefix(err, "mass matrix of subsystem %d (dofs %d..%d): ", j, d0, d0 + n - 1);
     }
     return NCP_OK;
 }
 
-static int solve_blocks(const ncp_model *m, const double *L, const double *y, double *x, ncp_error *err)
+static int solve_blocks(const ncp_model *m, const ncp_stepmat *L, const double *y, double *x,
+                        ncp_error *err)
 {
     int nv = m->nv;
     if (x != y) memcpy(x, y, (size_t)nv * sizeof(double));
     for (int j = 0; j < m->nsub; j++) {
-        int d0 = m->sub_dof_start[j], n = m->sub_ndof[j];
+        int d0 = m->sub_dof_start[j], n = m->sub_ndof[j], ld;
+        const double *Lj = sm_block(m, L, j, &ld);
+        if (L->packed) { /* already a packed n x n factor */
+            int rc = ncp_chol_solve(n, Lj, 1, x + d0, err);
+            if (rc) return rc;
+            continue;
+        }
         double *tmp = malloc((size_t)n * n * sizeof(double));
         if (!tmp) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory solving with the mass matrix");
-        for (int c = 0; c < n; c++) memcpy(tmp + (size_t)c * n, L + (size_t)(d0 + c) * nv + d0, (size_t)n * sizeof(double));
+        for (int c = 0; c < n; c++) memcpy(tmp + (size_t)c * n, Lj + (size_t)c * ld, (size_t)n * sizeof(double));
         int rc = ncp_chol_solve(n, tmp, 1, x + d0, err);
         free(tmp);
         if (rc) return rc;
@@ -263,15 +346,22 @@ static int solve_blocks(const ncp_model *m, const double *L, const double *y, do
     return NCP_OK;
 }
 
-int ncp_world_solve(const ncp_world *w, const double *A, const double *y, double *x, ncp_error *err)
+int ncp_world_solve_sm(const ncp_world *w, const ncp_stepmat *A, const double *y, double *x,
+                       ncp_error *err)
 {
     const ncp_model *m = w->model;
-    double *L = ncp_malloc(err, (size_t)m->nv * m->nv, sizeof(double));
-    if (!L) return NCP_ERR_NOMEM;
-    int rc = factor_blocks(m, A, L, err);
-    if (!rc) rc = solve_blocks(m, L, y, x, err);
-    free(L);
+    ncp_stepmat L;
+    int rc = ncp_stepmat_alloc(m, A->packed, &L, err);
+    if (!rc) rc = factor_blocks(m, A, &L, err);
+    if (!rc) rc = solve_blocks(m, &L, y, x, err);
+    ncp_stepmat_free(&L);
     return rc;
+}
+
+int ncp_world_solve(const ncp_world *w, const double *A, const double *y, double *x, ncp_error *err)
+{
+    ncp_stepmat As = {0, (double *)A, NULL};
+    return ncp_world_solve_sm(w, &As, y, x, err);
 }
 
 /* The scratch of the midpoint iteration: a copy of the world moved to the midpoint. */
@@ -286,6 +376,13 @@ static int midpoint_world(const ncp_world *w, ncp_world **out, ncp_error *err)
 
 int ncp_world_step_matrices(const ncp_world *w, double *A, double *b, double *diag,
                             double *mscale, ncp_error *err)
+{
+    ncp_stepmat As = {0, A, NULL};
+    return ncp_world_step_matrices_sm(w, &As, b, diag, mscale, err);
+}
+
+int ncp_world_step_matrices_sm(const ncp_world *w, ncp_stepmat *As, double *b, double *diag,
+                               double *mscale, ncp_error *err)
 {
     const ncp_model *m = w->model;
     int nv = m->nv;
@@ -320,16 +417,18 @@ int ncp_world_step_matrices(const ncp_world *w, double *A, double *b, double *di
      * the end of the step (theta: q_k + h v_hat) or at the midpoint (q_k + h/2 (v_k + v)/2) */
     double s = midpoint ? 1.0 : 1.0 / (1.0 - m->theta);
     double cd = midpoint ? 0.5 : 1.0, cq = midpoint ? 0.25 : 1.0;
-    if ((rc = ncp_world_mass_matrix(w, A, err))) {
+    if ((rc = mass_matrix(w, As, err))) {
         free(buf);
         return rc;
     }
-    for (int k = 0; k < nv * nv; k++) A[k] *= s;
+    double *A = As->a;
+    size_t na = ncp_stepmat_count(m, As->packed);
+    for (size_t k = 0; k < na; k++) A[k] *= s;
     for (int k = 0; k < nv; k++) {
         const ncp_body_model *bd = &m->bodies[m->dof_body[k]];
         /* linear joint-space terms: damping and the controller's gains, implicit */
         lin[k] = cd * h * (bd->damping + kd[k]) + cq * h * h * kp[k];
-        A[(size_t)k * nv + k] += lin[k];
+        A[sm_index(m, As, k, k)] += lin[k];
         if (diag) diag[k] = s * bd->armature + lin[k];
     }
     if (mscale) *mscale = s;
@@ -346,7 +445,7 @@ int ncp_world_step_matrices(const ncp_world *w, double *A, double *b, double *di
             if (kp[k] != 0.0) f += kp[k] * (qref[k] - w->q[bd->qpos + (k - bd->dof)]);
             r[k] = f;
         }
-        ncp_gemv(0, nv, nv, 1.0, A, w->v, 0.0, b);
+        sm_gemv(m, As, w->v, b);
         for (int k = 0; k < nv; k++) b[k] += h * r[k] - lin[k] * w->v[k];
         free(buf);
         return NCP_OK;
@@ -355,13 +454,13 @@ int ncp_world_step_matrices(const ncp_world *w, double *A, double *b, double *di
      * v* with r(v) = M(q_m)(v - v_k) - h (tau + Kp (qref - q_m) - (Kd + D) vbar - bias(q_m, vbar))
      * = 0, vbar = (v_k + v)/2, q_m = q_k (+) (h/2) vbar, by chord iterations v <- v - A^{-1} r(v)
      * (A = dr/dv up to the configuration dependence of M and the bias). Then b = A v*. */
-    double *L = ncp_malloc(err, (size_t)nv * nv, sizeof(double));
-    double *M2 = ncp_malloc(err, (size_t)nv * nv, sizeof(double));
+    ncp_stepmat L = {0, NULL, NULL}, M2 = {0, NULL, NULL};
     double *vs = ncp_malloc(err, 2 * (size_t)nv, sizeof(double));
     ncp_world *wm = NULL;
-    rc = (!L || !M2 || !vs) ? NCP_ERR_NOMEM : NCP_OK;
+    rc = vs ? ncp_stepmat_alloc(m, As->packed, &L, err) : NCP_ERR_NOMEM;
+    if (!rc) rc = ncp_stepmat_alloc(m, As->packed, &M2, err);
     if (!rc) rc = midpoint_world(w, &wm, err);
-    if (!rc) rc = factor_blocks(m, A, L, err);
+    if (!rc) rc = factor_blocks(m, As, &L, err);
     double *vbar = vs ? vs + nv : NULL;
     if (!rc) memcpy(vs, w->v, (size_t)nv * sizeof(double));
     int converged = 0;
@@ -369,17 +468,17 @@ int ncp_world_step_matrices(const ncp_world *w, double *A, double *b, double *di
         for (int k = 0; k < nv; k++) vbar[k] = 0.5 * (w->v[k] + vs[k]);
         ncp_world_advance_q(w, w->q, vbar, 0.5 * h, wm->q);
         ncp_world_kinematics(wm);
-        if ((rc = ncp_world_mass_matrix(wm, M2, err))) break;
+        if ((rc = mass_matrix(wm, &M2, err))) break;
         if ((rc = ncp_world_rnea(wm, vbar, NULL, 1, bias, err))) break;
         for (int k = 0; k < nv; k++) r[k] = vs[k] - w->v[k];
-        ncp_gemv(0, nv, nv, 1.0, M2, r, 0.0, mdv); /* M(q_m)(v - v_k) */
+        sm_gemv(m, &M2, r, mdv); /* M(q_m)(v - v_k) */
         for (int k = 0; k < nv; k++) {
             const ncp_body_model *bd = &m->bodies[m->dof_body[k]];
             double f = tau[k] - bias[k] - (bd->damping + kd[k]) * vbar[k];
             if (kp[k] != 0.0) f += kp[k] * (qref[k] - wm->q[bd->qpos + (k - bd->dof)]);
             r[k] = mdv[k] - h * f;
         }
-        rc = solve_blocks(m, L, r, r, err);
+        rc = solve_blocks(m, &L, r, r, err);
         if (rc) break;
         double dmax = 0.0, vmax = 0.0;
         for (int k = 0; k < nv; k++) {
@@ -394,10 +493,10 @@ int ncp_world_step_matrices(const ncp_world *w, double *A, double *b, double *di
         rc = ncp_error_set(err, NCP_ERR_NUMERIC, "step %d (t = %g s): the implicit midpoint iteration "
                            "did not converge in 50 chord steps; use a smaller timestep or the theta "
                            "integrator", w->step, w->time);
-    if (!rc) ncp_gemv(0, nv, nv, 1.0, A, vs, 0.0, b);
+    if (!rc) sm_gemv(m, As, vs, b);
     ncp_world_free(wm);
-    free(L);
-    free(M2);
+    ncp_stepmat_free(&L);
+    ncp_stepmat_free(&M2);
     free(vs);
     free(buf);
     return rc;

@@ -111,17 +111,19 @@ int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, voi
     ncp_cons_entry *rows = NULL;
     int nrows = 0, *keys = NULL;
     double mscale = 1.0;
-    double *A = ncp_malloc(err, (size_t)nv * nv, sizeof(double));
+    /* dense nv x nv A, or per-subsystem blocks above the block-route threshold (dynamics.h) */
+    const int packed = ncp_model_block_mass(m);
+    ncp_stepmat A = {0, NULL, NULL};
     double *buf = ncp_malloc(err, 3 * (size_t)nv, sizeof(double)); /* b, diag, v */
-    int rc = (!A || !buf) ? NCP_ERR_NOMEM : NCP_OK;
+    int rc = !buf ? NCP_ERR_NOMEM : ncp_stepmat_alloc(m, packed, &A, err);
     if (!rc) rc = ncp_world_collide(w, &cl, err);
     if (!rc) rc = ncp_world_rows(w, &rows, &nrows, err);
-    if (!rc) rc = ncp_world_step_matrices(w, A, buf, buf + nv, &mscale, err);
+    if (!rc) rc = ncp_world_step_matrices_sm(w, &A, buf, buf + nv, &mscale, err);
     if (rc) goto done;
     info->ncontacts = cl.n;
     if (cl.n == 0 && nrows == 0) {
         /* unconstrained step: v = A^{-1} b; nothing to capture */
-        if ((rc = ncp_world_solve(w, A, buf, buf + 2 * nv, err))) goto done;
+        if ((rc = ncp_world_solve_sm(w, &A, buf, buf + 2 * nv, err))) goto done;
         ncp_world_integrate(w, buf + 2 * nv);
         w->nwarm = 0;
         goto done;
@@ -131,7 +133,7 @@ int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, voi
         rc = NCP_ERR_NOMEM;
         goto done;
     }
-    if ((rc = ncp_assemble_rows(w, A, buf, buf + nv, mscale, rows, nrows, cl.c, cl.n, &p, keys, err)))
+    if ((rc = ncp_assemble_rows(w, &A, buf, buf + nv, mscale, rows, nrows, cl.c, cl.n, &p, keys, err)))
         goto done;
     info->nrows = p.m;
     char name[32];
@@ -171,6 +173,13 @@ int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, voi
         info->interrupted = 1; /* partial impulses: leave the state as it is */
         goto done;
     }
+    if (packed && !res.failed && ncp_all_finite(p.m, res.lambda)) {
+        /* the problem has no dense A, so the solve gives no v (step.h): v = A^{-1}(b + J^T
+         * lambda) with the subsystem blocks */
+        memcpy(buf + 2 * nv, buf, (size_t)nv * sizeof(double));
+        ncp_csr_gemv_t(&p.J, 1.0, res.lambda, 1.0, buf + 2 * nv);
+        if ((rc = ncp_world_solve_sm(w, &A, buf + 2 * nv, res.v, err))) goto done;
+    }
     if (res.failed || !ncp_all_finite(nv, res.v) || !ncp_all_finite(p.m, res.lambda)) {
         rc = ncp_error_set(err, NCP_ERR_NUMERIC, "step %d (t = %g s): driver solver %s failed "
                            "(status %s) on %d contacts and %d other rows; try another driver or a "
@@ -182,7 +191,7 @@ int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, voi
     if ((rc = warm_store(w, cl.c, &p, keys, res.lambda, err))) goto done;
     ncp_world_integrate(w, res.v);
 done:
-    free(A);
+    ncp_stepmat_free(&A);
     free(buf);
     free(keys);
     free(rows);

@@ -9,7 +9,9 @@
 #include "sim/world.h"
 
 /* What the contact solve of a step returns. lambda (m) and v (nv) are allocated by the step;
- * the solve fills them: v is the velocity that moves the positions, A^{-1}(b + J^T lambda). */
+ * the solve fills them: v is the velocity that moves the positions, A^{-1}(b + J^T lambda).
+ * For a problem without a dense A (has_sparse_primal: the block route of dynamics.h) the solve
+ * fills lambda only and the step computes v from it with the subsystem blocks. */
 typedef struct ncp_step_solve_out {
     double *lambda;
     double *v;

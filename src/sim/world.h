@@ -218,6 +218,8 @@ typedef struct ncp_model {
     ncp_robot_model *robots;
     int nwrenches;
     ncp_wrench_model *wrenches;
+    /* steps keep A per subsystem above this many dofs (dynamics.h; 0: NCP_BLOCK_MASS_NDOF) */
+    int block_mass_ndof;
 } ncp_model;
 
 /* Volume (m^3) of a finite shape; 0 for planes. */

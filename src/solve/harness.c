@@ -8,6 +8,7 @@
 
 #include "util/clock.h"
 #include "util/stats.h"
+#include "util/membudget.h"
 #include "solve/harness.h"
 #include "metrics/metrics.h"
 
@@ -181,15 +182,11 @@ int ncp_harness_dual_symmetric(const ncp_problem *p, double *asym, double *scale
     return p->dual_symmetric || a <= 1e-12 * sc;
 }
 
-/* Default limit of a densified A: half the physical memory, at most 16 GiB (the largest dense
- * matrix the HDF5 readers accept). */
+/* Limit of a densified A (with its factor): the memory budget (util/membudget.h; --max-memory
+ * sets dense_max_bytes, default half the physical memory), the one the readers apply. */
 static double dense_limit(const ncp_harness_opts *o)
 {
-    if (o->dense_max_bytes > 0.0) return o->dense_max_bytes;
-    double lim = 16.0 * 1024.0 * 1024.0 * 1024.0;
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && psz > 0) lim = fmin(lim, 0.5 * (double)pages * (double)psz);
-    return lim;
+    return ncp_mem_budget_or_default(o->dense_max_bytes);
 }
 
 /* Appends "; text" (or "text") to res->note. */
@@ -252,8 +249,9 @@ static int prepare(const ncp_solver_desc *s, const ncp_problem *p0, const ncp_ha
     if (need_primal && g->has_sparse_primal) {
         double bytes = 2.0 * (double)g->nv * (double)g->nv * sizeof(double), lim = dense_limit(o);
         if (!(o->allow & NCP_RECON_PRIMAL_DENSE)) {
-            snprintf(why, sizeof why, "%s: the problem's A is sparse (nv = %d; an FCLib global "
-                     "problem); --primal dense densifies it (recorded)",
+            snprintf(why, sizeof why, "%s: the problem's A is sparse (nv = %d: an FCLib global "
+                     "problem, or a capture with many free bodies); --primal dense densifies it "
+                     "(recorded)",
                      ncp_unsupported_name(NCP_UNSUP_SPARSE), g->nv);
             return unsupported(s, g, o, NCP_UNSUP_SPARSE, why, res, err);
         }

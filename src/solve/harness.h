@@ -58,8 +58,8 @@ typedef struct ncp_harness_opts {
     const volatile int *interrupt; /* if non-NULL and *interrupt != 0, stop (status STOPPED) */
     unsigned allow;           /* NCP_RECON_* the caller allows (0: none) */
     /* Largest dense A, in bytes, that NCP_RECON_PRIMAL_DENSE may build (with the Cholesky copy
-     * the harness makes for v, twice that is allocated); <= 0: half the physical memory, at
-     * most 16 GiB. */
+     * the harness makes for v, twice that is allocated): the memory budget (--max-memory);
+     * <= 0: the default budget (util/membudget.h, half the physical memory). */
     double dense_max_bytes;
     /* An unsupported solve returns NCP_OK with status NCP_STATUS_UNSUPPORTED and the reason in
      * ncp_result.note when set (the benchmark records a row); NCP_ERR_INPUT with the reason as

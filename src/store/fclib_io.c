@@ -248,11 +248,15 @@ static int read_spacedim(const ncp_h5ctx *c, hid_t g, const char *gp)
 
 static int read_mu(const ncp_h5ctx *c, hid_t vg, const char *vp, int nc, double **mu)
 {
+    /* the range of ncp_problem_validate, checked here to name the dataset */
     int rc = ncp_h5_read_dvec(c, vg, vp, "mu", nc, mu, NULL);
     for (int k = 0; !rc && k < nc; k++)
         if ((*mu)[k] < 0)
             rc = ncp_error_set(c->err, NCP_ERR_INPUT, "%s: %s/mu: friction coefficient mu[%d] = %g is negative",
                                c->file, vp, k, (*mu)[k]);
+        else if ((*mu)[k] > NCP_MU_MAX)
+            rc = ncp_error_set(c->err, NCP_ERR_INPUT, "%s: %s/mu: friction coefficient mu[%d] = %g is above %g (core/problem.h NCP_MU_MAX)",
+                               c->file, vp, k, (*mu)[k], NCP_MU_MAX);
     return rc;
 }
 
@@ -667,15 +671,15 @@ int ncp_fclib_export(const ncp_problem *p, const char *path, ncp_error *err)
         if (f < 0) rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s (does the directory exist and is it writable?)", tmp);
     }
     if (!rc) {
-        ncp_h5ctx c = {tmp, err};
+        ncp_h5ctx c = {.file = tmp, .err = err};
         char title[512];
         snprintf(title, sizeof title, "ncpbench scene %s problem %s", p->scene && p->scene[0] ? p->scene : "-", nm);
         if (allc) rc = ncp_fclib_write_local_group(&c, f, "/", p, D, vf, title);
         if (!rc && primal) rc = ncp_fclib_write_global_group(&c, f, "/", p, title);
         if (!rc && (p->guess_lambda || (primal && p->guess_v))) rc = write_guess(&c, f, p, primal);
     }
-    if (f >= 0 && H5Fclose(f) < 0 && !rc)
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot finish writing %s (disk full?)", tmp);
+    if (f >= 0 && ncp_h5_close_file(f, rc != NCP_OK) < 0 && !rc)
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot finish writing %s (disk full?); %s not written", tmp, path);
     if (!rc && rename(tmp, path) != 0)
         rc = ncp_error_set(err, NCP_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
     if (rc && f >= 0) remove(tmp);

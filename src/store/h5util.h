@@ -32,7 +32,24 @@ void ncp_h5_path(char *buf, size_t n, const char *gpath, const char *name);
 typedef struct ncp_h5ctx {
     const char *file; /* path shown in messages */
     ncp_error *err;
+    double budget;    /* readers: memory budget in bytes (util/membudget.h); <= 0: the default */
 } ncp_h5ctx;
+
+/* Closes file f and everything still open in it (datasets, groups, named types, attributes
+ * first, the file last), so that no error path leaves an id behind. discard = 1 on error paths
+ * (the file will be removed, or kept as it was at its last flush): the close's own writes are
+ * thrown away. Disk full (ENOSPC, EFBIG, EIO) never reaches libhdf5's flush, which cannot
+ * recover from a failure and would crash in its exit handler (h5util.c). < 0 when anything
+ * failed: the file on disk is not complete. f < 0: a no-op returning 0. */
+int ncp_h5_close_file(hid_t f, int discard);
+/* Reserves (fallocate) the blocks that a write of `bytes` more bytes into loc's file may need,
+ * with a margin for libhdf5's metadata; < 0 with errno (ENOSPC, EFBIG, EDQUOT, EIO) when the
+ * disk cannot hold them: the write must then not be attempted (h5util.c says why). Every
+ * writer here calls it; a writer of its own (traces.c) must too. */
+int ncp_h5_reserve(hid_t loc, double bytes);
+/* H5Fflush that never lets libhdf5 see a full disk (same reason): < 0 when the space for the
+ * flush cannot be reserved or the flush fails; the file must then be closed with discard. */
+int ncp_h5_flush_file(hid_t f);
 
 /* Creates (truncates) an HDF5 file with metadata checksums (format >= 1.8); < 0 on failure. */
 hid_t ncp_h5_create_file(const char *path);
@@ -96,7 +113,14 @@ int ncp_h5_write_sparse(const ncp_h5ctx *c, hid_t loc, const char *gpath, const 
 int ncp_h5_csc_from_dense(int m, int n, const double *A, int **p, int **i, double **x, int *nnz,
                           ncp_error *err);
 
-/* ---- reading (errors are NCP_ERR_INPUT naming file, dataset and the problem) ---- */
+/* ---- reading (errors are NCP_ERR_INPUT naming file, dataset and the problem) ----
+ * A dataset's extent is only a declaration. Before a reader allocates what a dataset declares,
+ * the dataset must hold it (docs/design.md §4, "untrusted input"): storage inside the file, no
+ * external or virtual storage, and above 1 MiB contiguous data allocated in full, every chunk
+ * of chunked data written (a chunk never written reads as the fill value: legal HDF5, and
+ * tolerated below 1 MiB, where Siconos' samples leave /guesses unwritten, but never what a
+ * writer produces for data it was given), filtered chunks not compressed beyond deflate's
+ * 1032:1; and the declared bytes must fit the memory budget (c->budget). */
 int ncp_h5_exists(hid_t loc, const char *name); /* 1 if the link exists */
 int ncp_h5_open_group(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
                       hid_t *out);
@@ -116,8 +140,18 @@ int ncp_h5_read_darr(const ncp_h5ctx *c, hid_t loc, const char *gpath, const cha
 /* Inverse of ncp_h5_write_dmat: checks the shape (rows, cols) first, then allocates *A. */
 int ncp_h5_read_dmat(const ncp_h5ctx *c, hid_t loc, const char *gpath, const char *name,
                      int rows, int cols, double **A);
-/* NCP_ERR_INPUT (naming gpath/name) if a dense rows x cols matrix exceeds 16 GiB. */
+/* NCP_ERR_INPUT (naming gpath/name and the size) if a dense rows x cols matrix of doubles
+ * does not fit the memory budget c->budget. */
 int ncp_h5_dense_ok(const ncp_h5ctx *c, const char *gpath, const char *name, int rows, int cols);
+/* NCP_ERR_INPUT naming the file, gpath/name, `what` and the size when `bytes` do not fit the
+ * memory budget c->budget. */
+int ncp_h5_budget(const ncp_h5ctx *c, const char *gpath, const char *name, const char *what,
+                  double bytes);
+/* The rule above for an open dataset ds of n entries, `bytes` bytes in memory: NCP_ERR_INPUT
+ * naming the file, gpath/name and what is missing. Every reader here applies it before it
+ * allocates; a reader of its own (traces.c) must too. */
+int ncp_h5_check_stored(const ncp_h5ctx *c, hid_t ds, const char *gpath, const char *name,
+                        double n, double bytes);
 int ncp_h5_read_attr_int(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,
                          int *v);
 int ncp_h5_read_attr_double(const ncp_h5ctx *c, hid_t obj, const char *opath, const char *name,

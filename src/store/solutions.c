@@ -22,6 +22,8 @@ struct ncp_solutions {
     hid_t root; /* /solutions */
     char *path;
     char *tmp;
+    int failed; /* a write failed for want of space: the close discards its own writes */
+    int noflush; /* ncp_solutions_set_flush(s, 0) */
 };
 
 static void sol_free(ncp_solutions *s)
@@ -52,13 +54,13 @@ int ncp_solutions_create(const char *path, ncp_solutions **out, ncp_error *err)
         sol_free(s);
         return rc;
     }
-    ncp_h5ctx c = {s->tmp, err};
+    ncp_h5ctx c = {.file = s->tmp, .err = err};
     int rc = ncp_h5_group(&c, s->file, "/", "solutions", &s->root);
-    if (!rc && H5Fflush(s->file, H5F_SCOPE_GLOBAL) < 0)
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s", s->tmp);
+    if (!rc && ncp_h5_flush_file(s->file) < 0)
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s: %s", s->tmp, strerror(errno));
     if (rc) {
         if (s->root >= 0) H5Gclose(s->root);
-        H5Fclose(s->file);
+        ncp_h5_close_file(s->file, 1);
         remove(s->tmp);
         sol_free(s);
         return rc;
@@ -86,7 +88,8 @@ int ncp_solutions_write(ncp_solutions *s, const char *solver, const char *proble
     if (!rc && (m < 0 || nv < 0 || (m > 0 && (!r || !u))))
         rc = ncp_error_set(err, NCP_ERR_INTERNAL, "ncp_solutions_write(%s, %s): bad sizes m = %d, nv = %d", solver, problem, m, nv);
     if (rc) return rc;
-    ncp_h5ctx c = {s->tmp, err};
+    ncp_h5ctx c = {.file = s->tmp, .err = err};
+    errno = 0;
     char sp[512], pp[1024];
     snprintf(sp, sizeof sp, "/solutions/%s", solver);
     snprintf(pp, sizeof pp, "%s/%s", sp, problem);
@@ -110,8 +113,9 @@ int ncp_solutions_write(ncp_solutions *s, const char *solver, const char *proble
     if (rc && pg >= 0) H5Ldelete(sg, problem, H5P_DEFAULT); /* no half-written result */
     if (sg >= 0) H5Gclose(sg);
     /* flushed after every result: an interrupted run keeps what it finished */
-    if (H5Fflush(s->file, H5F_SCOPE_GLOBAL) < 0 && !rc)
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s (disk full?)", s->tmp);
+    if (!rc && !s->noflush && ncp_h5_flush_file(s->file) < 0)
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s: %s", s->tmp, errno ? strerror(errno) : "disk full?");
+    if (rc == NCP_ERR_IO) s->failed = 1; /* the close must not write any more */
     return rc;
 }
 
@@ -121,7 +125,7 @@ int ncp_solutions_close(ncp_solutions *s, ncp_error *err)
     if (!s) return NCP_OK;
     int rc = NCP_OK;
     if (s->root >= 0 && H5Gclose(s->root) < 0) rc = NCP_ERR_IO;
-    if (H5Fclose(s->file) < 0) rc = NCP_ERR_IO;
+    if (ncp_h5_close_file(s->file, rc || s->failed) < 0) rc = NCP_ERR_IO;
     if (rc) {
         /* keep the temporary file: what was flushed may still be readable */
         ncp_error_set(err, NCP_ERR_IO, "cannot finish writing %s (disk full?); the partial results stay in that file", s->tmp);
@@ -130,4 +134,9 @@ int ncp_solutions_close(ncp_solutions *s, ncp_error *err)
     }
     sol_free(s);
     return rc;
+}
+
+void ncp_solutions_set_flush(ncp_solutions *s, int on)
+{
+    if (s) s->noflush = !on;
 }

@@ -13,5 +13,8 @@ int ncp_solutions_write(ncp_solutions *s, const char *solver, const char *proble
                         const double *r, const double *u, int nv, const double *v, int iterations,
                         int converged, const char *status, ncp_error *err);
 int ncp_solutions_close(ncp_solutions *s, ncp_error *err);
+/* Flushing after every write (the default) keeps what an interrupted writer finished readable;
+ * a writer whose results are kept elsewhere (bench/journal.h) turns it off for speed. */
+void ncp_solutions_set_flush(ncp_solutions *s, int on);
 
 #endif

@@ -6,6 +6,9 @@
  *     as numpy/h5py show it (our memory is column-major; we transpose on write and read, which
  *     moves bits and never rounds);
  *   - primal/J is an FCLib CSR matrix group (nz = -2, p = row pointers, i = column indices);
+ *     so is primal/A for a problem whose A is kept sparse (has_sparse_primal: the simulator's
+ *     block route for many free bodies, sim/dynamics.h, or an FCLib global problem's M), where
+ *     the reader tells the two forms apart by the object type (dataset: dense A);
  *   - blocks/contact (int) is stored beside blocks/{type,row,mu,k,c,phi} so that the block ->
  *     contact index survives a round trip; an absent blocks/contact numbers contacts in order;
  *   - contacts/point is (nc, 3), contacts/frame is (nc, 3, 3) with rows n, t1, t2,
@@ -53,6 +56,8 @@
 #include "store/fclib_io.h"
 #include "store/h5util.h"
 #include "store/store.h"
+#include "util/isolate.h"
+#include "util/membudget.h"
 
 #define jpath ncp_h5_path
 
@@ -90,7 +95,7 @@ int ncp_store_create(const char *path, const char *scene_name, const char *scene
         ncp_store_abort(st);
         return NCP_ERR_NOMEM;
     }
-    ncp_h5ctx c = {st->tmp, err};
+    ncp_h5ctx c = {.file = st->tmp, .err = err};
     st->file = ncp_h5_create_file_compressed(st->tmp);
     if (st->file < 0) {
         ncp_error_set(err, NCP_ERR_IO, "cannot create %s (does the directory exist and is it writable?)", st->tmp);
@@ -111,7 +116,7 @@ int ncp_store_create(const char *path, const char *scene_name, const char *scene
             rc = ncp_h5_werr(&c, "create group", "/", "problems");
     }
     if (!rc) {
-        st->problems = H5Gcreate2(st->file, "problems", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+        st->problems = ncp_h5_reserve(st->file, 0) < 0 ? -1 : H5Gcreate2(st->file, "problems", H5P_DEFAULT, gcpl, H5P_DEFAULT);
         if (st->problems < 0) rc = ncp_h5_werr(&c, "create group", "/", "problems");
     }
     if (gcpl >= 0) H5Pclose(gcpl);
@@ -330,11 +335,14 @@ static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp
     free(dv);
     if (rc) return rc;
 
-    if (p->has_primal) {
+    if (p->has_primal || p->has_sparse_primal) {
         jpath(sub, sizeof sub, pp, "primal");
         ncp_h5_sparse J = {-2, p->J.m, p->J.n, p->J.nnz, p->J.rowptr, p->J.col, p->J.val};
+        ncp_h5_sparse As = {-2, p->A_sparse.m, p->A_sparse.n, p->A_sparse.nnz, p->A_sparse.rowptr,
+                            p->A_sparse.col, p->A_sparse.val};
         rc = ncp_h5_group(c, pg, pp, "primal", &g);
-        if (!rc) rc = ncp_h5_write_dmat(c, g, sub, "A", p->nv, p->nv, p->A);
+        if (!rc && p->has_primal) rc = ncp_h5_write_dmat(c, g, sub, "A", p->nv, p->nv, p->A);
+        else if (!rc) rc = ncp_h5_write_sparse(c, g, sub, "A", &As); /* sparse: J's CSR layout */
         if (!rc) rc = ncp_h5_write_dvec(c, g, sub, "b", p->nv, p->b);
         if (!rc) rc = ncp_h5_write_dvec(c, g, sub, "e", m, p->e);
         if (!rc) rc = ncp_h5_write_sparse(c, g, sub, "J", &J);
@@ -349,11 +357,14 @@ static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp
      * from primal/ with that function, so a reloaded D is bitwise the captured one. */
     const double *D = p->has_dual ? p->D : NULL, *vf = p->has_dual ? p->vf : NULL;
     double *Dp = NULL, *vfp = NULL;
-    int write_dual = p->has_dual && !p->has_primal;
-    if (p->has_primal) {
-        ncp_problem q = *p; /* shallow: only D and vf are replaced, in q */
+    const int primal = p->has_primal || p->has_sparse_primal;
+    int write_dual = p->has_dual && !primal;
+    if (primal) {
+        ncp_problem q = *p; /* shallow: only D, vf and the note (sparse route) are replaced, in q */
         q.D = q.vf = NULL;
+        q.provenance_note = NULL;
         rc = ncp_problem_compute_dual(&q, c->err);
+        free(q.provenance_note);
         Dp = q.D;
         vfp = q.vf;
         if (rc && rc != NCP_ERR_NOMEM && p->has_dual) { /* A not factorisable: keep D */
@@ -440,7 +451,7 @@ int ncp_store_append(ncp_store *st, const ncp_problem *p, ncp_error *err)
     if (rc) return rc;
     if (ncp_h5_exists(st->problems, p->name))
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: a problem named %s is already stored", where, p->name);
-    ncp_h5ctx c = {st->tmp, err};
+    ncp_h5ctx c = {.file = st->tmp, .err = err};
     char pp[512];
     jpath(pp, sizeof pp, "/problems", p->name);
     hid_t g;
@@ -466,9 +477,10 @@ int ncp_store_close(ncp_store *st, ncp_error *err)
     if (!st) return NCP_OK;
     int rc = NCP_OK;
     if (st->problems >= 0 && H5Gclose(st->problems) < 0) rc = NCP_ERR_IO;
-    if (H5Fclose(st->file) < 0) rc = NCP_ERR_IO;
+    if (ncp_h5_close_file(st->file, rc != NCP_OK) < 0) rc = NCP_ERR_IO;
+    st->file = -1;
     if (rc) {
-        ncp_error_set(err, NCP_ERR_IO, "cannot finish writing %s (disk full?); nothing written", st->tmp);
+        ncp_error_set(err, NCP_ERR_IO, "cannot finish writing %s (disk full?); %s not written", st->tmp, st->path);
         remove(st->tmp);
     } else if (rename(st->tmp, st->path) != 0) {
         rc = ncp_error_set(err, NCP_ERR_IO, "cannot rename %s to %s: %s", st->tmp, st->path, strerror(errno));
@@ -483,7 +495,7 @@ void ncp_store_abort(ncp_store *st)
     ncp_h5_quiet();
     if (!st) return;
     if (st->problems >= 0) H5Gclose(st->problems);
-    if (st->file >= 0) H5Fclose(st->file);
+    ncp_h5_close_file(st->file, 1);
     if (st->tmp) remove(st->tmp);
     store_free(st);
 }
@@ -522,6 +534,7 @@ static int read_structure(const ncp_h5ctx *c, hid_t pg, const char *pp, ncp_prob
     if (!rc) rc = ncp_h5_read_ivec(c, g, sp, "body_subsystem", nb, &bsub, NULL);
     if (!rc) rc = ncp_h5_read_ivec(c, g, sp, "body_ndof", nb, &bndof, NULL);
     if (!rc) rc = ncp_h5_read_ivec(c, g, sp, "body_Jb_offset", (long)nb + 1, &boff, NULL);
+    if (!rc) rc = ncp_h5_budget(c, sp, "body_M", "the bodies' mass matrices", (double)nb * 36 * sizeof(double));
     if (!rc) {
         M = ncp_malloc(c->err, (size_t)nb * 36, sizeof(double));
         if (!M) rc = NCP_ERR_NOMEM;
@@ -625,11 +638,14 @@ static int read_blocks(const ncp_h5ctx *c, hid_t pg, const char *pp, int m_attr,
     if (!rc) rc = ncp_h5_read_dvec(c, g, bp, "k", nb, &k, NULL);
     if (!rc) rc = ncp_h5_read_dvec(c, g, bp, "c", nb, &cc, NULL);
     if (!rc) rc = ncp_h5_read_dvec(c, g, bp, "phi", nb, &phi, NULL);
+    /* mu: the range of ncp_problem_validate, checked here to name the dataset */
     for (int b = 0; !rc && b < nb; b++) {
         if (type[b] < NCP_BILATERAL || type[b] > NCP_SOFT)
             rc = ncp_h5_rerr(c, bp, "type", "type[%d] = %d is not a block type (0 bilateral, 1 unilateral, 2 contact, 3 soft)", b, type[b]);
         else if (type[b] == NCP_CONTACT && mu[b] < 0)
             rc = ncp_h5_rerr(c, bp, "mu", "friction coefficient mu[%d] = %g is negative", b, mu[b]);
+        else if (type[b] == NCP_CONTACT && mu[b] > NCP_MU_MAX)
+            rc = ncp_h5_rerr(c, bp, "mu", "friction coefficient mu[%d] = %g is above %g (core/problem.h NCP_MU_MAX)", b, mu[b], NCP_MU_MAX);
     }
     if (!rc) rc = ncp_problem_alloc_blocks(p, nb, c->err);
     if (!rc) {
@@ -674,14 +690,21 @@ static int read_contacts(const ncp_h5ctx *c, hid_t pg, const char *pp, ncp_probl
     int rc = ncp_h5_open_group(c, pg, pp, "contacts", &g);
     if (rc) return rc;
     int nc = p->ncontacts;
-    double *gap = NULL, *stiff = NULL, *diss = NULL;
-    double *pt = ncp_malloc(c->err, (size_t)nc, 3 * sizeof(double));
-    double *fr = ncp_malloc(c->err, (size_t)nc, 9 * sizeof(double));
-    int *body = ncp_malloc(c->err, (size_t)nc, 2 * sizeof(int));
-    ncp_contact_info *ci = ncp_calloc(c->err, (size_t)nc, sizeof *ci);
-    if (!pt || !fr || !body || !ci) rc = NCP_ERR_NOMEM;
+    double *gap = NULL, *stiff = NULL, *diss = NULL, *pt = NULL, *fr = NULL;
+    int *body = NULL;
+    ncp_contact_info *ci = NULL;
+    /* gap first: it proves that the file holds nc contacts before nc of everything is
+     * allocated (h5util.h, bounded memory) */
+    rc = ncp_h5_read_dvec(c, g, cp, "gap", nc, &gap, NULL);
+    if (!rc) rc = ncp_h5_budget(c, pp, "contacts", "the contacts", (double)nc * (sizeof *ci + 14 * sizeof(double)));
+    if (!rc) {
+        pt = ncp_malloc(c->err, (size_t)nc, 3 * sizeof(double));
+        fr = ncp_malloc(c->err, (size_t)nc, 9 * sizeof(double));
+        body = ncp_malloc(c->err, (size_t)nc, 2 * sizeof(int));
+        ci = ncp_calloc(c->err, (size_t)nc, sizeof *ci);
+        if (!pt || !fr || !body || !ci) rc = NCP_ERR_NOMEM;
+    }
     hsize_t d2[2] = {(hsize_t)nc, 3}, d3[3] = {(hsize_t)nc, 3, 3}, db[2] = {(hsize_t)nc, 2};
-    if (!rc) rc = ncp_h5_read_dvec(c, g, cp, "gap", nc, &gap, NULL);
     if (!rc) rc = ncp_h5_read_darr(c, g, cp, "point", 2, d2, pt);
     if (!rc) rc = ncp_h5_read_darr(c, g, cp, "frame", 3, d3, fr);
     if (!rc) rc = ncp_h5_read_iarr(c, g, cp, "body", 2, db, body);
@@ -728,6 +751,37 @@ static void take(double **dst, double *src)
     *dst = src;
 }
 
+/* primal/A: a 2-D dataset (dense A), or an FCLib CSR matrix group (A kept sparse:
+ * has_sparse_primal, the simulator's block route). */
+static int primal_a_is_sparse(const ncp_h5ctx *c, hid_t g, const char *gpath, int *sparse)
+{
+    *sparse = 0;
+    if (!ncp_h5_exists(g, "A")) return ncp_h5_rerr(c, gpath, "A", "is missing");
+    hid_t o = H5Oopen(g, "A", H5P_DEFAULT);
+    if (o < 0) return ncp_h5_rerr(c, gpath, "A", "cannot be opened");
+    *sparse = H5Iget_type(o) == H5I_GROUP;
+    H5Oclose(o);
+    return NCP_OK;
+}
+
+/* An FCLib sparse matrix group as a rows x cols CSR. */
+static int read_csr(const ncp_h5ctx *c, hid_t g, const char *gpath, const char *name, int rows,
+                    int cols, ncp_csr *out)
+{
+    ncp_h5_triplets T = {0};
+    int rc = ncp_h5_read_sparse(c, g, gpath, name, &T);
+    if (!rc && (T.m != rows || T.n != cols))
+        rc = ncp_h5_rerr(c, gpath, name, "is %d x %d, expected %d x %d", T.m, T.n, rows, cols);
+    if (!rc) {
+        const ncp_h5_triplets *L[1] = {&T};
+        int tr[1] = {0}, r0[1] = {0};
+        ncp_csr_free(out);
+        rc = ncp_h5_csr_from_triplets(rows, cols, 1, L, tr, r0, out, c->err);
+    }
+    ncp_h5_triplets_free(&T);
+    return rc;
+}
+
 static int read_ours_problem(const ncp_h5ctx *c, hid_t problems, const char *name, ncp_problem *p)
 {
     char pp[512];
@@ -756,29 +810,23 @@ static int read_ours_problem(const ncp_h5ctx *c, hid_t problems, const char *nam
     if (ncp_h5_exists(pg, "primal")) {
         jpath(sub, sizeof sub, pp, "primal");
         p->nv = nv;
-        ncp_h5_triplets T = {0};
         double *v = NULL;
+        int sparse_a = 0;
         rc = ncp_h5_open_group(c, pg, pp, "primal", &g);
-        if (!rc) rc = ncp_h5_read_dmat(c, g, sub, "A", nv, nv, &v);
-        if (!rc) take(&p->A, v);
+        if (!rc) rc = primal_a_is_sparse(c, g, sub, &sparse_a);
+        if (!rc && !sparse_a) rc = ncp_h5_read_dmat(c, g, sub, "A", nv, nv, &v);
+        if (!rc && !sparse_a) take(&p->A, v);
+        if (!rc && sparse_a) rc = read_csr(c, g, sub, "A", nv, nv, &p->A_sparse);
         if (!rc) rc = ncp_h5_read_dvec(c, g, sub, "b", nv, &v, NULL);
         if (!rc) take(&p->b, v);
         if (!rc) rc = ncp_h5_read_dvec(c, g, sub, "e", m, &v, NULL);
         if (!rc) take(&p->e, v);
-        if (!rc) rc = ncp_h5_read_sparse(c, g, sub, "J", &T);
-        if (!rc && (T.m != m || T.n != nv))
-            rc = ncp_h5_rerr(c, sub, "J", "is %d x %d, expected m x nv = %d x %d", T.m, T.n, m, nv);
-        if (!rc) {
-            const ncp_h5_triplets *L[1] = {&T};
-            int tr[1] = {0}, r0[1] = {0};
-            ncp_csr_free(&p->J);
-            rc = ncp_h5_csr_from_triplets(m, nv, 1, L, tr, r0, &p->J, c->err);
-        }
-        ncp_h5_triplets_free(&T);
+        if (!rc) rc = read_csr(c, g, sub, "J", m, nv, &p->J);
         if (g >= 0) H5Gclose(g);
         g = -1;
         if (rc) goto done;
-        p->has_primal = 1;
+        p->has_primal = !sparse_a;
+        p->has_sparse_primal = sparse_a;
     }
     if (ncp_h5_exists(pg, "dual")) {
         jpath(sub, sizeof sub, pp, "dual");
@@ -795,17 +843,28 @@ static int read_ours_problem(const ncp_h5ctx *c, hid_t problems, const char *nam
     }
     if (ncp_h5_exists(pg, "contacts")) rc = read_contacts(c, pg, pp, p);
     if (!rc && ncp_h5_exists(pg, "structure")) {
-        if (!p->has_primal)
+        if (!p->has_primal && !p->has_sparse_primal)
             rc = ncp_h5_rerr(c, pp, "structure", "structure without primal/ data");
         else
             rc = read_structure(c, pg, pp, p);
     }
-    if (!rc && ncp_h5_exists(pg, "guesses")) rc = read_guess(c, pg, pp, m, p->has_primal ? nv : 0, p);
+    if (!rc && ncp_h5_exists(pg, "guesses"))
+        rc = read_guess(c, pg, pp, m, (p->has_primal || p->has_sparse_primal) ? nv : 0, p);
     if (rc) goto done;
-    if (!p->has_primal && !p->has_dual) {
+    if (!p->has_primal && !p->has_sparse_primal && !p->has_dual) {
         rc = ncp_h5_rerr(c, pp, "", "has neither a primal/ nor a dual/ group");
         goto done;
     }
+    /* what completing it allocates: D = J A^-1 J^T (m x m) with the factor of A (nv x nv) and
+     * A^-1 J^T (nv x m), or, dual-only, a primal form from D's eigendecomposition (3 m x m) */
+    double need = p->has_dual ? 0.0
+                  : 8.0 * ((double)m * m + (double)nv * nv + (double)nv * m + 2.0 * nv + m);
+    if (p->has_sparse_primal && !p->has_dual) /* D, v_f, block by block (sparse_chol.h) */
+        need = 8.0 * ((double)m * m + (double)p->A_sparse.nnz + 2.0 * nv + m);
+    else if (!p->has_primal && !p->has_sparse_primal)
+        need = 8.0 * 3.0 * (double)m * m;
+    rc = ncp_h5_budget(c, pp, "", p->has_dual ? "its primal form from D" : "D = J A^-1 J^T", need);
+    if (rc) goto done;
     rc = ncp_problem_complete(p, 1, c->err); /* also sets dual_symmetric from D */
     if (rc) {
         ncp_error_prefix(c->err, "%s: %s: ", c->file, pp);
@@ -930,7 +989,56 @@ static int unknown_file(const ncp_h5ctx *c, hid_t f)
                          c->file, used ? seen : "nothing");
 }
 
+typedef struct probe_ctx {
+    const char *path;
+    double budget;
+} probe_ctx;
+
+/* The child of ncp_load_problems_isolated: the whole read, its result thrown away. */
+static int probe_read(void *ctx, ncp_error *err)
+{
+    const probe_ctx *pc = ctx;
+    ncp_problem *ps = NULL;
+    int k = 0;
+    int rc = ncp_load_problems_budget(pc->path, pc->budget, &ps, &k, err);
+    if (!rc) ncp_problems_free(ps, k);
+    return rc;
+}
+
+/* What the child may allocate beyond its start: the budget and room for libhdf5's own caches. */
+#define NCP_PROBE_SLACK (256.0 * 1048576.0)
+
+int ncp_load_problems_isolated(const char *path, double budget, ncp_problem **probs, int *n,
+                               ncp_error *err)
+{
+    *probs = NULL;
+    *n = 0;
+    probe_ctx pc = {path, budget};
+    int code = 0;
+    ncp_error child;
+    int rc = ncp_isolated_run(probe_read, &pc, path, ncp_mem_budget_or_default(budget) +
+                              NCP_PROBE_SLACK, &code, &child, err);
+    if (rc) return rc;
+    /* the reader's codes are 0 and 2..6 (util/ncp_error.h) */
+    if (code == NCP_ISOLATED_SANITIZER) return ncp_isolated_crash(path, err);
+    if (code > 0) { /* refused in the child: its message, without reading again here */
+        if (code == NCP_ERR_NOMEM)
+            return ncp_error_set(err, NCP_ERR_INPUT, "reading %s needs more memory than the "
+                                 "budget allows (the HDF5 library's own allocation failed; "
+                                 "--max-memory raises it)%s%s", path,
+                                 child.msg[0] ? ": " : "", child.msg);
+        return ncp_error_set(err, code, "%s", child.msg[0] ? child.msg : "reading failed");
+    }
+    return ncp_load_problems_budget(path, budget, probs, n, err);
+}
+
 int ncp_load_problems(const char *path, ncp_problem **probs, int *n, ncp_error *err)
+{
+    return ncp_load_problems_budget(path, 0.0, probs, n, err);
+}
+
+int ncp_load_problems_budget(const char *path, double budget, ncp_problem **probs, int *n,
+                             ncp_error *err)
 {
     ncp_h5_quiet();
     *probs = NULL;
@@ -952,7 +1060,7 @@ int ncp_load_problems(const char *path, ncp_problem **probs, int *n, ncp_error *
     H5Pclose(fapl);
     if (f < 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s is not an HDF5 file (or is truncated)", path);
-    ncp_h5ctx c = {path, err};
+    ncp_h5ctx c = {.file = path, .err = err, .budget = budget};
     int rc;
     if (ncp_h5_exists(f, "problems")) {
         rc = load_ours(&c, f, probs, n);

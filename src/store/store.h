@@ -59,6 +59,20 @@ void ncp_store_abort(ncp_store *st);
  * positive semi-definite (ncp_problem_complete). Errors are NCP_ERR_INPUT naming the file, the
  * group and the field (rolling-friction FCLib groups included). */
 int ncp_load_problems(const char *path, ncp_problem **probs, int *n, ncp_error *err);
+/* The same under a memory budget in bytes (util/membudget.h, --max-memory; <= 0: the default,
+ * which ncp_load_problems uses): the sizes a file declares are checked against what the file
+ * stores and against the budget before anything is allocated from them (h5util.h); a file
+ * that declares more is refused with NCP_ERR_INPUT naming the file, the dataset and the
+ * size. */
+int ncp_load_problems_budget(const char *path, double budget, ncp_problem **probs, int *n,
+                             ncp_error *err);
 void ncp_problems_free(ncp_problem *probs, int n);
+/* ncp_load_problems_budget on an input file that may be damaged: the file is first read to the
+ * end in a child process (util/isolate.h: libhdf5 1.10 can crash on corrupt metadata, which no
+ * check of ours can see first); a crash there is NCP_ERR_INPUT naming the file, otherwise the
+ * file is read here as by ncp_load_problems_budget. Every command that reads problem files a
+ * user gives uses this; the fuzz targets call the reader itself, so that they see the crash. */
+int ncp_load_problems_isolated(const char *path, double budget, ncp_problem **probs, int *n,
+                               ncp_error *err);
 
 #endif

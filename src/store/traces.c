@@ -27,6 +27,8 @@ struct ncp_traces {
     hid_t strtype;  /* variable-length UTF-8 string */
     const char **cols;
     int deflate;
+    int failed; /* a write failed for want of space: the close discards its own writes */
+    int noflush; /* ncp_traces_set_flush(t, 0) */
 };
 
 static void tr_free(ncp_traces *t)
@@ -44,6 +46,7 @@ static herr_t attr_strings(hid_t obj, const char *name, hid_t strtype, int n,
                            const char *const *s)
 {
     hsize_t d = (hsize_t)n;
+    if (ncp_h5_reserve(obj, 0) < 0) return -1; /* disk full: libhdf5 must not see it (h5util.c) */
     hid_t sp = H5Screate_simple(1, &d, NULL);
     if (sp < 0) return -1;
     hid_t a = H5Acreate2(obj, name, strtype, sp, H5P_DEFAULT, H5P_DEFAULT);
@@ -58,7 +61,7 @@ static herr_t attr_strings(hid_t obj, const char *name, hid_t strtype, int n,
 static hid_t ordered_group(hid_t loc, const char *name)
 {
     hid_t gcpl = ncp_h5_untimed_plist(H5P_GROUP_CREATE), g = -1;
-    if (gcpl >= 0 &&
+    if (gcpl >= 0 && ncp_h5_reserve(loc, 0) >= 0 &&
         H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0)
         g = H5Gcreate2(loc, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
     if (gcpl >= 0) H5Pclose(gcpl);
@@ -114,11 +117,11 @@ int ncp_traces_create(const char *path, int ncols, const char *const *cols, cons
     if (!rc && attr_strings(t->root, "columns", t->strtype, ncols, cols) < 0)
         rc = ncp_h5_werr(&c, "write attribute columns of", "/", "traces");
     if (!rc) rc = ncp_h5_attr_str(&c, t->root, "/traces", "sampling", sampling);
-    if (!rc && H5Fflush(t->file, H5F_SCOPE_GLOBAL) < 0)
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s", t->tmp);
+    if (!rc && ncp_h5_flush_file(t->file) < 0)
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s: %s", t->tmp, strerror(errno));
     if (rc) {
         if (t->root >= 0) H5Gclose(t->root);
-        H5Fclose(t->file);
+        ncp_h5_close_file(t->file, 1);
         remove(t->tmp);
         tr_free(t);
         return rc;
@@ -181,7 +184,9 @@ int ncp_traces_write(ncp_traces *t, const char *solver, const char *problem, int
     if (!rc) {
         space = H5Screate_simple(2, dims, NULL);
         dcpl = trace_dcpl(t, nrows);
-        if (space >= 0 && dcpl >= 0)
+        errno = 0;
+        if (space >= 0 && dcpl >= 0 &&
+            ncp_h5_reserve(sg, (double)nrows * t->ncols * sizeof(double)) >= 0)
             d = H5Dcreate2(sg, problem, H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
         if (d < 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0)
             rc = ncp_h5_werr(&c, "write dataset", sp, problem);
@@ -194,8 +199,9 @@ int ncp_traces_write(ncp_traces *t, const char *solver, const char *problem, int
     if (rc && d >= 0) H5Ldelete(sg, problem, H5P_DEFAULT); /* no half-written trace */
     if (sg >= 0) H5Gclose(sg);
     /* flushed after every trace: an interrupted run keeps what it finished */
-    if (H5Fflush(t->file, H5F_SCOPE_GLOBAL) < 0 && !rc)
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s (disk full?)", t->tmp);
+    if (!rc && !t->noflush && ncp_h5_flush_file(t->file) < 0)
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s: %s", t->tmp, errno ? strerror(errno) : "disk full?");
+    if (rc == NCP_ERR_IO) t->failed = 1; /* the close must not write any more */
     return rc;
 }
 
@@ -205,7 +211,7 @@ int ncp_traces_close(ncp_traces *t, ncp_error *err)
     if (!t) return NCP_OK;
     int rc = NCP_OK;
     if (t->root >= 0 && H5Gclose(t->root) < 0) rc = NCP_ERR_IO;
-    if (H5Fclose(t->file) < 0) rc = NCP_ERR_IO;
+    if (ncp_h5_close_file(t->file, rc || t->failed) < 0) rc = NCP_ERR_IO;
     if (rc)
         ncp_error_set(err, NCP_ERR_IO, "cannot finish writing %s (disk full?); the traces "
                       "written so far stay in that file", t->tmp);
@@ -342,6 +348,9 @@ static int read_one(ncp_traces_in *r, hid_t sg, const char *solver, const char *
         rc = ncp_h5_rerr(&c, sp, problem, "has %llu x %llu values (expected rows x %d, the "
                          "columns of /traces)", (unsigned long long)dims[0],
                          (unsigned long long)dims[1], r->ncols);
+    else if ((rc = ncp_h5_check_stored(&c, d, sp, problem, (double)dims[0] * dims[1],
+                                       (double)dims[0] * dims[1] * sizeof *data)))
+        ;
     else if (!(data = ncp_malloc(err, (size_t)dims[0] * dims[1], sizeof *data)))
         rc = NCP_ERR_NOMEM;
     else if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
@@ -600,4 +609,9 @@ int ncp_traces_read_dir(const char *dir, ncp_trace_block_fn fn, void *ctx, ncp_e
     char path[4300];
     int rc = ncp_traces_locate(dir, path, sizeof path, err);
     return rc ? rc : ncp_traces_read(path, fn, ctx, err);
+}
+
+void ncp_traces_set_flush(ncp_traces *t, int on)
+{
+    if (t) t->noflush = !on;
 }

@@ -45,6 +45,9 @@ int ncp_traces_write(ncp_traces *t, const char *solver, const char *problem, int
 int ncp_traces_compressed(const ncp_traces *t);
 /* Closes and renames into place; NULL is fine. */
 int ncp_traces_close(ncp_traces *t, ncp_error *err);
+/* Flushing after every trace (the default) keeps what an interrupted writer finished readable;
+ * a writer whose traces are kept elsewhere (bench/journal.h) turns it off for speed. */
+void ncp_traces_set_flush(ncp_traces *t, int on);
 
 /* ---- reading ---- */
 /* One trace as read back. */

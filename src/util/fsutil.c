@@ -1,4 +1,7 @@
+/* realpath() is XSI (POSIX 2008 with the X/Open extension) */
+#define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,16 +126,164 @@ void ncp_path_stem(const char *path, char *out, size_t cap)
     out[n] = '\0';
 }
 
+/* ---- the data directory (fsutil.h) ----
+ * Computed once per process (pthread_once) and constant afterwards: the environment and the
+ * executable's location do not change while it runs. NCP_BUILD_ROOT, NCP_SOURCE_ROOT,
+ * NCP_DATADIR and NCP_BIN_TO_DATA (bindir -> datadir/ncpbench, relative; empty when the
+ * configured directories are absolute and unrelated) come from ncp_config.h. */
+typedef struct data_dir_state {
+    char dir[4096];
+    char origin[4400];
+    int bad_env; /* $NCPBENCH_DATA set but lacking scenes/ or scripts/ */
+} data_dir_state;
+
+static data_dir_state data_state;
+static pthread_once_t data_once = PTHREAD_ONCE_INIT;
+
+static int has_data(const char *dir)
+{
+    char a[4200], b[4200];
+    snprintf(a, sizeof a, "%s/scenes", dir);
+    snprintf(b, sizeof b, "%s/scripts", dir);
+    return ncp_dir_exists(a) && ncp_dir_exists(b);
+}
+
+/* exe lies in the build folder and is not a staged install below it (DESTDIR=build/x puts the
+ * program under .../bin/, where meson never builds one). */
+static int in_build_tree(const char *exe)
+{
+    char root[4096];
+    if (!realpath(NCP_BUILD_ROOT, root)) return 0;
+    size_t n = strlen(root);
+    if (strncmp(exe, root, n) != 0 || exe[n] != '/') return 0;
+    const char *rest = exe + n + 1;
+    return strncmp(rest, "bin/", 4) != 0 && !strstr(rest, "/bin/");
+}
+
+static void data_dir_init(void)
+{
+    data_dir_state *d = &data_state;
+    const char *env = getenv("NCPBENCH_DATA");
+    if (env && env[0]) {
+        snprintf(d->dir, sizeof d->dir, "%s", env);
+        snprintf(d->origin, sizeof d->origin, "from $NCPBENCH_DATA");
+        d->bad_env = !has_data(env);
+        return;
+    }
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0 && (size_t)n < sizeof exe - 1) {
+        exe[n] = '\0';
+        if (in_build_tree(exe) && has_data(NCP_SOURCE_ROOT)) {
+            snprintf(d->dir, sizeof d->dir, "%s", NCP_SOURCE_ROOT);
+            snprintf(d->origin, sizeof d->origin,
+                     "uninstalled build: %s is in the build folder %s, using its source tree", exe,
+                     NCP_BUILD_ROOT);
+            return;
+        }
+        char *slash = strrchr(exe, '/');
+        if (slash && NCP_BIN_TO_DATA[0]) {
+            char cand[4200], real[4096];
+            snprintf(cand, sizeof cand, "%.*s/%s", (int)(slash - exe), exe, NCP_BIN_TO_DATA);
+            if (realpath(cand, real) && has_data(real)) {
+                snprintf(d->dir, sizeof d->dir, "%s", real);
+                snprintf(d->origin, sizeof d->origin,
+                         "installed: found relative to the executable %s", exe);
+                return;
+            }
+        }
+    }
+    snprintf(d->dir, sizeof d->dir, "%s", NCP_DATADIR);
+    snprintf(d->origin, sizeof d->origin, "installed: the data directory configured at build "
+             "time%s", has_data(NCP_DATADIR) ? "" : " (missing: set NCPBENCH_DATA)");
+}
+
+static const data_dir_state *data_dir(void)
+{
+    pthread_once(&data_once, data_dir_init);
+    return &data_state;
+}
+
+const char *ncp_data_dir(void) { return data_dir()->dir; }
+
+const char *ncp_data_dir_origin(void) { return data_dir()->origin; }
+
+int ncp_data_dir_check(ncp_error *err)
+{
+    const data_dir_state *d = data_dir();
+    if (d->bad_env)
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "NCPBENCH_DATA=%s: expected a data directory holding scenes/ and "
+                             "scripts/ (an installed PREFIX/share/ncpbench or the source tree); "
+                             "fix or unset it", d->dir);
+    return NCP_OK;
+}
+
+/* data_dir()/sub, built once per process like the data directory itself. */
+typedef struct data_subdirs {
+    char scripts[4200], scenes[4200];
+} data_subdirs;
+
+static data_subdirs subdirs_state;
+static pthread_once_t subdirs_once = PTHREAD_ONCE_INIT;
+
+static void subdirs_init(void)
+{
+    snprintf(subdirs_state.scripts, sizeof subdirs_state.scripts, "%s/scripts", ncp_data_dir());
+    snprintf(subdirs_state.scenes, sizeof subdirs_state.scenes, "%s/scenes", ncp_data_dir());
+}
+
 const char *ncp_scripts_dir(void)
 {
-    /* Prefer the source tree the binary was built from (developers, CI), then the installed
-     * data directory. */
-    if (ncp_dir_exists(NCP_SOURCE_ROOT "/scripts")) return NCP_SOURCE_ROOT "/scripts";
-    return NCP_DATADIR "/scripts";
+    pthread_once(&subdirs_once, subdirs_init);
+    return subdirs_state.scripts;
 }
 
 const char *ncp_scenes_dir(void)
 {
-    if (ncp_dir_exists(NCP_SOURCE_ROOT "/scenes")) return NCP_SOURCE_ROOT "/scenes";
-    return NCP_DATADIR "/scenes";
+    pthread_once(&subdirs_once, subdirs_init);
+    return subdirs_state.scenes;
+}
+
+int ncp_find_scene(const char *arg, const char *base_dir, char *out, size_t cap, ncp_error *err)
+{
+    struct stat st;
+    char cand[4200], tried[2048] = "";
+    size_t used = 0;
+#define TRY(path, as_given)                                                                    \
+    do {                                                                                       \
+        if (stat((path), &st) == 0 && ((as_given) || S_ISREG(st.st_mode))) {                  \
+            if ((size_t)snprintf(out, cap, "%s", (path)) >= cap)                               \
+                return ncp_error_set(err, NCP_ERR_INPUT, "scene path too long: %s", (path));   \
+            return NCP_OK;                                                                     \
+        }                                                                                      \
+        if (used < sizeof tried)                                                               \
+            used += (size_t)snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", \
+                                     (path));                                                  \
+    } while (0)
+    if (!arg[0]) return ncp_error_set(err, NCP_ERR_INPUT, "empty scene name");
+    if (base_dir && base_dir[0] && arg[0] != '/') {
+        snprintf(cand, sizeof cand, "%s/%s", base_dir, arg);
+        TRY(cand, 1);
+    }
+    TRY(arg, 1);
+    if (arg[0] != '/') {
+        const char *b = strrchr(arg, '/');
+        int has_ext = strchr(b ? b + 1 : arg, '.') != NULL;
+        const char *dd = ncp_data_dir();
+        static const char *const sub[2] = {"/scenes/", "/"};
+        for (int k = 0; k < 2; k++) {
+            snprintf(cand, sizeof cand, "%s%s%s", dd, sub[k], arg);
+            TRY(cand, 0);
+            if (!has_ext) {
+                snprintf(cand, sizeof cand, "%s%s%s.json", dd, sub[k], arg);
+                TRY(cand, 0);
+            }
+        }
+    }
+#undef TRY
+    return ncp_error_set(err, NCP_ERR_INPUT,
+                         "cannot find scene '%s' (tried %s; data directory %s, %s; "
+                         "`ncpbench list scenes` lists the shipped ones)",
+                         arg, tried, ncp_data_dir(), ncp_data_dir_origin());
 }

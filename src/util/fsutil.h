@@ -18,9 +18,31 @@ int ncp_write_file_atomic(const char *path, const char *text, ncp_error *err);
 int ncp_path_join(char *out, size_t cap, const char *dir, const char *name, ncp_error *err);
 /* Base name without directory and without extension ("scenes/incline.json" -> "incline"). */
 void ncp_path_stem(const char *path, char *out, size_t cap);
-/* Directory of the gnuplot scripts and scenes: the source tree when run from a build, else the
- * installed data directory. Returns NCP_SOURCE_ROOT/scripts if it exists. */
+/* The data directory: scenes/ (robots, tasks), scripts/ (the gnuplot scripts the program runs)
+ * and results/baselines/. Looked up once per process, in this order:
+ *   1. $NCPBENCH_DATA, if set (it must hold scenes/ and scripts/: ncp_data_dir_check fails
+ *      otherwise, naming it);
+ *   2. the source tree, when the running executable (/proc/self/exe) lies inside the meson
+ *      build folder it was built in (an uninstalled build: developers, the test suite);
+ *   3. PREFIX/share/ncpbench found relative to the executable (PREFIX/bin/ncpbench), so that
+ *      a relocated or DESTDIR-staged prefix works;
+ *   4. the data directory configured at build time (prefix/datadir/ncpbench).
+ * The result never changes within a process. */
+const char *ncp_data_dir(void);
+/* Why ncp_data_dir() is what it is, in words ("$NCPBENCH_DATA", "uninstalled build ...",
+ * "installed ..."), for `ncpbench version`. */
+const char *ncp_data_dir_origin(void);
+/* NCP_ERR_INPUT if $NCPBENCH_DATA is set but lacks scenes/ or scripts/ (message names it). */
+int ncp_data_dir_check(ncp_error *err);
+/* ncp_data_dir()/scripts and ncp_data_dir()/scenes. */
 const char *ncp_scripts_dir(void);
 const char *ncp_scenes_dir(void);
+/* Resolves a scene argument into out. A path that exists is used as given (relative to
+ * base_dir first when base_dir is non-NULL, then to the working directory); otherwise a
+ * relative name is looked up in the data directory as scenes/NAME, NAME (for paths such as
+ * "scenes/x.json" recorded in baselines), each also with ".json" appended when NAME has no
+ * extension: `run boltnut`, `run tasks/dish-stack`. NCP_ERR_INPUT naming every place tried
+ * when nothing matches. */
+int ncp_find_scene(const char *arg, const char *base_dir, char *out, size_t cap, ncp_error *err);
 
 #endif

@@ -1,0 +1,117 @@
+/* Running a function in a forked child (isolate.h). */
+#include "util/isolate.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define NCP_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NCP_ASAN 1
+#endif
+#endif
+
+/* The child's address-space limit: its present size (/proc/self/statm, pages) plus `extra`. */
+static void limit_memory(double extra)
+{
+#ifndef NCP_ASAN
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    if (!f) return;
+    int ok = fscanf(f, "%lu", &pages) == 1;
+    fclose(f);
+    long psz = sysconf(_SC_PAGESIZE);
+    if (!ok || psz <= 0) return;
+    double lim = (double)pages * (double)psz + extra;
+    if (lim >= 9.0e18) return;
+    struct rlimit rl = {(rlim_t)lim, (rlim_t)lim};
+    (void)setrlimit(RLIMIT_AS, &rl);
+#else
+    (void)extra;
+#endif
+}
+
+/* Writes all of buf to fd (the child's message; a short write loses only the message). */
+static void write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return;
+        buf += w;
+        n -= (size_t)w;
+    }
+}
+
+int ncp_isolated_run(ncp_isolated_fn fn, void *ctx, const char *what, double mem_limit,
+                     int *exit_code, ncp_error *child_err, ncp_error *err)
+{
+    *exit_code = -1;
+    ncp_error_clear(child_err);
+    int fd[2];
+    if (pipe(fd) != 0) return NCP_OK; /* no pipe, no child: the caller reads without the check */
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return NCP_OK;
+    }
+    if (pid == 0) {
+        close(fd[0]);
+        signal(SIGINT, SIG_IGN); /* Ctrl-C is the parent's to handle; it ends the child */
+        if (mem_limit > 0.0) limit_memory(mem_limit);
+        ncp_error e;
+        ncp_error_clear(&e);
+        int rc = fn(ctx, &e);
+        write_all(fd[1], e.msg, strlen(e.msg));
+        _exit(rc & 0xff);
+    }
+    close(fd[1]);
+    /* the message first (the child blocks on a full pipe otherwise), then its end */
+    size_t got = 0;
+    char *buf = child_err->msg;
+    for (;;) {
+        ssize_t r = read(fd[0], buf + got, sizeof child_err->msg - 1 - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+        if (got >= sizeof child_err->msg - 1) {
+            char sink[256];
+            while (read(fd[0], sink, sizeof sink) > 0) {
+            }
+            break;
+        }
+    }
+    buf[got] = '\0';
+    close(fd[0]);
+    int st = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {
+    }
+    if (w < 0) return NCP_OK; /* lost the child: no check */
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "reading %s crashed the HDF5 library (signal %d, %s): the file is "
+                             "damaged (ncpbench read it in a separate process first, so nothing "
+                             "else was affected); check how it was written, or write it again",
+                             what, sig, strsignal(sig));
+    }
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    child_err->code = code;
+    *exit_code = code;
+    return NCP_OK;
+}
+
+int ncp_isolated_crash(const char *what, ncp_error *err)
+{
+    return ncp_error_set(err, NCP_ERR_INPUT, "reading %s crashed (the sanitizer's report is "
+                         "above): the file is damaged", what);
+}

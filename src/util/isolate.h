@@ -1,0 +1,35 @@
+/* Running a function in a forked child, so that a library that can crash on a damaged input, or
+ * allocate gigabytes that the input only pretends to need, cannot take ncpbench down with it.
+ * libhdf5 1.10 (Debian 12) dereferences bad pointers on some corrupt metadata (a local heap
+ * whose size lies: H5Lexists -> H5HL_protect -> memcpy) and mallocs what such a heap declares
+ * (2.9 GB for a 58 KB file); both happen inside libhdf5 before any check of ours can look
+ * (found by tests/fuzz). The store reads every input file this way first (store.h,
+ * ncp_load_problems_isolated): a file that crashes the library gives exit 2 naming it, one that
+ * fails in the child fails with the child's message (the library's allocation beyond the memory
+ * budget failing there), and the real read runs only on files the child read to the end. */
+#ifndef NCP_ISOLATE_H
+#define NCP_ISOLATE_H
+
+#include "util/ncp_error.h"
+
+/* Runs in the child; its error message is passed back to the parent. */
+typedef int (*ncp_isolated_fn)(void *ctx, ncp_error *err);
+
+/* Runs fn(ctx, ...) in a child process (fork; the child ends with _exit, so no atexit handler,
+ * stdio buffer or leak check of the parent's runs twice). mem_limit > 0: the child's address
+ * space may grow by at most that many bytes (RLIMIT_AS; not in sanitizer builds, whose shadow
+ * memory needs terabytes of address space), so an allocation beyond it fails there. On return:
+ *   NCP_OK, *exit_code = fn's return value (0..255), child_err = its message, when the child
+ *     ended normally;
+ *   NCP_OK, *exit_code = -1 when no child could be made (fork failed): the caller goes on
+ *     without the check;
+ *   NCP_ERR_INPUT when the child was killed by a signal: the message says that reading `what`
+ *     crashed and that the file is damaged.
+ * A sanitizer build's child that hits a wild access ends with exit 1 after its report (no
+ * signal): callers whose fn never returns 1 count that as the crash (NCP_ISOLATED_SANITIZER). */
+#define NCP_ISOLATED_SANITIZER 1
+int ncp_isolated_crash(const char *what, ncp_error *err);
+int ncp_isolated_run(ncp_isolated_fn fn, void *ctx, const char *what, double mem_limit,
+                     int *exit_code, ncp_error *child_err, ncp_error *err);
+
+#endif
