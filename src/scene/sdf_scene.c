@@ -39,20 +39,30 @@ static int only_for(const ncp_json_ctx *c, const cJSON *sh, const char *path, co
     return NCP_OK;
 }
 
-/* The profile [[r, z], ...] of a dish or revolved shape into rz (*np points), if given. */
+/* The shape is sampled as it is parsed (surface samples about `spacing` apart, sorted and
+ * integrated): a large shape with a fine spacing costs seconds to minutes before anything
+ * else can refuse it (found by tests/fuzz: a 5 m bolt at 2 mm, 5 s; 30 s under the
+ * sanitizers). The number of surface samples, circumference / spacing times length /
+ * spacing, is bounded first: the shipped bolt-nut has 3 800, the limit is 13 times that
+ * (a 2 m bolt at 2 mm, 1.6e5 samples, still took 1.1 s in the release build and over 30 s
+ * under the sanitizers). */
+#define NCP_SDF_MAX_SURFACE_SAMPLES 5e4
+
 /* NCP_ERR_INPUT when a shape of this circumference and length (m) at this spacing would take more
  * surface samples than NCP_SDF_MAX_SURFACE_SAMPLES (see the caller). */
 static int check_samples(const ncp_json_ctx *c, const char *path, const char *kind, double circ,
                          double len, double spacing)
 {
     double n = ceil(circ / spacing) * ceil(len / spacing);
-    if (n <= 2e5) return NCP_OK;
+    if (n <= NCP_SDF_MAX_SURFACE_SAMPLES) return NCP_OK;
     return ncp_error_set(c->err, NCP_ERR_INPUT,
                          "%s: %s: a %s of %.3g m around and %.3g m long sampled every %.3g m takes "
-                         "about %.3g surface samples, above the limit of 2e5: give a larger "
-                         "\"spacing\" (or a smaller shape)", c->where, path, kind, circ, len, spacing, n);
+                         "about %.3g surface samples, above the limit of %.0f: give a larger "
+                         "\"spacing\" (or a smaller shape)", c->where, path, kind, circ, len, spacing, n,
+                         NCP_SDF_MAX_SURFACE_SAMPLES);
 }
 
+/* The profile [[r, z], ...] of a dish or revolved shape into rz (*np points), if given. */
 static int get_profile(const ncp_json_ctx *c, const cJSON *sh, const char *path, int required,
                        double *rz, int *np)
 {
@@ -100,12 +110,6 @@ int ncp_sdf_shape_parse(const cJSON *sh, const char *where, const char *path, nc
     if (rc) return rc;
     const char *kname = kinds[kind];
     ncp_sdf *g = NULL;
-    /* The shape is sampled as it is parsed (surface samples about `spacing` apart, sorted and
-     * integrated): a large shape with a fine spacing costs seconds to minutes before anything
-     * else can refuse it (found by tests/fuzz: a 5 m bolt at 2 mm, 5 s; 30 s under the
-     * sanitizers). The number of surface samples, circumference / spacing times length /
-     * spacing, is bounded first: the shipped bolt-nut has 3 800, the limit is 50 times that. */
-#define NCP_SDF_MAX_SURFACE_SAMPLES 2e5
     if (kind == 0) { /* M48 x 5 by default (ISO 261 coarse pitch) */
         static const char *const ok[] = {"diameter", "pitch", "length", "clearance", NULL};
         double d, P, L, cl;
