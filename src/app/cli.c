@@ -310,6 +310,22 @@ static int report(cli *c, const ncp_error *err)
     return exit_for(err->code ? err->code : NCP_ERR_INTERNAL);
 }
 
+/* The scene argument of capture and task: a file, else a shipped scene by name
+ * (util/fsutil.h), loaded with the --max-memory budget. NULL on error (reported). */
+static ncp_scene *load_scene_arg(cli *c, int *rc)
+{
+    ncp_error err = {0};
+    ncp_scene *scene = NULL;
+    char scene_path[4200];
+    if (ncp_find_scene(c->pos[0], NULL, scene_path, sizeof scene_path, &err) ||
+        ncp_scene_load(scene_path, ncp_registry_catalog(), &scene, &err)) {
+        *rc = report(c, &err);
+        return NULL;
+    }
+    ncp_scene_set_max_memory(scene, c->po.max_memory); /* --max-memory */
+    return scene;
+}
+
 static int cmd_run(cli *c, int help)
 {
     if (help) {
@@ -372,13 +388,10 @@ static int cmd_capture(cli *c, int help)
     if (c->npos != 1) return bad(c, "expected exactly one SCENE file%s%s", "", "");
     if (!c->output) return bad(c, "missing -o FILE (where to write the problems)%s%s", "", "");
     ncp_error err = {0};
-    ncp_scene *scene = NULL;
-    char scene_path[4200]; /* a file, else a shipped scene by name (util/fsutil.h) */
-    if (ncp_find_scene(c->pos[0], NULL, scene_path, sizeof scene_path, &err) ||
-        ncp_scene_load(scene_path, ncp_registry_catalog(), &scene, &err))
-        return report(c, &err);
+    int lrc = 0;
+    ncp_scene *scene = load_scene_arg(c, &lrc);
+    if (!scene) return lrc;
     ncp_scene_set_driver_time(scene, c->po.step_budget_ms); /* --step-budget-ms */
-    ncp_scene_set_max_memory(scene, c->po.max_memory);      /* --max-memory */
     if (c->po.driver && !ncp_solver_find(c->po.driver)) {
         ncp_scene_free(scene);
         return bad(c, "--driver: unknown solver '%s'%s", c->po.driver, "");
@@ -686,12 +699,9 @@ static int cmd_task(cli *c, int help)
                    "apply to task (the scene's task.tol and task.max_iter do; the budget is "
                    "--step-budget-ms)%s%s", "", "");
     ncp_error err = {0};
-    ncp_scene *scene = NULL;
-    char scene_path[4200]; /* a file, else a shipped scene by name (util/fsutil.h) */
-    if (ncp_find_scene(c->pos[0], NULL, scene_path, sizeof scene_path, &err) ||
-        ncp_scene_load(scene_path, ncp_registry_catalog(), &scene, &err))
-        return report(c, &err);
-    ncp_scene_set_max_memory(scene, c->po.max_memory); /* --max-memory */
+    int lrc = 0;
+    ncp_scene *scene = load_scene_arg(c, &lrc);
+    if (!scene) return lrc;
     const ncp_task_cfg *t = ncp_scene_task(scene);
     if (!t) {
         ncp_scene_free(scene);
