@@ -13,7 +13,7 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 # and switches the run-time alternatives (pinned back below). libsuitesparse-dev: CHOLMOD
 # (-Dsuitesparse). libopenmpi-dev, openmpi-bin: mpirun -n N ncpbench (-Dmpi).
 PKGS=(build-essential meson ninja-build pkg-config liblapack-dev libblas-dev liblapacke-dev
-      libcjson-dev libhdf5-dev hdf5-tools gnuplot-nox libfclib-dev
+      libcjson-dev libhdf5-dev zlib1g-dev hdf5-tools gnuplot-nox libfclib-dev
       libsiconos-numerics-dev libsuitesparse-dev
       python3-numpy python3-h5py python3-scipy procps libopenmpi-dev openmpi-bin)
 

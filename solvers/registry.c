@@ -44,7 +44,7 @@ static const ncp_solver_desc *const registry[] = {
 
 enum { REGISTRY_COUNT = (int)(sizeof registry / sizeof registry[0]) };
 
-static const ncp_solver_catalog catalog = {REGISTRY_COUNT, registry};
+static const ncp_solver_catalog catalog = {REGISTRY_COUNT, registry, NULL, NULL};
 
 const ncp_solver_catalog *ncp_registry_catalog(void) { return &catalog; }
 

@@ -57,5 +57,7 @@ const ncp_solver_desc *ncp_solver_find(const char *name);
 int ncp_registry_family_count(void);
 const char *ncp_registry_family_at(int i);
 const char *ncp_registry_family(const char *solver_name);
+/* The family (panel, `list` line) of every plugin solver (solve/plugin_load.h). */
+#define NCP_REGISTRY_PLUGIN_FAMILY "plugin solvers"
 
 #endif

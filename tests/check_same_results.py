@@ -2,7 +2,8 @@
 scripts/killtest.sh): metrics.csv row for row except setup_ms, solve_ms and ms_per_iter;
 solutions.h5 every dataset and attribute exactly (NaN equal to NaN); traces.h5 every trace
 exactly except its time_ms column. Also counts the good records of a journal (bench/journal.h:
-8-byte magic, then length, CRC-32, payload), read independently with zlib's crc32.
+8-byte magic, then length, CRC-32, payload), read independently with zlib's crc32 (a result
+record compressed by bench/resume.c, kind 'Z', is inflated to the 'R' record it holds).
 
 usage: check_same_results.py REF DIR      exit 0 when the same, 1 listing the differences
        check_same_results.py --journal DIR   prints the number of good result records
@@ -30,7 +31,11 @@ def journal_records(d):
         if at + 8 + n > len(data) or zlib.crc32(data[at + 8:at + 8 + n]) != crc:
             break
         kind = struct.unpack_from("<i", data, at + 8)[0]
-        out.append((chr(kind), data[at + 8:at + 8 + n]))
+        payload = data[at + 8:at + 8 + n]
+        if chr(kind) == "Z":  # a compressed result (bench/resume.c): length, zlib stream
+            payload = zlib.decompress(payload[8:])
+            kind = struct.unpack_from("<i", payload, 0)[0]
+        out.append((chr(kind), payload))
         at += 8 + n
     return out
 

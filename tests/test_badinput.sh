@@ -29,6 +29,18 @@ expect 2 "truncated.h5"          -- "$NCPBENCH" solve "$T/truncated.h5" --out "$
 expect 2 "nosuch.h5"             -- "$NCPBENCH" solve "$T/nosuch.h5" --out "$T/o7"
 expect 2 "--tol"                 -- "$NCPBENCH" run scenes/incline.json --tol abc --out "$T/o8"
 expect 2 "unknown option"        -- "$NCPBENCH" run scenes/incline.json --frobnicate
+expect 2 "'high' \(1e-8\) or 'low'" -- "$NCPBENCH" run scenes/incline.json --tol medium --out "$T/o8b"
+# the presets are the documented numbers (summary.json's budget and results table)
+for preset in high:1e-08 low:0.0001; do
+  "$NCPBENCH" solve "$T/good.h5" --solvers pgs --tol "${preset%%:*}" --no-figures --no-progress \
+    --out "$T/tol-${preset%%:*}" > /dev/null 2>&1 || fail "solve --tol ${preset%%:*}"
+  "${PYTHON:-/usr/bin/python3}" -c "
+import json, sys
+s = json.load(open(sys.argv[1]))
+want = float(sys.argv[2])
+assert s['budget']['tol'] == want and s['results_table']['tol'] == want, (s['budget'], want)
+" "$T/tol-${preset%%:*}/summary.json" "${preset#*:}" || fail "--tol ${preset%%:*} is not ${preset#*:}"
+done
 expect 2 "unknown command"       -- "$NCPBENCH" frobnicate
 expect 2 "no parameter 'bogus'"  -- "$NCPBENCH" run scenes/incline.json --param pgs.bogus=1 --out "$T/o9"
 expect 2 "stop-metric"           -- "$NCPBENCH" run scenes/incline.json --stop-metric nope --out "$T/o10"

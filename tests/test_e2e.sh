@@ -26,7 +26,7 @@ for scene in box-on-plane incline sphere-stack quadruped fourbar-free arm-pick; 
   fi
   # one row per problem x solver
   nprob=$("$PY" -c "import h5py,sys; print(len(h5py.File(sys.argv[1])['problems']))" "$out/problems.h5")
-  nsolv=$(grep -c '"solver":' "$out/summary.json")
+  nsolv=$("$PY" -c "import json,sys; print(len(json.load(open(sys.argv[1]))['solvers']))" "$out/summary.json")
   rows=$(($(wc -l < "$out/metrics.csv") - 1))
   [ "$rows" -eq $((nprob * nsolv)) ] || fail "$scene: $rows rows, expected $nprob x $nsolv"
   "$PY" tests/check_outputs.py "$out" || fail "$scene: natural map recomputation"

@@ -2,7 +2,9 @@
  * round-trip bit for bit, a torn last record is ignored and cut off, a corrupted record in the
  * middle ends the journal (it and every record after it are not trusted: dropped, so that their
  * pairs are solved again), fsync batching is not observable by a reader, links are refused or
- * replaced, never followed. */
+ * replaced, never followed. Results (bench/resume.h) are stored compressed when that is smaller
+ * and read back bit for bit, beside uncompressed ones (earlier journals); a compressed record
+ * that does not inflate to its declared length is skipped (its pair solved again). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,8 @@
 
 #include "tcheck.h"
 #include "bench/journal.h"
+#include "bench/resume.h"
+#include "store/traces.h"
 #include "util/safefile.h"
 
 static char dir[] = "/tmp/ncp_test_journal_XXXXXX";
@@ -266,6 +270,208 @@ static void test_not_journal(void)
     unlink(jpath);
 }
 
+/* The kinds of a journal's records (first 4 bytes) and their stored lengths. */
+typedef struct kinds {
+    int n;
+    int32_t kind[16];
+    size_t len[16];
+    uint32_t raw[16]; /* the declared raw length of a compressed result */
+} kinds;
+
+static int collect_kinds(void *ctx, long long off, const unsigned char *p, size_t n,
+                         ncp_error *err)
+{
+    (void)off;
+    (void)err;
+    kinds *k = ctx;
+    if (k->n < 16) {
+        memcpy(&k->kind[k->n], p, sizeof(int32_t));
+        k->len[k->n] = n;
+        k->raw[k->n] = 0;
+        if (n >= 8) memcpy(&k->raw[k->n], p + 4, sizeof(uint32_t));
+        k->n++;
+    }
+    return NCP_OK;
+}
+
+static int same_doubles(const double *a, const double *b, int n)
+{
+    return n == 0 || (a && b && !memcmp(a, b, (size_t)n * sizeof *a));
+}
+
+static void test_compressed_results(void)
+{
+    char rdir[300], rj[400];
+    snprintf(rdir, sizeof rdir, "%s/results", dir);
+    snprintf(rj, sizeof rj, "%s/%s", rdir, NCP_JOURNAL_NAME);
+    CHECK(mkdir(rdir, 0700) == 0);
+    const char *config = "{\"solvers\":[\"pgs\"]}";
+    enum { M = 300, NV = 6, NT = 40 };
+    const int nc = NCP_TRACE_FIXED + ncp_metrics_count();
+    double lam[M], u[M], v[NV], met[64], *tr = malloc((size_t)NT * nc * sizeof *tr);
+    CHECK(tr != NULL && ncp_metrics_count() <= 64);
+    if (!tr) return;
+    /* lambda mostly exact zeros (as a contact answer: open contacts), with -0.0 and a NaN; u
+     * pseudo-random bits (incompressible); a NaN and a -0.0 among the metrics */
+    uint64_t st = 12345;
+    for (int i = 0; i < M; i++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t bits = (st >> 12) | 0x3ff0000000000000ull;
+        memcpy(&u[i], &bits, sizeof bits);
+        lam[i] = i % 7 == 0 ? 0.5 * i : 0.0;
+    }
+    lam[1] = -0.0;
+    lam[2] = NAN;
+    for (int i = 0; i < NV; i++) v[i] = 1.0 / (i + 1);
+    for (int i = 0; i < ncp_metrics_count(); i++) met[i] = i == 3 ? NAN : i == 4 ? -0.0 : 1e-3 * i;
+    for (int r = 0; r < NT; r++)
+        for (int c = 0; c < nc; c++) tr[(size_t)r * nc + c] = c == 0 ? r + 1 : 1.0 / (r + c + 1);
+    ncp_jresult big = {.problem = "000000", .solver = "pgs", .note = "a note",
+                       .title = "t", .description = "d", .iterations = 40, .converged = 0,
+                       .status = NCP_STATUS_MAX_ITER, .setup_ms = 0.25, .solve_ms = 1.5,
+                       .metrics = met, .nmetrics = ncp_metrics_count(), .has_answer = 1,
+                       .lambda = lam, .u = u, .m = M, .v = v, .nv = NV, .trace = tr,
+                       .ntrace = NT, .ncols = nc};
+    /* an unsupported pair: strings and NaN metrics only, too small to shrink */
+    ncp_jresult small = {.problem = "000001", .solver = "pgs", .note = "x", .title = "",
+                         .description = "", .status = NCP_STATUS_UNSUPPORTED,
+                         .metrics = met, .nmetrics = ncp_metrics_count()};
+    ncp_resume *rs = NULL;
+    ncp_error e = {0};
+    CHECK_OK(ncp_resume_open(rdir, config, 0, &rs, &e), &e);
+    long long off = -1;
+    if (rs) {
+        CHECK_OK(ncp_resume_append(rs, &big, &off, &e), &e);
+        CHECK_OK(ncp_resume_append(rs, &small, NULL, &e), &e);
+        ncp_resume_close(rs);
+        rs = NULL;
+    }
+    /* on disk: the configuration, the big result compressed to less than its raw length (and
+     * less than its incompressible u plus a third of the rest), the small one as it is */
+    kinds k = {0};
+    ncp_journal *j = NULL;
+    CHECK_OK(ncp_journal_open(rj, 0, collect_kinds, &k, &j, NULL, &e), &e);
+    CHECK(k.n == 3);
+    if (k.n == 3) {
+        CHECK(k.kind[0] == 'C' && k.kind[1] == 'Z' && (k.kind[2] == 'R' || k.kind[2] == 'Z'));
+        size_t raw_arrays = (2 * M + NV + (size_t)NT * nc) * sizeof(double);
+        CHECK(k.raw[1] > raw_arrays && k.len[1] < k.raw[1]);
+        CHECK(k.len[1] < M * sizeof(double) + raw_arrays / 3);
+    }
+    /* a compressed record whose stream is not zlib, and one inflating to another length than
+     * it declares: checksummed, so kept in the file, but not results: skipped */
+    unsigned char bad[64] = {0};
+    int32_t zk = 'Z';
+    uint32_t want = 1000;
+    memcpy(bad, &zk, 4);
+    memcpy(bad + 4, &want, 4);
+    memset(bad + 8, 0xa5, sizeof bad - 8);
+    CHECK_OK(ncp_journal_append(j, bad, sizeof bad, NULL, &e), &e);
+    {
+        ncp_jbuf b = {0};
+        ncp_jbuf_i32(&b, 'R');
+        ncp_jbuf_str(&b, "000002");
+        ncp_jbuf_str(&b, "pgs");
+        ncp_jbuf_i32(&b, 1);
+        ncp_jbuf_i32(&b, 1);
+        ncp_jbuf_i32(&b, NCP_STATUS_CONVERGED);
+        CHECK(!b.oom);
+        unsigned char z[600];
+        CHECK(b.n + 19 <= sizeof z);
+        /* the same bytes as resume.c's compress2, built by hand with a stored (level 0)
+         * block: header 0x78 0x01, then a final stored block of the payload, then Adler-32 */
+        size_t n = b.n;
+        z[8] = 0x78;
+        z[9] = 0x01;
+        z[10] = 0x01;
+        z[11] = (unsigned char)(n & 0xff);
+        z[12] = (unsigned char)(n >> 8);
+        z[13] = (unsigned char)(~n & 0xff);
+        z[14] = (unsigned char)((~n >> 8) & 0xff);
+        memcpy(z + 15, b.p, n);
+        uint32_t a = 1, bb = 0;
+        for (size_t i = 0; i < n; i++) {
+            a = (a + b.p[i]) % 65521u;
+            bb = (bb + a) % 65521u;
+        }
+        uint32_t ad = (bb << 16) | a;
+        z[15 + n] = (unsigned char)(ad >> 24);
+        z[16 + n] = (unsigned char)(ad >> 16);
+        z[17 + n] = (unsigned char)(ad >> 8);
+        z[18 + n] = (unsigned char)ad;
+        size_t zn = 11 + n;
+        uint32_t lie = (uint32_t)n + 8; /* declared longer than what it inflates to */
+        memcpy(z, &zk, 4);
+        memcpy(z + 4, &lie, 4);
+        CHECK_OK(ncp_journal_append(j, z, 8 + zn, NULL, &e), &e);
+        free(b.p);
+    }
+    {
+        /* a result as journals before compression hold it (resume.c's layout, kind 'R') */
+        ncp_jbuf b = {0};
+        ncp_jbuf_i32(&b, 'R');
+        ncp_jbuf_str(&b, "000003");
+        ncp_jbuf_str(&b, "pgs");
+        ncp_jbuf_i32(&b, 7);
+        ncp_jbuf_i32(&b, 1);
+        ncp_jbuf_i32(&b, NCP_STATUS_CONVERGED);
+        ncp_jbuf_f64(&b, 0.5);
+        ncp_jbuf_f64(&b, 2.5);
+        ncp_jbuf_f64s(&b, met, ncp_metrics_count());
+        ncp_jbuf_str(&b, "old");
+        ncp_jbuf_str(&b, "");
+        ncp_jbuf_str(&b, "");
+        ncp_jbuf_i32(&b, 1);
+        ncp_jbuf_f64s(&b, lam, 3);
+        ncp_jbuf_f64s(&b, u, 3);
+        ncp_jbuf_f64s(&b, NULL, 0);
+        ncp_jbuf_i32(&b, nc);
+        ncp_jbuf_f64s(&b, tr, nc);
+        CHECK(!b.oom);
+        CHECK_OK(ncp_journal_append(j, b.p, b.n, NULL, &e), &e);
+        free(b.p);
+    }
+    CHECK_OK(ncp_journal_close(j, &e), &e);
+    j = NULL;
+
+    /* resumed: both results found, the compressed one read back bit for bit */
+    CHECK_OK(ncp_resume_open(rdir, config, 0, &rs, &e), &e);
+    if (rs) {
+        CHECK(ncp_resume_earlier(rs) == 3);
+        CHECK(ncp_resume_count(rs) == 3);
+        CHECK(ncp_resume_find(rs, "000002", "pgs") == -1);
+        long long at = ncp_resume_find(rs, "000000", "pgs");
+        CHECK(at == off);
+        ncp_jresult r;
+        CHECK_OK(ncp_resume_read(rs, at, &r, &e), &e);
+        CHECK(!strcmp(r.problem, "000000") && !strcmp(r.solver, "pgs"));
+        CHECK(!strcmp(r.note, "a note") && !strcmp(r.title, "t") && !strcmp(r.description, "d"));
+        CHECK(r.iterations == 40 && r.converged == 0 && r.status == NCP_STATUS_MAX_ITER);
+        CHECK(r.setup_ms == 0.25 && r.solve_ms == 1.5 && r.has_answer == 1);
+        CHECK(r.nmetrics == ncp_metrics_count() && same_doubles(r.metrics, met, r.nmetrics));
+        CHECK(r.m == M && same_doubles(r.lambda, lam, M) && same_doubles(r.u, u, M));
+        CHECK(r.nv == NV && same_doubles(r.v, v, NV));
+        CHECK(r.ntrace == NT && r.ncols == nc && same_doubles(r.trace, tr, NT * nc));
+        CHECK(((uintptr_t)r.lambda % 8) == 0 && ((uintptr_t)r.trace % 8) == 0);
+        at = ncp_resume_find(rs, "000001", "pgs");
+        CHECK(at > off);
+        CHECK_OK(ncp_resume_read(rs, at, &r, &e), &e);
+        CHECK(r.status == NCP_STATUS_UNSUPPORTED && !r.has_answer && r.m == 0 && r.ntrace == 0);
+        at = ncp_resume_find(rs, "000003", "pgs");
+        CHECK(at > off);
+        CHECK_OK(ncp_resume_read(rs, at, &r, &e), &e);
+        CHECK(r.iterations == 7 && r.converged == 1 && r.solve_ms == 2.5 && !strcmp(r.note, "old"));
+        CHECK(r.m == 3 && same_doubles(r.lambda, lam, 3) && same_doubles(r.u, u, 3) && r.nv == 0);
+        CHECK(r.ntrace == 1 && same_doubles(r.trace, tr, nc));
+        ncp_resume_close(rs);
+    }
+    free(tr);
+    unlink(rj);
+    snprintf(rj, sizeof rj, "%s/config.json", rdir);
+    unlink(rj);
+    rmdir(rdir);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) return 1;
@@ -277,6 +483,7 @@ int main(void)
     test_batching();
     test_links();
     test_not_journal();
+    test_compressed_results();
     rmdir(dir);
     return tcheck_exit("journal");
 }

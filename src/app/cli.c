@@ -11,6 +11,7 @@
 #include "bench/check.h"
 #include "bench/mpi_pool.h"
 #include "app/cli.h"
+#include "app/cmd_grade.h"
 #include "util/fsutil.h"
 #include "ncp_config.h"
 #include "bench/pipeline.h"
@@ -22,6 +23,7 @@
 #include "solvers/registry.h"
 #include "store/fclib_io.h"
 #include "solve/params.h"
+#include "solve/plugin_load.h"
 #include "capture/capture.h"
 #include "bench/task.h"
 
@@ -33,7 +35,8 @@
 static const char *COMMON_HELP =
     "Common options:\n"
     "  --solvers a,b       solvers to run (default: the scene's list, else every registered one)\n"
-    "  --tol X             tolerance on the stopping metric (default: scene, else 1e-8)\n"
+    "  --tol X|high|low    tolerance on the stopping metric (default: scene, else 1e-8);\n"
+    "                      presets: high = 1e-8, low = 1e-4 (high and low accuracy)\n"
     "  --max-iter N        iteration budget per solve (default: scene, else 1000)\n"
     "  --budget-ms X       solver-time budget per solve in ms, setup included (default: none)\n"
     "  --stop-metric NAME  metric compared with --tol (default natural_map_rel_acary;\n"
@@ -67,7 +70,17 @@ static const char *COMMON_HELP =
     "                      velocity, impulses 0 (captured problems carry it; zero where a\n"
     "                      problem has none); guess = its impulses too (FCLib /guesses)\n"
     "Without these options a solver that needs what a problem lacks gets a row with status\n"
-    "unsupported and the reason in the column note.\n";
+    "unsupported and the reason in the column note.\n"
+    "  --plugin FILE.so    load a solver plugin (repeatable; also $NCPBENCH_PLUGINS, a\n"
+    "                      colon-separated list of files): its solvers are listed, selected\n"
+    "                      with --solvers and run, graded and drawn like built-in ones (see\n"
+    "                      `ncpbench list solvers --plugin FILE.so`, docs/plugins.md)\n"
+    "  --isolate           run every problem x solver solve in a forked child process: a\n"
+    "                      solver that crashes gives a row with status crashed (the note\n"
+    "                      names the signal) and the run goes on. Without it a crashing\n"
+    "                      plugin crashes ncpbench, as any bug would. Times are the child's\n"
+    "                      solver clock; they include its first writes to memory shared\n"
+    "                      with the parent (copy-on-write): compare isolated with isolated\n";
 
 static void usage_main(FILE *f)
 {
@@ -85,6 +98,8 @@ static void usage_main(FILE *f)
             "  export --fclib DIR FILE...  write every problem as a plain FCLib file\n"
             "  check BASELINE      rerun the baseline's quick scenes, compare, exit 1 on regression\n"
             "  task SCENE          run the scene's task once per solver under a per-step budget\n"
+            "  grade PROBLEMS ANSWERS.h5  grade answers computed by another program with the\n"
+            "                      same metrics (docs/answers.md)\n"
             "  figures [...]       regenerate the papers' figures and tables, performance profiles\n"
             "  version             version, BLAS backend and the data directory in use (scenes,\n"
             "                      gnuplot scripts, baselines: $NCPBENCH_DATA, else the source\n"
@@ -106,6 +121,10 @@ typedef struct cli {
     int update;           /* check --update */
     const char *pos[256];
     int npos;
+    const char *plugin_paths[64]; /* --plugin, then $NCPBENCH_PLUGINS */
+    int nplugin_paths;
+    char plugin_env[8192];        /* the variable's copy the paths point into */
+    ncp_plugins *plugins;         /* loaded for run, solve, list; its catalog is po.catalog */
 } cli;
 
 static int bad(cli *c, const char *fmt, const char *a, const char *b)
@@ -182,12 +201,23 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
         long l;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             *help = 1;
+        } else if (!strcmp(a, "--plugin")) {
+            NEED_VALUE();
+            if (c->nplugin_paths >= (int)(sizeof c->plugin_paths / sizeof c->plugin_paths[0]))
+                return bad(c, "too many --plugin files (at most 64)%s%s", "", "");
+            c->plugin_paths[c->nplugin_paths++] = v;
+        } else if (!strcmp(a, "--isolate")) {
+            c->po.isolate = 1;
         } else if (!strcmp(a, "--solvers")) {
             NEED_VALUE();
             c->po.solvers_csv = v;
         } else if (!strcmp(a, "--tol")) {
             NEED_VALUE();
-            if (parse_double(v, &d) || d < 0) return bad(c, "--tol: expected a number >= 0, got '%s'%s", v, "");
+            /* presets: the two accuracies users compare (qpbenchmark's "high" and "low") */
+            if (!strcmp(v, "high")) d = 1e-8;
+            else if (!strcmp(v, "low")) d = 1e-4;
+            else if (parse_double(v, &d) || d < 0)
+                return bad(c, "--tol: expected a number >= 0, 'high' (1e-8) or 'low' (1e-4), got '%s'%s", v, "");
             c->po.budget.tol = d;
             c->po.tol_set = 1;
         } else if (!strcmp(a, "--max-iter")) {
@@ -475,21 +505,28 @@ static int cmd_plot(cli *c, int help)
     return 0;
 }
 
-static void list_solvers(void)
+static void list_solvers(const ncp_solver_catalog *cat)
 {
-    printf("Solvers (%d):\n", ncp_solver_count());
-    for (int i = 0; i < ncp_solver_count(); i++) {
-        const ncp_solver_desc *d = ncp_solver_at(i);
-        printf("  %-14s %s\n", d->name, d->summary);
-        printf("  %-14s family: %s\n", "", ncp_registry_family(d->name));
-        printf("  %-14s source: %s\n", "", d->source);
+    printf("Solvers (%d):\n", cat->n);
+    for (int i = 0; i < cat->n; i++) {
+        const ncp_solver_desc *d = cat->solvers[i];
+        const char *plugin = ncp_catalog_plugin_file(cat, i), *fam = ncp_registry_family(d->name);
+        printf("  %-14s %s\n", d->name, d->summary ? d->summary : "");
+        printf("  %-14s family: %s\n", "",
+               plugin ? NCP_REGISTRY_PLUGIN_FAMILY : fam ? fam : "(none)");
+        if (plugin) {
+            const char *pn = ncp_catalog_plugin_name(cat, i);
+            printf("  %-14s plugin: %s (%s)\n", "", pn ? pn : "unnamed", plugin);
+        }
+        printf("  %-14s source: %s\n", "", d->source ? d->source : "");
         printf("  %-14s needs: %s%s%s%s; solves the %s%s; file %s\n", "",
                d->needs & NCP_NEEDS_DUAL ? "dual " : "", d->needs & NCP_NEEDS_PRIMAL ? "primal " : "",
                d->needs & NCP_NEEDS_STRUCTURE ? "structure " : "",
                d->needs & NCP_NEEDS_SYMMETRIC ? "symmetric-D " : "", d->ccp ? "CCP relaxation" : "NCP",
-               d->takes_v0 ? "; starts from the previous velocity v0" : "", d->file);
+               d->takes_v0 ? "; starts from the previous velocity v0" : "",
+               d->file ? d->file : plugin ? plugin : "?");
         for (const ncp_param_doc *p = d->params; p && p->name; p++)
-            printf("  %-14s   param %s = %g: %s\n", "", p->name, p->def, p->doc);
+            printf("  %-14s   param %s = %g: %s\n", "", p->name, p->def, p->doc ? p->doc : "");
     }
 }
 
@@ -579,7 +616,9 @@ static int cmd_list(cli *c, int help)
     if (help) {
         printf("Usage: ncpbench list [solvers|metrics|scenes]\n\n"
                "Lists the registered solvers (source paper, needs, parameters), the metrics and\n"
-               "the shipped scenes; everything when WHAT is omitted.\n");
+               "the shipped scenes; everything when WHAT is omitted.\n"
+               "  --plugin FILE.so  list the plugin's solvers too, with its file and name\n"
+               "                    (repeatable; also $NCPBENCH_PLUGINS, colon-separated)\n");
         return 0;
     }
     const char *what = c->npos ? c->pos[0] : "all";
@@ -587,7 +626,8 @@ static int cmd_list(cli *c, int help)
     int all = !strcmp(what, "all");
     if (!all && strcmp(what, "solvers") && strcmp(what, "metrics") && strcmp(what, "scenes"))
         return bad(c, "unknown list '%s' (expected solvers, metrics or scenes)%s", what, "");
-    if (all || !strcmp(what, "solvers")) list_solvers();
+    if (all || !strcmp(what, "solvers"))
+        list_solvers(c->po.catalog ? c->po.catalog : ncp_registry_catalog());
     if (all || !strcmp(what, "metrics")) list_metrics();
     if (all || !strcmp(what, "scenes")) list_scenes();
     return 0;
@@ -711,7 +751,7 @@ static int cmd_task(cli *c, int help)
     const char *names[NCP_MAX_BENCH_SOLVERS];
     int n = 0, rc = 0;
     if (c->po.solvers_csv) {
-        if (ncp_resolve_solvers(c->po.solvers_csv, sd, NCP_MAX_BENCH_SOLVERS, &n, &err)) {
+        if (ncp_resolve_solvers(NULL, c->po.solvers_csv, sd, NCP_MAX_BENCH_SOLVERS, &n, &err)) {
             ncp_scene_free(scene);
             return report(c, &err);
         }
@@ -757,6 +797,37 @@ static int cmd_task(cli *c, int help)
     return interrupted ? EXIT_INTERRUPTED : 0;
 }
 
+/* --plugin files, then $NCPBENCH_PLUGINS's, for the commands that run or list solvers; the
+ * CLI owns them for the command's lifetime (no global registry of plugins). Every MPI rank
+ * parses the same arguments and environment, so every rank loads the same plugins. */
+static int load_plugins(cli *c)
+{
+    int takes = !strcmp(c->cmd, "run") || !strcmp(c->cmd, "solve") || !strcmp(c->cmd, "list");
+    if (!takes) {
+        if (c->nplugin_paths)
+            return bad(c, "--plugin applies to run, solve and list (not %s)%s", c->cmd, "");
+        if (c->po.isolate) return bad(c, "--isolate applies to run and solve (not %s)%s", c->cmd, "");
+        return 0;
+    }
+    if (c->po.isolate && !strcmp(c->cmd, "list"))
+        return bad(c, "--isolate applies to run and solve (not %s)%s", c->cmd, "");
+    const char *env = getenv(NCP_PLUGINS_ENV);
+    int cap = (int)(sizeof c->plugin_paths / sizeof c->plugin_paths[0]) - c->nplugin_paths;
+    int k = ncp_plugins_split(env, c->plugin_env, sizeof c->plugin_env,
+                              c->plugin_paths + c->nplugin_paths, cap);
+    if (k < 0)
+        return bad(c, "$%s is too long or names too many files (with --plugin, at most 64)%s",
+                   NCP_PLUGINS_ENV, "");
+    c->nplugin_paths += k;
+    if (c->nplugin_paths == 0) return 0;
+    ncp_error err = {0};
+    if (ncp_plugins_load(c->plugin_paths, c->nplugin_paths, ncp_registry_catalog(), &c->plugins,
+                         &err))
+        return report(c, &err);
+    c->po.catalog = ncp_plugins_catalog(c->plugins);
+    return 0;
+}
+
 int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
 {
     if (argc < 2) {
@@ -785,6 +856,17 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
     } cmds[] = {{"run", cmd_run},       {"capture", cmd_capture}, {"solve", cmd_solve},
                 {"plot", cmd_plot},     {"list", cmd_list},       {"export", cmd_export},
                 {"check", cmd_check},   {"task", cmd_task}};
+    /* `grade` has its own options (app/cmd_grade.c): it grades a file, no ranks to spread */
+    if (!strcmp(cmd, "grade")) {
+        if (ncp_mpi_size() > 1) {
+            if (ncp_mpi_rank() == 0)
+                fprintf(stderr, "ncpbench grade: start it without mpirun (only run and solve "
+                        "spread over MPI ranks)\n");
+            ncp_mpi_end(1);
+            return EXIT_BAD_INPUT;
+        }
+        return ncp_cli_grade(argc - 2, argv + 2);
+    }
     /* `figures` has its own options (src/figures.c) */
     if (!strcmp(cmd, "figures")) {
         if (ncp_mpi_size() > 1) {
@@ -820,8 +902,10 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
             c->po.progress = 0;
             c->po.figures = 0;
         }
+        if (!rc && !help) rc = load_plugins(c);
         if (!rc && !(help && worker)) rc = cmds[i].fn(c, help);
         if (mpi) ncp_mpi_end(rc != 0);
+        ncp_plugins_free(c->plugins); /* after every solve: descriptors live in the plugins */
         free(c);
         return rc;
     }

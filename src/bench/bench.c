@@ -1,9 +1,12 @@
 /* Benchmark driver: every problem x solver, rows written in order as they complete (bench.h). */
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench/bench.h"
@@ -14,6 +17,7 @@
 #include "store/solutions.h"
 #include "util/clock.h"
 #include "util/fsutil.h"
+#include "util/isolate.h"
 #include "util/progress.h"
 #include "util/safefile.h"
 
@@ -58,6 +62,7 @@ typedef struct bench_ctx {
     int abort;
     pthread_mutex_t mu;
     pthread_cond_t cv;
+    pthread_mutex_t fork_mu; /* --isolate: one pipe + fork at a time (isolated_solve) */
     /* MPI (bench/mpi_pool.h). Rank 0: pool != NULL, one more thread serves the other ranks
      * from the same queue. A worker rank reads its batches from src and solves one task at a
      * time in scratch. Batches are numbered in the order of the source on every rank. */
@@ -150,6 +155,165 @@ static const ncp_params *params_for(const ncp_bench_opts *o, const char *solver)
     return NULL;
 }
 
+/* ---- --isolate: one solve in a forked child (bench.h) ----
+ *
+ * The child runs ncp_harness_solve exactly as in-process (the trace callback collects its rows
+ * in the child's copy of the task) and sends back, through a pipe: a header (the harness's
+ * return code and error, the ncp_result by value, the array sizes), lambda, u, v, the trace
+ * rows, and a trailer; it then ends with _exit (no atexit handler or stdio buffer of the parent
+ * runs twice). The parent reads to the trailer and rebuilds the result; anything short of it is
+ * a crash. Both ends are the same executable image (fork, no exec), so the structs travel as
+ * bytes.
+ *
+ * Threads (-j N): a worker thread forks. The child is a copy of that one thread; it calls
+ * malloc, BLAS and the harness, which POSIX does not promise after a fork from a threaded
+ * process but glibc does (its fork takes and resets the malloc arenas' and stdio's locks, and
+ * OpenBLAS re-creates its pool in an atfork handler); the child touches no lock of ours (not
+ * c->mu). pipe + fork + the parent's close of the write end happen under fork_mu, so no other
+ * child inherits this pipe's write end (it would hold off the end of file that tells the
+ * parent a child died). */
+typedef struct iso_head {
+    unsigned magic;
+    int rc;
+    ncp_error err;
+    ncp_result res;  /* pointers meaningless here; the arrays follow */
+    int m, nv, has_lambda, has_u, has_v, ntrace, trace_oom;
+} iso_head;
+#define ISO_MAGIC 0x6e637069u   /* "ncpi" */
+#define ISO_TRAILER 0x69706e63u
+
+static void iso_child(bench_ctx *c, task *tk, const ncp_solver_desc *s, const ncp_problem *p,
+                      const double *l0, const double *v0, const ncp_harness_opts *ho, int fd)
+{
+    tk->trace = NULL;
+    tk->ntrace = tk->captrace = 0;
+    iso_head h;
+    memset(&h, 0, sizeof h);
+    h.magic = ISO_MAGIC;
+    h.rc = ncp_harness_solve(s, p, params_for(c->o, s->name), l0, v0, ho, &tk->res, &h.err);
+    h.res = tk->res;
+    h.m = p->m;
+    h.nv = p->nv;
+    h.has_lambda = !h.rc && tk->res.lambda != NULL;
+    h.has_u = !h.rc && tk->res.u != NULL;
+    h.has_v = !h.rc && tk->res.v != NULL;
+    h.ntrace = tk->ntrace;
+    h.trace_oom = tk->trace_oom;
+    unsigned tail = ISO_TRAILER;
+    int bad = ncp_write_all(fd, &h, sizeof h);
+    if (!bad && h.has_lambda) bad = ncp_write_all(fd, tk->res.lambda, (size_t)p->m * sizeof(double));
+    if (!bad && h.has_u) bad = ncp_write_all(fd, tk->res.u, (size_t)p->m * sizeof(double));
+    if (!bad && h.has_v) bad = ncp_write_all(fd, tk->res.v, (size_t)p->nv * sizeof(double));
+    if (!bad && h.ntrace) bad = ncp_write_all(fd, tk->trace, (size_t)h.ntrace * sizeof *tk->trace);
+    if (!bad) bad = ncp_write_all(fd, &tail, sizeof tail);
+    _exit(bad ? 3 : 0);
+}
+
+/* Reads an array of n doubles from the child into a fresh block; NULL when short (or n = 0). */
+static double *iso_read_doubles(int fd, int n, int *ok)
+{
+    if (!*ok || n <= 0) return NULL;
+    double *x = malloc((size_t)n * sizeof *x);
+    if (!x || ncp_read_all(fd, x, (size_t)n * sizeof *x) != (size_t)n * sizeof *x) {
+        free(x);
+        *ok = 0;
+        return NULL;
+    }
+    return x;
+}
+
+/* The row of a solve whose child crashed: no answer, NaN metrics, the note says how. */
+static void iso_crashed(task *tk, const char *how)
+{
+    ncp_result_free(&tk->res);
+    memset(&tk->res, 0, sizeof tk->res);
+    tk->res.status = NCP_STATUS_CRASHED;
+#define NCP_NAN_FIELD(name, doc) tk->res.final.name = NAN;
+    NCP_METRIC_COLUMNS(NCP_NAN_FIELD)
+#undef NCP_NAN_FIELD
+    snprintf(tk->res.note, sizeof tk->res.note, "%s", how);
+    free(tk->trace);
+    tk->trace = NULL;
+    tk->ntrace = tk->captrace = 0;
+}
+
+static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, const ncp_problem *p,
+                           const double *l0, const double *v0, const ncp_harness_opts *ho)
+{
+    int fd[2];
+    pthread_mutex_lock(&c->fork_mu);
+    if (pipe(fd) != 0) {
+        pthread_mutex_unlock(&c->fork_mu);
+        tk->rc = ncp_error_set(&tk->err, NCP_ERR_IO, "--isolate: cannot create a pipe for the "
+                               "solve of %s by %s", p->name, s->name);
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        iso_child(c, tk, s, p, l0, v0, ho, fd[1]); /* does not return */
+    }
+    close(fd[1]);
+    pthread_mutex_unlock(&c->fork_mu);
+    if (pid < 0) {
+        close(fd[0]);
+        tk->rc = ncp_error_set(&tk->err, NCP_ERR_IO, "--isolate: cannot fork for the solve of %s "
+                               "by %s (out of processes or memory?)", p->name, s->name);
+        return;
+    }
+    iso_head h;
+    int ok = ncp_read_all(fd[0], &h, sizeof h) == sizeof h && h.magic == ISO_MAGIC &&
+             h.m == p->m && h.nv == p->nv && h.ntrace >= 0;
+    double *lam = iso_read_doubles(fd[0], h.has_lambda ? p->m : 0, &ok);
+    double *u = iso_read_doubles(fd[0], h.has_u ? p->m : 0, &ok);
+    double *v = iso_read_doubles(fd[0], h.has_v ? p->nv : 0, &ok);
+    trace_row *tr = NULL;
+    if (ok && h.ntrace > 0) {
+        size_t bytes = (size_t)h.ntrace * sizeof *tr;
+        tr = malloc(bytes);
+        ok = tr && ncp_read_all(fd[0], tr, bytes) == bytes;
+    }
+    unsigned tail = 0;
+    ok = ok && ncp_read_all(fd[0], &tail, sizeof tail) == sizeof tail && tail == ISO_TRAILER;
+    close(fd[0]);
+    int st = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {
+    }
+    char how[300];
+    if (w < 0) {
+        snprintf(how, sizeof how, "crashed: the solve's process was lost (waitpid failed)");
+        ok = 0;
+    } else if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        snprintf(how, sizeof how, "crashed: killed by signal %d (%s)", sig, strsignal(sig));
+        ok = 0;
+    } else if (!ok || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        snprintf(how, sizeof how, "crashed: the solve's process ended with exit code %d before "
+                 "sending a complete result (a sanitizer's or the solver's report, if any, is "
+                 "on stderr)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        ok = 0;
+    }
+    if (!ok) {
+        free(lam);
+        free(u);
+        free(v);
+        free(tr);
+        iso_crashed(tk, how);
+        return;
+    }
+    tk->rc = h.rc;
+    tk->err = h.err;
+    tk->res = h.res;
+    tk->res.lambda = lam;
+    tk->res.u = u;
+    tk->res.v = v;
+    free(tk->trace);
+    tk->trace = tr;
+    tk->ntrace = tk->captrace = h.ntrace;
+    tk->trace_oom = h.trace_oom;
+}
+
 static void run_task(bench_ctx *c, task *tk)
 {
     const ncp_problem *p = &c->probs[tk->prob];
@@ -171,10 +335,14 @@ static void run_task(bench_ctx *c, task *tk)
     const double *l0 = guess ? p->guess_lambda : NULL;
     const double *v0 = (guess && l0) || vel ? p->guess_v : NULL;
     ncp_error_clear(&tk->err);
-    tk->rc = ncp_harness_solve(s, p, params_for(c->o, s->name), l0, v0, &ho, &tk->res, &tk->err);
+    if (c->o->isolate)
+        isolated_solve(c, tk, s, p, l0, v0, &ho);
+    else
+        tk->rc = ncp_harness_solve(s, p, params_for(c->o, s->name), l0, v0, &ho, &tk->res,
+                                   &tk->err);
     if (tk->rc) return;
     snprintf(tk->note, sizeof tk->note, "%s", tk->res.note);
-    if (tk->res.status == NCP_STATUS_UNSUPPORTED) return;
+    if (tk->res.status == NCP_STATUS_UNSUPPORTED || tk->res.status == NCP_STATUS_CRASHED) return;
     /* velocity: said where the harness handed v0 on, i.e. the solve had the problem's own dense
      * primal form (as given or densified; harness.h), and the solver starts from it (takes_v0);
      * a solver that takes no velocity ignores it, as it ignores guess_v in guess mode, and its
@@ -624,17 +792,20 @@ static void summarise(const writers *w, ncp_bench_summary *sum)
             ss->failed += r->status == NCP_STATUS_FAILED;
             ss->timeouts += r->status == NCP_STATUS_TIMEOUT;
             ss->max_iters += r->status == NCP_STATUS_MAX_ITER;
+            ss->crashed += r->status == NCP_STATUS_CRASHED;
             ss->total_solve_ms += r->solve_ms;
         }
         ss->problems = n;
-        if (!buf || n == 0) continue;
+        if (!buf || n - ss->crashed == 0) continue;
 #define AGG(EXPR, MED, MAX)                                                        \
     do {                                                                           \
         int k_ = 0;                                                                \
         double mx_ = -INFINITY;                                                    \
         for (int i = 0; i < w->nrec; i++) {                                        \
             const row_rec *r = &w->rec[i];                                         \
-            if (r->solver != j || r->status == NCP_STATUS_UNSUPPORTED) continue;   \
+            if (r->solver != j || r->status == NCP_STATUS_UNSUPPORTED ||           \
+                r->status == NCP_STATUS_CRASHED)                                   \
+                continue;                                                          \
             double x_ = (EXPR);                                                    \
             buf[k_++] = x_;                                                        \
             if (x_ > mx_ || isnan(x_)) mx_ = isnan(mx_) ? mx_ : x_;                \
@@ -810,6 +981,7 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     c.o = o;
     c.pool = pool;
     pthread_mutex_init(&c.mu, NULL);
+    pthread_mutex_init(&c.fork_mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     ncp_progress pg;
     ncp_progress_begin(&pg, "solving", 0, o->progress);
@@ -886,6 +1058,7 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     }
     free(w.titles);
     pthread_mutex_destroy(&c.mu);
+    pthread_mutex_destroy(&c.fork_mu);
     pthread_cond_destroy(&c.cv);
     return rc;
 }

@@ -16,6 +16,7 @@
 
 #include "solve/harness.h"
 #include "scene/scene.h"
+#include "solve/catalog.h"
 
 /* Start point of every solve (--warm-start). A captured problem's guess is the state its step
  * starts from (problem.h), so `velocity` is Lee et al. 2025 §V-D's protocol: every solver that
@@ -63,6 +64,14 @@ typedef struct ncp_bench_opts {
     int fresh;
     const char *input;
     double capture_ms;      /* time the caller spent capturing, for the profile (0: none) */
+    /* --isolate: every solve runs in a forked child (one fork per problem x solver pair); a
+     * child killed by a signal, or ending without sending a complete result, gives a row with
+     * status crashed whose note says how, and the run goes on. The child's own solver clock
+     * is reported, as in-process. */
+    int isolate;
+    /* Where the solvers' descriptions come from for the outputs (summary.json's source and
+     * plugin file): NULL = the registry (solvers/registry.h). */
+    const ncp_solver_catalog *catalog;
 } ncp_bench_opts;
 
 /* Capacities of one benchmark run: solvers compared, worker threads (-j). */
@@ -79,6 +88,8 @@ typedef struct ncp_solver_summary {
     int failed;
     int timeouts;
     int max_iters;
+    int crashed;      /* NCP_STATUS_CRASHED rows (--isolate): counted in problems, not in the
+                         medians (they have no answer) */
     int unsupported;
     int unsupported_by[NCP_UNSUP_COUNT];  /* per NCP_UNSUP_* (ncp_unsupported_name) */
     /* NCP_UNSUP_SOLVER rows by the solver's own reason (its text up to the first ';'), the

@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/csv.h"
 #include "util/fsutil.h"
 #include "util/safefile.h"
 #include "ncp_config.h"
@@ -374,14 +375,21 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
                 bad = 1;
                 break;
             }
-            const ncp_solver_desc *d = ncp_solver_find(ss->solver);
+            /* the run's catalog: plugin solvers are described as built-in ones, plus their
+             * file (solve/plugin_load.h) */
+            const ncp_solver_catalog *cat = o->catalog ? o->catalog : ncp_registry_catalog();
+            int di = ncp_catalog_index(cat, ss->solver);
+            const ncp_solver_desc *d = di >= 0 ? cat->solvers[di] : NULL;
+            const char *plugin = ncp_catalog_plugin_file(cat, di);
             bad |= add(so, "solver", cJSON_CreateString(ss->solver));
-            bad |= add(so, "source", cJSON_CreateString(d ? d->source : ""));
+            bad |= add(so, "source", cJSON_CreateString(d && d->source ? d->source : ""));
+            if (plugin) bad |= add(so, "plugin", cJSON_CreateString(plugin));
             bad |= add(so, "problems", num(ss->problems));
             bad |= add(so, "converged", num(ss->converged));
             bad |= add(so, "failed", num(ss->failed));
             bad |= add(so, "timeouts", num(ss->timeouts));
             bad |= add(so, "max_iter_reached", num(ss->max_iters));
+            bad |= add(so, "crashed", num(ss->crashed));
             bad |= add(so, "unsupported", num(ss->unsupported));
             cJSON *why = counts(NCP_UNSUP_COUNT, ss->unsupported_by, reason_at);
             int rest = ss->unsupported_by[NCP_UNSUP_SOLVER];
@@ -412,6 +420,15 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
             }
         }
         bad |= add(root, "solvers", arr);
+        if (!bad) {
+            cJSON *tab = NULL;
+            int rrc = ncp_out_results(o->out_dir, o, &tab, err);
+            if (rrc) {
+                cJSON_Delete(root);
+                return rrc;
+            }
+            bad |= add(root, "results_table", tab);
+        }
         if (ntitles > 0) {
             cJSON *ta = cJSON_CreateArray();
             bad |= !ta;
@@ -448,5 +465,374 @@ int ncp_out_write_json(const char *path, cJSON *root, int bad, ncp_error *err)
     t2[n + 1] = '\0';
     int rc = ncp_safe_write_text(path, t2, err);
     free(t2);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Results tables (output.h; issue 16)                                                        */
+
+void ncp_results_grid_free(ncp_results_grid *g)
+{
+    if (!g) return;
+    for (int s = 0; s < g->ns; s++) free(g->solver[s]);
+    for (int p = 0; p < g->np; p++) free(g->problem[p]);
+    free(g->solver);
+    free(g->problem);
+    free(g->cell);
+    free(g->fail_time_ms);
+    free(g->fail_iter);
+    memset(g, 0, sizeof *g);
+}
+
+/* Column of solver `name`, a new one (every earlier problem: no row) when it is new. */
+static int grid_solver(ncp_results_grid *g, const char *name, ncp_error *err)
+{
+    for (int s = 0; s < g->ns; s++)
+        if (!strcmp(g->solver[s], name)) return s;
+    int ns = g->ns + 1;
+    char **sv = realloc(g->solver, (size_t)ns * sizeof *sv);
+    if (!sv) {
+        ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading the results");
+        return -1;
+    }
+    g->solver = sv;
+    ncp_results_cell *c = ncp_calloc(err, (size_t)(g->cap ? g->cap : 1) * (size_t)ns, sizeof *c);
+    char *nm = c ? ncp_strdup(err, name) : NULL;
+    if (!nm) {
+        free(c);
+        return -1;
+    }
+    for (int p = 0; p < g->np; p++)
+        memcpy(c + (size_t)p * ns, g->cell + (size_t)p * g->ns, (size_t)g->ns * sizeof *c);
+    free(g->cell);
+    g->cell = c;
+    g->solver[g->ns] = nm;
+    return g->ns++;
+}
+
+/* Row of problem `name` of the file being read, a new one when it is new. */
+static int grid_problem(ncp_results_grid *g, const char *name, double time_ms, int max_iter,
+                        ncp_error *err)
+{
+    /* the rows of a problem are together (problem-major): the last one first */
+    for (int p = g->np - 1; p >= g->file_first; p--)
+        if (!strcmp(g->problem[p], name)) return p;
+    if (g->np == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 64;
+        size_t ns = (size_t)(g->ns ? g->ns : 1);
+        ncp_results_cell *c = realloc(g->cell, (size_t)cap * ns * sizeof *c);
+        if (c) g->cell = c;
+        char **pn = c ? realloc(g->problem, (size_t)cap * sizeof *pn) : NULL;
+        if (pn) g->problem = pn;
+        double *ft = pn ? realloc(g->fail_time_ms, (size_t)cap * sizeof *ft) : NULL;
+        if (ft) g->fail_time_ms = ft;
+        int *fi = ft ? realloc(g->fail_iter, (size_t)cap * sizeof *fi) : NULL;
+        if (!fi) {
+            ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading the results");
+            return -1;
+        }
+        g->fail_iter = fi;
+        g->cap = cap;
+    }
+    if (!(g->problem[g->np] = ncp_strdup(err, name))) return -1;
+    memset(g->cell + (size_t)g->np * g->ns, 0, (size_t)g->ns * sizeof *g->cell);
+    g->fail_time_ms[g->np] = time_ms;
+    g->fail_iter[g->np] = max_iter;
+    return g->np++;
+}
+
+typedef struct {
+    ncp_results_grid *g;
+    double time_ms;
+    int max_iter;
+} grid_read;
+
+static int grid_row(void *ctx, const char *const *f, const char *path, long line, ncp_error *err)
+{
+    grid_read *rd = ctx;
+    ncp_results_grid *g = rd->g;
+    int s = grid_solver(g, f[1], err);
+    int p = s < 0 ? -1 : grid_problem(g, f[0], rd->time_ms, rd->max_iter, err);
+    if (p < 0) return err->code ? err->code : NCP_ERR_NOMEM;
+    double it, conv, setup, solve;
+    if (ncp_csv_number(f[2], &it) || ncp_csv_number(f[3], &conv) ||
+        ncp_csv_number(f[5], &setup) || ncp_csv_number(f[6], &solve) || !(it >= 0.0) ||
+        it > 2e9 || (conv != 0.0 && conv != 1.0) || isinf(setup) || isinf(solve))
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "%s:%ld: iterations/converged/setup_ms/solve_ms '%s', '%s', '%s', "
+                             "'%s' are not a count, 0 or 1 and two finite numbers or nan (rewrite "
+                             "the file with ncpbench run/solve)",
+                             path, line, f[2], f[3], f[5], f[6]);
+    ncp_results_cell *c = g->cell + (size_t)p * g->ns + s;
+    c->present = 1;
+    c->converged = conv == 1.0;
+    c->unsupported = !strcmp(f[4], ncp_status_name(NCP_STATUS_UNSUPPORTED));
+    c->iterations = (int)it;
+    /* nan: a graded answer without the program's time (docs/answers.md); it counts in the
+     * success rate and the iterations, never as a time (0 would make it look instant) */
+    c->time_ms = isnan(setup) || isnan(solve) ? NAN : fmax(setup + solve, 0.0);
+    return NCP_OK;
+}
+
+int ncp_results_read_csv(ncp_results_grid *g, const char *csv, double time_ms, int max_iter,
+                         ncp_error *err)
+{
+    static const char *const cols[7] = {"problem",  "solver",   "iterations", "converged",
+                                        "status",   "setup_ms", "solve_ms"};
+    grid_read rd = {g, time_ms, max_iter};
+    g->file_first = g->np;
+    return ncp_csv_read(csv, cols, 7, grid_row, &rd, err);
+}
+
+int ncp_results_compute(const ncp_results_grid *g, ncp_results_row *rows, ncp_error *err)
+{
+    int np = g->np, ns = g->ns, rc = NCP_OK;
+    size_t n = (size_t)np * (size_t)ns + 1;
+    double *t = ncp_malloc(err, n, sizeof *t), *r = ncp_malloc(err, n, sizeof *r);
+    double *xt = ncp_malloc(err, (size_t)np + 1, sizeof *xt);
+    double *xi = ncp_malloc(err, (size_t)np + 1, sizeof *xi);
+    if (!t || !r || !xt || !xi) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    for (int p = 0; p < np; p++)
+        for (int s = 0; s < ns; s++) {
+            const ncp_results_cell *c = g->cell + (size_t)p * ns + s;
+            /* an untimed row is left out of the profile (it cannot be compared in time) */
+            t[(size_t)p * ns + s] = c->present && c->converged && !isnan(c->time_ms)
+                                        ? fmax(c->time_ms, NCP_RESULTS_TIME_FLOOR_MS)
+                                        : INFINITY;
+        }
+    if ((rc = ncp_perf_ratios(np, ns, t, r, err))) goto done;
+    for (int s = 0; s < ns; s++) {
+        ncp_results_row *w = &rows[s];
+        memset(w, 0, sizeof *w);
+        w->solver = g->solver[s];
+        w->problems = np;
+        int untimed = 0;
+        for (int p = 0; p < np; p++) {
+            const ncp_results_cell *c = g->cell + (size_t)p * ns + s;
+            int ok = c->present && c->converged;
+            untimed |= c->present && isnan(c->time_ms);
+            w->converged += ok;
+            w->unsupported += c->present && c->unsupported;
+            double fail_t = g->fail_time_ms[p];
+            if (!(fail_t > 0.0)) { /* no time budget: the slowest run on the problem */
+                fail_t = 0.0;
+                for (int k = 0; k < ns; k++) {
+                    const ncp_results_cell *o = g->cell + (size_t)p * ns + k;
+                    if (o->present) fail_t = fmax(fail_t, o->time_ms);
+                }
+            }
+            xt[p] = ok ? c->time_ms : fail_t;
+            xi[p] = ok ? (double)c->iterations : (double)g->fail_iter[p];
+        }
+        int supported = np - w->unsupported;
+        w->success = np > 0 ? (double)w->converged / np : NAN;
+        w->success_supported = supported > 0 ? (double)w->converged / supported : NAN;
+        w->sgm_time_ms = ncp_sgm(xt, np, NCP_RESULTS_TIME_SHIFT_MS);
+        w->sgm_iter = ncp_sgm(xi, np, NCP_RESULTS_ITER_SHIFT);
+        w->rho_1 = ncp_perf_rho(np, ns, r, s, 1.0);
+        w->rho_10 = ncp_perf_rho(np, ns, r, s, 10.0);
+        int k = 0;
+        for (int p = 0; p < np; p++)
+            if (isfinite(t[(size_t)p * ns + s])) xt[k++] = t[(size_t)p * ns + s];
+        w->median_time_ms = ncp_median(xt, k);
+        if (untimed) /* a solver with untimed rows has no time statistics at all */
+            w->sgm_time_ms = w->rho_1 = w->rho_10 = w->median_time_ms = NAN;
+    }
+    /* normalised to the best solver (qpbenchmark: best = 1.0); a best of 0 (every failure at a
+     * zero time, iterations all zero) leaves no ratio */
+    double bt = INFINITY, bi = INFINITY;
+    for (int s = 0; s < ns; s++) {
+        if (!isnan(rows[s].sgm_time_ms)) bt = fmin(bt, rows[s].sgm_time_ms);
+        if (!isnan(rows[s].sgm_iter)) bi = fmin(bi, rows[s].sgm_iter);
+    }
+    for (int s = 0; s < ns; s++) {
+        rows[s].sgm_time_norm = bt > 0.0 && isfinite(bt) ? rows[s].sgm_time_ms / bt : NAN;
+        rows[s].sgm_iter_norm = bi > 0.0 && isfinite(bi) ? rows[s].sgm_iter / bi : NAN;
+    }
+done:
+    free(t);
+    free(r);
+    free(xt);
+    free(xi);
+    return rc;
+}
+
+/* Family of a solver for the tables: the registry's, the plugin family for a plugin solver of
+ * the catalog, "other" for a name neither knows. */
+static const char *results_family(const char *solver, const ncp_solver_catalog *cat)
+{
+    const char *f = ncp_registry_family(solver);
+    if (f) return f;
+    if (cat && ncp_catalog_plugin_file(cat, ncp_catalog_index(cat, solver)))
+        return NCP_REGISTRY_PLUGIN_FAMILY;
+    return "other";
+}
+
+cJSON *ncp_results_json(const ncp_results_grid *g, const ncp_results_row *rows,
+                        const ncp_results_conditions *c)
+{
+    cJSON *o = cJSON_CreateObject(), *arr = cJSON_CreateArray();
+    int bad = !o || !arr;
+    if (bad) {
+        cJSON_Delete(o);
+        cJSON_Delete(arr);
+        return NULL;
+    }
+    bad |= add(o, "problems", num(g->np));
+    bad |= add(o, "tol", num(c->tol));
+    bad |= add(o, "stop_metric", c->stop_metric ? cJSON_CreateString(c->stop_metric)
+                                                : cJSON_CreateNull());
+    bad |= add(o, "max_iter", c->max_iter > 0 ? num(c->max_iter) : cJSON_CreateNull());
+    bad |= add(o, "time_budget_ms", num(c->time_ms > 0.0 ? c->time_ms : NAN));
+    bad |= add(o, "time_shift_ms", num(NCP_RESULTS_TIME_SHIFT_MS));
+    bad |= add(o, "iteration_shift", num(NCP_RESULTS_ITER_SHIFT));
+    bad |= add(o, "time_measure",
+               cJSON_CreateString("setup_ms + solve_ms of a converged row"));
+    bad |= add(o, "failure_time",
+               cJSON_CreateString(c->time_ms > 0.0 ? "the time budget"
+                                                   : "the largest time any solver took on the "
+                                                     "problem"));
+    bad |= add(o, "failure_iterations", cJSON_CreateString("max_iter"));
+    bad |= add(o, "unsupported", cJSON_CreateString("a failure in success_rate; "
+                                                    "success_rate_supported leaves them out"));
+    if (c->note) bad |= add(o, "note", cJSON_CreateString(c->note));
+    for (int s = 0; !bad && s < g->ns; s++) {
+        const ncp_results_row *w = &rows[s];
+        cJSON *so = cJSON_CreateObject();
+        if (!so || !cJSON_AddItemToArray(arr, so)) {
+            cJSON_Delete(so);
+            bad = 1;
+            break;
+        }
+        bad |= add(so, "solver", cJSON_CreateString(w->solver));
+        bad |= add(so, "family", cJSON_CreateString(results_family(w->solver, c->catalog)));
+        bad |= add(so, "problems", num(w->problems));
+        bad |= add(so, "converged", num(w->converged));
+        bad |= add(so, "unsupported", num(w->unsupported));
+        bad |= add(so, "success_rate", num(w->success));
+        bad |= add(so, "success_rate_supported", num(w->success_supported));
+        bad |= add(so, "sgm_time_ms", num(w->sgm_time_ms));
+        bad |= add(so, "sgm_time_normalized", num(w->sgm_time_norm));
+        bad |= add(so, "sgm_iterations", num(w->sgm_iter));
+        bad |= add(so, "sgm_iterations_normalized", num(w->sgm_iter_norm));
+        bad |= add(so, "rho_1", num(w->rho_1));
+        bad |= add(so, "rho_10", num(w->rho_10));
+        bad |= add(so, "median_time_ms", num(w->median_time_ms));
+    }
+    bad |= add(o, "solvers", arr);
+    if (bad) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* The conditions, one paragraph. */
+static void results_conditions(FILE *f, int np, const ncp_results_conditions *c)
+{
+    fprintf(f, "%d problems. Tolerance: ", np);
+    if (isnan(c->tol)) fputs("per run (below)", f);
+    else fprintf(f, "%g", c->tol);
+    if (c->stop_metric) fprintf(f, " on %s", c->stop_metric);
+    fputs(". Budget: ", f);
+    if (c->max_iter > 0) fprintf(f, "%d iterations", c->max_iter);
+    else fputs("the iterations of each run (below)", f);
+    if (c->time_ms > 0.0) fprintf(f, ", %g ms per solve", c->time_ms);
+    else fputs(", no time limit", f);
+    fputs(".", f);
+    if (c->note) fprintf(f, " %s", c->note);
+    fputs("\n\n", f);
+}
+
+/* x with %.*f, "-" when NaN. */
+static void md_num(FILE *f, double x, int digits)
+{
+    if (isnan(x)) fputs("-", f);
+    else fprintf(f, "%.*f", digits, x);
+}
+
+/* "norm (raw unit) | ": a normalised mean and its raw value. */
+static void md_pair(FILE *f, double norm, double raw, int digits, const char *unit)
+{
+    md_num(f, norm, 2);
+    fputs(" (", f);
+    md_num(f, raw, digits);
+    fprintf(f, "%s) | ", unit);
+}
+
+int ncp_results_markdown(const char *path, const char *title, const ncp_results_grid *g,
+                         const ncp_results_row *rows, const ncp_results_conditions *c,
+                         ncp_error *err)
+{
+    FILE *f = ncp_safe_fopen(path, err);
+    if (!f) return err->code ? err->code : NCP_ERR_IO;
+    fprintf(f, "# %s\n\n", title);
+    results_conditions(f, g->np, c);
+    fputs("| solver | family | success | SGM time (norm.) | SGM iter (norm.) | rho(1) | rho(10) "
+          "| median time ms |\n|---|---|--:|--:|--:|--:|--:|--:|\n", f);
+    for (int s = 0; s < g->ns; s++) {
+        const ncp_results_row *w = &rows[s];
+        fputs("| ", f);
+        for (const char *ch = w->solver; *ch; ch++) { /* a cell: '|' escaped, no line break */
+            if (*ch == '|') fputs("\\|", f);
+            else fputc((unsigned char)*ch < ' ' ? ' ' : *ch, f);
+        }
+        fprintf(f, " | %s | ", results_family(w->solver, c->catalog));
+        md_num(f, 100.0 * w->success, 1);
+        fprintf(f, "%% (%d/%d", w->converged, w->problems);
+        if (w->unsupported) {
+            fputs("; ", f);
+            md_num(f, 100.0 * w->success_supported, 1);
+            fprintf(f, "%% of %d supported", w->problems - w->unsupported);
+        }
+        fputs(") | ", f);
+        md_pair(f, w->sgm_time_norm, w->sgm_time_ms, 3, " ms");
+        md_pair(f, w->sgm_iter_norm, w->sgm_iter, 1, "");
+        md_num(f, w->rho_1, 3);
+        fputs(" | ", f);
+        md_num(f, w->rho_10, 3);
+        fputs(" | ", f);
+        if (isnan(w->median_time_ms)) fputs("-", f);
+        else fprintf(f, "%.4g", w->median_time_ms);
+        fputs(" |\n", f);
+    }
+    fprintf(f,
+            "\nSuccess: converged rows / problems; an unsupported row (the problem lacks what "
+            "the solver needs) is a failure, as any failure on the test set is in qpbenchmark, "
+            "and the rate over the supported rows follows it. SGM: shifted geometric mean "
+            "exp(mean log(x + sh)) - sh over all the problems, normalised to the best solver "
+            "(1.00; the raw value in parentheses): time = setup_ms + solve_ms, shift %g ms, a "
+            "failure counted at %s; iterations, shift %g, a failure counted at max_iter. "
+            "rho(tau): share of the problems solved within tau times the fastest solver's time "
+            "(Dolan & More 2002). Median time: over the problems the solver solved. Data: "
+            "metrics.csv.\n",
+            NCP_RESULTS_TIME_SHIFT_MS,
+            c->time_ms > 0.0 ? "the time budget" : "the largest time any solver took on the problem",
+            NCP_RESULTS_ITER_SHIFT);
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    return NCP_OK;
+}
+
+int ncp_out_results(const char *dir, const ncp_bench_opts *o, cJSON **out, ncp_error *err)
+{
+    char csv[4300], md[4300];
+    ncp_results_grid g = {0};
+    ncp_results_row *rows = NULL;
+    *out = NULL;
+    int rc = ncp_path_join(csv, sizeof csv, dir, "metrics.csv", err);
+    if (!rc) rc = ncp_path_join(md, sizeof md, dir, "results.md", err);
+    if (!rc) rc = ncp_results_read_csv(&g, csv, o->budget.time_ms, o->budget.max_iter, err);
+    if (!rc && !(rows = ncp_calloc(err, (size_t)g.ns + 1, sizeof *rows))) rc = NCP_ERR_NOMEM;
+    if (!rc) rc = ncp_results_compute(&g, rows, err);
+    ncp_results_conditions c = {o->budget.tol, ncp_metrics_name(o->stop_metric),
+                                o->budget.max_iter, o->budget.time_ms, NULL, o->catalog};
+    if (!rc) rc = ncp_results_markdown(md, "Results", &g, rows, &c, err);
+    if (!rc && !(*out = ncp_results_json(&g, rows, &c)))
+        rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory writing the results table");
+    free(rows);
+    ncp_results_grid_free(&g);
     return rc;
 }

@@ -71,4 +71,90 @@ int ncp_out_summary_profile(const char *path, const ncp_profile *p, ncp_error *e
 int ncp_out_write_json(const char *path, cJSON *root, int bad, ncp_error *err);
 
 
+/* ---- Results tables (issue 16: the tables the field reads) ----
+ * Per solver over the problems of one or more metrics.csv files: the success rate at the
+ * tolerance, the shifted geometric means of time and iterations normalised to the best solver,
+ * rho(1) and rho(10) of the Dolan-More profile, the median time over the problems solved.
+ *   - success: converged rows / problems. An unsupported row (the problem lacks what the solver
+ *     needs), a missing row and every other status are failures of the whole set, as in
+ *     qpbenchmark (a solver's failure on any problem of the test set counts); the rate over
+ *     the solver's supported rows is reported beside it.
+ *   - time: setup_ms + solve_ms of a converged row; a failure counts at the run's time budget
+ *     when one is set (qpbenchmark, results.py get_shgeom_for_metric_and_settings: the
+ *     runtime of an unsolved problem is the settings' time limit), else at the largest time any
+ *     solver took on that problem (never below the failing run's own time). Shift 10 ms.
+ *   - iterations: of a converged row; a failure counts at the run's max_iter. Shift 10
+ *     iterations: the same role as the 10 ms, so that problems solved in a handful of
+ *     iterations by everyone (a warm start, a single contact) weigh little against the
+ *     problems that separate the solvers.
+ *   - normalised: SGM_s / min over the solvers of SGM (qpbenchmark: 1.0 is the best).
+ *   - rho(tau): ncp_perf_rho on setup_ms + solve_ms of converged rows floored at
+ *     NCP_RESULTS_TIME_FLOOR_MS, failures infinite (the profile of fig_profiles.c). */
+#define NCP_RESULTS_TIME_SHIFT_MS 10.0
+#define NCP_RESULTS_ITER_SHIFT 10.0
+#define NCP_RESULTS_TIME_FLOOR_MS 1e-6
+
+typedef struct ncp_results_cell {
+    int present;     /* 0: the solver has no row for the problem (an interrupted run) */
+    int converged;   /* the converged column */
+    int unsupported; /* status "unsupported" */
+    int iterations;
+    double time_ms;  /* setup_ms + solve_ms; NaN: not timed (graded answers without a time,
+                        docs/answers.md) */
+} ncp_results_cell;
+
+/* Rows of metrics.csv files as a problems x solvers grid. Zero-initialise; free with
+ * ncp_results_grid_free. */
+typedef struct ncp_results_grid {
+    int np, ns;
+    char **solver;          /* the ns solver names, in order of first appearance */
+    char **problem;         /* the np problem names */
+    ncp_results_cell *cell; /* np x ns, row-major */
+    double *fail_time_ms;   /* per problem: its run's time budget, <= 0 when none */
+    int *fail_iter;         /* per problem: its run's max_iter */
+    int cap, file_first;    /* private */
+} ncp_results_grid;
+
+/* Adds the rows of one metrics.csv (problem, solver, iterations, converged, status, setup_ms,
+ * solve_ms) to g, its problems new ones (the same name in another file is another problem)
+ * with that run's budget: time_ms (<= 0: none) and max_iter. Errors name file:line. */
+int ncp_results_read_csv(ncp_results_grid *g, const char *csv, double time_ms, int max_iter,
+                         ncp_error *err);
+void ncp_results_grid_free(ncp_results_grid *g);
+
+typedef struct ncp_results_row {
+    const char *solver; /* the grid's name */
+    int problems, converged, unsupported;
+    double success, success_supported; /* fractions; the latter NaN without supported rows */
+    double sgm_time_ms, sgm_time_norm, sgm_iter, sgm_iter_norm;
+    double rho_1, rho_10, median_time_ms; /* median over the problems solved (NaN: none) */
+} ncp_results_row;
+
+/* rows[0..g->ns): the table. */
+int ncp_results_compute(const ncp_results_grid *g, ncp_results_row *rows, ncp_error *err);
+
+/* What the table was measured against, stated above it. tol NaN / max_iter <= 0: differ
+ * between the files (given in note). */
+typedef struct ncp_results_conditions {
+    double tol;
+    const char *stop_metric;
+    int max_iter;
+    double time_ms; /* <= 0: no time budget */
+    const char *note; /* NULL or a sentence more */
+    const ncp_solver_catalog *catalog; /* NULL: the registry's; its plugin solvers' family is
+                                        * NCP_REGISTRY_PLUGIN_FAMILY */
+} ncp_results_conditions;
+
+/* The "results_table" object of summary.json (NULL when out of memory). */
+cJSON *ncp_results_json(const ncp_results_grid *g, const ncp_results_row *rows,
+                        const ncp_results_conditions *c);
+/* results.md: the conditions, then one table (solver | family | success | SGM time (norm.) |
+ * SGM iter (norm.) | rho(1) | rho(10) | median time ms), written atomically. */
+int ncp_results_markdown(const char *path, const char *title, const ncp_results_grid *g,
+                         const ncp_results_row *rows, const ncp_results_conditions *c,
+                         ncp_error *err);
+/* Of a run directory: reads dir/metrics.csv, writes dir/results.md and returns the
+ * "results_table" object in *out (budget and stopping metric of o). */
+int ncp_out_results(const char *dir, const ncp_bench_opts *o, cJSON **out, ncp_error *err);
+
 #endif

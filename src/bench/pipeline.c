@@ -31,12 +31,13 @@ void ncp_pipeline_opts_default(ncp_pipeline_opts *o)
     o->warm_start = NCP_WARM_VELOCITY; /* Lee et al. 2025 §V-D: from the previous step */
 }
 
-int ncp_resolve_solvers(const char *csv, const ncp_solver_desc **out, int cap, int *n,
-                        ncp_error *err)
+int ncp_resolve_solvers(const ncp_solver_catalog *cat, const char *csv,
+                        const ncp_solver_desc **out, int cap, int *n, ncp_error *err)
 {
     *n = 0;
+    if (!cat) cat = ncp_registry_catalog();
     if (!csv || !*csv) {
-        for (int i = 0; i < ncp_solver_count() && *n < cap; i++) out[(*n)++] = ncp_solver_at(i);
+        for (int i = 0; i < cat->n && *n < cap; i++) out[(*n)++] = cat->solvers[i];
         return NCP_OK;
     }
     const char *s = csv;
@@ -49,18 +50,19 @@ int ncp_resolve_solvers(const char *csv, const ncp_solver_desc **out, int cap, i
                                  csv);
         memcpy(name, s, len);
         name[len] = '\0';
-        const ncp_solver_desc *d = ncp_solver_find(name);
+        const ncp_solver_desc *d = ncp_catalog_find(cat, name);
         if (!d) {
             char known[1024] = "";
             size_t used = 0;
-            for (int i = 0; i < ncp_solver_count(); i++) {
+            for (int i = 0; i < cat->n; i++) {
                 int w = snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                                 ncp_solver_at(i)->name);
+                                 cat->solvers[i]->name);
                 if (w < 0 || (size_t)w >= sizeof known - used) break;
                 used += (size_t)w;
             }
             return ncp_error_set(err, NCP_ERR_INPUT, "unknown solver '%s' (known: %s; see "
-                                 "`ncpbench list solvers`)", name, known);
+                                 "`ncpbench list solvers`; a plugin's solvers need --plugin "
+                                 "FILE.so)", name, known);
         }
         for (int i = 0; i < *n; i++)
             if (out[i] == d)
@@ -119,10 +121,12 @@ static int params_merge(ncp_solver_params_entry *dst, int *n, int cap,
 }
 
 /* Every given parameter must be one the solver documents: a typo must not pass silently. */
-static int params_validate(const ncp_solver_params_entry *ps, int n, ncp_error *err)
+static int params_validate(const ncp_solver_catalog *cat, const ncp_solver_params_entry *ps,
+                           int n, ncp_error *err)
 {
     for (int i = 0; i < n; i++) {
-        const ncp_solver_desc *d = ncp_solver_find(ps[i].solver);
+        const ncp_solver_desc *d = ncp_catalog_find(cat ? cat : ncp_registry_catalog(),
+                                                    ps[i].solver);
         if (!d)
             return ncp_error_set(err, NCP_ERR_INPUT, "parameters given for unknown solver '%s'",
                                  ps[i].solver);
@@ -219,6 +223,8 @@ static void bench_opts(const ncp_pipeline_opts *o, const ncp_solver_desc **solve
     bo->allow = o->allow;
     bo->max_memory = o->max_memory;
     bo->warm_start = o->warm_start;
+    bo->isolate = o->isolate;
+    bo->catalog = o->catalog;
 }
 
 static int stop_metric_index(const ncp_pipeline_opts *o, ncp_error *err)
@@ -244,7 +250,8 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
                            ncp_bench_summary *sum, char *out_dir_used, size_t cap, ncp_error *err)
 {
     ncp_scene *scene = NULL;
-    int rc = ncp_scene_load(scene_path, ncp_registry_catalog(), &scene, err);
+    int rc = ncp_scene_load(scene_path, o->catalog ? o->catalog : ncp_registry_catalog(),
+                            &scene, err);
     if (rc) return rc;
     ncp_scene_set_driver_time(scene, o->step_budget_ms); /* --step-budget-ms */
     ncp_scene_set_max_memory(scene, o->max_memory);      /* --max-memory */
@@ -267,7 +274,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
             used += (size_t)snprintf(csv + used, sizeof csv - used, "%s%s", i ? "," : "",
                                      cfg->solvers[i]);
     }
-    if ((rc = ncp_resolve_solvers(csv, solvers, NCP_MAX_BENCH_SOLVERS, &nsolvers, err))) goto done;
+    if ((rc = ncp_resolve_solvers(o->catalog, csv, solvers, NCP_MAX_BENCH_SOLVERS, &nsolvers, err))) goto done;
     params = ncp_calloc(err, 2 * NCP_MAX_BENCH_SOLVERS, sizeof *params);
     if (!params) {
         rc = NCP_ERR_NOMEM;
@@ -277,7 +284,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
                            err)) ||
         (rc = params_merge(params, &nparams, 2 * NCP_MAX_BENCH_SOLVERS, o->params, o->nparams,
                            err)) ||
-        (rc = params_validate(params, nparams, err)))
+        (rc = params_validate(o->catalog, params, nparams, err)))
         goto done;
     int stop = stop_metric_index(o, err);
     if (stop < 0) {
@@ -369,9 +376,9 @@ static int solve_opts(const ncp_pipeline_opts *o, const char *source, ncp_bench_
                       const ncp_solver_desc **solvers, ncp_error *err)
 {
     int nsolvers = 0, rc;
-    if ((rc = ncp_resolve_solvers(o->solvers_csv, solvers, NCP_MAX_BENCH_SOLVERS, &nsolvers, err)))
+    if ((rc = ncp_resolve_solvers(o->catalog, o->solvers_csv, solvers, NCP_MAX_BENCH_SOLVERS, &nsolvers, err)))
         return rc;
-    if ((rc = params_validate(o->params, o->nparams, err))) return rc;
+    if ((rc = params_validate(o->catalog, o->params, o->nparams, err))) return rc;
     int stop = stop_metric_index(o, err);
     if (stop < 0) return -stop;
     bench_opts(o, solvers, nsolvers, stop, o->params, o->nparams, bo);
@@ -441,7 +448,7 @@ void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_m
                s->median_solve_ms, kal >= 0 ? s->median[kal] : NAN,
                knm >= 0 ? s->median[knm] : NAN);
         for (int b = 0; b < NCP_RECON_COUNT; b++) notes += s->reconstructed[b];
-        notes += s->unsupported + s->warm_guess + s->warm_velocity;
+        notes += s->unsupported + s->warm_guess + s->warm_velocity + s->crashed;
     }
     printf("(stop metric: %s)%s\n", stop_metric_name,
            sum->interrupted ? "  -- INTERRUPTED: partial results" : "");
@@ -465,6 +472,9 @@ void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_m
             if (s->reconstructed[b])
                 printf("%-14s %s on %d\n", s->solver, ncp_recon_name(1u << b),
                        s->reconstructed[b]);
+        if (s->crashed)
+            printf("%-14s crashed on %d (--isolate: its process died; metrics.csv, column "
+                   "note)\n", s->solver, s->crashed);
         if (s->warm_guess)
             printf("%-14s started from the file's guess on %d\n", s->solver, s->warm_guess);
         if (s->warm_velocity)

@@ -41,14 +41,20 @@ typedef struct ncp_pipeline_opts {
                                       over (the default: `check` and the figures' runs must
                                       measure this build, not reuse an earlier one's rows) */
     int store_fclib;               /* run: FCLib groups inside problems.h5 (--store-fclib) */
+    /* The solvers --solvers, --param and the scene's lists may name: the registry and the
+     * loaded plugins (solve/plugin_load.h), owned by the caller; NULL = the registry. The
+     * trajectory driver (--driver) is always a built-in solver. */
+    const ncp_solver_catalog *catalog;
+    int isolate;                   /* --isolate: every solve in a forked child (bench.h) */
 } ncp_pipeline_opts;
 
 void ncp_pipeline_opts_default(ncp_pipeline_opts *o);
 
-/* Resolves a comma-separated solver list ("" or NULL = every registered solver) into
- * descriptors; unknown names -> NCP_ERR_INPUT listing the known ones. */
-int ncp_resolve_solvers(const char *csv, const ncp_solver_desc **out, int cap, int *n,
-                        ncp_error *err);
+/* Resolves a comma-separated solver list ("" or NULL = every solver of the catalog, NULL
+ * catalog = the registry) into descriptors; unknown names -> NCP_ERR_INPUT listing the known
+ * ones. */
+int ncp_resolve_solvers(const ncp_solver_catalog *cat, const char *csv,
+                        const ncp_solver_desc **out, int cap, int *n, ncp_error *err);
 
 /* Merges budget/params: scene values, then CLI overrides. */
 int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,

@@ -163,6 +163,9 @@ typedef struct trace_row {
 /* Panels: one per solver family (solvers/registry.h), in the registry's family order, then
  * "other" for solver names the registry does not know (an older run's). */
 #define NCP_PLOT_OTHER_FAMILY "other"
+/* Solvers of loaded plugins (summary.json's solvers[].plugin, solve/plugin_load.h): one panel,
+ * after the registry's families. */
+#define NCP_PLOT_PLUGIN_FAMILY NCP_REGISTRY_PLUGIN_FAMILY
 
 typedef struct traces {
     trace_row *rows;
@@ -243,8 +246,22 @@ static int take_block(void *ctx, const ncp_trace_block *b, ncp_error *err)
     return NCP_OK;
 }
 
-/* Drawing order and panels: solvers by panel (family), then by first appearance. */
-static int assign_panels(traces *t, ncp_error *err)
+/* Whether summary.json (may be NULL) says `solver` came from a plugin. */
+static int from_plugin(const cJSON *sum, const char *solver)
+{
+    const cJSON *so, *arr = cJSON_GetObjectItemCaseSensitive(sum, "solvers");
+    cJSON_ArrayForEach(so, arr)
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(so, "solver");
+        if (cJSON_IsString(n) && !strcmp(n->valuestring, solver))
+            return cJSON_IsString(cJSON_GetObjectItemCaseSensitive(so, "plugin"));
+    }
+    return 0;
+}
+
+/* Drawing order and panels: solvers by panel (family; plugin solvers, then unknown names,
+ * last), then by first appearance. */
+static int assign_panels(traces *t, const char *dir, ncp_error *err)
 {
     size_t ns = t->solvers.n;
     int nf = ncp_registry_family_count();
@@ -258,22 +275,32 @@ static int assign_panels(traces *t, ncp_error *err)
         rc = NCP_ERR_NOMEM;
         goto done;
     }
+    char sp[4300];
+    char *text = NULL;
+    ncp_error e2 = {0};
+    cJSON *sum = NULL; /* no summary (traces alone): no plugin panel */
+    if (!ncp_path_join(sp, sizeof sp, dir, "summary.json", &e2) &&
+        !ncp_read_file(sp, &text, NULL, &e2))
+        sum = cJSON_Parse(text);
+    free(text);
     for (size_t s = 0; s < ns; s++) {
         const char *f = ncp_registry_family(t->solvers.names[s]);
-        fam[s] = nf; /* other */
+        fam[s] = from_plugin(sum, t->solvers.names[s]) ? nf : nf + 1; /* plugin, other */
         for (int k = 0; f && k < nf; k++)
             if (!strcmp(f, ncp_registry_family_at(k))) fam[s] = k;
     }
+    cJSON_Delete(sum);
     size_t r = 0;
     t->npanels = 0;
-    for (int k = 0; k <= nf; k++) {
+    for (int k = 0; k <= nf + 1; k++) {
         int members = 0;
         for (size_t s = 0; s < ns; s++) {
             if (fam[s] != k) continue;
             if (members == 0) {
                 if (t->npanels == (int)(sizeof t->panel_name / sizeof t->panel_name[0])) break;
-                t->panel_name[t->npanels++] = k < nf ? ncp_registry_family_at(k)
-                                                     : NCP_PLOT_OTHER_FAMILY;
+                t->panel_name[t->npanels++] = k < nf    ? ncp_registry_family_at(k)
+                                              : k == nf ? NCP_PLOT_PLUGIN_FAMILY
+                                                        : NCP_PLOT_OTHER_FAMILY;
             }
             rank[s] = (int)r;
             t->orig[r] = (int)s;
@@ -300,7 +327,7 @@ static int read_traces(const char *dir, const char *metric, traces *t, char *pat
     t->metric_col = -1;
     read_ctx c = {t, metric};
     rc = ncp_traces_read(path, take_block, &c, err);
-    if (!rc) rc = assign_panels(t, err);
+    if (!rc) rc = assign_panels(t, dir, err);
     return rc;
 }
 
@@ -684,6 +711,82 @@ static void put_text(FILE *f, const char *s, int html)
     }
 }
 
+/* One row of a table of the page, n cells. */
+static void put_row(FILE *f, int html, const char *const *cells, int n)
+{
+    fputs(html ? "<tr>" : "|", f);
+    for (int k = 0; k < n; k++) {
+        fputs(html ? "<td>" : " ", f);
+        put_text(f, cells[k], html);
+        fputs(html ? "</td>" : " |", f);
+    }
+    fputs(html ? "</tr>\n" : "\n", f);
+}
+
+/* summary.json's "results_table" (bench/output.h) as a section of the page, with the
+ * conditions above it and a link to results.md; nothing when the summary has none (a run of an
+ * older ncpbench). */
+static void write_results(FILE *f, int html, const cJSON *sum)
+{
+    const cJSON *rt = cJSON_GetObjectItemCaseSensitive(sum, "results_table");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(rt, "solvers");
+    if (!cJSON_IsArray(rows)) return;
+    const char *stop = jstr(rt, "stop_metric");
+    double tol = jnum(rt, "tol"), mi = jnum(rt, "max_iter"), tb = jnum(rt, "time_budget_ms");
+    const char *ft = jstr(rt, "failure_time");
+    char cond[700];
+    snprintf(cond, sizeof cond, "%.0f problems; tolerance %g on %s; budget %.0f iterations, %s",
+             jnum(rt, "problems"), tol, stop ? stop : "the stopping metric", mi,
+             isnan(tb) ? "no time limit" : "");
+    if (!isnan(tb)) snprintf(cond + strlen(cond), sizeof cond - strlen(cond), "%g ms per solve", tb);
+    snprintf(cond + strlen(cond), sizeof cond - strlen(cond),
+             ". Shifted geometric means (SGM; shifts %g ms and %g iterations; a failure counted "
+             "at %s and at max_iter) normalised to the best solver; rho(tau) of the Dolan-More "
+             "profile. Definitions: ", jnum(rt, "time_shift_ms"), jnum(rt, "iteration_shift"),
+             ft ? ft : "the time budget");
+    static const char *const head[8] = {"solver", "family", "success", "SGM time (norm.)",
+                                        "SGM iter (norm.)", "rho(1)", "rho(10)",
+                                        "median time ms"};
+    if (html) {
+        fputs("<h2>Results</h2>\n<p>", f);
+        put_text(f, cond, 1);
+        fputs("<a href=\"results.md\">results.md</a>.</p>\n<table><tr>", f);
+        for (int k = 0; k < 8; k++) fprintf(f, "<th>%s</th>", head[k]);
+        fputs("</tr>\n", f);
+    } else {
+        fputs("\n## Results\n\n", f);
+        put_text(f, cond, 0);
+        fputs("[results.md](results.md).\n\n|", f);
+        for (int k = 0; k < 8; k++) fprintf(f, " %s |", head[k]);
+        fputs("\n|---|---|--:|--:|--:|--:|--:|--:|\n", f);
+    }
+    const cJSON *so;
+    cJSON_ArrayForEach(so, rows)
+    {
+        const char *name = jstr(so, "solver"), *fam = jstr(so, "family");
+        if (!name) continue;
+        char c[8][80];
+        double su = jnum(so, "success_rate"), sp = jnum(so, "success_rate_supported");
+        double un = jnum(so, "unsupported");
+        snprintf(c[0], sizeof c[0], "%s", name);
+        snprintf(c[1], sizeof c[1], "%s", fam ? fam : NCP_PLOT_OTHER_FAMILY);
+        if (isnan(su)) snprintf(c[2], sizeof c[2], "-");
+        else if (un > 0 && !isnan(sp))
+            snprintf(c[2], sizeof c[2], "%.1f%% (%.1f%% of supported)", 100.0 * su, 100.0 * sp);
+        else snprintf(c[2], sizeof c[2], "%.1f%%", 100.0 * su);
+        const char *keys[5] = {"sgm_time_normalized", "sgm_iterations_normalized", "rho_1",
+                               "rho_10", "median_time_ms"};
+        for (int k = 0; k < 5; k++) {
+            double x = jnum(so, keys[k]);
+            if (isnan(x)) snprintf(c[3 + k], sizeof c[3 + k], "-");
+            else snprintf(c[3 + k], sizeof c[3 + k], k < 2 ? "%.2f" : k < 4 ? "%.3f" : "%.4g", x);
+        }
+        const char *cells[8] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
+        put_row(f, html, cells, 8);
+    }
+    if (html) fputs("</table>\n", f);
+}
+
 /* The page in Markdown (html = 0) or HTML (html = 1). */
 static void write_page(FILE *f, int html, const char *title, char **figs, int nfigs,
                        const cJSON *sum)
@@ -745,6 +848,7 @@ static void write_page(FILE *f, int html, const char *title, char **figs, int nf
     if (nfigs == 0) fputs(html ? "<p>No figures (gnuplot missing, or --no-figures).</p>\n"
                                : "No figures (gnuplot missing, or --no-figures).\n", f);
 
+    write_results(f, html, sum);
     const cJSON *solvers = cJSON_GetObjectItemCaseSensitive(sum, "solvers");
     if (html) {
         fputs("<h2>Solvers</h2>\n<table><tr><th>solver</th><th>family</th>"
@@ -770,14 +874,9 @@ static void write_page(FILE *f, int html, const char *title, char **figs, int nf
         cell(it, sizeof it, jnum(so, "median_iterations"));
         cell(ms, sizeof ms, jnum(so, "median_solve_ms"));
         cell(st, sizeof st, med ? jnum(med, stop) : NAN);
-        const char *cells[6] = {name, fam ? fam : NCP_PLOT_OTHER_FAMILY, conv, it, ms, st};
-        fputs(html ? "<tr>" : "|", f);
-        for (int k = 0; k < 6; k++) {
-            fputs(html ? "<td>" : " ", f);
-            put_text(f, cells[k], html);
-            fputs(html ? "</td>" : " |", f);
-        }
-        fputs(html ? "</tr>\n" : "\n", f);
+        if (!fam) fam = jstr(so, "plugin") ? NCP_PLOT_PLUGIN_FAMILY : NCP_PLOT_OTHER_FAMILY;
+        const char *cells[6] = {name, fam, conv, it, ms, st};
+        put_row(f, html, cells, 6);
     }
     if (html) fputs("</table>\n</body></html>\n", f);
 }

@@ -39,8 +39,11 @@ int ncp_plot_available(void);
 int ncp_plot_aggregate(const char *dir, const char *metric, ncp_error *err);
 
 /* Writes DIR/index.md and DIR/index.html (each atomically) from DIR/summary.json: links to
- * every figure file (*.png, *.svg) of DIR, the PNGs shown, and the per-solver table (solver,
- * family, converged / problems, median iterations, median solve ms, median stop metric). */
+ * every figure file (*.png, *.svg) of DIR, the PNGs shown, the results table of
+ * "results_table" (bench/output.h: success rate, normalised shifted geometric means of time and
+ * iterations, rho(1), rho(10), median time; budget above it, a link to DIR/results.md) and
+ * the per-solver table (solver, family, converged / problems, median iterations, median solve
+ * ms, median stop metric). */
 int ncp_plot_index(const char *dir, ncp_error *err);
 
 /* ncp_plot_aggregate, then runs gnuplot on scripts_dir/residual_vs_time.gp and

@@ -36,6 +36,7 @@ typedef struct ncp_dop {
     int rank;          /* columns of F on the low-rank route, 0 on the dense route */
     const double *D;   /* the problem's D (borrowed), NULL when it has none */
     double *F;         /* m x rank, column-major (low-rank route) */
+    double *Fr;        /* F row-major, made by ncp_dop_begin_rows (NULL before, or without memory) */
     double *t;         /* rank scratch */
 } ncp_dop;
 
@@ -58,10 +59,24 @@ double ncp_dop_begin_rows(ncp_dop *op, const double *x);
 static inline double ncp_dop_row(const ncp_dop *op, int i, double y0i)
 {
     double y = y0i;
-    for (int j = 0; j < op->rank; j++) y += op->t[j] * op->F[i + (size_t)j * op->m];
+    if (op->Fr) {
+        const double *f = op->Fr + (size_t)i * op->rank;
+        for (int j = 0; j < op->rank; j++) y += op->t[j] * f[j];
+    } else {
+        for (int j = 0; j < op->rank; j++) y += op->t[j] * op->F[i + (size_t)j * op->m];
+    }
     return y;
 }
 double ncp_dop_row_absmax(const ncp_dop *op);
+/* y += F t for the t of ncp_dop_begin_rows, all rows at once: begin_rows then end_rows give the
+ * bits of ncp_dop_apply(op, 1, x, 1, y) (rank > 0 only). */
+void ncp_dop_end_rows(const ncp_dop *op, double *y);
+
+/* y += A x for a dense column-major m x n A, in the reference BLAS's dgemv order (alpha = beta =
+ * 1: y_i += x_j A_ij for j = 0, 1, ..., no column skipped for x_j = 0): the same bits as
+ * ncp_gemv(0, m, n, 1, A, x, 1, y) with the reference BLAS, in a loop the compiler vectorises
+ * across rows (the harness's u = D lambda + v_f of every answer: 3x fewer instructions). */
+void ncp_dense_madd(int m, int n, const double *A, const double *x, double *y);
 
 /* The k x k diagonal block of D at rows r0..r0+k-1 into B (k x k, column-major). */
 void ncp_dop_diag_block(const ncp_dop *op, int r0, int k, double *B);

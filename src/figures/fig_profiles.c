@@ -22,7 +22,10 @@
  *
  * Outputs in OUT/profiles/: perf_profiles.dat (the profiles, one gnuplot index block per solver,
  * methodology and per-solver summary in its header), perf_profiles.{png,svg} (gnuplot,
- * scripts/perf_profiles.gp), and each scene's benchmark output directory.
+ * scripts/perf_profiles.gp), results.md and results.json (the results table of bench/output.h
+ * over every problem of every scene: success rate, shifted geometric means, rho(1), rho(10);
+ * failures at the per-solve limit and at each scene's max_iter), and each scene's benchmark
+ * output directory. The rows are read with ncp_results_read_csv, shared with the tables.
  *
  * `ncpbench solve` draws the same profiles over the problems of its collection
  * (ncp_fig_collection_profiles): the solvers of the run, the run's own budget, unsupported rows
@@ -52,17 +55,13 @@ enum { PROF_NTAU = 201, PROF_MAX_SCENES = 256 };
 #define PROF_LIMIT_FULL_MS 1000.0
 #define PROF_LIMIT_QUICK_MS 20.0
 
-/* Times of every solver on every problem, grown one metrics.csv at a time; a problem's rows are
- * together in the file, as the benchmark writes them (problem-major). */
+/* Times of every solver on every problem (ncp_prof_times of the rows read into a results grid,
+ * bench/output.h, which also gives the results table). */
 typedef struct prof_table {
     int ns;                                 /* solvers (columns) */
     const char *solver[NCP_BENCH_MAX_SOLVERS];
-    char names[NCP_BENCH_MAX_SOLVERS][32];  /* their names, when collected from the file */
-    int collect;                            /* 1: the pass that collects solver names */
-    int np, cap;
+    int np;
     double *t;          /* np x ns, row-major; INFINITY = not solved */
-    int file_first;     /* first problem row of the file being read */
-    char last[512];     /* problem of the previous row */
 } prof_table;
 
 static int cmp_str(const void *a, const void *b)
@@ -126,76 +125,71 @@ static int list_scenes(char **names, int cap, int *n, ncp_error *err)
     return rc;
 }
 
-/* Row of `problem`: the current one, or a new one (all failures) when the problem changes. */
-static double *prof_row(prof_table *tb, const char *problem, ncp_error *err)
+/* The profile's times from the grid: setup_ms + solve_ms of a converged row floored at the
+ * clock's resolution, anything else (no row, unsupported, not converged) infinite. tb->solver
+ * points into g. */
+static int prof_from_grid(prof_table *tb, const ncp_results_grid *g, ncp_error *err)
 {
-    if (tb->np > tb->file_first && !strcmp(problem, tb->last))
-        return tb->t + (size_t)(tb->np - 1) * tb->ns;
-    if (tb->np == tb->cap) {
-        int cap = tb->cap ? 2 * tb->cap : 256;
-        double *t = realloc(tb->t, (size_t)cap * (size_t)tb->ns * sizeof(double));
-        if (!t) {
-            ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading the benchmark results");
-            return NULL;
-        }
-        tb->t = t;
-        tb->cap = cap;
+    if (g->ns > NCP_BENCH_MAX_SOLVERS)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%d solvers in the results (at most %d)", g->ns,
+                             NCP_BENCH_MAX_SOLVERS);
+    free(tb->t);
+    tb->np = g->np;
+    tb->ns = g->ns;
+    if (!(tb->t = ncp_malloc(err, (size_t)g->np * (size_t)g->ns + 1, sizeof *tb->t)))
+        return NCP_ERR_NOMEM;
+    for (int s = 0; s < g->ns; s++) tb->solver[s] = g->solver[s];
+    for (size_t k = 0; k < (size_t)g->np * (size_t)g->ns; k++) {
+        const ncp_results_cell *c = &g->cell[k];
+        tb->t[k] = c->present && c->converged ? fmax(c->time_ms, PROF_TIME_FLOOR_MS) : INFINITY;
     }
-    for (int s = 0; s < tb->ns; s++) tb->t[(size_t)tb->np * tb->ns + s] = INFINITY;
-    snprintf(tb->last, sizeof tb->last, "%s", problem);
-    return tb->t + (size_t)tb->np++ * tb->ns;
-}
-
-/* metrics.csv row: problem, solver, converged, setup_ms, solve_ms. */
-static int prof_csv_row(void *ctx, const char *const *f, const char *path, long line,
-                        ncp_error *err)
-{
-    prof_table *tb = ctx;
-    int s = -1;
-    for (int i = 0; i < tb->ns; i++)
-        if (!strcmp(tb->solver[i], f[1])) s = i;
-    if (s < 0 && tb->collect) {
-        if (tb->ns >= NCP_BENCH_MAX_SOLVERS || strlen(f[1]) >= sizeof tb->names[0])
-            return ncp_error_set(err, NCP_ERR_INPUT, "%s:%ld: too many or too long solver names",
-                                 path, line);
-        snprintf(tb->names[tb->ns], sizeof tb->names[0], "%s", f[1]);
-        tb->solver[tb->ns] = tb->names[tb->ns];
-        tb->ns++;
-        return NCP_OK;
-    }
-    if (tb->collect) return NCP_OK;
-    if (s < 0)
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s:%ld: solver '%s' is not registered", path,
-                             line, f[1]);
-    double *row = prof_row(tb, f[0], err);
-    if (!row) {
-        ncp_error_prefix(err, "%s:%ld: ", path, line);
-        return err->code ? err->code : NCP_ERR_INPUT;
-    }
-    char *e1, *e2, *e3;
-    long conv = strtol(f[2], &e1, 10);
-    double setup = strtod(f[3], &e2), solve = strtod(f[4], &e3);
-    if (*e1 || *e2 || *e3 || !isfinite(setup) || !isfinite(solve))
-        return ncp_error_set(err, NCP_ERR_INPUT,
-                             "%s:%ld: converged/setup_ms/solve_ms '%s', '%s', '%s' are not numbers",
-                             path, line, f[2], f[3], f[4]);
-    row[s] = conv == 1 ? fmax(setup + solve, PROF_TIME_FLOOR_MS) : INFINITY;
     return NCP_OK;
 }
 
-static const char *const PROF_COLS[5] = {"problem", "solver", "converged", "setup_ms",
-                                         "solve_ms"};
-
-/* Adds the problems of one metrics.csv to the table. */
-static int prof_read(prof_table *tb, const char *csv, ncp_error *err)
+/* dir/summary.json parsed into *root (NULL when it is not JSON; the caller deletes it), its
+ * path in path. */
+static int prof_read_summary(const char *dir, char *path, size_t cap, cJSON **root,
+                             ncp_error *err)
 {
-    tb->file_first = tb->np;
-    return ncp_csv_read(csv, PROF_COLS, 5, prof_csv_row, tb, err);
+    char *text = NULL;
+    *root = NULL;
+    int rc = ncp_path_join(path, cap, dir, "summary.json", err);
+    if (!rc) rc = ncp_read_file(path, &text, NULL, err);
+    if (rc) return rc;
+    *root = cJSON_Parse(text);
+    free(text);
+    return NCP_OK;
+}
+
+/* The budget of a benchmark output: "budget" of dir/summary.json (tol, max_iter, time_ms). */
+static int prof_budget(const char *dir, double *tol, int *max_iter, double *time_ms,
+                       ncp_error *err)
+{
+    char path[4300];
+    cJSON *root;
+    int rc = prof_read_summary(dir, path, sizeof path, &root, err);
+    if (rc) return rc;
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "budget");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(b, "tol");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(b, "max_iter");
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(b, "time_ms");
+    rc = cJSON_IsNumber(t) && cJSON_IsNumber(m) && (cJSON_IsNumber(ms) || cJSON_IsNull(ms))
+             ? NCP_OK
+             : ncp_error_set(err, NCP_ERR_INPUT,
+                             "%s: no \"budget\" with tol, max_iter and time_ms (rewrite it with "
+                             "ncpbench run/solve)", path);
+    if (!rc) {
+        *tol = t->valuedouble;
+        *max_iter = m->valueint;
+        *time_ms = cJSON_IsNumber(ms) ? ms->valuedouble : 0.0;
+    }
+    cJSON_Delete(root);
+    return rc;
 }
 
 /* Benchmarks one scene and reads its metrics.csv into the table. */
-static int prof_scene(const ncp_fig_opts *o, const char *file, const char *out, prof_table *tb,
-                      int *nprob, ncp_error *err)
+static int prof_scene(const ncp_fig_opts *o, const char *file, const char *out,
+                      ncp_results_grid *g, double *tol, int *nprob, ncp_error *err)
 {
     char path[4200], dir[4200], csv[4300], stem[64];
     int rc;
@@ -217,9 +211,14 @@ static int prof_scene(const ncp_fig_opts *o, const char *file, const char *out, 
         return rc;
     }
     if (interrupted) return NCP_OK;
-    if ((rc = ncp_path_join(csv, sizeof csv, dir, "metrics.csv", err))) return rc;
-    rc = prof_read(tb, csv, err);
-    *nprob = tb->np - tb->file_first;
+    int max_iter;
+    double time_ms;
+    if ((rc = ncp_path_join(csv, sizeof csv, dir, "metrics.csv", err)) ||
+        (rc = prof_budget(dir, tol, &max_iter, &time_ms, err)))
+        return rc;
+    int np0 = g->np;
+    rc = ncp_results_read_csv(g, csv, time_ms, max_iter, err);
+    *nprob = g->np - np0;
     return rc;
 }
 
@@ -257,16 +256,49 @@ static int prof_write(const char *path, const prof_table *tb, const double *r, c
     return NCP_OK;
 }
 
+/* The results table of the collection (bench/output.h): out/results.md and out/results.json.
+ * tol NaN / max_iter 0: they differ between the scenes, listed in `budgets`. */
+static int prof_results(const char *out, const ncp_results_grid *g, double tol, int max_iter,
+                        double time_ms, const char *budgets, const ncp_solver_catalog *cat,
+                        ncp_error *err)
+{
+    char md[4300], js[4300];
+    int rc;
+    if ((rc = ncp_path_join(md, sizeof md, out, "results.md", err)) ||
+        (rc = ncp_path_join(js, sizeof js, out, "results.json", err)))
+        return rc;
+    ncp_results_row *rows = ncp_calloc(err, (size_t)g->ns + 1, sizeof *rows);
+    if (!rows) return NCP_ERR_NOMEM;
+    size_t nl = strlen(budgets) + 100;
+    char *note = ncp_malloc(err, nl, 1);
+    if (!note) {
+        free(rows);
+        return NCP_ERR_NOMEM;
+    }
+    snprintf(note, nl, "Each scene's tolerance and iteration budget: %s.", budgets);
+    ncp_results_conditions c = {tol, "natural_map_rel_acary", max_iter, time_ms, note, cat};
+    if (!(rc = ncp_results_compute(g, rows, err)) &&
+        !(rc = ncp_results_markdown(md, "Results over the shipped scenes", g, rows, &c, err))) {
+        cJSON *o = ncp_results_json(g, rows, &c);
+        rc = ncp_out_write_json(js, o, !o, err);
+        if (!rc) printf("results table: %s (and results.json)\n", md);
+    }
+    free(note);
+    free(rows);
+    return rc;
+}
+
 int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
 {
     char out[4200], dat[4300];
     char *files[PROF_MAX_SCENES];
     int nfiles = 0, rc;
     prof_table tb = {0};
+    ncp_results_grid g = {0};
     double *r = NULL;
-    char *scenes = NULL;
-    tb.ns = ncp_solver_count();
-    for (int s = 0; s < tb.ns; s++) tb.solver[s] = ncp_solver_at(s)->name;
+    char *scenes = NULL, *budgets = NULL;
+    double tol0 = NAN;
+    int same_tol = 1, same_iter = 1, iter0 = 0;
     if ((rc = ncp_path_join(out, sizeof out, o->out_dir, "profiles", err)) ||
         (rc = ncp_path_join(dat, sizeof dat, out, "perf_profiles.dat", err)) ||
         (rc = o->scenes ? list_given(o->scenes, files, PROF_MAX_SCENES, &nfiles, err)
@@ -279,19 +311,31 @@ int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
     if ((rc = ncp_mkdir_p(out, err))) goto done;
     size_t slen = 1;
     for (int i = 0; i < nfiles; i++) slen += strlen(files[i]) + 2;
-    if (!(scenes = ncp_calloc(err, slen, 1))) {
+    size_t blen = slen + 64 * (size_t)nfiles;
+    if (!(scenes = ncp_calloc(err, slen, 1)) || !(budgets = ncp_calloc(err, blen, 1))) {
         rc = NCP_ERR_NOMEM;
         goto done;
     }
     for (int i = 0; i < nfiles; i++) {
         int np = 0;
-        if ((rc = prof_scene(o, files[i], out, &tb, &np, err))) goto done;
+        double tol = NAN;
+        if ((rc = prof_scene(o, files[i], out, &g, &tol, &np, err))) goto done;
         if (o->interrupt && *o->interrupt) goto done; /* the CLI reports the interruption */
         char stem[64];
         ncp_path_stem(files[i], stem, sizeof stem);
         snprintf(scenes + strlen(scenes), slen - strlen(scenes), "%s%s(%d)", i ? ", " : "", stem,
                  np);
+        int it = g.np > 0 ? g.fail_iter[g.np - 1] : 0;
+        if (i == 0) {
+            tol0 = tol;
+            iter0 = it;
+        }
+        same_tol &= tol == tol0;
+        same_iter &= it == iter0;
+        snprintf(budgets + strlen(budgets), blen - strlen(budgets), "%s%s %g, %d iterations",
+                 i ? "; " : "", stem, tol, it);
     }
+    if ((rc = prof_from_grid(&tb, &g, err))) goto done;
     if (!(r = ncp_malloc(err, (size_t)tb.np * (size_t)tb.ns + 1, sizeof(double)))) {
         rc = NCP_ERR_NOMEM;
         goto done;
@@ -326,9 +370,15 @@ int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
     char title[300];
     snprintf(title, sizeof title, "Performance profiles: %d problems from %d scenes (%s)", tb.np,
              nfiles, o->quick ? "quick" : "full");
+    if ((rc = prof_results(out, &g, same_tol ? tol0 : NAN, same_iter ? iter0 : 0,
+                           o->quick ? PROF_LIMIT_QUICK_MS : PROF_LIMIT_FULL_MS, budgets,
+                           o->catalog, err)))
+        goto done;
     rc = ncp_fig_plot("perf_profiles", out, title, dat, err);
 done:
     for (int i = 0; i < nfiles; i++) free(files[i]);
+    ncp_results_grid_free(&g);
+    free(budgets);
     free(tb.t);
     free(r);
     free(scenes);
@@ -350,12 +400,10 @@ static double prof_median_solved(const prof_table *tb, int s, double *buf)
 static int prof_summary(const char *dir, const prof_table *tb, const double *r, double *buf,
                         ncp_error *err)
 {
-    char path[4300], *text = NULL;
-    int rc = ncp_path_join(path, sizeof path, dir, "summary.json", err);
-    if (!rc) rc = ncp_read_file(path, &text, NULL, err);
+    char path[4300];
+    cJSON *root;
+    int rc = prof_read_summary(dir, path, sizeof path, &root, err);
     if (rc) return rc;
-    cJSON *root = cJSON_Parse(text);
-    free(text);
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: not the JSON object the benchmark wrote",
@@ -425,16 +473,17 @@ int ncp_fig_collection_profiles(const char *dir, int figures, int quiet, ncp_err
 {
     char csv[4300], dat[4300], md[4300];
     prof_table tb = {0};
+    ncp_results_grid g = {0};
     double *r = NULL, *buf = NULL;
     int rc;
     if ((rc = ncp_path_join(csv, sizeof csv, dir, "metrics.csv", err)) ||
         (rc = ncp_path_join(dat, sizeof dat, dir, "perf_profiles.dat", err)) ||
         (rc = ncp_path_join(md, sizeof md, dir, "profile.md", err)))
         return rc;
-    tb.collect = 1; /* the solvers of the run, in the order of their first row */
-    if ((rc = prof_read(&tb, csv, err))) goto done;
-    tb.collect = 0;
-    if ((rc = prof_read(&tb, csv, err))) goto done;
+    /* the solvers of the run, in the order of their first row; the budget does not enter the
+     * profile */
+    if ((rc = ncp_results_read_csv(&g, csv, 0.0, 0, err)) || (rc = prof_from_grid(&tb, &g, err)))
+        goto done;
     if (!(r = ncp_malloc(err, (size_t)tb.np * (size_t)tb.ns + 1, sizeof(double))) ||
         !(buf = ncp_malloc(err, (size_t)tb.np + 1, sizeof(double)))) {
         rc = NCP_ERR_NOMEM;
@@ -469,6 +518,7 @@ int ncp_fig_collection_profiles(const char *dir, int figures, int quiet, ncp_err
         rc = ncp_fig_plot("perf_profiles", dir, title, dat, err);
     }
 done:
+    ncp_results_grid_free(&g);
     free(tb.t);
     free(r);
     free(buf);

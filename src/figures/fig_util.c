@@ -18,6 +18,7 @@ void ncp_fig_pipeline_opts(const ncp_fig_opts *o, const char *out_dir, ncp_pipel
     po->quiet = 1;
     po->out_dir = out_dir;
     po->interrupt = o->interrupt;
+    po->catalog = o->catalog;
 }
 
 int ncp_fig_run_scene(const char *scene, const ncp_pipeline_opts *po, int *interrupted,
@@ -45,34 +46,4 @@ int ncp_fig_plot(const char *script, const char *dir, const char *title, const c
     return NCP_OK;
 }
 
-int ncp_perf_ratios(int np, int ns, const double *t, double *r, ncp_error *err)
-{
-    for (int p = 0; p < np; p++) {
-        double best = INFINITY;
-        for (int s = 0; s < ns; s++) {
-            double v = t[(size_t)p * ns + s];
-            if (!(v > 0.0)) /* also NaN */
-                return ncp_error_set(err, NCP_ERR_INPUT,
-                                     "performance profile: time %g of solver %d on problem %d "
-                                     "must be > 0 or infinite (a failure)",
-                                     v, s, p);
-            best = fmin(best, v);
-        }
-        for (int s = 0; s < ns; s++) {
-            double v = t[(size_t)p * ns + s];
-            r[(size_t)p * ns + s] = isinf(v) || isinf(best) ? INFINITY : v / best;
-        }
-    }
-    return NCP_OK;
-}
-
-double ncp_perf_rho(int np, int ns, const double *r, int s, double tau)
-{
-    if (np <= 0) return 0.0;
-    int k = 0;
-    for (int p = 0; p < np; p++) {
-        double v = r[(size_t)p * ns + s];
-        k += v <= tau && v < INFINITY; /* a failure never counts, even at tau = infinity */
-    }
-    return (double)k / np;
-}
+/* ncp_perf_ratios and ncp_perf_rho: util/stats.c (the results tables of every run use them). */

@@ -32,17 +32,8 @@ int ncp_fig_plot(const char *script, const char *dir, const char *title, const c
 
 /* ---- Dolan–Moré performance profiles ---- */
 
-/* Dolan & Moré, Math. Program. 91 (2002); the methodology of Acary, Brémond, Huber 2018 §5:
- * t[p * ns + s] is the time solver s needs to solve problem p (to the tolerance), INFINITY if it
- * failed (not converged, out of budget). Performance ratio
- *     r[p * ns + s] = t_ps / min_s' t_ps'
- * (INFINITY for a failure; a problem no solver solved has every r INFINITY). Times must be > 0 or
- * INFINITY (callers floor measured times at the clock's resolution); otherwise NCP_ERR_INPUT. */
-int ncp_perf_ratios(int np, int ns, const double *t, double *r, ncp_error *err);
-
-/* Profile of solver s at tau >= 1: rho_s(tau) = |{p : r_ps <= tau, r_ps finite}| / np (0 when
- * np = 0); tau = INFINITY gives the share of problems s solved. */
-double ncp_perf_rho(int np, int ns, const double *r, int s, double tau);
+/* ncp_perf_ratios and ncp_perf_rho are in util/stats.h (included above), shared with the
+ * results tables of every run (bench/output.h). */
 
 /* `ncpbench solve`: the profiles over the problems of dir/metrics.csv (the solvers of the run;
  * unsupported rows count as failures), into dir/perf_profiles.dat, dir/profile.md (per solver:

@@ -10,8 +10,12 @@
 #include "figures/fig_profiles.h"
 #include "figures/fig_tasora2021.h"
 #include "figures/figures.h"
+#include "solve/plugin_load.h"
+#include "solvers/registry.h"
 #include "util/fsutil.h"
 #include "util/ncp_error.h"
+
+#define NCP_FIG_MAX_PLUGINS 64
 
 typedef struct ncp_fig_set {
     const char *id;        /* the paper's key (docs/references.md) or "profiles" */
@@ -35,7 +39,7 @@ static const ncp_fig_set fig_sets[] = {
 static void usage(FILE *f)
 {
     fprintf(f, "Usage: ncpbench figures [--paper KEY]... [--profiles] [--all] [--out DIR] [--quick]\n"
-               "                        [--seed N] [-j N] [--scenes A,B]\n\n"
+               "                        [--seed N] [-j N] [--scenes A,B] [--plugin FILE.so]...\n\n"
                "Regenerates figures and tables from fresh captures into --out (default\n"
                "results/figures). Figure sets:\n");
     int n = 0;
@@ -43,21 +47,55 @@ static void usage(FILE *f)
         fprintf(f, "  %-14s %s\n", s->id, s->what);
     if (n == 0) fprintf(f, "  (none registered)\n");
     fprintf(f, "  %-14s %s\n", "castro2023", "Castro et al. 2023 (SAP): no figure set yet");
-    fprintf(f, "--scenes A,B restricts the profiles to those shipped scenes (names without .json).\n");
+    fprintf(f, "--scenes A,B restricts the profiles to those shipped scenes (names without .json).\n"
+               "--plugin FILE.so (repeatable; also $%s, colon-separated) adds a plugin's\n"
+               "solvers to \"every solver\" of the profiles (docs/plugins.md).\n", NCP_PLUGINS_ENV);
 }
+
+/* The --plugin files and $NCPBENCH_PLUGINS's, loaded on top of the registry (as the CLI does
+ * for run and solve); *pl stays NULL when there are none. */
+static int load_plugins(const char **paths, int n, char *envbuf, size_t envsize,
+                        ncp_plugins **pl, ncp_error *err)
+{
+    const char *env = getenv(NCP_PLUGINS_ENV);
+    if (env && *env) {
+        int k = ncp_plugins_split(env, envbuf, envsize, paths + n, NCP_FIG_MAX_PLUGINS - n);
+        if (k < 0)
+            return ncp_error_set(err, NCP_ERR_INPUT, "$%s is too long or names too many files "
+                                 "(with --plugin, at most %d)", NCP_PLUGINS_ENV,
+                                 NCP_FIG_MAX_PLUGINS);
+        n += k;
+    }
+    if (n == 0) return NCP_OK;
+    return ncp_plugins_load(paths, n, ncp_registry_catalog(), pl, err);
+}
+
+static int figures_main(int argc, char **argv, const volatile int *interrupt,
+                        ncp_plugins **pl);
 
 int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt)
 {
-    ncp_fig_opts o = {"results/figures", 0, 1, 1, interrupt, NULL};
+    ncp_plugins *pl = NULL;
+    int rc = figures_main(argc, argv, interrupt, &pl);
+    ncp_plugins_free(pl); /* after every solve: descriptors live in the plugins */
+    return rc;
+}
+
+static int figures_main(int argc, char **argv, const volatile int *interrupt, ncp_plugins **pl)
+{
+    ncp_fig_opts o = {"results/figures", 0, 1, 1, interrupt, NULL, NULL};
     const char *want[16];
-    int nwant = 0, all = 0;
+    const char *plugins[NCP_FIG_MAX_PLUGINS];
+    char envbuf[8192];
+    int nwant = 0, all = 0, nplugins = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
         } else if ((!strcmp(a, "--paper") || !strcmp(a, "--out") || !strcmp(a, "--seed") ||
-                    !strcmp(a, "-j") || !strcmp(a, "--scenes")) && i + 1 >= argc) {
+                    !strcmp(a, "-j") || !strcmp(a, "--scenes") || !strcmp(a, "--plugin")) &&
+                   i + 1 >= argc) {
             fprintf(stderr, "ncpbench figures: option %s needs a value\n", a);
             return 2;
         } else if (!strcmp(a, "--paper")) {
@@ -72,6 +110,13 @@ int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt)
             o.quick = 1;
         } else if (!strcmp(a, "--scenes")) {
             o.scenes = argv[++i];
+        } else if (!strcmp(a, "--plugin")) {
+            if (nplugins >= NCP_FIG_MAX_PLUGINS) {
+                fprintf(stderr, "ncpbench figures: too many --plugin files (at most %d)\n",
+                        NCP_FIG_MAX_PLUGINS);
+                return 2;
+            }
+            plugins[nplugins++] = argv[++i];
         } else if (!strcmp(a, "--seed")) {
             char *end;
             o.seed = strtoull(argv[++i], &end, 10);
@@ -109,6 +154,12 @@ int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt)
             return 2;
         }
     }
+    ncp_error perr = {0};
+    if (load_plugins(plugins, nplugins, envbuf, sizeof envbuf, pl, &perr)) {
+        fprintf(stderr, "ncpbench figures: %s\n", perr.msg);
+        return perr.code == NCP_ERR_INPUT ? 2 : 3;
+    }
+    if (*pl) o.catalog = ncp_plugins_catalog(*pl);
     for (const ncp_fig_set *s = fig_sets; s->id; s++) {
         int sel = all;
         for (int k = 0; k < nwant; k++) sel |= !strcmp(s->id, want[k]);

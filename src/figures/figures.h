@@ -4,6 +4,7 @@
 #ifndef NCP_FIGURES_H
 #define NCP_FIGURES_H
 
+#include "solve/catalog.h"
 #include "util/ncp_error.h"
 
 /* Options every figure set receives. */
@@ -15,6 +16,9 @@ typedef struct ncp_fig_opts {
     const volatile int *interrupt;
     const char *scenes;    /* --scenes a,b: restrict the sets that sweep every shipped scene
                               (profiles) to these scene names; NULL = all */
+    /* the solvers "every solver" means (profiles): the registry and the --plugin solvers;
+     * NULL = the registry */
+    const ncp_solver_catalog *catalog;
 } ncp_fig_opts;
 
 /* Figure sets: one file and header each (fig_profiles.h, fig_tasora2021.h, ...), listed in

@@ -1,6 +1,8 @@
-/* A set of solver descriptors to look names up in: the registry's (solvers/registry.h), or any
- * other list a caller assembles. Lower layers (scene parsing) take a catalog instead of
- * linking the solvers. */
+/* A set of solver descriptors to look names up in: the registry's (solvers/registry.h), the
+ * registry's plus loaded plugins' (solve/plugin_load.h), or any other list a caller assembles.
+ * Lower layers (scene parsing) take a catalog instead of linking the solvers; the commands that
+ * run solvers (run, solve, list) take the CLI's catalog, so plugin solvers are found exactly
+ * where built-in ones are. */
 #ifndef NCP_CATALOG_H
 #define NCP_CATALOG_H
 
@@ -9,9 +11,20 @@
 typedef struct ncp_solver_catalog {
     int n;
     const ncp_solver_desc *const *solvers;
+    /* Per solver, where it came from: the plugin's file and name (plugin.h), NULL for a
+     * built-in solver. The arrays themselves may be NULL (a catalog of built-ins only). */
+    const char *const *plugin_file;
+    const char *const *plugin_name;
 } ncp_solver_catalog;
 
 /* The solver named `name`, or NULL. */
 const ncp_solver_desc *ncp_catalog_find(const ncp_solver_catalog *c, const char *name);
+
+/* Index of the solver named `name`, or -1. */
+int ncp_catalog_index(const ncp_solver_catalog *c, const char *name);
+
+/* The plugin file / plugin name of solver i; NULL for a built-in solver or a bad index. */
+const char *ncp_catalog_plugin_file(const ncp_solver_catalog *c, int i);
+const char *ncp_catalog_plugin_name(const ncp_solver_catalog *c, int i);
 
 #endif

@@ -113,4 +113,17 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p, const ncp_
                       const double *lambda0, const double *v0, const ncp_harness_opts *opts,
                       ncp_result *res, ncp_error *err);
 
+/* Grades an answer computed elsewhere (ncpbench grade, bench/grade.h) exactly as the final
+ * iterate of ncp_harness_solve is graded: the metrics module on the problem as given (dual data
+ * derived from the primal when absent), u = D lambda + v_f, v = A^{-1}(b + J^T lambda) when the
+ * problem has dense primal data. lambda (m) must be finite. v (nv or NULL): the program's
+ * velocity, kept as its answer (has_solver_v); with dense primal data its relative distance to
+ * A^{-1}(b + J^T lambda) is written into res->note. trace_lambda (ntrace x m, row-major, may be
+ * NULL with ntrace 0): iterates whose metrics go to trace_out[k] (ntrace entries). Sets final,
+ * converged (opts->stop_metric <= opts->budget.tol) and status: CONVERGED, or STALLED (the
+ * program stopped by a test of its own). Times, iterations are left 0 for the caller. */
+int ncp_harness_grade(const ncp_problem *p, const double *lambda, const double *v,
+                      const double *trace_lambda, int ntrace, ncp_metrics *trace_out,
+                      const ncp_harness_opts *opts, ncp_result *res, ncp_error *err);
+
 #endif

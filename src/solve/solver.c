@@ -13,13 +13,14 @@ const char *ncp_status_name(int status)
     case NCP_STATUS_FAILED: return "failed";
     case NCP_STATUS_STOPPED: return "stopped";
     case NCP_STATUS_UNSUPPORTED: return "unsupported";
+    case NCP_STATUS_CRASHED: return "crashed";
     default: return "unknown";
     }
 }
 
 int ncp_status_from_name(const char *name)
 {
-    for (int s = NCP_STATUS_CONVERGED; name && s <= NCP_STATUS_UNSUPPORTED; s++)
+    for (int s = NCP_STATUS_CONVERGED; name && s <= NCP_STATUS_LAST; s++)
         if (!strcmp(name, ncp_status_name(s))) return s;
     return -1;
 }

@@ -38,10 +38,15 @@ typedef enum ncp_status {
     NCP_STATUS_STALLED = 3,     /* solver's own test says it can make no progress */
     NCP_STATUS_FAILED = 4,      /* numerical failure (factorisation, NaN) */
     NCP_STATUS_STOPPED = 5,     /* stopped by the monitor / user interrupt */
-    NCP_STATUS_UNSUPPORTED = 6  /* the problem lacks what the solver needs (the harness says
+    NCP_STATUS_UNSUPPORTED = 6, /* the problem lacks what the solver needs (the harness says
                                    what, ncp_result.note); the solver did not run. A solver may
                                    set it itself, before iterating, with the reason in err */
+    NCP_STATUS_CRASHED = 7      /* set by the benchmark only (--isolate): the solve's forked
+                                   child was killed by a signal or ended without a complete
+                                   result; the note says how. No answer, NaN metrics */
 } ncp_status;
+/* The last status value, for loops over every status. */
+#define NCP_STATUS_LAST NCP_STATUS_CRASHED
 
 const char *ncp_status_name(int status);
 /* Inverse of ncp_status_name: the status of a name, or -1. */

@@ -4,7 +4,8 @@
  *
  * Written under path.tmp-<pid> and renamed by ncp_solutions_close. Every write ends with
  * H5Fflush, so the results finished so far are on disk (in the temporary file) if the run is
- * interrupted. Writing the same solver/problem twice replaces the earlier result (e.g. several
+ * interrupted; a writer that turns this off (the bench, whose journal keeps the results) gets
+ * the compact format instead (open_file). Writing the same solver/problem twice replaces the earlier result (e.g. several
  * budgets: the last one written stays). */
 #include <errno.h>
 #include <stdio.h>
@@ -24,6 +25,8 @@ struct ncp_solutions {
     char *tmp;
     int failed; /* a write failed for want of space: the close discards its own writes */
     int noflush; /* ncp_solutions_set_flush(s, 0) */
+    int written; /* a result was written */
+    int deferred_rc; /* the compact file could not be created (ncp_solutions_set_flush) */
 };
 
 static void sol_free(ncp_solutions *s)
@@ -31,6 +34,29 @@ static void sol_free(ncp_solutions *s)
     free(s->path);
     free(s->tmp);
     free(s);
+}
+
+/* The temporary file with its /solutions group. compact: the HDF5 1.10 format with r, u and v
+ * chunked, shuffled and deflated (h5util.h; lambda is mostly exact zeros: boltnut's 2 500
+ * answers 17.4 -> 9 MB), for a writer that flushes only at the close; else the 1.8 format, whose
+ * superblock lets a byte copy of the flushed file be opened after a crash (1.10's marks the
+ * file open for writing until it is closed). */
+static int open_file(ncp_solutions *s, int compact, ncp_error *err)
+{
+    s->file = compact ? ncp_h5_create_file_compressed(s->tmp) : ncp_h5_create_file(s->tmp);
+    if (s->file < 0)
+        return ncp_error_set(err, NCP_ERR_IO, "cannot create %s (does the directory exist and is it writable?)", s->tmp);
+    ncp_h5ctx c = {.file = s->tmp, .err = err};
+    int rc = ncp_h5_group(&c, s->file, "/", "solutions", &s->root);
+    if (!rc && ncp_h5_flush_file(s->file) < 0)
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s: %s", s->tmp, strerror(errno));
+    if (rc) {
+        if (s->root >= 0) H5Gclose(s->root);
+        ncp_h5_close_file(s->file, 1);
+        remove(s->tmp);
+        s->file = s->root = -1;
+    }
+    return rc;
 }
 
 int ncp_solutions_create(const char *path, ncp_solutions **out, ncp_error *err)
@@ -48,20 +74,8 @@ int ncp_solutions_create(const char *path, ncp_solutions **out, ncp_error *err)
         return NCP_ERR_NOMEM;
     }
     snprintf(s->tmp, tl, "%s.tmp-%ld", path, (long)getpid());
-    s->file = ncp_h5_create_file(s->tmp);
-    if (s->file < 0) {
-        int rc = ncp_error_set(err, NCP_ERR_IO, "cannot create %s (does the directory exist and is it writable?)", s->tmp);
-        sol_free(s);
-        return rc;
-    }
-    ncp_h5ctx c = {.file = s->tmp, .err = err};
-    int rc = ncp_h5_group(&c, s->file, "/", "solutions", &s->root);
-    if (!rc && ncp_h5_flush_file(s->file) < 0)
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot flush %s: %s", s->tmp, strerror(errno));
+    int rc = open_file(s, 0, err);
     if (rc) {
-        if (s->root >= 0) H5Gclose(s->root);
-        ncp_h5_close_file(s->file, 1);
-        remove(s->tmp);
         sol_free(s);
         return rc;
     }
@@ -82,7 +96,11 @@ int ncp_solutions_write(ncp_solutions *s, const char *solver, const char *proble
                         int converged, const char *status, ncp_error *err)
 {
     ncp_h5_quiet();
+    if (s && s->deferred_rc)
+        return ncp_error_set(err, s->deferred_rc, "cannot create %s (does the directory exist "
+                             "and is it writable?)", s->tmp);
     if (!s || s->root < 0) return ncp_error_set(err, NCP_ERR_INTERNAL, "ncp_solutions_write on a closed file");
+    s->written = 1;
     int rc = usable("solver", solver, err);
     if (!rc) rc = usable("problem", problem, err);
     if (!rc && (m < 0 || nv < 0 || (m > 0 && (!r || !u))))
@@ -124,6 +142,12 @@ int ncp_solutions_close(ncp_solutions *s, ncp_error *err)
     ncp_h5_quiet();
     if (!s) return NCP_OK;
     int rc = NCP_OK;
+    if (s->file < 0) { /* the compact file could not be created: nothing to keep */
+        rc = ncp_error_set(err, s->deferred_rc ? s->deferred_rc : NCP_ERR_IO, "cannot create %s",
+                           s->tmp);
+        sol_free(s);
+        return rc;
+    }
     if (s->root >= 0 && H5Gclose(s->root) < 0) rc = NCP_ERR_IO;
     if (ncp_h5_close_file(s->file, rc || s->failed) < 0) rc = NCP_ERR_IO;
     if (rc) {
@@ -138,5 +162,15 @@ int ncp_solutions_close(ncp_solutions *s, ncp_error *err)
 
 void ncp_solutions_set_flush(ncp_solutions *s, int on)
 {
-    if (s) s->noflush = !on;
+    if (!s) return;
+    s->noflush = !on;
+    /* a file flushed only at its close is never read before: the compact format (open_file),
+     * while nothing is written yet; a failure shows at the next write or the close */
+    if (on || s->written || s->file < 0) return;
+    ncp_error e = {0};
+    if (s->root >= 0) H5Gclose(s->root);
+    ncp_h5_close_file(s->file, 1);
+    remove(s->tmp);
+    s->file = s->root = -1;
+    if (open_file(s, 1, &e)) s->deferred_rc = e.code ? e.code : NCP_ERR_IO;
 }

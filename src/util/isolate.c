@@ -38,16 +38,30 @@ static void limit_memory(double extra)
 #endif
 }
 
-/* Writes all of buf to fd (the child's message; a short write loses only the message). */
-static void write_all(int fd, const char *buf, size_t n)
+int ncp_write_all(int fd, const void *buf, size_t n)
 {
+    const char *b = buf;
     while (n > 0) {
-        ssize_t w = write(fd, buf, n);
+        ssize_t w = write(fd, b, n);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return;
-        buf += w;
+        if (w <= 0) return -1;
+        b += w;
         n -= (size_t)w;
     }
+    return 0;
+}
+
+size_t ncp_read_all(int fd, void *buf, size_t n)
+{
+    char *b = buf;
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, b + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    return got;
 }
 
 int ncp_isolated_run(ncp_isolated_fn fn, void *ctx, const char *what, double mem_limit,
@@ -70,7 +84,7 @@ int ncp_isolated_run(ncp_isolated_fn fn, void *ctx, const char *what, double mem
         ncp_error e;
         ncp_error_clear(&e);
         int rc = fn(ctx, &e);
-        write_all(fd[1], e.msg, strlen(e.msg));
+        (void)ncp_write_all(fd[1], e.msg, strlen(e.msg)); /* a short write loses the message only */
         _exit(rc & 0xff);
     }
     close(fd[1]);

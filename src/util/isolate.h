@@ -10,6 +10,8 @@
 #ifndef NCP_ISOLATE_H
 #define NCP_ISOLATE_H
 
+#include <stddef.h>
+
 #include "util/ncp_error.h"
 
 /* Runs in the child; its error message is passed back to the parent. */
@@ -28,6 +30,12 @@ typedef int (*ncp_isolated_fn)(void *ctx, ncp_error *err);
  * A sanitizer build's child that hits a wild access ends with exit 1 after its report (no
  * signal): callers whose fn never returns 1 count that as the crash (NCP_ISOLATED_SANITIZER). */
 #define NCP_ISOLATED_SANITIZER 1
+
+/* Pipe I/O between a parent and its forked child, retrying on EINTR and short transfers.
+ * ncp_write_all: 0 when all n bytes went out, -1 otherwise. ncp_read_all: the bytes read,
+ * fewer than n only at end of file or on an error. */
+int ncp_write_all(int fd, const void *buf, size_t n);
+size_t ncp_read_all(int fd, void *buf, size_t n);
 int ncp_isolated_crash(const char *what, ncp_error *err);
 int ncp_isolated_run(ncp_isolated_fn fn, void *ctx, const char *what, double mem_limit,
                      int *exit_code, ncp_error *child_err, ncp_error *err);

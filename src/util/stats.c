@@ -40,3 +40,47 @@ int ncp_log_sample_keep(long k)
     if (k <= 20) return 1;
     return floor(20.0 * log10((double)k)) != floor(20.0 * log10((double)(k - 1)));
 }
+
+double ncp_sgm(const double *x, int n, double sh)
+{
+    if (n <= 0 || !(sh >= 0.0) || isinf(sh)) return NAN;
+    double acc = 0.0;
+    for (int i = 0; i < n; i++) {
+        double v = x[i] + sh;
+        if (!(v >= 0.0) || isinf(v)) return NAN; /* also NaN */
+        acc += log(v); /* -inf for a zero with sh = 0: exp gives 0, as it should */
+    }
+    return exp(acc / n) - sh;
+}
+
+int ncp_perf_ratios(int np, int ns, const double *t, double *r, ncp_error *err)
+{
+    for (int p = 0; p < np; p++) {
+        double best = INFINITY;
+        for (int s = 0; s < ns; s++) {
+            double v = t[(size_t)p * ns + s];
+            if (!(v > 0.0)) /* also NaN */
+                return ncp_error_set(err, NCP_ERR_INPUT,
+                                     "performance profile: time %g of solver %d on problem %d "
+                                     "must be > 0 or infinite (a failure)",
+                                     v, s, p);
+            best = fmin(best, v);
+        }
+        for (int s = 0; s < ns; s++) {
+            double v = t[(size_t)p * ns + s];
+            r[(size_t)p * ns + s] = isinf(v) || isinf(best) ? INFINITY : v / best;
+        }
+    }
+    return NCP_OK;
+}
+
+double ncp_perf_rho(int np, int ns, const double *r, int s, double tau)
+{
+    if (np <= 0) return 0.0;
+    int k = 0;
+    for (int p = 0; p < np; p++) {
+        double v = r[(size_t)p * ns + s];
+        k += v <= tau && v < INFINITY; /* a failure never counts, even at tau = infinity */
+    }
+    return (double)k / np;
+}

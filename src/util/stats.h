@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "util/ncp_error.h"
+
 /* Quantile q in [0, 1] of the sorted x[0..n-1]: linear between order statistics (Hyndman-Fan
  * type 7, numpy's default "linear" percentile):
  *     h = (n - 1) q,  j = floor(h),  Q(q) = x_j + (h - j)(x_{j+1} - x_j),
@@ -24,5 +26,30 @@ double ncp_median(double *x, int n);
  * evaluates the full metrics and the trace callback at these iterates (and at the last one);
  * the traces writer stores these rows (store/traces.h). */
 int ncp_log_sample_keep(long k);
+
+/* Shifted geometric mean of x[0..n-1] with shift sh >= 0:
+ *     SGM_sh(x) = exp( (1/n) sum_i log(x_i + sh) ) - sh,
+ * the aggregate of Mittelmann's benchmarks (plato.asu.edu/ftp/shgeom.html) and of qpbenchmark
+ * (qpbenchmark/shgeom.py), computed as the exponential of the mean log so that long samples do
+ * not overflow. The shift keeps problems every solver solves in next to no time from dominating
+ * (the plain geometric mean weighs 0.01 ms against 0.1 ms as much as 100 ms against 1000 ms).
+ * NaN when n <= 0, sh < 0, or an x_i is NaN, infinite or below -sh. */
+double ncp_sgm(const double *x, int n, double sh);
+
+/* ---- Dolan-More performance profiles ---- */
+
+/* Dolan & More, Math. Program. 91 (2002); the methodology of Acary, Bremond, Huber 2018 §5:
+ * t[p * ns + s] is the time solver s needs to solve problem p (to the tolerance), INFINITY if it
+ * failed (not converged, out of budget). Performance ratio
+ *     r[p * ns + s] = t_ps / min_s' t_ps'
+ * (INFINITY for a failure; a problem no solver solved has every r INFINITY). Times must be > 0 or
+ * INFINITY (callers floor measured times at the clock's resolution); otherwise NCP_ERR_INPUT.
+ * Here rather than in figures/ so that the results tables of every run (bench/output.h) use the
+ * same profile as `ncpbench figures --profiles`. */
+int ncp_perf_ratios(int np, int ns, const double *t, double *r, ncp_error *err);
+
+/* Profile of solver s at tau >= 1: rho_s(tau) = |{p : r_ps <= tau, r_ps finite}| / np (0 when
+ * np = 0); tau = INFINITY gives the share of problems s solved. */
+double ncp_perf_rho(int np, int ns, const double *r, int s, double tau);
 
 #endif

@@ -1,0 +1,548 @@
+/* Grading answers computed elsewhere (grade.h, docs/answers.md). The answers are read and
+ * checked against the problems' sizes, graded by the harness's final evaluation
+ * (ncp_harness_grade), journaled as the finished pairs of a one-solver run (bench/resume.h), and
+ * the outputs are rebuilt from that journal by the benchmark driver itself (ncp_bench_run keeps
+ * every journaled pair and solves none): one writer of metrics.csv, traces.h5, solutions.h5 and
+ * summary.json for solved and graded runs alike. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench/bench.h"
+#include "bench/grade.h"
+#include "bench/output.h"
+#include "bench/plot.h"
+#include "bench/resume.h"
+#include "metrics/metrics.h"
+#include "store/h5util.h"
+#include "store/store.h"
+#include "util/fsutil.h"
+#include "util/isolate.h"
+#include "util/membudget.h"
+
+#define NOTE_SELF_TIMED "self-timed"
+#define NOTE_NO_ANSWER "no answer"
+#define TIMING_ATTR "timing"
+#define TIMING_TEXT "self-timed (the program's own clock, from the answers file)"
+
+/* One problem's answer as read (docs/answers.md). */
+typedef struct answer {
+    int prob;          /* index into the problems */
+    double *lambda;    /* m */
+    double *v;         /* nv or NULL */
+    double time_ms;    /* NaN when not given */
+    int iterations;    /* -1 when not given */
+    int K;             /* trace rows (0: none) */
+    double *tl, *tt;   /* K x m, K */
+    int *ti;           /* K iteration numbers (given, or 1..K) */
+} answer;
+
+typedef struct answers {
+    char *solver;      /* root attribute, or NULL */
+    int n, cap;
+    answer *a;
+} answers;
+
+static void answers_free(answers *A)
+{
+    for (int i = 0; i < A->n; i++) {
+        free(A->a[i].lambda);
+        free(A->a[i].v);
+        free(A->a[i].tl);
+        free(A->a[i].tt);
+        free(A->a[i].ti);
+    }
+    free(A->a);
+    free(A->solver);
+    memset(A, 0, sizeof *A);
+}
+
+void ncp_grade_opts_default(ncp_grade_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->tol = 1e-8;
+    o->stop_metric = ncp_metrics_index("natural_map_rel_acary");
+    o->figures = 1;
+}
+
+static int find_problem(const ncp_problem *probs, int np, const char *name)
+{
+    for (int i = 0; i < np; i++)
+        if (probs[i].name && !strcmp(probs[i].name, name)) return i;
+    return -1;
+}
+
+/* Name of link idx of group g (by name order), allocated. */
+static char *link_name(const ncp_h5ctx *c, hid_t g, hsize_t idx)
+{
+    ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, idx, NULL, 0,
+                                     H5P_DEFAULT);
+    char *s = len >= 0 ? ncp_malloc(c->err, (size_t)len + 1, 1) : NULL;
+    if (s && H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, idx, s, (size_t)len + 1,
+                                H5P_DEFAULT) < 0) {
+        free(s);
+        s = NULL;
+    }
+    if (!s && !c->err->code) ncp_error_set(c->err, NCP_ERR_INPUT, "%s: a link cannot be read", c->file);
+    return s;
+}
+
+static const char *const KNOWN[] = {"lambda", "v", "time_ms", "iterations", "trace_lambda",
+                                    "trace_time_ms", "trace_iter", NULL};
+
+/* Reads /answers/<name> of problem p into a. */
+static int read_answer(const ncp_h5ctx *c, hid_t g, const char *gp, const ncp_problem *p,
+                       answer *a)
+{
+    int rc;
+    H5G_info_t info;
+    if (H5Gget_info(g, &info) < 0) return ncp_h5_rerr(c, gp, "", "cannot be listed");
+    for (hsize_t k = 0; k < info.nlinks; k++) {
+        char *nm = link_name(c, g, k);
+        if (!nm) return c->err->code ? c->err->code : NCP_ERR_NOMEM;
+        int known = 0;
+        for (int j = 0; KNOWN[j] && !known; j++) known = !strcmp(nm, KNOWN[j]);
+        rc = known ? NCP_OK : ncp_h5_rerr(c, gp, nm, "is not a dataset of an answer (lambda, v, "
+                                          "time_ms, iterations, trace_lambda, trace_time_ms, "
+                                          "trace_iter; docs/answers.md)");
+        free(nm);
+        if (rc) return rc;
+    }
+    if ((rc = ncp_h5_read_dvec(c, g, gp, "lambda", p->m, &a->lambda, NULL))) return rc;
+    if (ncp_h5_exists(g, "v")) {
+        if (p->nv <= 0)
+            return ncp_h5_rerr(c, gp, "v", "is given, but problem %s has no velocity (nv = 0; "
+                               "an FCLib local problem): leave v out", p->name);
+        if ((rc = ncp_h5_read_dvec(c, g, gp, "v", p->nv, &a->v, NULL))) return rc;
+    }
+    if (ncp_h5_exists(g, "time_ms")) {
+        if ((rc = ncp_h5_read_darr(c, g, gp, "time_ms", 0, NULL, &a->time_ms))) return rc;
+        if (a->time_ms < 0.0)
+            return ncp_h5_rerr(c, gp, "time_ms", "is %g, a time must be >= 0", a->time_ms);
+    }
+    if (ncp_h5_exists(g, "iterations")) {
+        if ((rc = ncp_h5_read_int1(c, g, gp, "iterations", &a->iterations))) return rc;
+        if (a->iterations < 0)
+            return ncp_h5_rerr(c, gp, "iterations", "is %d, must be >= 0", a->iterations);
+    }
+    int has_tl = ncp_h5_exists(g, "trace_lambda"), has_tt = ncp_h5_exists(g, "trace_time_ms");
+    if (has_tl != has_tt)
+        return ncp_h5_rerr(c, gp, has_tl ? "trace_time_ms" : "trace_lambda",
+                           "is missing: a trace is trace_lambda (K x m) with trace_time_ms (K)");
+    if (!has_tl) {
+        if (ncp_h5_exists(g, "trace_iter"))
+            return ncp_h5_rerr(c, gp, "trace_iter", "is given without trace_lambda");
+        return NCP_OK;
+    }
+    /* K from the dataset's extent; the reader checks the shape (K, m) and the storage */
+    hid_t ds = H5Dopen2(g, "trace_lambda", H5P_DEFAULT);
+    if (ds < 0) return ncp_h5_rerr(c, gp, "trace_lambda", "is not a readable dataset");
+    hid_t sp = H5Dget_space(ds);
+    int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    hsize_t d[2] = {0, 0};
+    if (rank >= 1 && rank <= 2) H5Sget_simple_extent_dims(sp, d, NULL);
+    if (sp >= 0) H5Sclose(sp);
+    H5Dclose(ds);
+    if (rank != 2 || d[0] < 1 || d[0] > (hsize_t)1 << 30)
+        return ncp_h5_rerr(c, gp, "trace_lambda", "has rank %d%s, expected (K, m) = (K, %d) "
+                           "with K >= 1", rank, rank == 2 && d[0] < 1 ? " with K = 0" : "", p->m);
+    a->K = (int)d[0];
+    hsize_t dims[2] = {d[0], (hsize_t)p->m};
+    if ((rc = ncp_h5_budget(c, gp, "trace_lambda", "a trace",
+                            (double)a->K * (double)p->m * sizeof(double))))
+        return rc;
+    if (!(a->tl = ncp_malloc(c->err, (size_t)a->K * (size_t)(p->m > 0 ? p->m : 1),
+                             sizeof(double))))
+        return NCP_ERR_NOMEM;
+    if ((rc = ncp_h5_read_darr(c, g, gp, "trace_lambda", 2, dims, a->tl))) return rc;
+    if ((rc = ncp_h5_read_dvec(c, g, gp, "trace_time_ms", a->K, &a->tt, NULL))) return rc;
+    for (int k = 0; k < a->K; k++)
+        if (a->tt[k] < 0.0 || (k > 0 && a->tt[k] < a->tt[k - 1]))
+            return ncp_h5_rerr(c, gp, "trace_time_ms", "entry %d is %g: times must be >= 0 and "
+                               "nondecreasing (entry %d is %g)", k, a->tt[k], k > 0 ? k - 1 : k,
+                               a->tt[k > 0 ? k - 1 : k]);
+    if (ncp_h5_exists(g, "trace_iter")) {
+        if ((rc = ncp_h5_read_ivec(c, g, gp, "trace_iter", a->K, &a->ti, NULL))) return rc;
+        for (int k = 0; k < a->K; k++)
+            if (a->ti[k] < 0 || (k > 0 && a->ti[k] <= a->ti[k - 1]))
+                return ncp_h5_rerr(c, gp, "trace_iter", "entry %d is %d: iteration numbers "
+                                   "must be >= 0 and increasing", k, a->ti[k]);
+    } else {
+        if (!(a->ti = ncp_malloc(c->err, (size_t)a->K, sizeof(int)))) return NCP_ERR_NOMEM;
+        for (int k = 0; k < a->K; k++) a->ti[k] = k + 1;
+    }
+    if (a->iterations >= 0 && a->ti[a->K - 1] > a->iterations)
+        return ncp_h5_rerr(c, gp, "iterations", "is %d, but the trace reaches iteration %d",
+                           a->iterations, a->ti[a->K - 1]);
+    return NCP_OK;
+}
+
+/* Reads every answer of path, checked against the problems (docs/answers.md). */
+static int read_answers(const char *path, const ncp_problem *probs, int np, double budget,
+                        answers *A, ncp_error *err)
+{
+    memset(A, 0, sizeof *A);
+    ncp_h5_quiet();
+    if (!ncp_file_exists(path))
+        return ncp_error_set(err, NCP_ERR_INPUT, "answers file %s does not exist", path);
+    if (H5Fis_hdf5(path) <= 0)
+        return ncp_error_set(err, NCP_ERR_INPUT, "answers file %s is not an HDF5 file (the "
+                             "format: docs/answers.md)", path);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return ncp_error_set(err, NCP_ERR_INPUT, "answers file %s cannot be opened as HDF5 "
+                             "(damaged?)", path);
+    ncp_h5ctx c = {path, err, budget};
+    int rc = NCP_OK;
+    hid_t g = -1;
+    if (H5Aexists(f, "solver") > 0) rc = ncp_h5_read_attr_str(&c, f, "/", "solver", &A->solver);
+    if (!rc) rc = ncp_h5_open_group(&c, f, "", "answers", &g);
+    H5G_info_t info;
+    if (!rc && H5Gget_info(g, &info) < 0) rc = ncp_h5_rerr(&c, "", "answers", "cannot be listed");
+    for (hsize_t k = 0; !rc && k < info.nlinks; k++) {
+        char *nm = link_name(&c, g, k);
+        if (!nm) {
+            rc = err->code ? err->code : NCP_ERR_NOMEM;
+            break;
+        }
+        char gp[600];
+        snprintf(gp, sizeof gp, "/answers/%.500s", nm);
+        int pi = find_problem(probs, np, nm);
+        if (pi < 0) {
+            rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: %s: an answer for problem '%s', which "
+                               "the problems file does not hold (it has %d problem%s%s%s%s)",
+                               path, gp, nm, np, np == 1 ? "" : "s", np > 0 ? ", e.g. '" : "",
+                               np > 0 && probs[0].name ? probs[0].name : "", np > 0 ? "'" : "");
+        } else if (!(rc = ncp_bench_grow(&A->a, &A->cap, A->n, sizeof *A->a, err))) {
+            answer *a = &A->a[A->n++];
+            memset(a, 0, sizeof *a);
+            a->prob = pi;
+            a->time_ms = NAN;
+            a->iterations = -1;
+            hid_t ag = -1;
+            rc = ncp_h5_open_group(&c, g, "/answers", nm, &ag);
+            if (!rc) rc = read_answer(&c, ag, gp, &probs[pi], a);
+            if (ag >= 0) H5Gclose(ag);
+        }
+        free(nm);
+    }
+    if (g >= 0) H5Gclose(g);
+    ncp_h5_close_file(f, 1);
+    if (rc) answers_free(A);
+    return rc;
+}
+
+/* The answers file read to the end in a child first (util/isolate.h: libhdf5 1.10 can crash on
+ * corrupt metadata), as the problem files are. */
+typedef struct probe {
+    const char *path;
+    const ncp_problem *probs;
+    int np;
+    double budget;
+} probe;
+
+static int probe_read(void *ctx, ncp_error *err)
+{
+    probe *p = ctx;
+    answers A;
+    int rc = read_answers(p->path, p->probs, p->np, p->budget, &A, err);
+    answers_free(&A);
+    return rc;
+}
+
+static int read_answers_isolated(const char *path, const ncp_problem *probs, int np,
+                                 double budget, answers *A, ncp_error *err)
+{
+    memset(A, 0, sizeof *A);
+    probe pc = {path, probs, np, budget};
+    int code = 0;
+    ncp_error child = {0};
+    /* the slack: libhdf5's own allocations beside the answers (as store.c's probe) */
+    int rc = ncp_isolated_run(probe_read, &pc, path,
+                              ncp_mem_budget_or_default(budget) + 256.0 * 1048576.0, &code,
+                              &child, err);
+    if (rc) return rc;
+    if (code == NCP_ISOLATED_SANITIZER) return ncp_isolated_crash(path, err);
+    if (code > 0) return ncp_error_set(err, code, "%s", child.msg[0] ? child.msg : "reading failed");
+    return read_answers(path, probs, np, budget, A, err);
+}
+
+/* A solver name the outputs can hold: an HDF5 link name and a CSV field without quoting. */
+static int name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= sizeof(((ncp_solver_summary *)0)->solver) || !strcmp(s, ".") ||
+        !strcmp(s, ".."))
+        return 0;
+    for (const char *c = s; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+              strchr("_-.+", *c)))
+            return 0;
+    return 1;
+}
+
+/* Never called: every pair of a graded run is in the journal before the driver runs. */
+static int not_a_solver(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
+{
+    (void)in;
+    (void)out;
+    (void)run;
+    return ncp_error_set(err, NCP_ERR_INTERNAL, "grade: a graded pair was not in the journal");
+}
+
+/* Marks every trace dataset of traces.h5 and the /traces group self-timed. */
+static int mark_traces(const char *dir, ncp_error *err)
+{
+    char path[4200];
+    int rc = ncp_path_join(path, sizeof path, dir, "traces.h5", err);
+    if (rc || !ncp_file_exists(path)) return rc;
+    ncp_h5_quiet();
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0) return ncp_error_set(err, NCP_ERR_IO, "cannot open %s to mark it self-timed", path);
+    ncp_h5ctx c = {path, err, 0.0};
+    hid_t t = -1;
+    rc = ncp_h5_open_group(&c, f, "", "traces", &t);
+    if (!rc) rc = ncp_h5_attr_str(&c, t, "/traces", TIMING_ATTR, TIMING_TEXT);
+    H5G_info_t si;
+    if (!rc && H5Gget_info(t, &si) < 0) rc = ncp_h5_rerr(&c, "", "traces", "cannot be listed");
+    for (hsize_t i = 0; !rc && i < si.nlinks; i++) {
+        char *sn = link_name(&c, t, i);
+        hid_t sg = -1;
+        if (!sn) rc = err->code ? err->code : NCP_ERR_NOMEM;
+        if (!rc) rc = ncp_h5_open_group(&c, t, "/traces", sn, &sg);
+        H5G_info_t pi;
+        if (!rc && H5Gget_info(sg, &pi) < 0) rc = ncp_h5_rerr(&c, "/traces", sn, "cannot be listed");
+        for (hsize_t k = 0; !rc && k < pi.nlinks; k++) {
+            char *pn = link_name(&c, sg, k);
+            if (!pn) {
+                rc = err->code ? err->code : NCP_ERR_NOMEM;
+                break;
+            }
+            hid_t ds = H5Dopen2(sg, pn, H5P_DEFAULT);
+            rc = ds < 0 ? ncp_h5_rerr(&c, "/traces", pn, "cannot be opened")
+                        : ncp_h5_attr_str(&c, ds, pn, TIMING_ATTR, TIMING_TEXT);
+            if (ds >= 0) H5Dclose(ds);
+            free(pn);
+        }
+        if (sg >= 0) H5Gclose(sg);
+        free(sn);
+    }
+    if (t >= 0) H5Gclose(t);
+    if (ncp_h5_close_file(f, rc != 0) < 0 && !rc)
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    return rc;
+}
+
+/* summary.json: the run is self-timed, what was graded. */
+static int mark_summary(const char *dir, const ncp_grade_opts *o, const char *name,
+                        const answers *A, int missing, ncp_error *err)
+{
+    char path[4200], *text = NULL;
+    int rc = ncp_path_join(path, sizeof path, dir, "summary.json", err);
+    if (!rc) rc = ncp_read_file(path, &text, NULL, err);
+    if (rc) return rc;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    if (!root || !cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "%s: not a JSON object", path);
+    }
+    cJSON *g = cJSON_CreateObject();
+    int bad = !g || !cJSON_AddItemToObject(root, "self_timed", cJSON_CreateBool(1)) ||
+              !cJSON_AddItemToObject(root, "graded", g);
+    /* the driver kept every graded pair from the journal: none is from an earlier run */
+    cJSON *kept = cJSON_GetObjectItemCaseSensitive(root, "kept_from_earlier_run");
+    if (!bad && kept) cJSON_SetNumberValue(kept, 0);
+    if (!bad) {
+        bad |= !cJSON_AddStringToObject(g, "problems_file", o->problems);
+        bad |= !cJSON_AddStringToObject(g, "answers_file", o->answers);
+        bad |= !cJSON_AddStringToObject(g, "solver", name);
+        bad |= !cJSON_AddStringToObject(g, "solver_attribute", A->solver ? A->solver : "");
+        bad |= !cJSON_AddNumberToObject(g, "answers", A->n);
+        bad |= !cJSON_AddNumberToObject(g, "missing", missing);
+        bad |= !cJSON_AddBoolToObject(g, "strict", o->strict);
+    }
+    return ncp_out_write_json(path, root, bad, err);
+}
+
+int ncp_grade_run(const ncp_grade_opts *o, ncp_grade_report *rep, char *note, size_t nnote,
+                  ncp_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    if (note && nnote) note[0] = '\0';
+    if (o->stop_metric < 0 || o->stop_metric >= ncp_metrics_count())
+        return ncp_error_set(err, NCP_ERR_INPUT, "invalid stopping metric index %d",
+                             o->stop_metric);
+    ncp_problem *probs = NULL;
+    int np = 0;
+    int rc = ncp_load_problems_isolated(o->problems, o->max_memory, &probs, &np, err);
+    if (rc) return rc;
+    answers A;
+    memset(&A, 0, sizeof A);
+    int *ans_of = NULL;
+    ncp_metrics *tm = NULL;
+    double *rows = NULL;
+    char *config = NULL;
+    ncp_resume *rs = NULL;
+    ncp_result res;
+    memset(&res, 0, sizeof res);
+    if (np == 0) {
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s holds no problem", o->problems);
+        goto done;
+    }
+    if ((rc = read_answers_isolated(o->answers, probs, np, o->max_memory, &A, err))) goto done;
+
+    /* the name: --name, the file's `solver` attribute, the file's stem */
+    char stem[256];
+    ncp_path_stem(o->answers, stem, sizeof stem);
+    const char *name = o->name ? o->name : A.solver && *A.solver ? A.solver : stem;
+    if (!name_ok(name)) {
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "solver name '%s' (%s) cannot name output "
+                           "columns: use 1 to 31 letters, digits, '_', '-', '.', '+' (--name "
+                           "NAME)", name, o->name ? "--name" : A.solver && *A.solver
+                           ? "attribute `solver` of the answers file" : "the answers file's stem");
+        goto done;
+    }
+    snprintf(rep->name, sizeof rep->name, "%.31s", name); /* name_ok: < 32 */
+    if (o->out_dir) snprintf(rep->out_dir, sizeof rep->out_dir, "%s", o->out_dir);
+    else snprintf(rep->out_dir, sizeof rep->out_dir, "results/grade-%s", name);
+
+    if (!(ans_of = ncp_malloc(err, (size_t)np, sizeof *ans_of))) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    for (int i = 0; i < np; i++) ans_of[i] = -1;
+    for (int k = 0; k < A.n; k++) ans_of[A.a[k].prob] = k;
+    int kmax = 0;
+    for (int k = 0; k < A.n; k++) kmax = A.a[k].K > kmax ? A.a[k].K : kmax;
+    for (int i = 0; i < np; i++) {
+        if (ans_of[i] >= 0) continue;
+        rep->missing++;
+        if (o->strict) {
+            rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: /answers/%s is missing: problem '%s' "
+                               "of %s has no answer (--strict)", o->answers, probs[i].name,
+                               probs[i].name, o->problems);
+            goto done;
+        }
+    }
+    const int nc = ncp_out_traces_ncols(), nm = ncp_metrics_count();
+    if (kmax > 0 && (!(tm = ncp_malloc(err, (size_t)kmax, sizeof *tm)) ||
+                     !(rows = ncp_malloc(err, (size_t)kmax * nc, sizeof *rows)))) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+
+    /* a one-solver run whose every pair is journaled here, then rebuilt by the driver */
+    ncp_solver_desc desc = {.name = name, .source = "answers computed elsewhere (ncpbench grade)",
+                            .summary = "graded answers", .file = o->answers,
+                            .solve = not_a_solver};
+    const ncp_solver_desc *dp = &desc;
+    ncp_bench_opts bo;
+    memset(&bo, 0, sizeof bo);
+    bo.solvers = &dp;
+    bo.nsolvers = 1;
+    bo.budget.tol = o->tol;
+    bo.stop_metric = o->stop_metric;
+    bo.jobs = 1;
+    bo.traces = kmax > 0;
+    bo.trace_every = 1; /* the program's rows as given */
+    bo.out_dir = rep->out_dir;
+    bo.scene_name = "grade";
+    bo.source = o->answers;
+    bo.max_memory = o->max_memory;
+    bo.input = "ncpbench grade";
+    if ((rc = ncp_resume_config(&bo, &config, err))) goto done;
+    bo.config = config;
+    if ((rc = ncp_mkdir_p(rep->out_dir, err)) ||
+        (rc = ncp_resume_open(rep->out_dir, config, 1, &rs, err)))
+        goto done;
+    ncp_harness_opts ho;
+    ncp_harness_opts_default(&ho);
+    ho.budget.tol = o->tol;
+    ho.stop_metric = o->stop_metric;
+    double nanv[NCP_NMETRICS], vals[NCP_NMETRICS];
+    for (int k = 0; k < NCP_NMETRICS; k++) nanv[k] = NAN;
+    rep->problems = np;
+    for (int i = 0; i < np; i++) {
+        const ncp_problem *p = &probs[i];
+        ncp_jresult jr = {.problem = p->name, .solver = name, .title = p->title,
+                          .description = p->description, .nmetrics = nm};
+        char nt[600];
+        long long off;
+        if (ans_of[i] < 0) {
+            snprintf(nt, sizeof nt, "%s; %s", NOTE_SELF_TIMED, NOTE_NO_ANSWER);
+            jr.note = nt;
+            jr.status = NCP_STATUS_FAILED;
+            jr.setup_ms = jr.solve_ms = NAN;
+            jr.metrics = nanv;
+            if ((rc = ncp_resume_append(rs, &jr, &off, err))) goto done;
+            continue;
+        }
+        const answer *a = &A.a[ans_of[i]];
+        if ((rc = ncp_harness_grade(p, a->lambda, a->v, a->tl, a->K, tm, &ho, &res, err)))
+            goto done;
+        snprintf(nt, sizeof nt, "%s%s%.500s", NOTE_SELF_TIMED, res.note[0] ? "; " : "", res.note);
+        ncp_metrics_values(&res.final, vals);
+        for (int k = 0; k < a->K; k++) {
+            double *r = rows + (size_t)k * nc;
+            r[0] = a->ti[k];
+            r[1] = a->tt[k];
+            ncp_metrics_values(&tm[k], r + NCP_TRACE_FIXED);
+        }
+        jr.note = nt;
+        jr.iterations = a->iterations >= 0 ? a->iterations : a->K > 0 ? a->ti[a->K - 1] : 0;
+        jr.converged = res.converged;
+        jr.status = res.status;
+        /* the program's time is its whole time: no setup of its own is known */
+        jr.setup_ms = isnan(a->time_ms) ? NAN : 0.0;
+        jr.solve_ms = a->time_ms;
+        jr.metrics = vals;
+        jr.has_answer = 1;
+        jr.lambda = res.lambda;
+        jr.u = res.u;
+        jr.m = p->m;
+        jr.v = res.v;
+        jr.nv = res.v ? p->nv : 0;
+        jr.trace = a->K > 0 ? rows : NULL;
+        jr.ntrace = a->K;
+        jr.ncols = nc;
+        rc = ncp_resume_append(rs, &jr, &off, err);
+        rep->answered++;
+        rep->converged += res.converged;
+        rep->traces += a->K > 0;
+        ncp_result_free(&res);
+        if (rc) goto done;
+    }
+    if ((rc = ncp_resume_sync(rs, err))) goto done;
+    ncp_resume_close(rs);
+    rs = NULL;
+    ncp_bench_summary *sum = ncp_malloc(err, 1, sizeof *sum);
+    if (!sum) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    rc = ncp_bench_run(probs, np, &bo, sum, err);
+    free(sum);
+    if (!rc) rc = mark_traces(rep->out_dir, err);
+    if (!rc) rc = mark_summary(rep->out_dir, o, name, &A, rep->missing, err);
+    if (!rc && o->figures) {
+        ncp_error perr = {0};
+        int prc = kmax > 0 ? ncp_plot_dir(rep->out_dir, NULL, NULL, &perr)
+                           : ncp_plot_index(rep->out_dir, &perr);
+        if (prc == NCP_PLOT_SKIPPED && note) snprintf(note, nnote, "%s", perr.msg);
+        else if (prc) rc = ncp_error_set(err, perr.code ? perr.code : prc, "%s", perr.msg);
+    }
+done:
+    ncp_result_free(&res);
+    ncp_resume_close(rs);
+    free(config);
+    free(rows);
+    free(tm);
+    free(ans_of);
+    answers_free(&A);
+    ncp_problems_free(probs, np);
+    return rc;
+}
