@@ -285,8 +285,12 @@ for j, s in enumerate(solvers):
     solved = T[np.isfinite(T[:, j]), j]
     want[s] = (np.isfinite(T[:, j]).mean(), float(np.median(solved)) if len(solved) else None,
                (R[:, j] <= 1).mean(), (R[:, j] <= 10).mean())
-prof = json.load(open(f"{d}/summary.json"))["profile"]
-ok = prof["problems"] == len(P) and [x["solver"] for x in prof["solvers"]] == solvers
+summ = json.load(open(f"{d}/summary.json"))
+prof = summ["performance_profile"]
+# the time breakdown stays beside it (issue 12: where the time went, also for solve)
+tp = summ["profile"]
+ok = all(isinstance(tp.get(k), (int, float)) and tp[k] >= 0 for k in ("load_ms", "solver_ms", "monitor_ms", "write_ms"))
+ok &= prof["problems"] == len(P) and [x["solver"] for x in prof["solvers"]] == solvers
 for x in prof["solvers"]:
     w = want[x["solver"]]
     ok &= abs(x["solved"] - w[0]) < 1e-12 and abs(x["rho_1"] - w[2]) < 1e-12 and abs(x["rho_10"] - w[3]) < 1e-12

@@ -454,7 +454,7 @@ static int cmd_solve(cli *c, int help)
                "in the given directories (recursively), with every selected solver, and writes\n"
                "the same outputs as `run` into --out (default results/solve), plus Dolan-More\n"
                "performance profiles over the problems: perf_profiles.{dat,png,svg}, profile.md\n"
-               "and \"profile\" in summary.json (share solved, median time, rho(1), rho(10)).\n\n"
+               "and \"performance_profile\" in summary.json (share solved, median time, rho(1), rho(10)).\n\n"
                "Resuming: OUT/journal.ncpj records the configuration (solvers, budget, stopping\n"
                "metric, parameters, the options below, traces; config.json is a readable copy)\n"
                "and every finished (problem, solver) pair; the outputs are rebuilt from it.\n"
