@@ -88,9 +88,31 @@ static void check_problem(uint64_t seed, int nv, int nc)
     ncp_dop_shift_free(&f);
     ncp_dop_free(&op);
 
+    /* the route decided once per problem (ncp_dop_check_problem) is the one AUTO takes when it
+     * checks F F^T against D itself: same route, same bits */
+    CHECK(p.dop_route == 0);
+    CHECK_OK(ncp_dop_check_problem(&p, &err), &err);
+    CHECK(p.dop_route == (4 * nv <= m ? 1 : -1));
+    CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_AUTO, &err), &err);
+    CHECK(op.rank == (4 * nv <= m ? nv : 0));
+    ncp_dop_apply(&op, 1.0, x, 0.0, y);
+    ncp_dop_free(&op);
+    p.dop_route = 0;
+    CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_AUTO, &err), &err);
+    ncp_dop_apply(&op, 1.0, x, 0.0, z);
+    CHECK(memcmp(y, z, (size_t)m * sizeof *y) == 0);
+    ncp_dop_free(&op);
+
     /* A D that is not J A^{-1} J^T (regularised): AUTO must use it as given */
     if (4 * nv <= m) {
         for (int i = 0; i < m; i++) p.D[i + (size_t)i * m] += 1e-6 * (1.0 + p.D[i + (size_t)i * m]);
+        /* decided once for the changed D (dop_route back to 0, as problem.h asks): dense */
+        CHECK_OK(ncp_dop_check_problem(&p, &err), &err);
+        CHECK(p.dop_route == -1);
+        CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_AUTO, &err), &err);
+        CHECK(op.rank == 0);
+        ncp_dop_free(&op);
+        p.dop_route = 0;
         CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_AUTO, &err), &err);
         CHECK(op.rank == 0);
         ncp_dop_apply(&op, 1.0, x, 0.0, y);

@@ -856,28 +856,18 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
     } cmds[] = {{"run", cmd_run},       {"capture", cmd_capture}, {"solve", cmd_solve},
                 {"plot", cmd_plot},     {"list", cmd_list},       {"export", cmd_export},
                 {"check", cmd_check},   {"task", cmd_task}};
-    /* `grade` has its own options (app/cmd_grade.c): it grades a file, no ranks to spread */
-    if (!strcmp(cmd, "grade")) {
-        if (ncp_mpi_size() > 1) {
-            if (ncp_mpi_rank() == 0)
-                fprintf(stderr, "ncpbench grade: start it without mpirun (only run and solve "
-                        "spread over MPI ranks)\n");
-            ncp_mpi_end(1);
-            return EXIT_BAD_INPUT;
-        }
-        return ncp_cli_grade(argc - 2, argv + 2);
+    /* `grade` (app/cmd_grade.c) and `figures` (src/figures.c) have their own options and no
+     * ranks to spread: under mpirun they are refused */
+    int own = !strcmp(cmd, "grade") ? 1 : !strcmp(cmd, "figures") ? 2 : 0;
+    if (own && ncp_mpi_size() > 1) {
+        if (ncp_mpi_rank() == 0)
+            fprintf(stderr, "ncpbench %s: start it without mpirun (only run and solve spread "
+                    "over MPI ranks)\n", cmd);
+        ncp_mpi_end(1);
+        return EXIT_BAD_INPUT;
     }
-    /* `figures` has its own options (src/figures.c) */
-    if (!strcmp(cmd, "figures")) {
-        if (ncp_mpi_size() > 1) {
-            if (ncp_mpi_rank() == 0)
-                fprintf(stderr, "ncpbench figures: start it without mpirun (only run and solve "
-                        "spread over MPI ranks)\n");
-            ncp_mpi_end(1);
-            return EXIT_BAD_INPUT;
-        }
-        return ncp_figures_cli(argc - 2, argv + 2, interrupt);
-    }
+    if (own == 1) return ncp_cli_grade(argc - 2, argv + 2);
+    if (own == 2) return ncp_figures_cli(argc - 2, argv + 2, interrupt);
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         if (strcmp(cmd, cmds[i].name)) continue;
         cli *c = calloc(1, sizeof *c);

@@ -16,6 +16,7 @@
 #include "solve/params.h"
 #include "bench/output.h"
 #include "capture/capture.h"
+#include "core/dop.h"
 #include "util/clock.h"
 
 void ncp_pipeline_opts_default(ncp_pipeline_opts *o)
@@ -88,6 +89,9 @@ int ncp_capture_sink_fn(void *ctx, const ncp_problem *p, ncp_error *err)
     int rc = ncp_problem_copy(&s->probs[s->n], p, err);
     if (rc) return rc;
     s->n++;
+    /* the Delassus operator's route, once for every solve of the capture (a file's problems
+     * get it from ncp_problem_complete) */
+    if ((rc = ncp_dop_check_problem(&s->probs[s->n - 1], err))) return rc;
     return s->store ? ncp_store_append(s->store, p, err) : NCP_OK;
 }
 

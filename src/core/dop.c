@@ -110,7 +110,10 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
     op->D = p->has_dual ? p->D : NULL;
     int primal = p->has_primal && p->A && p->nv > 0 && p->J.rowptr && p->J.m == p->m &&
                  p->J.n == p->nv;
-    if (route == NCP_DOP_DENSE || (route == NCP_DOP_AUTO && (!primal || 4 * p->nv > p->m))) {
+    /* the route decided for this problem already (ncp_dop_check_problem), when it has a D */
+    int decided = route == NCP_DOP_AUTO && op->D ? p->dop_route : 0;
+    if (route == NCP_DOP_DENSE || decided < 0 ||
+        (route == NCP_DOP_AUTO && (!primal || 4 * p->nv > p->m))) {
         if (!op->D && p->m > 0)
             return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has no dual data (D) for the "
                                  "dense Delassus operator", p->name ? p->name : "?");
@@ -131,7 +134,7 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
         ncp_dop_free(op);
         return rc;
     }
-    if (route == NCP_DOP_AUTO && op->D && !factor_matches(op, err)) {
+    if (route == NCP_DOP_AUTO && op->D && decided == 0 && !factor_matches(op, err)) {
         const double *D = op->D;
         int oom = err && err->code == NCP_ERR_NOMEM;
         ncp_dop_free(op);
@@ -140,6 +143,18 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
         op->D = D;
     }
     return NCP_OK;
+}
+
+int ncp_dop_check_problem(ncp_problem *p, ncp_error *err)
+{
+    if (p->dop_route != 0 || !p->has_dual || !p->D) return NCP_OK;
+    ncp_dop op;
+    ncp_error e = {0};
+    int rc = ncp_dop_init(&op, p, NCP_DOP_AUTO, &e);
+    if (rc == NCP_OK) p->dop_route = op.rank > 0 ? 1 : -1;
+    ncp_dop_free(&op);
+    if (rc == NCP_ERR_NOMEM) return ncp_error_set(err, rc, "%s", e.msg);
+    return NCP_OK; /* any other failure: left undecided, each operator meets it itself */
 }
 
 /* t = F^T x and y = alpha F t + beta y for the thin F (m x r) of the low-rank route, in C

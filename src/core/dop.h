@@ -45,6 +45,11 @@ typedef struct ncp_dop {
  * NCP_ERR_INPUT when the route needs data p lacks, NCP_ERR_NUMERIC when A is not SPD (low-rank
  * route requested), NCP_ERR_NOMEM. */
 int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err);
+/* Decides p->dop_route (core/problem.h) once: the route ncp_dop_init takes with NCP_DOP_AUTO
+ * when p->dop_route is 0, so that later operators skip the check of F F^T against D (the same
+ * decision, made once per problem instead of once per operator). Nothing when p->dop_route is
+ * already set. NCP_ERR_NOMEM only; a problem the operator cannot serve is left at 0. */
+int ncp_dop_check_problem(ncp_problem *p, ncp_error *err);
 void ncp_dop_free(ncp_dop *op);
 
 /* y = alpha D x + beta y (x and y must not overlap). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dop.h"
 #include "core/problem.h"
 
 const char *ncp_block_type_name(int type)
@@ -98,6 +99,7 @@ int ncp_problem_compute_dual(ncp_problem *p, ncp_error *err)
                              p->name ? p->name : "?");
     free(p->D);
     free(p->vf);
+    p->dop_route = 0; /* a new D: the operator's route is decided again */
     p->D = ncp_calloc(err, (size_t)p->m * p->m, sizeof(double));
     p->vf = ncp_calloc(err, p->m, sizeof(double));
     if (!p->D || !p->vf) return NCP_ERR_NOMEM;
@@ -118,6 +120,7 @@ int ncp_problem_compute_dual_sparse(ncp_problem *p, const ncp_sparse_chol_opts *
         return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s: sparse primal data of inconsistent sizes", nm);
     free(p->D);
     free(p->vf);
+    p->dop_route = 0;
     p->D = ncp_malloc(err, (size_t)p->m * p->m, sizeof(double));
     p->vf = ncp_malloc(err, p->m, sizeof(double));
     if (!p->D || !p->vf) return NCP_ERR_NOMEM;
@@ -181,7 +184,16 @@ int ncp_problem_note(ncp_problem *p, ncp_error *err, const char *fmt, ...)
     return NCP_OK;
 }
 
+static int complete_data(ncp_problem *p, int derive_primal, ncp_error *err);
+
 int ncp_problem_complete(ncp_problem *p, int derive_primal, ncp_error *err)
+{
+    int rc = complete_data(p, derive_primal, err);
+    /* the Delassus operator's route, once for every solve of this problem */
+    return rc ? rc : ncp_dop_check_problem(p, err);
+}
+
+static int complete_data(ncp_problem *p, int derive_primal, ncp_error *err)
 {
     int rc = NCP_OK;
     if (!p->has_dual && (p->has_primal || p->has_sparse_primal)) rc = ncp_problem_compute_dual(p, err);
@@ -214,6 +226,7 @@ int ncp_problem_primal_from_dual(ncp_problem *p, ncp_error *err)
                              "%d x %d, kept sparse); a dense primal form is not derived from D for it",
                              p->name ? p->name : "?", p->nv, p->nv);
     int m = p->m, rc;
+    p->dop_route = 0; /* new primal data: the operator's route is decided again */
     /* Any factor D = F F^T gives A = I, J = F, b = 0, e = v_f with J A^{-1} J^T = D and
      * J A^{-1} b + e = v_f. (docs/design.md writes J = L^T for D = L L^T; with A = I that gives
      * L^T L, so the factor itself is used.) D is often only semi-definite (more contact rows

@@ -142,6 +142,14 @@ typedef struct ncp_problem {
     int case_index;      /* single-step case, or -1 */
     uint64_t seed;
     char *driver;        /* solver that drove the trajectory, or "" */
+
+    /* The route ncp_dop_init (core/dop.h) takes with NCP_DOP_AUTO, decided once per problem by
+     * ncp_dop_check_problem (the readers and the capture call it) instead of once per operator
+     * (every solve builds two): 0 not decided (ncp_dop_init checks F F^T against D itself),
+     * 1 low rank (checked: F F^T agrees with D), -1 dense. Whatever changes D, A or J afterwards
+     * sets it back to 0 (ncp_problem_compute_dual, ncp_problem_primal_from_dual, the harness's
+     * reconstructions do). */
+    int dop_route;
 } ncp_problem;
 
 void ncp_problem_init(ncp_problem *p);
@@ -170,7 +178,8 @@ int ncp_problem_primal_from_dual(ncp_problem *p, ncp_error *err);
 #define NCP_DUAL_SYMMETRY_TOL 1e-12
 void ncp_problem_set_dual_symmetric(ncp_problem *p);
 /* Completes a problem just read from a file: D and v_f from the primal data (dense or
- * sparse) when missing, dual_symmetric (with a note when D is not symmetric), and, when
+ * sparse) when missing, dual_symmetric (with a note when D is not symmetric), dop_route
+ * (ncp_dop_check_problem), and, when
  * derive_primal is set and there is no primal data at all, a dense primal form from the dual
  * data (ncp_problem_primal_from_dual). A D whose symmetric part is not positive semi-definite
  * is not an error here: the problem keeps its dual form only, and provenance_note says why.

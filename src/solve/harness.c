@@ -286,6 +286,7 @@ static int prepare(const ncp_solver_desc *s, const ncp_problem *p0, const ncp_ha
     if (!need_primal && !need_sym) return NCP_OK;
     /* the solver's own copy: the graded problem stays as given */
     if ((rc = ncp_problem_copy(ts, g, err))) return rc;
+    ts->dop_route = 0; /* D, A or J change below: the operator's route is decided again */
     *ps = ts;
     if (need_sym) {
         char t[160];
