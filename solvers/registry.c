@@ -86,6 +86,14 @@ int ncp_registry_family_count(void) { return NFAMILIES; }
 
 const char *ncp_registry_family_at(int i) { return i >= 0 && i < NFAMILIES ? families[i] : NULL; }
 
+enum { PEER_FAMILY = 5 }; /* families[PEER_FAMILY] */
+
+int ncp_registry_is_peer(const char *solver_name)
+{
+    const char *f = ncp_registry_family(solver_name);
+    return f && f == families[PEER_FAMILY];
+}
+
 const char *ncp_registry_family(const char *solver_name)
 {
     for (size_t i = 0; solver_name && i < sizeof family_of / sizeof family_of[0]; i++)

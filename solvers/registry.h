@@ -57,6 +57,12 @@ const ncp_solver_desc *ncp_solver_find(const char *name);
 int ncp_registry_family_count(void);
 const char *ncp_registry_family_at(int i);
 const char *ncp_registry_family(const char *solver_name);
+/* 1 for a peer: an adaptor that runs another library's solver as a cross-check (the Siconos
+ * family). A run without a solver list leaves the peers out (`--solvers all` or `peers` adds
+ * them): they answer "does ncpbench agree with an independent implementation?", not "which
+ * solver should I use?", and on dense low-rank problems they spend their whole time budget
+ * (boltnut: 198 of 215 s with them). */
+int ncp_registry_is_peer(const char *solver_name);
 /* The family (panel, `list` line) of every plugin solver (solve/plugin_load.h). */
 #define NCP_REGISTRY_PLUGIN_FAMILY "plugin solvers"
 

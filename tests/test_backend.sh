@@ -11,7 +11,9 @@
 #     LAPACKE, Siconos) binds any symbol to OpenBLAS, which is mapped but unused;
 #     openblas: dgemm_ and dgetrf_ bind to OpenBLAS;
 #   - SICONOS=1: ncpbench links libsiconos_numerics and lists the siconos-* solvers; SICONOS=0:
-#     neither.
+#     neither;
+#   - the solver sets (bench/pipeline.h): a solve without --solvers runs every listed solver but
+#     the peers; `peers` the peers alone, `all` every one, `pgs,default` pgs first and no repeat.
 . "$(dirname "$0")/shell_prologue.sh"
 BLAS=${BLAS:?}
 SICONOS=${SICONOS:?}
@@ -59,5 +61,27 @@ else
   grep -q 'siconos-' "$T/list" && fail "Siconos disabled but siconos-* solvers are listed"
 fi
 
+# solver sets, counted from the list and from what a solve ran
+listed=$(grep -cE '^  [a-z0-9][^ ]* ' "$T/list")
+npeer=$(grep -c 'family: peers (Siconos)' "$T/list")
+[ "$SICONOS" = 1 ] && [ "$npeer" -ne 7 ] && fail "$npeer peers listed, expected Siconos's 7"
+"$NCPBENCH" capture scenes/box-on-plane.json -o "$T/cap.h5" --quick > /dev/null || fail "capture"
+ran() { # SOLVERS-ARGS...: the distinct solvers of the solve's metrics.csv, in order
+  rm -rf "$T/s"
+  "$NCPBENCH" solve "$T/cap.h5" "$@" --max-iter 3 --budget-ms 50 --no-progress --out "$T/s" \
+    > /dev/null || fail "solve $*"
+  "$PY" -c 'import csv,sys; print(",".join(dict.fromkeys(r["solver"] for r in csv.DictReader(open(sys.argv[1])))))' \
+    "$T/s/metrics.csv"
+}
+d=$(ran); n=$(echo "$d" | tr ',' '\n' | grep -c .)
+[ "$n" -eq $((listed - npeer)) ] || fail "default run: $n solvers, expected $listed listed - $npeer peers"
+echo "$d" | grep -q siconos && fail "a default run ran a peer: $d"
+a=$(ran --solvers all); [ "$(echo "$a" | tr ',' '\n' | grep -c .)" -eq "$listed" ] || fail "--solvers all ran $a"
+p=$(ran --solvers pgs,default); [ "$p" = "$d" ] || fail "--solvers pgs,default ran $p, not $d"
+if [ "$SICONOS" = 1 ]; then
+  q=$(ran --solvers peers)
+  [ "$(echo "$q" | tr ',' '\n' | grep -c '^siconos-')" -eq 7 ] && [ "$(echo "$q" | tr ',' '\n' | grep -c .)" -eq 7 ] \
+    || fail "--solvers peers ran $q"
+fi
 echo "backend: blas=$BLAS siconos=$SICONOS; dgemm_ from $(providers dgemm_ | tr '\n' ' ')"
 [ "$fails" -eq 0 ]

@@ -99,6 +99,7 @@ bad_case "$P/plugin_bad_dup_builtin.so" "solver name 'pgs' exists already \(buil
 bad_case "$P/plugin_bad_dup_plugin.so" "solver name 'plugin-pgs' exists already \(plugin $GOOD\)"
 bad_case "$P/plugin_bad_noterm.so" "no NULL-name terminator within 33 entries"
 bad_case "$P/plugin_bad_name.so" "solver name 'bad,name' cannot be written"
+bad_case "$P/plugin_bad_setword.so" "solver name 'peers' is a word of --solvers"
 # the variable's files are checked the same way
 NCPBENCH_PLUGINS="$P/plugin_bad_abi.so" "$NCPBENCH" list solvers > /dev/null 2> "$T/err"
 [ $? = 2 ] && grep -q "plugin_bad_abi.so: built for ABI 7" "$T/err" \

@@ -34,7 +34,9 @@
 
 static const char *COMMON_HELP =
     "Common options:\n"
-    "  --solvers a,b       solvers to run (default: the scene's list, else every registered one)\n"
+    "  --solvers a,b       solvers to run (default: the scene's list, else every registered one\n"
+    "                      but the peers); the words default, peers (Siconos's solvers, when\n"
+    "                      built with them) and all name sets: --solvers default,peers = all\n"
     "  --tol X|high|low    tolerance on the stopping metric (default: scene, else 1e-8);\n"
     "                      presets: high = 1e-8, low = 1e-4 (high and low accuracy)\n"
     "  --max-iter N        iteration budget per solve (default: scene, else 1000)\n"
@@ -507,13 +509,16 @@ static int cmd_plot(cli *c, int help)
 
 static void list_solvers(const ncp_solver_catalog *cat)
 {
-    printf("Solvers (%d):\n", cat->n);
+    printf("Solvers (%d; a run without --solvers or a scene list runs all but the peers):\n",
+           cat->n);
     for (int i = 0; i < cat->n; i++) {
         const ncp_solver_desc *d = cat->solvers[i];
         const char *plugin = ncp_catalog_plugin_file(cat, i), *fam = ncp_registry_family(d->name);
         printf("  %-14s %s\n", d->name, d->summary ? d->summary : "");
-        printf("  %-14s family: %s\n", "",
-               plugin ? NCP_REGISTRY_PLUGIN_FAMILY : fam ? fam : "(none)");
+        printf("  %-14s family: %s%s\n", "",
+               plugin ? NCP_REGISTRY_PLUGIN_FAMILY : fam ? fam : "(none)",
+               !plugin && ncp_registry_is_peer(d->name)
+                   ? " (not in a default run: --solvers peers or all)" : "");
         if (plugin) {
             const char *pn = ncp_catalog_plugin_name(cat, i);
             printf("  %-14s plugin: %s (%s)\n", "", pn ? pn : "unnamed", plugin);

@@ -32,15 +32,31 @@ void ncp_pipeline_opts_default(ncp_pipeline_opts *o)
     o->warm_start = NCP_WARM_VELOCITY; /* Lee et al. 2025 §V-D: from the previous step */
 }
 
+/* Adds the catalog's solvers of a set word (catalog.h) not yet in out. */
+static int add_set(const ncp_solver_catalog *cat, const char *word, const ncp_solver_desc **out,
+                   int cap, int *n, ncp_error *err)
+{
+    int all = !strcmp(word, "all"), peers = !strcmp(word, "peers");
+    for (int i = 0; i < cat->n; i++) {
+        const ncp_solver_desc *d = cat->solvers[i];
+        /* a plugin's solver is never a peer, whatever its name */
+        int peer = !ncp_catalog_plugin_file(cat, i) && ncp_registry_is_peer(d->name);
+        if (!all && peer != peers) continue;
+        int seen = 0;
+        for (int k = 0; k < *n && !seen; k++) seen = out[k] == d;
+        if (seen) continue;
+        if (*n >= cap) return ncp_error_set(err, NCP_ERR_INPUT, "too many solvers");
+        out[(*n)++] = d;
+    }
+    return NCP_OK;
+}
+
 int ncp_resolve_solvers(const ncp_solver_catalog *cat, const char *csv,
                         const ncp_solver_desc **out, int cap, int *n, ncp_error *err)
 {
     *n = 0;
     if (!cat) cat = ncp_registry_catalog();
-    if (!csv || !*csv) {
-        for (int i = 0; i < cat->n && *n < cap; i++) out[(*n)++] = cat->solvers[i];
-        return NCP_OK;
-    }
+    if (!csv || !*csv) return add_set(cat, "default", out, cap, n, err);
     const char *s = csv;
     while (*s) {
         const char *e = strchr(s, ',');
@@ -51,6 +67,13 @@ int ncp_resolve_solvers(const ncp_solver_catalog *cat, const char *csv,
                                  csv);
         memcpy(name, s, len);
         name[len] = '\0';
+        s += len;
+        if (*s == ',') s++;
+        if (ncp_catalog_set_word(name)) {
+            int rc = add_set(cat, name, out, cap, n, err);
+            if (rc) return rc;
+            continue;
+        }
         const ncp_solver_desc *d = ncp_catalog_find(cat, name);
         if (!d) {
             char known[1024] = "";
@@ -61,17 +84,15 @@ int ncp_resolve_solvers(const ncp_solver_catalog *cat, const char *csv,
                 if (w < 0 || (size_t)w >= sizeof known - used) break;
                 used += (size_t)w;
             }
-            return ncp_error_set(err, NCP_ERR_INPUT, "unknown solver '%s' (known: %s; see "
-                                 "`ncpbench list solvers`; a plugin's solvers need --plugin "
-                                 "FILE.so)", name, known);
+            return ncp_error_set(err, NCP_ERR_INPUT, "unknown solver '%s' (known: %s; the sets "
+                                 "default, peers, all; see `ncpbench list solvers`; a plugin's "
+                                 "solvers need --plugin FILE.so)", name, known);
         }
         for (int i = 0; i < *n; i++)
             if (out[i] == d)
                 return ncp_error_set(err, NCP_ERR_INPUT, "solver '%s' listed twice", name);
         if (*n >= cap) return ncp_error_set(err, NCP_ERR_INPUT, "too many solvers");
         out[(*n)++] = d;
-        s += len;
-        if (*s == ',') s++;
     }
     return NCP_OK;
 }

@@ -50,9 +50,10 @@ typedef struct ncp_pipeline_opts {
 
 void ncp_pipeline_opts_default(ncp_pipeline_opts *o);
 
-/* Resolves a comma-separated solver list ("" or NULL = every solver of the catalog, NULL
- * catalog = the registry) into descriptors; unknown names -> NCP_ERR_INPUT listing the known
- * ones. */
+/* Resolves a comma-separated solver list into descriptors (NULL catalog = the registry). An
+ * item is a solver name or a set word (solve/catalog.h: default, peers, all; a set adds its
+ * solvers not already listed); "" or NULL = "default", every solver but the peers. Unknown
+ * names -> NCP_ERR_INPUT listing the known ones. */
 int ncp_resolve_solvers(const ncp_solver_catalog *cat, const char *csv,
                         const ncp_solver_desc **out, int cap, int *n, ncp_error *err);
 

@@ -198,7 +198,7 @@ static int prof_scene(const ncp_fig_opts *o, const char *file, const char *out,
     if ((rc = ncp_path_join(dir, sizeof dir, out, stem, err))) return rc;
     ncp_pipeline_opts po;
     ncp_fig_pipeline_opts(o, dir, &po);
-    po.solvers_csv = ""; /* every registered solver */
+    po.solvers_csv = "all"; /* every registered solver, the peers too: a collection compares */
     po.budget.time_ms = o->quick ? PROF_LIMIT_QUICK_MS : PROF_LIMIT_FULL_MS;
     po.time_set = 1;
     po.traces = 0;

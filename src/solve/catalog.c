@@ -3,6 +3,11 @@
 
 #include "solve/catalog.h"
 
+int ncp_catalog_set_word(const char *name)
+{
+    return name && (!strcmp(name, "default") || !strcmp(name, "peers") || !strcmp(name, "all"));
+}
+
 int ncp_catalog_index(const ncp_solver_catalog *c, const char *name)
 {
     if (!c || !name) return -1;

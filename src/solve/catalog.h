@@ -17,6 +17,12 @@ typedef struct ncp_solver_catalog {
     const char *const *plugin_name;
 } ncp_solver_catalog;
 
+/* Words of --solvers and of a scene's solver list that name a set, not a solver: "default"
+ * (what a run without a list runs: every solver but the peers, i.e. ncpbench's own solvers and
+ * the loaded plugins' ones), "peers" (the cross-check adaptors of other libraries, Siconos's
+ * fc3d solvers when built with -Dsiconos) and "all" (both). No solver may take these names. */
+int ncp_catalog_set_word(const char *name);
+
 /* The solver named `name`, or NULL. */
 const ncp_solver_desc *ncp_catalog_find(const ncp_solver_catalog *c, const char *name);
 

@@ -100,6 +100,10 @@ static int add_plugin(ncp_plugins *p, const char *path, const ncp_plugin_info *i
                                  "written in metrics.csv, the HDF5 outputs and file names: use "
                                  "1 to 31 characters of letters, digits, '_', '.', '+', '-', "
                                  "starting with a letter or digit", path, pname, d->name);
+        if (ncp_catalog_set_word(d->name))
+            return ncp_error_set(err, NCP_ERR_INPUT, "plugin %s (%s): solver name '%s' is a "
+                                 "word of --solvers (default, peers, all name sets of solvers): "
+                                 "rename the plugin's solver", path, pname, d->name);
         if (!d->solve)
             return ncp_error_set(err, NCP_ERR_INPUT, "plugin %s (%s): solver '%s' has no solve "
                                  "function (NULL)", path, pname, d->name);

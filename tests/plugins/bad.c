@@ -35,6 +35,8 @@ static const ncp_param_doc params[] = {{NULL, 0.0, NULL}};
 #define NAME "plugin-pgs" /* tests/plugins/good.c's */
 #elif defined(BAD_NAME)
 #define NAME "bad,name"
+#elif defined(BAD_SETWORD)
+#define NAME "peers" /* a set word of --solvers (solve/catalog.h) */
 #else
 #define NAME "bad-plugin"
 #endif
