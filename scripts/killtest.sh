@@ -38,28 +38,14 @@ echo "uninterrupted run: $W ms, $total results"
   $(stat -c %s journal.ncpj) / (total > 0 ? total : 1))) a result); outputs: $(du -sk --apparent-size . \
   | cut -f1) kB in all" )
 
-jsize() { stat -c %s "$K/journal.ncpj" 2> /dev/null || echo 0; }
-msleep() { sleep "$(($1 / 1000)).$(printf %03d $(($1 % 1000)))"; }
+# a quarter of the kills at a random time in the first W/4 ms (capture, start, rebuild), the
+# others after the journal grew 1 to 3 times and a random 0-100 ms more (mid-solve)
+. "$(dirname "$0")/../tests/kill_at_random.sh"
 prev=0 lost=0 trail=""
 for i in $(seq 1 "$KILLS"); do
   "$NCPBENCH" run "$@" "${common[@]}" --out "$K" > "$WORK/k$i.log" 2>&1 &
-  pid=$!
-  # a quarter of the kills at a random time in the first W/4 ms (capture, start, rebuild), the
-  # others after the journal grew 1 to 3 times and a random 0-100 ms more (mid-solve)
-  r=$((RANDOM % 4))
-  if [ $r -eq 0 ]; then
-    msleep $(((RANDOM * 32768 + RANDOM) % (W / 4 + 1)))
-  else
-    last=$(jsize) grew=0
-    while [ $grew -lt $r ] && kill -0 "$pid" 2> /dev/null; do
-      sleep 0.01
-      now=$(jsize)
-      [ "$now" != "$last" ] && grew=$((grew + 1)) last=$now
-    done
-    msleep $((RANDOM % 101))
-  fi
-  kill -KILL "$pid" 2> /dev/null && killed=1 || killed=0
-  wait "$pid" 2> /dev/null
+  kill_at_random $! "$K" $((W / 4)) 100
+  killed=$KILLED
   n=0
   [ -f "$K/journal.ncpj" ] && n=$($CHECK --journal "$K")
   [ "$n" -lt "$prev" ] && lost=$((lost + prev - n))

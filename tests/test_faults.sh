@@ -36,31 +36,15 @@ t1=$(date +%s%N)
 t2=$(date +%s%N)
 W=$(((t1 - t0) / 1000000)) S=$(((t2 - t1) / 1000000))
 # S: a rerun that solves nothing (reading the problems and the journal, rebuilding the outputs).
-# Each attempt is killed (seeded draws) either at a random time in [0, S] ms, while it starts,
-# or after the journal grew 1 to 3 times and a random 0-40 ms more, in the middle of the next
-# solves: a shared machine makes times alone a poor guide to where a run is.
-jsize() { stat -c %s "$K/journal.ncpj" 2> /dev/null || echo 0; }
-msleep() { sleep "$(($1 / 1000)).$(printf %03d $(($1 % 1000)))"; }
+# Each attempt is killed (seeded draws, tests/kill_at_random.sh) either at a random time in
+# [0, S] ms, while it starts, or after the journal grew 1 to 3 times and a random 0-40 ms more.
+. "$(dirname "$0")/kill_at_random.sh"
 RANDOM=20261125
 K="$T/killed"
 prev=0 progress=""
 for i in $(seq 1 20); do
   "$NCPBENCH" solve "${kargs[@]}" --out "$K" > "$T/k.log" 2>&1 &
-  pid=$!
-  r=$((RANDOM % 4))
-  if [ $r -eq 0 ]; then
-    msleep $((RANDOM % (S + 1)))
-  else
-    last=$(jsize) grew=0
-    while [ $grew -lt $r ] && kill -0 "$pid" 2> /dev/null; do
-      sleep 0.01
-      now=$(jsize)
-      [ "$now" != "$last" ] && grew=$((grew + 1)) last=$now
-    done
-    msleep $((RANDOM % 41))
-  fi
-  kill -KILL "$pid" 2> /dev/null
-  wait "$pid" 2> /dev/null
+  kill_at_random $! "$K" "$S" 40
   [ -f "$K/journal.ncpj" ] || continue
   n=$($CHECK --journal "$K")
   [ "$n" -ge "$prev" ] || fail "kill $i: the journal went from $prev to $n results"
