@@ -6,7 +6,9 @@
 # al_residual, ms per case.
 # Usage: scripts/sweep_canal.sh BUILD_DIR PROBLEMS.h5... (e.g. from
 #   ncpbench capture scenes/dishes.json -o dishes.h5; ncpbench capture scenes/boltnut.json -o
-#   boltnut.h5). Grid overrides: BETA0_REL, KAPPA, ZETA, BMAX, THETA_N (space-separated lists).
+#   boltnut.h5). Grid overrides: BETA0_REL, KAPPA, ZETA, BMAX, THETA_N (space-separated lists);
+#   BETA0 (absolute beta0, 0 = the scale-free rule; the paper's is 1e4); START (v0: the
+#   captured previous velocity, v0+lambda0: also u^0 = -guess_lambda, cold: neither).
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 BUILD_DIR PROBLEMS.h5..." >&2; exit 2; }
 bin="$1/benchmarks/bench_table2"
@@ -17,16 +19,28 @@ KAPPA=${KAPPA:-"3 10"}
 ZETA=${ZETA:-"0.5 100"}
 BMAX=${BMAX:-"100"}
 THETA_N=${THETA_N:-"1e-10"}
-printf '| file | beta0_rel | kappa | zeta | beta_max_ratio | theta_n | inner/case | max | fail %% | -log10 res | ms/case |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
+BETA0=${BETA0:-"0"}
+START=${START:-"v0"}
+printf '| file | start | beta0 | beta0_rel | kappa | zeta | beta_max_ratio | theta_n | inner/case | max | fail %% | -log10 res | ms/case |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for f in "$@"; do
-  for b in $BETA0_REL; do for k in $KAPPA; do for z in $ZETA; do for m in $BMAX; do
-    for t in $THETA_N; do
-      line=$("$bin" "$f" --solvers canal --param canal.beta0_rel="$b" --param canal.kappa="$k" \
-             --param canal.zeta="$z" --param canal.beta_max_ratio="$m" --param canal.theta_n="$t" |
-             awk '$1 == "canal" { print $3 " | " $4 " | " $5 " | " $7 " | " $8 }')
-      printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$(basename "$f")" "$b" "$k" "$z" "$m" "$t" \
-        "$line"
+  for s in $START; do
+    case $s in
+      v0) sflag="" ;; v0+lambda0) sflag="--warm-lambda" ;; cold) sflag="--cold" ;;
+      *) echo "$0: START: v0, v0+lambda0 or cold, not $s" >&2; exit 2 ;;
+    esac
+    for a in $BETA0; do
+      for b in $BETA0_REL; do for k in $KAPPA; do for z in $ZETA; do for m in $BMAX; do
+        for t in $THETA_N; do
+          # shellcheck disable=SC2086
+          line=$("$bin" "$f" --solvers canal $sflag --param canal.beta0="$a" \
+                 --param canal.beta0_rel="$b" --param canal.kappa="$k" --param canal.zeta="$z" \
+                 --param canal.beta_max_ratio="$m" --param canal.theta_n="$t" |
+                 awk '$1 == "canal" { print $3 " | " $4 " | " $5 " | " $7 " | " $8 }')
+          printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$(basename "$f")" "$s" "$a" \
+            "$b" "$k" "$z" "$m" "$t" "$line"
+        done
+      done; done; done; done
     done
-  done; done; done; done
+  done
 done

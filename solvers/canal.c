@@ -63,6 +63,14 @@
  * step leave lambda unchanged), at ~5 % more Newton steps on the dishes. With the paper's
  * absolute beta0 = 1e4 (about beta0_rel 3e5 on the dishes) Table II gives 92 Newton steps per
  * case at -log10 res 8.13.
+ * Why the dish cases of Table II cost ~5.5 Newton steps per loop, not the "one or two" of §V-D
+ * (benchmarks/bench_table2 --diag): each loop's start v^l is off the new h's minimiser mostly
+ * through beta (e~^{l+1} - e~^l) on the loaded sliding contacts (28 of 53 per case slide),
+ * 3-10x larger than the multiplier change, and the multiplier keeps changing by ~0.04 N s per
+ * loop in the null space of J^T (||J^T dlambda|| 1e-4.6: a statically indeterminate pile);
+ * loop 1's start does not matter (v0 only, v0 + lambda0, cold: 60.4 / 61.2 / 59.4 steps). On
+ * the tight bolt-nut the same code needs 2 steps per loop from loop 5 on (24.3 per case).
+ * eq. 21's shift is recomputed from eqs. 12-13 in tests/test_canal.c (test_cascade_shift).
  * Why beta_max = 100 beta0 and not larger: the round-off floor of x = lambda - beta (J v + e~)
  * grows with beta; on tests/test_canal.c's 110 random problems beta_max = 1e8 left 12 stuck
  * near natural map 1e-6, 1e4..1e6 none. beta is also not raised once the AL change of lambda is

@@ -780,6 +780,126 @@ static void test_warm_fixed_point(void)
            zero_steps);
 }
 
+/* Alg. 1 line 5 / eq. 21, recomputed: loop l+1's De Saxce shift is e + mu ||z_t^l|| with the
+ * slack of eqs. 12-13, z^l = J v^l + e + (lambda^l - lambda^{l-1}) / beta_l (u^l = -lambda^l),
+ * from loop l's last velocity, its multipliers and its beta (before eq. 27 raises it). And at a
+ * contact whose lambda^l lies strictly inside the cone (sticking), z_t^l = 0: the shift does not
+ * move there, only on sliding and open contacts (the Table II diagnosis in results/REPORT.md). */
+static void test_cascade_shift(void)
+{
+    int checked = 0, sticking = 0;
+    for (int i = 0; i < 24; i++) {
+        ncp_problem p;
+        ncp_error err;
+        ncp_error_clear(&err);
+        CHECK_OK(t_random(&p, 900 + i, i % 2, 0, &err), &err);
+        int m = p.m, n = p.nv;
+        double *J = t_dense_J(&p);
+        double *lam = calloc((size_t)m + 1, sizeof(double)), *v = calloc((size_t)n + 1, 8);
+        loop_end c;
+        int ok = loop_end_alloc(&c, &p) && J && lam && v;
+        CHECK(ok);
+        if (ok) {
+            ncp_al_stats st;
+            ncp_params ps;
+            memset(&ps, 0, sizeof ps);
+            /* theta_n 0: every loop takes at least one Newton step (ncp_al_inner_done cannot
+             * stop before the first), so the observer sees every loop's end */
+            CHECK_OK(ncp_params_set(&ps, "theta_n", 0.0, &err), &err);
+            CHECK_OK(ncp_params_set(&ps, "inner_max", 30.0, &err), &err);
+            CHECK_OK(ncp_al_solve_observed(&ncp_al_config_canal, &p, &ps, NULL, NULL, 8,
+                                           on_loop_end, &c, lam, v, &st, &err),
+                     &err);
+            for (int l = 0; l + 1 < c.nl; l++) {
+                double scale = 1e-300;
+                for (int q = 0; q < m; q++) scale = fmax(scale, fabs(c.eshift[l + 1][q]));
+                for (int bi = 0; bi < p.nblocks; bi++) {
+                    const ncp_block *b = &p.blocks[bi];
+                    if (b->type != NCP_CONTACT) continue;
+                    int r = b->row;
+                    double z[3];
+                    for (int k = 0; k < 3; k++) {
+                        double jv = 0.0;
+                        for (int j = 0; j < n; j++) jv += J[(size_t)(r + k) * n + j] * c.v[l][j];
+                        z[k] = jv + p.e[r + k] +
+                               (c.lam_prev[l + 1][r + k] - c.lam_prev[l][r + k]) / c.beta[l];
+                    }
+                    double want = p.e[r] + b->mu * hypot(z[1], z[2]);
+                    CHECK(fabs(c.eshift[l + 1][r] - want) <= 1e-9 * scale);
+                    CHECK(c.eshift[l + 1][r + 1] == p.e[r + 1] &&
+                          c.eshift[l + 1][r + 2] == p.e[r + 2]);
+                    checked++;
+                    const double *lr = c.lam_prev[l + 1] + r;
+                    if (lr[0] > 0.0 && hypot(lr[1], lr[2]) < (1.0 - 1e-6) * b->mu * lr[0]) {
+                        sticking++;
+                        CHECK(hypot(z[1], z[2]) <= 1e-8 * (1.0 + scale));
+                    }
+                }
+            }
+        }
+        loop_end_free(&c);
+        free(J);
+        free(lam);
+        free(v);
+        ncp_problem_free(&p);
+    }
+    CHECK(checked > 300 && sticking >= 10);
+    printf("canal's De Saxce shift recomputed from eqs. 12-13 on %d contact-loops (%d sticking: "
+           "no shift)\n", checked, sticking);
+}
+
+/* Sec. V-D's warm start of u: u^0 = -lambda0 (with v^0 = v0) from a start far from the solution
+ * reaches the cold start's fixed point (D SPD: the solution is unique) to 1e-8 relative. */
+static void test_warm_u_same_fixed_point(void)
+{
+    for (int i = 0; i < 6; i++) {
+        ncp_problem p;
+        ncp_error err;
+        ncp_error_clear(&err);
+        CHECK_OK(t_random(&p, 950 + i, i % 2, 1, &err), &err);
+        int m = p.m, n = p.nv;
+        double *lc = calloc((size_t)m + 1, sizeof(double)), *vc = calloc((size_t)n + 1, 8);
+        double *lw = calloc((size_t)m + 1, sizeof(double)), *vw = calloc((size_t)n + 1, 8);
+        double *l0 = calloc((size_t)m + 1, sizeof(double)), *v0 = calloc((size_t)n + 1, 8);
+        CHECK(lc && vc && lw && vw && l0 && v0);
+        if (lc && vc && lw && vw && l0 && v0) {
+            ncp_al_stats st;
+            CHECK_OK(ncp_al_solve_observed(&ncp_al_config_canal, &p, NULL, NULL, NULL, 200, NULL,
+                                           NULL, lc, vc, &st, &err),
+                     &err);
+            /* a start off the solution: twice the impulses, turned (t1 <-> t2), and a velocity
+             * of the opposite sign */
+            double s = 1.0;
+            for (int k = 0; k < m; k++) s = fmax(s, fabs(lc[k]));
+            for (int bi = 0; bi < p.nblocks; bi++) {
+                int r = p.blocks[bi].row, k = ncp_block_type_size(p.blocks[bi].type);
+                for (int a = 0; a < k; a++) l0[r + a] = 2.0 * lc[r + a];
+                if (k == 3) {
+                    l0[r + 1] = 2.0 * lc[r + 2];
+                    l0[r + 2] = 2.0 * lc[r + 1];
+                }
+            }
+            for (int j = 0; j < n; j++) v0[j] = -vc[j] + 0.1;
+            CHECK_OK(ncp_al_solve_observed(&ncp_al_config_canal, &p, NULL, l0, v0, 200, NULL,
+                                           NULL, lw, vw, &st, &err),
+                     &err);
+            CHECK(st.inner_failures == 0);
+            double d = 0.0;
+            for (int k = 0; k < m; k++) d = fmax(d, fabs(lw[k] - lc[k]));
+            CHECK(d <= 1e-8 * s);
+            if (d > 1e-8 * s) fprintf(stderr, "  warm u: random %d: |lambda diff| %g\n", i, d);
+            CHECK(tutil_ref_natural_map(&p, lw, 0) <= 1e-8);
+        }
+        free(lc);
+        free(vc);
+        free(lw);
+        free(vw);
+        free(l0);
+        free(v0);
+        ncp_problem_free(&p);
+    }
+}
+
 /* Alg. 1 line 8 with an absolute theta_N: every loop reported converged ends with ||r|| <=
  * theta_N, recomputed here from the loop's last iterate. */
 static void test_theta_n(void)
@@ -939,5 +1059,7 @@ int main(void)
     test_warm_fixed_point();
     test_theta_n();
     test_scale_free();
+    test_cascade_shift();
+    test_warm_u_same_fixed_point();
     return tcheck_exit("canal");
 }

@@ -234,7 +234,8 @@ static int raw_int1(hid_t loc, const char *path)
     return v;
 }
 
-static double *raw_dvec(hid_t loc, const char *path, int expect)
+/* A rank-1 dataset of `expect` elements of memory type `mt` (elsize bytes each), or NULL. */
+static void *raw_vec(hid_t loc, const char *path, int expect, hid_t mt, size_t elsize)
 {
     hid_t d = H5Dopen2(loc, path, H5P_DEFAULT);
     CHECK(d >= 0);
@@ -243,29 +244,22 @@ static double *raw_dvec(hid_t loc, const char *path, int expect)
     hsize_t dim[4] = {0};
     int rank = H5Sget_simple_extent_dims(s, dim, NULL);
     CHECK(rank == 1 && dim[0] == (hsize_t)expect);
-    double *v = calloc((size_t)expect + 1, sizeof(double));
-    if (rank == 1 && dim[0] == (hsize_t)expect)
-        CHECK(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+    void *v = calloc((size_t)expect + 1, elsize);
+    if (v && rank == 1 && dim[0] == (hsize_t)expect)
+        CHECK(H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
     H5Sclose(s);
     H5Dclose(d);
     return v;
 }
 
+static double *raw_dvec(hid_t loc, const char *path, int expect)
+{
+    return raw_vec(loc, path, expect, H5T_NATIVE_DOUBLE, sizeof(double));
+}
+
 static int *raw_ivec(hid_t loc, const char *path, int expect)
 {
-    hid_t d = H5Dopen2(loc, path, H5P_DEFAULT);
-    CHECK(d >= 0);
-    if (d < 0) return NULL;
-    hid_t s = H5Dget_space(d);
-    hsize_t dim[4] = {0};
-    int rank = H5Sget_simple_extent_dims(s, dim, NULL);
-    CHECK(rank == 1 && dim[0] == (hsize_t)expect);
-    int *v = calloc((size_t)expect + 1, sizeof(int));
-    if (rank == 1 && dim[0] == (hsize_t)expect)
-        CHECK(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
-    H5Sclose(s);
-    H5Dclose(d);
-    return v;
+    return raw_vec(loc, path, expect, H5T_NATIVE_INT, sizeof(int));
 }
 
 /* Reads an FCLib CSC matrix group and returns it dense (column-major), checking its layout. */
