@@ -8,6 +8,9 @@
 #   - every plugin that breaks a rule of solve/plugin.h exits 2 naming the file and the fault;
 #   - --isolate: a plugin that segfaults on the second problem gives one row `crashed` (the note
 #     names the signal) and normal rows for everything else, exit 0; -j 2 the same;
+#   - a plugin solver drives a scene's simulation (benchmark.driver, for capture, run and task):
+#     the captures equal those driven by the built-in pgs, bit for bit; without --plugin the
+#     scene is refused (exit 2, naming the solver);
 #   - the ASan build reports a plugin that writes past out->lambda (heap-buffer-overflow).
 . "$(dirname "$0")/shell_prologue.sh"
 P=${PLUGINDIR:?}
@@ -143,6 +146,26 @@ NCP_TEST_CRASH_ON=$SECOND "$NCPBENCH" solve "$T/p.h5" --plugin "$CRASH" \
 rc=$?
 [ $rc -ge 128 ] || [ $rc = 1 ] || fail "without --isolate: exit $rc, expected a crash"
 "$NCPBENCH" solve --help | grep -q "a crashing" || fail "--help does not say what --isolate is for"
+
+# ---- a plugin solver as the scene's driver: the same simulation as the built-in it calls ----
+sed 's/"driver": "nsn-nm"/"driver": "pgs"/' scenes/box-on-plane.json > "$T/drv-pgs.json"
+sed 's/"driver": "nsn-nm"/"driver": "plugin-pgs"/' scenes/box-on-plane.json > "$T/drv-plugin.json"
+grep -q '"driver": "plugin-pgs"' "$T/drv-plugin.json" || fail "box-on-plane's driver line changed"
+"$NCPBENCH" capture "$T/drv-pgs.json" --quick -o "$T/drv-pgs.h5" > /dev/null 2>&1 || fail "pgs-driven capture"
+"$NCPBENCH" capture "$T/drv-plugin.json" --quick --plugin "$GOOD" -o "$T/drv-plugin.h5" \
+  > /dev/null 2> "$T/err" || { cat "$T/err"; fail "plugin-driven capture"; }
+for d in pgs plugin; do
+  "$NCPBENCH" solve "$T/drv-$d.h5" --solvers nsn-nm --out "$T/drv-$d" --no-figures --no-progress \
+    > /dev/null 2>&1 || fail "solve the $d-driven capture"
+done
+"$PY" "$(dirname "$0")/check_same_results.py" "$T/drv-pgs" "$T/drv-plugin" \
+  || fail "a plugin-driven capture differs from the pgs-driven one"
+"$NCPBENCH" run "$T/drv-plugin.json" --quick --plugin "$GOOD" --solvers pgs --out "$T/drv-run" \
+  --no-figures --no-progress > /dev/null 2>&1 || fail "run with a plugin driver"
+"$NCPBENCH" capture "$T/drv-plugin.json" --quick -o "$T/drv-none.h5" > /dev/null 2> "$T/err"
+rc=$?
+[ $rc = 2 ] || fail "a plugin driver without --plugin: exit $rc, want 2"
+grep -q "plugin-pgs" "$T/err" || { cat "$T/err"; fail "the refusal does not name the driver"; }
 
 # ---- figures --profiles: "every solver" includes the plugin's (both ways of naming it) ----
 for how in flag env; do

@@ -350,7 +350,8 @@ static ncp_scene *load_scene_arg(cli *c, int *rc)
     ncp_scene *scene = NULL;
     char scene_path[4200];
     if (ncp_find_scene(c->pos[0], NULL, scene_path, sizeof scene_path, &err) ||
-        ncp_scene_load(scene_path, ncp_registry_catalog(), &scene, &err)) {
+        ncp_scene_load(scene_path, c->po.catalog ? c->po.catalog : ncp_registry_catalog(), &scene,
+                       &err)) {
         *rc = report(c, &err);
         return NULL;
     }
@@ -414,7 +415,8 @@ static int cmd_capture(cli *c, int help)
                "Simulates SCENE and stores every captured contact problem in FILE (HDF5: the\n"
                "primal data A, b, J, e with blocks and contacts, compressed; D = J A^-1 J^T is\n"
                "rebuilt on loading; see README.md). --store-fclib also stores the FCLib groups\n"
-               "fclib_local / fclib_global (`ncpbench export --fclib` writes plain FCLib files).\n");
+               "fclib_local / fclib_global (`ncpbench export --fclib` writes plain FCLib files).\n"
+               "--plugin FILE.so (repeatable; also $NCPBENCH_PLUGINS) lets a plugin solver drive.\n");
         return 0;
     }
     if (c->npos != 1) return bad(c, "expected exactly one SCENE file%s%s", "", "");
@@ -732,7 +734,9 @@ static int cmd_task(cli *c, int help)
                "  --out DIR           output directory\n"
                "  -j N                run N solvers in parallel threads (the budget is wall-clock\n"
                "                      time: only -j 1 gives each solver the machine's speed)\n"
-               "  --no-figures        do not run gnuplot\n");
+               "  --no-figures        do not run gnuplot\n"
+               "  --plugin FILE.so    load a solver plugin (repeatable; also $NCPBENCH_PLUGINS):\n"
+               "                      its solvers can be --solvers or the scene's driver\n");
         return 0;
     }
     if (c->npos != 1) return bad(c, "expected exactly one SCENE file, got %s argument(s)%s", c->npos ? "several" : "no", "");
@@ -756,7 +760,8 @@ static int cmd_task(cli *c, int help)
     const char *names[NCP_MAX_BENCH_SOLVERS];
     int n = 0, rc = 0;
     if (c->po.solvers_csv) {
-        if (ncp_resolve_solvers(NULL, c->po.solvers_csv, sd, NCP_MAX_BENCH_SOLVERS, &n, &err)) {
+        if (ncp_resolve_solvers(c->po.catalog, c->po.solvers_csv, sd, NCP_MAX_BENCH_SOLVERS, &n,
+                                &err)) {
             ncp_scene_free(scene);
             return report(c, &err);
         }
@@ -807,10 +812,12 @@ static int cmd_task(cli *c, int help)
  * parses the same arguments and environment, so every rank loads the same plugins. */
 static int load_plugins(cli *c)
 {
-    int takes = !strcmp(c->cmd, "run") || !strcmp(c->cmd, "solve") || !strcmp(c->cmd, "list");
+    int takes = !strcmp(c->cmd, "run") || !strcmp(c->cmd, "solve") || !strcmp(c->cmd, "list") ||
+                !strcmp(c->cmd, "capture") || !strcmp(c->cmd, "task");
     if (!takes) {
         if (c->nplugin_paths)
-            return bad(c, "--plugin applies to run, solve and list (not %s)%s", c->cmd, "");
+            return bad(c, "--plugin applies to run, solve, capture, task and list (not %s)%s",
+                       c->cmd, "");
         if (c->po.isolate) return bad(c, "--isolate applies to run and solve (not %s)%s", c->cmd, "");
         return 0;
     }

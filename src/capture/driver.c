@@ -14,9 +14,12 @@ int ncp_driver_for_scene(const ncp_scene *s, const char *name, const volatile in
     const ncp_bench_cfg *bc = ncp_scene_bench(s);
     const char *dname = name ? name : bc->driver;
     memset(d, 0, sizeof *d);
-    d->solver = ncp_solver_find(dname);
+    /* the scene's catalog: the one its names were checked against, plugins included */
+    const ncp_solver_catalog *cat = ncp_scene_catalog(s);
+    d->solver = cat ? ncp_catalog_find(cat, dname) : ncp_solver_find(dname);
     if (!d->solver)
-        return ncp_error_set(err, NCP_ERR_INPUT, "unknown driver solver \"%s\" (see `ncpbench list`)", dname);
+        return ncp_error_set(err, NCP_ERR_INPUT, "unknown driver solver \"%s\" (see `ncpbench "
+                             "list`; a plugin's solver needs --plugin FILE.so)", dname);
     for (int i = 0; i < bc->nparams; i++)
         if (strcmp(bc->params[i].solver, d->solver->name) == 0) d->params = &bc->params[i].params;
     d->budget = bc->driver_budget;

@@ -32,6 +32,7 @@ struct ncp_scene {
     int has_task;
     ncp_task_cfg task;   /* "task" (scene.h) */
     double max_memory;   /* bytes; <= 0: the default budget (scene.h) */
+    const ncp_solver_catalog *catalog; /* its solver names were checked against (may be NULL) */
 };
 
 static int need_object(ncp_json_ctx *c, const cJSON *v, const char *path)
@@ -705,6 +706,7 @@ int ncp_scene_parse(const char *json_text, const char *where, const ncp_solver_c
     if (!where) where = "(scene)";
     ncp_scene *sc = ncp_calloc(err, 1, sizeof *sc);
     if (!sc) return NCP_ERR_NOMEM;
+    sc->catalog = solvers;
     sc->where = ncp_strdup(err, where);
     sc->text = ncp_strdup(err, json_text);
     if (!sc->where || !sc->text) {
@@ -778,6 +780,7 @@ double ncp_scene_timestep(const ncp_scene *s) { return s->model.h; }
 const ncp_model *ncp_scene_model(const ncp_scene *s) { return &s->model; }
 const ncp_cases_cfg *ncp_scene_cases(const ncp_scene *s) { return &s->cases; }
 const ncp_task_cfg *ncp_scene_task(const ncp_scene *s) { return s->has_task ? &s->task : NULL; }
+const ncp_solver_catalog *ncp_scene_catalog(const ncp_scene *s) { return s->catalog; }
 void ncp_scene_set_max_memory(ncp_scene *s, double bytes) { s->max_memory = bytes; }
 double ncp_scene_max_memory(const ncp_scene *s) { return s->max_memory; }
 void ncp_scene_set_driver_time(ncp_scene *s, double ms)

@@ -90,6 +90,10 @@ int ncp_scene_load(const char *path, const ncp_solver_catalog *solvers, ncp_scen
 int ncp_scene_parse(const char *json_text, const char *where, const ncp_solver_catalog *solvers,
                     ncp_scene **out, ncp_error *err);
 void ncp_scene_free(ncp_scene *s);
+/* The catalog the scene was loaded with (its driver and solver names are found there: with
+ * plugins loaded, a plugin solver can drive the simulation); NULL if loaded without one. It
+ * must outlive the scene. */
+const ncp_solver_catalog *ncp_scene_catalog(const ncp_scene *s);
 
 const char *ncp_scene_name(const ncp_scene *s);
 const char *ncp_scene_where(const ncp_scene *s);  /* the file (or label) named in messages */
