@@ -1,6 +1,9 @@
-# Tasora et al. 2021 TEST 1 convergence plots (Figs. 2-6 of the paper): per run, against the
-# iteration, the relative natural map (top) and the violation of the unilateral constraints as a
-# penetrating residual velocity, max(0, -u_n) in m/s (bottom; Fig. 2's axis).
+# Tasora et al. 2021 convergence plots (TEST 1: Figs. 2-6, TEST 2: Fig. 8 of the paper): per run,
+# against the iteration, the relative natural map (top) and the violation of the unilateral
+# constraints as a penetrating residual velocity in m/s (bottom; Figs. 2 and 8's axis): in TEST 1
+# max(0, -u_n) (penetration / h, phi = 0), in TEST 2 the ncp_dual metric (distance of
+# u + Gamma(u) from K*; max(0, -u_n) for the normal alone). TEST 2's curves are sampled (about 20
+# iterates a decade), joined by straight lines.
 #
 # Usage (`ncpbench figures --paper tasora2021` runs this itself once per figure; standalone):
 #   gnuplot -e "dir='results/figures/tasora2021/fig2'" scripts/tasora2021_iter.gp
@@ -55,7 +58,7 @@ do for [t = 1:2] {
     eval top
     unset key
     set xlabel "iteration"
-    set ylabel "violation max(0, -u_n) (m/s)"
+    set ylabel "violation (m/s)"
     eval bot
     unset multiplot
     set output

@@ -31,7 +31,9 @@
  * rho_policy 1 (balanced, eq. 42, the paper's Fig. 3 choice), rho_sqrt 1, max_rho_changes 10
  * (see ncp_admm_balance), precond 1, form 0 (auto), tol_ccp 0 (a tenth of the budget's tol).
  * Needs: dual (D, v_f); the saddle-point form also uses the primal data (A, b, J, e) when present
- * and reports the velocity v it produces. Solves the CCP.
+ * (a block-diagonal sparse A of the simulator's block route too: admm_common.h) and reports the
+ * velocity v it produces. The dense form is declined (UNSUPPORTED) above NCP_ADMM_DENSE_MAX_ROWS
+ * rows. Solves the CCP.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -90,6 +92,12 @@ static int admm_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, 
     int rc = ncp_admm_read_params(self, in->params, &cfg, err);
     if (rc) return rc;
     rc = ncp_admm_setup(&a, self, in, &cfg, err);
+    if (!rc && a.unsupported) { /* too large for the dense form: the reason is in err */
+        ncp_admm_free(&a);
+        out->status = NCP_STATUS_UNSUPPORTED;
+        out->iterations = 0;
+        return NCP_OK;
+    }
     int m = in->prob->m, k = 0, status = -1;
     if (!rc) {
         double **vecs[7] = {&w.g, &w.z, &w.zold, &w.y, &w.u, &w.rp, &w.rd};

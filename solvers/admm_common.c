@@ -162,6 +162,17 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
     for (int i = 0; i < m; i++)
         if (a->kind[i] == NCP_ADMM_ROW_FREE && a->comp[i] == 0.0) nb++;
     int have_primal = p->has_primal && p->A && p->J.rowptr && p->J.m == m && p->J.n == p->nv;
+    /* the simulator's block route (sim/dynamics.h: > 600 dofs) keeps A as a block-diagonal CSR;
+     * K = A + J_E^T d_E^{-1} J_E is then densified (nv x nv), far cheaper than the dense form's
+     * m x m factor when m >> nv (the wrecking ball: nv 3606, m 13 260 at step 1) */
+    if (!have_primal && p->has_sparse_primal && p->A_sparse.rowptr && p->A_sparse.m == p->nv &&
+        p->A_sparse.n == p->nv && p->b && p->e && p->J.rowptr && p->J.m == m &&
+        p->J.n == p->nv && p->nv <= NCP_ADMM_SPARSE_MAX_NV &&
+        (m >= NCP_ADMM_SPARSE_MIN_ROWS || cfg->form == NCP_ADMM_FORM_SADDLE)) {
+        have_primal = 1;
+        a->sparse_a = 1;
+        a->nv = p->nv;
+    }
     if (cfg->form == NCP_ADMM_FORM_SADDLE && !have_primal)
         return ncp_error_set(err, NCP_ERR_INPUT,
                              "%s: form = 2 (saddle point) needs the primal data (A, J), which "
@@ -171,6 +182,16 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
         a->form = (have_primal && p->nv + nb < m) ? NCP_ADMM_FORM_SADDLE : NCP_ADMM_FORM_DENSE;
     else
         a->form = cfg->form;
+    if (a->form == NCP_ADMM_FORM_DENSE && m > NCP_ADMM_DENSE_MAX_ROWS) {
+        a->unsupported = 1;
+        ncp_error_set(err, NCP_ERR_INPUT,
+                      "%s: the dense form would factorise the %d x %d matrix D + diag(C + Theta) "
+                      "(%.2g flops, %.2g GiB), above the %d-row limit; the saddle-point form needs "
+                      "the primal data with n_v + n_bilateral < m",
+                      a->name, m, m, (double)m * m * m / 3.0,
+                      8.0 * (double)m * m / 1073741824.0, NCP_ADMM_DENSE_MAX_ROWS);
+        return NCP_OK;
+    }
 
     /* The dense form factorises D + diag(C + Theta) on the dense route even when D has low
      * rank: with the tiny rho_b of the bilateral rows, Woodbury's S^{-1} b - S^{-1} F (...) cancels
@@ -227,7 +248,15 @@ static int factor_saddle(ncp_admm *a, ncp_error *err)
     int m = a->m, nv = p->nv, nb = a->nb, rc;
     for (int i = 0; i < m; i++) a->d[i] = a->theta[i] + a->comp[i];
     /* K = A + sum over E rows of J_i^T J_i / d_i (the eliminated multipliers) */
-    memcpy(a->K, p->A, (size_t)nv * nv * sizeof(double));
+    if (a->sparse_a) { /* the block-diagonal CSR A, scattered into the dense K */
+        const ncp_csr *As = &p->A_sparse;
+        ncp_zero(nv * nv, a->K);
+        for (int i = 0; i < nv; i++)
+            for (int k = As->rowptr[i]; k < As->rowptr[i + 1]; k++)
+                a->K[i + (size_t)As->col[k] * nv] += As->val[k];
+    } else {
+        memcpy(a->K, p->A, (size_t)nv * nv * sizeof(double));
+    }
     for (int i = 0; i < m; i++) {
         if (a->kind[i] == NCP_ADMM_ROW_FREE && a->comp[i] == 0.0) continue; /* a B row */
         double s = 1.0 / a->d[i];

@@ -122,10 +122,27 @@ typedef struct ncp_admm {
     double *Sb;          /* nb x nb Cholesky factor of J_B K^{-1} J_B^T + d_B */
     double *tm;          /* m work */
     double *tb;          /* nb work */
+    int sparse_a;        /* saddle form on the sparse primal data: A from A_sparse (block route) */
+    int unsupported;     /* setup declined the problem (reason in err): report UNSUPPORTED */
 } ncp_admm;
 
+/* Above this many rows the dense form's factorisation of D + diag(C + Theta) (m^3 / 3 flops, 8 m^2
+ * bytes: 1.7e11 flops and 0.5 GiB at 8000 rows) is declined: the solver reports UNSUPPORTED with
+ * the reason instead of running for hours (Tasora et al. 2021's wrecking ball: 13 260 rows at
+ * step 1). */
+#define NCP_ADMM_DENSE_MAX_ROWS 8000
+/* The saddle form takes a sparse (block-diagonal) A from A_sparse when asked for (form = 2, which
+ * such a problem refused before) or, by default, on problems of at least this many rows; and only
+ * while the dense nv x nv K stays below NCP_ADMM_SPARSE_MAX_NV^2 doubles. Smaller sparse problems
+ * keep the dense form they always had (their results unchanged, bit for bit). */
+#define NCP_ADMM_SPARSE_MIN_ROWS 4096
+#define NCP_ADMM_SPARSE_MAX_NV 12000
+
 /* Builds the row sets, preconditioner and form; does not factorise (call ncp_admm_factor). The
- * problem must have dual data; the saddle form also needs the primal data. */
+ * problem must have dual data; the saddle form also needs the primal data (dense A, or a sparse
+ * A_sparse on a problem of >= NCP_ADMM_SPARSE_MIN_ROWS rows). A problem the solver cannot solve
+ * at its size (the dense form above NCP_ADMM_DENSE_MAX_ROWS rows) returns NCP_OK with
+ * a->unsupported set and the reason in err: the caller reports NCP_STATUS_UNSUPPORTED. */
 int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in *in,
                    const ncp_admm_cfg *cfg, ncp_error *err);
 void ncp_admm_free(ncp_admm *a);

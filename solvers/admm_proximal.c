@@ -67,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solvers/admm_common.h"
 #include "solvers/common.h"
 #include "core/cone.h"
 #include "core/la.h"
@@ -324,6 +325,19 @@ int ncp_admm_prox_solve(const ncp_solver_desc *d, const ncp_admm_prox_opts *o,
     const ncp_problem *p = in->prob;
     int rc = ncp_solver_need_dual(d, p, err);
     if (rc) return rc;
+    /* every iteration solves with the m x m factor of D + diag(...) on the dense route: declined
+     * (UNSUPPORTED, with the reason) above the admm family's row limit, where the factorisation
+     * alone would take hours (Tasora et al. 2021's wrecking ball: 13 260 rows at step 1) */
+    if (p->m > NCP_ADMM_DENSE_MAX_ROWS) {
+        ncp_error_set(err, NCP_ERR_INPUT,
+                      "%s: needs the dense Cholesky factor of the %d x %d matrix D + (rho + eta) I "
+                      "(%.2g flops, %.2g GiB), above the %d-row limit of the dense ADMM forms",
+                      d->name, p->m, p->m, (double)p->m * p->m * p->m / 3.0,
+                      8.0 * (double)p->m * p->m / 1073741824.0, NCP_ADMM_DENSE_MAX_ROWS);
+        out->status = NCP_STATUS_UNSUPPORTED;
+        out->iterations = 0;
+        return NCP_OK;
+    }
     admm_ws w;
     if ((rc = ws_alloc(&w, p, err)) == NCP_OK) {
         effective_problem(p, &w);

@@ -151,6 +151,12 @@ static int fadmm_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
                                    NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &eps_r, err);
     if (rc) return rc;
     rc = ncp_admm_setup(&a, self, in, &cfg, err);
+    if (!rc && a.unsupported) { /* too large for the dense form: the reason is in err */
+        ncp_admm_free(&a);
+        out->status = NCP_STATUS_UNSUPPORTED;
+        out->iterations = 0;
+        return NCP_OK;
+    }
     int m = in->prob->m, k = 0, status = -1;
     double **vecs[11] = {&w.g, &w.gh, &w.gp, &w.y, &w.yh, &w.yp,
                          &w.z, &w.zold, &w.u, &w.rp, &w.rd};

@@ -8,7 +8,10 @@ here, not ncpbench's):
   natural map <= the tolerance) and a run that did not converge used the whole budget;
 - claims.md: ten rows, each verdict in {yes, partly, no, n/a}; the verdicts of T1 (admm's
   iterations on 1.A), T2 (first iteration from which the violation stays <= 1e-9 m/s), T3
-  (Jacobi) and T7 (n_s sweep) recomputed from the curves by the rules claims.md states.
+  (Jacobi) and T7 (n_s sweep) recomputed from the curves by the rules claims.md states;
+- test2/ (TEST 2, the wrecking ball, quick scene): fig8's sampled curves (increasing iterations
+  ending at the run's count, finite non-negative values), time_per_step.dat, and the verdicts
+  W1-W3 recomputed from them by claims.md's rules (W4: the four solver families ran).
 Exit status 1 on any mismatch; prints what it checked.
 """
 import math
@@ -114,6 +117,55 @@ def main():
         checked += 1
         if verdict.get(k) != v:
             fail(f"claims.md {k}: verdict {verdict.get(k)}, recomputed {v}")
+    check_test2(os.path.join(out, "test2"))
+
+
+def check_test2(out):
+    """TEST 2 (the wrecking ball, quick scene): sampled curves, the time table, and W1-W3
+    recomputed by claims.md's rule from them."""
+    global checked
+    runs, tol, max_iter = read_dat(os.path.join(out, "fig8", "tasora2021_iter.dat"))
+    final = {}
+    for line in open(os.path.join(out, "time_per_step.dat")):
+        if line.startswith("#"):
+            continue
+        f = line.split()
+        final[f[0]] = (f[2], int(f[3]), float(f[7]), float(f[8]))  # status, iters, nat, viol
+    for lab in ("P-ADMM", "ADMM", "Jacobi", "P-SPG-FB", "PGS(not_in_paper)", "APGD(not_in_paper)"):
+        checked += 1
+        if lab not in runs or lab not in final:
+            fail(f"test2: run {lab} missing")
+            return
+        its = [r[0] for r in runs[lab]]
+        if its[0] != 1 or any(b <= a for a, b in zip(its, its[1:])) or its[-1] != final[lab][1]:
+            fail(f"test2 {lab}: sampled iterations {its[:3]}...{its[-1:]} (ran {final[lab][1]})")
+        if not all(math.isfinite(v) and v >= 0 for r in runs[lab] for v in r[1:]):
+            fail(f"test2 {lab}: a value is negative or not finite")
+        if final[lab][1] > max_iter or final[lab][0] in ("unsupported", "failed"):
+            fail(f"test2 {lab}: {final[lab]}")
+
+    def viol_iter(lab):
+        k = 0
+        for r in reversed(runs[lab]):
+            if r[2] > 1e-3:
+                break
+            k = r[0]
+        return k if k else max_iter + 1
+
+    def beats(a, b):
+        va, vb = viol_iter(a), viol_iter(b)
+        viol = va < vb or (va == vb and final[a][3] < final[b][3])
+        nat = final[a][2] < final[b][2]
+        return "yes" if viol and nat else "partly" if viol or nat else "no"
+
+    text = open(os.path.join(out, "claims.md")).read()
+    verdict = dict(re.findall(r"^\| (W\d+) \|[^|]*\|[^|]*\|[^|]*\| (\S+) \|", text, re.M))
+    want = {"W1": beats("P-ADMM", "Jacobi"), "W2": beats("P-ADMM", "P-SPG-FB"),
+            "W3": beats("P-ADMM", "ADMM"), "W4": "yes"}
+    for k, v in want.items():
+        checked += 1
+        if verdict.get(k) != v:
+            fail(f"test2 claims.md {k}: verdict {verdict.get(k)}, recomputed {v}")
 
 
 main()

@@ -1,0 +1,203 @@
+/* Tasora et al. 2021 TEST 2 (the wrecking ball, scenes/tasora-test2.json) at a reduced scale:
+ * 2 walls of 3 rows x 2 bricks (3.96 x 2 x 4 m, 100 kg/m^3, running bond as
+ * scripts/make_tasora_test2.py lays them) and the 8 m ball on its pendulum, with the simulator's
+ * block route forced (ncp_model.block_mass_ndof), so the problem's A is the block-diagonal CSR
+ * that the 600-brick scene has (3606 dofs > NCP_BLOCK_MASS_NDOF).
+ *
+ * Checked against independent computations:
+ *  1. the contacts at the start: each brick touches exactly the bodies below it that the layout
+ *     puts under it (the ground, or the bricks of the row below whose x ranges overlap its own,
+ *     computed here from the positions), every contact at phi = 0 with a vertical normal; the
+ *     ball, 0.1 m in front of the first wall, touches nothing;
+ *  2. admm's saddle-point form on the sparse A (solvers/admm_common.c: K densified from A_sparse;
+ *     form = 2) reaches the tolerance, and its impulses agree with those of the same solver on
+ *     the dense-route problem (dense A, the saddle form the solver always had) to 1e-6;
+ *  3. pgs, jacobi and apgd run on the block problem (not unsupported, not failed). */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/la.h"
+#include "core/problem.h"
+#include "scene/scene.h"
+#include "sim/assemble.h"
+#include "sim/collide.h"
+#include "sim/dynamics.h"
+#include "sim/world.h"
+#include "solve/harness.h"
+#include "solve/params.h"
+#include "solvers/registry.h"
+#include "tcheck.h"
+
+enum { ROWS = 3, COLS = 2, WALLS = 2, NBRICK = ROWS * COLS * WALLS };
+#define BL 3.96 /* brick length (x), height 2 (z), width 4 (y), as the paper */
+
+static double brick_x(int r, int c) { return (c - (COLS - 1) / 2.0) * 4.0 + (r % 2 ? 2.0 : 0.0); }
+
+static ncp_scene *make_scene(void)
+{
+    size_t cap = 400 * (NBRICK + 4), n = 0;
+    char *js = malloc(cap);
+    if (!js) return NULL;
+    n += (size_t)snprintf(js + n, cap - n,
+                          "{\"name\":\"wreck\",\"timestep\":0.02,\"steps\":1,"
+                          "\"contact\":{\"margin\":0.01},"
+                          "\"materials\":[{\"name\":\"brick\",\"friction\":0.4}],"
+                          "\"bodies\":[{\"name\":\"ground\",\"type\":\"static\",\"shapes\":"
+                          "[{\"type\":\"plane\",\"material\":\"brick\"}]}");
+    for (int w = 0; w < WALLS; w++)
+        for (int r = 0; r < ROWS; r++)
+            for (int c = 0; c < COLS; c++)
+                n += (size_t)snprintf(js + n, cap - n,
+                                      ",{\"name\":\"b%d_%d_%d\",\"type\":\"dynamic\","
+                                      "\"density\":100,\"position\":[%.17g,%.17g,%.17g],"
+                                      "\"shapes\":[{\"type\":\"box\",\"half_extents\":"
+                                      "[1.98,2,1],\"material\":\"brick\"}]}",
+                                      w, r, c, brick_x(r, c), 8.0 * w, 1.0 + 2.0 * r);
+    const double yb = -(2.0 + 0.1 + 4.0), zc = fmax(ROWS * 1.0, 4.1); /* as the script */
+    snprintf(js + n, cap - n,
+             ",{\"name\":\"ball\",\"type\":\"dynamic\",\"density\":8000,"
+             "\"position\":[0,%.17g,%.17g],"
+             "\"velocity\":[0,10,0],\"shapes\":[{\"type\":\"sphere\",\"radius\":4,\"material\":"
+             "\"brick\"}]}],\"constraints\":[{\"name\":\"cable\",\"type\":\"point\",\"bodies\":"
+             "[\"world\",\"ball\"],\"anchor\":[0,%.17g,%.17g]}]}",
+             yb, zc, yb, zc + 30.0);
+    ncp_error err = {0};
+    ncp_scene *s = NULL;
+    CHECK_OK(ncp_scene_parse(js, "wreck.json", NULL, &s, &err), &err);
+    free(js);
+    return s;
+}
+
+static void assemble_at_start(ncp_scene *s, ncp_problem *p)
+{
+    ncp_error err = {0};
+    ncp_world *w = NULL;
+    ncp_contact_list cl = {0, 0, NULL};
+    CHECK_OK(ncp_world_create(ncp_scene_model(s), &w, &err), &err);
+    CHECK_OK(ncp_world_collide(w, &cl, &err), &err);
+    CHECK_OK(ncp_assemble(w, cl.c, cl.n, p, &err), &err);
+    ncp_contact_list_free(&cl);
+    ncp_world_free(w);
+}
+
+/* Body index of brick (w, r, c) in the problem's contacts: the model's index (scene order, the
+ * ground is model body 0) for a dynamic body, -1 for the static ground (assemble.c). */
+static int brick_body(int w, int r, int c) { return 1 + (w * ROWS + r) * COLS + c; }
+
+static int solve(const char *name, const ncp_problem *p, double form, ncp_result *res)
+{
+    ncp_error err = {0};
+    ncp_params ps;
+    memset(&ps, 0, sizeof ps);
+    if (form > 0) CHECK_OK(ncp_params_set(&ps, "form", form, &err), &err);
+    ncp_harness_opts ho;
+    ncp_harness_opts_default(&ho);
+    ho.budget.tol = 1e-8;
+    ho.budget.max_iter = 3000;
+    ho.unsupported_ok = 1;
+    const ncp_solver_desc *d = ncp_solver_find(name);
+    CHECK(d != NULL);
+    if (!d) return 0;
+    CHECK_OK(ncp_harness_solve(d, p, &ps, NULL, NULL, &ho, res, &err), &err);
+    printf("wreckingball: %-7s form %g: %s, %d iterations, natural map %.2e\n", name, form,
+           ncp_status_name(res->status), res->iterations, res->final.natural_map_rel_acary);
+    return 1;
+}
+
+int main(void)
+{
+    ncp_scene *s = make_scene();
+    if (!s) return tcheck_exit("wreckingball");
+    const ncp_model *m = ncp_scene_model(s);
+    CHECK(m->nv == 6 * (NBRICK + 1));
+    ncp_problem pb, pd;
+    ((ncp_model *)m)->block_mass_ndof = 6; /* the block route, as at 600 bricks */
+    assemble_at_start(s, &pb);
+    ((ncp_model *)m)->block_mass_ndof = INT_MAX;
+    assemble_at_start(s, &pd);
+    CHECK(pb.has_sparse_primal && !pb.has_primal && pb.has_dual);
+    CHECK(pd.has_primal && !pd.has_sparse_primal);
+    CHECK(pb.m == pd.m && pb.ncontacts == pd.ncontacts);
+    printf("wreckingball: nv = %d, m = %d, %d contacts\n", pb.nv, pb.m, pb.ncontacts);
+
+    /* 1. contacts: per brick, the set of bodies under it, against the layout */
+    int ball = NBRICK + 1;
+    for (int w = 0; w < WALLS; w++)
+        for (int r = 0; r < ROWS; r++)
+            for (int c = 0; c < COLS; c++) {
+                int b = brick_body(w, r, c);
+                double x0 = brick_x(r, c);
+                /* expected partners below: the ground (-1) for row 0, else each brick of row
+                 * r - 1 whose x range [x - 1.98, x + 1.98] overlaps this one's */
+                int want[COLS + 1], nwant = 0;
+                if (r == 0) want[nwant++] = -1;
+                else
+                    for (int c2 = 0; c2 < COLS; c2++)
+                        if (fabs(brick_x(r - 1, c2) - x0) < BL)
+                            want[nwant++] = brick_body(w, r - 1, c2);
+                for (int k = 0; k < nwant; k++) {
+                    int cnt = 0;
+                    for (int i = 0; i < pb.ncontacts; i++) {
+                        const ncp_contact_info *ci = &pb.contacts[i];
+                        if (!((ci->body[0] == want[k] && ci->body[1] == b) ||
+                              (ci->body[1] == want[k] && ci->body[0] == b)))
+                            continue;
+                        cnt++;
+                        CHECK(fabs(ci->gap) <= 1e-9);
+                        CHECK(fabs(fabs(ci->frame[2]) - 1.0) <= 1e-9); /* vertical normal */
+                    }
+                    CHECK(cnt >= 1 && cnt <= 4); /* a face on a face or the ground: <= 4 points */
+                }
+                /* nothing else touches it from below, and the ball touches nothing */
+                for (int i = 0; i < pb.ncontacts; i++) {
+                    const ncp_contact_info *ci = &pb.contacts[i];
+                    CHECK(ci->body[0] != ball && ci->body[1] != ball);
+                    int other = ci->body[0] == b   ? ci->body[1]
+                                : ci->body[1] == b ? ci->body[0]
+                                                   : -2;
+                    if (other == -2) continue;
+                    int below = other == -1 || (other != ball && other < b);
+                    if (!below) continue;
+                    int ok = 0;
+                    for (int k = 0; k < nwant; k++) ok |= other == want[k];
+                    CHECK(ok);
+                }
+            }
+
+    /* 2. admm's saddle form on the sparse A against the dense-A problem */
+    ncp_result rb, rd;
+    if (solve("admm", &pb, 2, &rb) && solve("admm", &pd, 2, &rd)) {
+        CHECK(rb.converged && rd.converged);
+        if (rb.lambda && rd.lambda) {
+            double dmax = 0.0, smax = 0.0;
+            for (int i = 0; i < pb.m; i++) {
+                dmax = fmax(dmax, fabs(rb.lambda[i] - rd.lambda[i]));
+                smax = fmax(smax, fabs(rd.lambda[i]));
+            }
+            printf("wreckingball: admm sparse-A vs dense-A saddle: max |dlambda| / max |lambda| = "
+                   "%.2e\n", dmax / smax);
+            CHECK(dmax <= 1e-6 * smax);
+        }
+        ncp_result_free(&rb);
+        ncp_result_free(&rd);
+    }
+    /* the default form picks the dense form below NCP_ADMM_SPARSE_MIN_ROWS: also solves */
+    if (solve("admm", &pb, 0, &rb)) {
+        CHECK(rb.converged);
+        ncp_result_free(&rb);
+    }
+    /* 3. the dual solvers run on the block problem */
+    static const char *const dual[3] = {"pgs", "jacobi", "apgd"};
+    for (int i = 0; i < 3; i++)
+        if (solve(dual[i], &pb, 0, &rb)) {
+            CHECK(rb.status != NCP_STATUS_UNSUPPORTED && rb.status != NCP_STATUS_FAILED);
+            ncp_result_free(&rb);
+        }
+    ncp_problem_free(&pb);
+    ncp_problem_free(&pd);
+    ncp_scene_free(s);
+    return tcheck_exit("wreckingball");
+}
