@@ -16,7 +16,6 @@
 #include "core/problem.h"
 #include "scene/scene.h"
 #include "sim/assemble.h"
-#include "sim/collide.h"
 #include "sim/dynamics.h"
 #include "sim/step.h"
 #include "sim/world.h"
@@ -24,6 +23,7 @@
 #include "solvers/registry.h"
 #include "store/store.h"
 #include "tcheck.h"
+#include "testutil.h"
 
 enum { NGROUND = 110, NSTACK = 20, SIDE = 11 };
 
@@ -52,15 +52,10 @@ static ncp_scene *make_scene(void)
     return s;
 }
 
-/* max |a - b| / max |b| */
+/* the relative difference of the two computations (testutil.h) */
 static double rel_diff(size_t n, const double *a, const double *b)
 {
-    double d = 0.0, s = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        d = fmax(d, fabs(a[i] - b[i]));
-        s = fmax(s, fabs(b[i]));
-    }
-    return s > 0.0 ? d / s : d;
+    return tutil_reldiff(n, a, b, 0.0);
 }
 
 static void set_block_threshold(ncp_scene *s, int ndof)
@@ -96,13 +91,7 @@ static int fixed_solve(void *ctx, const ncp_problem *p, const double *lambda0,
 static void assemble_at_start(ncp_scene *s, ncp_problem *p)
 {
     ncp_error err = {0};
-    ncp_world *w = NULL;
-    ncp_contact_list cl = {0, 0, NULL};
-    CHECK_OK(ncp_world_create(ncp_scene_model(s), &w, &err), &err);
-    CHECK_OK(ncp_world_collide(w, &cl, &err), &err);
-    CHECK_OK(ncp_assemble(w, cl.c, cl.n, p, &err), &err);
-    ncp_contact_list_free(&cl);
-    ncp_world_free(w);
+    CHECK_OK(ncp_model_initial_problem(ncp_scene_model(s), p, &err), &err);
 }
 
 int main(void)

@@ -23,9 +23,7 @@
 #include "core/problem.h"
 #include "scene/scene.h"
 #include "sim/assemble.h"
-#include "sim/collide.h"
 #include "sim/dynamics.h"
-#include "sim/world.h"
 #include "solve/harness.h"
 #include "solve/params.h"
 #include "solvers/registry.h"
@@ -74,13 +72,7 @@ static ncp_scene *make_scene(void)
 static void assemble_at_start(ncp_scene *s, ncp_problem *p)
 {
     ncp_error err = {0};
-    ncp_world *w = NULL;
-    ncp_contact_list cl = {0, 0, NULL};
-    CHECK_OK(ncp_world_create(ncp_scene_model(s), &w, &err), &err);
-    CHECK_OK(ncp_world_collide(w, &cl, &err), &err);
-    CHECK_OK(ncp_assemble(w, cl.c, cl.n, p, &err), &err);
-    ncp_contact_list_free(&cl);
-    ncp_world_free(w);
+    CHECK_OK(ncp_model_initial_problem(ncp_scene_model(s), p, &err), &err);
 }
 
 /* Body index of brick (w, r, c) in the problem's contacts: the model's index (scene order, the

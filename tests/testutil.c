@@ -382,6 +382,16 @@ double tutil_maxdiff(int n, const double *a, const double *b)
     return d;
 }
 
+double tutil_reldiff(size_t n, const double *a, const double *b, double floor)
+{
+    double d = 0.0, s = floor;
+    for (size_t i = 0; i < n; i++) {
+        d = fmax(d, fabs(a[i] - b[i]));
+        s = fmax(s, fabs(b[i]));
+    }
+    return s > 0.0 ? d / s : d;
+}
+
 int tutil_solve_opts(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *ps,
                      const double *lambda0, const double *v0, const ncp_harness_opts *o,
                      ncp_result *res)

@@ -107,6 +107,8 @@ double tutil_ref_natural_map(const ncp_problem *p, const double *lambda, int ccp
 
 /* max_i |a_i - b_i| */
 double tutil_maxdiff(int n, const double *a, const double *b);
+/* max_i |a_i - b_i| / max(floor, max_i |b_i|); with floor 0 and b = 0, the absolute difference */
+double tutil_reldiff(size_t n, const double *a, const double *b, double floor);
 
 /* ---- running solvers through the harness, as the benchmark runs them ---- */
 

@@ -622,11 +622,6 @@ static int cas_part_slip(const ncp_fig_opts *o, const char *out, cas_results *R,
 
 /* ---- claims ---- */
 
-typedef struct cas_claim {
-    const char *id, *fig, *claim, *rule;
-    char ours[600];
-    const char *verdict;
-} cas_claim;
 
 /* Least-squares slope of log y against log x over the finite positive points (NaN: < 2). */
 static double cas_loglog_slope(const double *x, const double *y, int n)
@@ -901,14 +896,14 @@ done:
     return rc;
 }
 
-static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results *R,
+static int ncp_fig_claims(const ncp_fig_opts *o, const char *out, const cas_results *R,
                       const cyl_results *C, const char *cmd, ncp_error *err)
 {
-    cas_claim c[16];
+    ncp_fig_claim c[16];
     int n = 0;
     const cas_clutter *W = &R->cl[0], *N = &R->cl[1];
 
-    c[n] = (cas_claim){"C1", "Fig. 9", "SAP reaches about 3 Newton iterations per step at steady "
+    c[n] = (ncp_fig_claim){"C1", "Fig. 9", "SAP reaches about 3 Newton iterations per step at steady "
                        "state (warm start)",
                        "yes: sap's mean iterations over the last fifth of the captured steps <= 4 "
                        "in both scenes; partly: <= 6 in both; no: otherwise", "", NULL};
@@ -919,7 +914,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
         c[n].verdict = !isfinite(m) ? "n/a" : m <= 4 ? "yes" : m <= 6 ? "partly" : "no";
     }
     n++;
-    c[n] = (cas_claim){"C2", "Fig. 9", "SAP needs more iterations in the energetic transient "
+    c[n] = (ncp_fig_claim){"C2", "Fig. 9", "SAP needs more iterations in the energetic transient "
                        "than at steady state",
                        "yes: sap's mean iterations over the first fifth > over the last fifth in "
                        "both scenes; partly: in one; no: neither", "", NULL};
@@ -937,7 +932,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
         for (int w = 0; w < 2; w++)
             for (int s = 1; s < CAS_NS; s++)
                 if (R->cl[w].mean_ms[s] < bt) bt = R->cl[w].mean_ms[s], best = s;
-        c[n] = (cas_claim){"C3", "Fig. 9", "SAP's time per step is much lower than Gurobi's "
+        c[n] = (ncp_fig_claim){"C3", "Fig. 9", "SAP's time per step is much lower than Gurobi's "
                            "(ours: the convex CCP solvers admm, apgd, pgs-ccp, admm-ccp; no "
                            "Gurobi, no geodesic IPM)",
                            "yes: sap's mean time per step is below every convex solver's in "
@@ -964,7 +959,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
         c[n].verdict = all ? "yes" : some ? "partly" : "no";
         n++;
     }
-    c[n] = (cas_claim){"C4", "Fig. 13", "SAP's momentum error e_m stays below its tolerance "
+    c[n] = (ncp_fig_claim){"C4", "Fig. 13", "SAP's momentum error e_m stays below its tolerance "
                        "(1e-5)",
                        "yes: the largest sap_momentum of sap's answers <= 1e-5 in both scenes; "
                        "partly: the median of the last fifth (walls) <= 1e-5; no: otherwise (eq. 32 at "
@@ -976,7 +971,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
                    : W->em_med_late <= 1e-5            ? "partly"
                                                        : "no";
     n++;
-    c[n] = (cas_claim){"C5", "Fig. 13", "SAP's complementarity error e_mu is zero to machine "
+    c[n] = (ncp_fig_claim){"C5", "Fig. 13", "SAP's complementarity error e_mu is zero to machine "
                        "precision", "yes: the largest sap_compl of sap's answers <= 1e-10 in both "
                        "scenes; no: otherwise", "", NULL};
     snprintf(c[n].ours, sizeof c[n].ours, "max e_mu walls %.2e, no walls %.2e", W->emu_max,
@@ -991,7 +986,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
             snprintf(t + strlen(t), sizeof t - strlen(t), "%sN=%d: %.0f / %.0f", k ? ", " : "",
                      cas_scale_n[k], R->contacts[0][k], R->contacts[1][k]);
         }
-        c[n] = (cas_claim){"C6", "Fig. 11", "more contacts at steady state without walls than "
+        c[n] = (ncp_fig_claim){"C6", "Fig. 11", "more contacts at steady state without walls than "
                            "with walls (boxes lie flat)",
                            "yes: more contacts without walls at every N; partly: at most N; no: "
                            "otherwise", "", NULL};
@@ -1009,7 +1004,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
                 snprintf(t + strlen(t), sizeof t - strlen(t), "%s%s%.2g", k ? ", " : "",
                          k ? "" : w ? "; no walls " : "walls ", R->speedup[w][k]);
             }
-        c[n] = (cas_claim){"C7", "Fig. 12", "for small problems (up to ~40 bodies) SAP is much "
+        c[n] = (ncp_fig_claim){"C7", "Fig. 12", "for small problems (up to ~40 bodies) SAP is much "
                            "faster than the reference solver (25x with walls, 50x without, "
                            "against Gurobi)",
                            "yes: sap at least 2x faster than the fastest convex solver at every N "
@@ -1022,7 +1017,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
                                                  : "no";
         n++;
         int k1 = R->nscale - 1;
-        c[n] = (cas_claim){"C8", "Fig. 12", "with walls the speedup falls as the body count grows "
+        c[n] = (ncp_fig_claim){"C8", "Fig. 12", "with walls the speedup falls as the body count grows "
                            "(the reference wins beyond 80 bodies)",
                            "yes: speedup (walls) at the largest N below that at the smallest; "
                            "no: otherwise; n/a with one N", "", NULL};
@@ -1044,7 +1039,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
                      k ? ", " : "", sg[k], R->slip[k], R->est[k]);
         }
         double slope = cas_loglog_slope(sg, R->slip, R->nsig);
-        c[n] = (cas_claim){"C9", "Fig. 14", "with walls the mean slip velocity at rest follows "
+        c[n] = (ncp_fig_claim){"C9", "Fig. 14", "with walls the mean slip velocity at rest follows "
                            "sigma mu h g",
                            "yes: log-log slope of slip against sigma in [0.7, 1.3] and every "
                            "slip / estimate in [0.1, 10]; partly: the slope alone; no: otherwise",
@@ -1053,7 +1048,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
         int sl = slope >= 0.7 && slope <= 1.3;
         c[n].verdict = sl && within ? "yes" : sl ? "partly" : "no";
         n++;
-        c[n] = (cas_claim){"C10", "Fig. 15", "the mean Newton iterations per step grow as sigma "
+        c[n] = (ncp_fig_claim){"C10", "Fig. 15", "the mean Newton iterations per step grow as sigma "
                            "decreases (roughly with -ln sigma)",
                            "yes: mean iterations do not increase from one sigma to the next "
                            "larger and the smallest sigma's exceed the largest's; partly: the "
@@ -1076,7 +1071,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
                                                                     : NAN;
         for (int j = 0; j < h; j++) r[j] = cv->em[j] > 0 ? cv->em[j + 1] / cv->em[j] : NAN;
         double med = h > 0 ? ncp_median(r, h) : NAN;
-        c[n] = (cas_claim){"C11", "Fig. 10", "SAP converges linearly far from the solution, then "
+        c[n] = (ncp_fig_claim){"C11", "Fig. 10", "SAP converges linearly far from the solution, then "
                            "quadratically (transient step)",
                            "yes: at the transient step (>= 4 iterations) the last Newton "
                            "iteration reduces e_m by >= 100x and the median reduction per "
@@ -1089,11 +1084,11 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
         c[n].verdict = m < 4 ? "n/a" : tq && lin ? "yes" : tq ? "partly" : "no";
         n++;
     }
-    c[n] = (cas_claim){"C12", "Fig. 15", "the Hessian's condition number grows as 1/sigma",
+    c[n] = (ncp_fig_claim){"C12", "Fig. 15", "the Hessian's condition number grows as 1/sigma",
                        "not measured: sap does not expose its Hessian", "", "n/a"};
     snprintf(c[n].ours, sizeof c[n].ours, "–");
     n++;
-    c[n] = (cas_claim){"C13", "Fig. 6", "spring-cylinder (mu 1, h 0.02 s): the midpoint rule "
+    c[n] = (ncp_fig_claim){"C13", "Fig. 6", "spring-cylinder (mu 1, h 0.02 s): the midpoint rule "
                        "keeps the energy (0.16% peak-to-peak), implicit Euler dissipates it "
                        "within a few periods (ours: the theta integrator at theta 0, whose spring "
                        "is implicit, is the paper's implicit Euler; its symplectic Euler needs an "
@@ -1113,7 +1108,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
         c[n].verdict = "n/a";
     }
     n++;
-    c[n] = (cas_claim){"C14", "Fig. 7", "spring-cylinder (mu 1): the midpoint rule converges in "
+    c[n] = (ncp_fig_claim){"C14", "Fig. 7", "spring-cylinder (mu 1): the midpoint rule converges in "
                        "position at second order, implicit Euler at first order",
                        "yes: log-log slope of e_q (T 5 s, --quick 1 s, against the midpoint rule at 1/8 of "
                        "the smallest h) over the 3 smallest h in [1.7, 2.3] for midpoint and "
@@ -1135,9 +1130,7 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
     n++;
 
     char path[4300];
-    int rc;
-    if ((rc = ncp_path_join(path, sizeof path, out, "claims.md", err))) return rc;
-    FILE *f = ncp_safe_fopen(path, err);
+    FILE *f = ncp_fig_claims_open(out, path, sizeof path, err);
     if (!f) return err ? err->code : NCP_ERR_IO;
     fprintf(f,
             "### Castro et al. 2023 (SAP) §VI-C clutter: claims against ncpbench\n\n"
@@ -1152,19 +1145,11 @@ static int cas_claims(const ncp_fig_opts *o, const char *out, const cas_results 
             "Data: `clutter/`, `newton/`, `scaling/`, `slip/` (`.dat`, `.png`, `.svg`). "
             "C13-C14 (§VI-B): `scenes/castro-spring-cylinder.json` (a capsule lying across "
             "the motion stands for the cylinder, with the solid cylinder's inertia), sap "
-            "driving with rel_tol 1e-10; data in `cylinder/`.\n\n"
-            "| id | figure | paper's claim | ours | verdict | rule |\n|---|---|---|---|---|---|\n",
+            "driving with rel_tol 1e-10; data in `cylinder/`.\n\n",
             cmd, CAS_SAP_RTOL, CAS_CCP_TOL, o->quick ? 100 : 200);
     printf("\nCastro et al. 2023 claims:\n");
-    for (int i = 0; i < n; i++) {
-        fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", c[i].id, c[i].fig, c[i].claim,
-                c[i].ours, c[i].verdict, c[i].rule);
-        printf("  %-3s %-9s %s\n      ours: %s -> %s\n", c[i].id, c[i].fig, c[i].claim,
-               c[i].ours, c[i].verdict);
-    }
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
-    printf("claims: %s\n", path);
-    return NCP_OK;
+    ncp_fig_claims_rows(f, c, n);
+    return ncp_fig_claims_close(f, path, err);
 }
 
 int ncp_fig_castro2023(const ncp_fig_opts *o, ncp_error *err)
@@ -1189,7 +1174,7 @@ int ncp_fig_castro2023(const ncp_fig_opts *o, ncp_error *err)
     if (!rc && !(o->interrupt && *o->interrupt)) rc = cas_part_scaling(o, out, R, err);
     if (!rc && !(o->interrupt && *o->interrupt)) rc = cas_part_slip(o, out, R, err);
     if (!rc && !(o->interrupt && *o->interrupt)) rc = cyl_part(o, out, &C, err);
-    if (!rc && !(o->interrupt && *o->interrupt)) rc = cas_claims(o, out, R, &C, cmd, err);
+    if (!rc && !(o->interrupt && *o->interrupt)) rc = ncp_fig_claims(o, out, R, &C, cmd, err);
 done:
     free(R->cl[0].rows);
     free(R->cl[1].rows);

@@ -288,19 +288,14 @@ static int t21_write_fig(const char *out, int fig, const t21_run *runs, int max_
 
 /* ---- claims ---- */
 
-typedef struct t21_claim {
-    const char *id, *fig, *claim, *rule;
-    char ours[400];
-    const char *verdict;
-} t21_claim;
 
 #define T21_RUN(fig, label) (t21_find(label, fig) >= 0 ? &runs[t21_find(label, fig)] : &none)
 
-static int t21_claims(const char *out, const t21_run *runs, int max_iter, const char *missing,
+static int ncp_fig_claims(const char *out, const t21_run *runs, int max_iter, const char *missing,
                       const char *cmd, ncp_error *err)
 {
     static const t21_run none = {0};
-    t21_claim c[10];
+    ncp_fig_claim c[10];
     int n = 0;
     char a[64], b[64], d[64];
     const t21_run *admm_a = T21_RUN(T21_FIG35, "n_s=5");
@@ -312,7 +307,7 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
     int M = max_iter;
 
     t21_iters_text(admm_a, a, sizeof a);
-    c[n] = (t21_claim){"T1", "Fig. 3 (1.A)",
+    c[n] = (ncp_fig_claim){"T1", "Fig. 3 (1.A)",
                        "ADMM with the balanced adaptive step reaches the exact solution in < 20 "
                        "iterations",
                        "yes: admm (n_s = 5) reaches natural_map_rel_acary <= 1e-10 in < 20 "
@@ -326,7 +321,7 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
     t21_iters_text(admm_b, a, sizeof a);
     t21_iters_text(jac, b, sizeof b);
     t21_iters_text(spg, d, sizeof d);
-    c[n] = (t21_claim){"T2", "Fig. 2 (1.B)",
+    c[n] = (ncp_fig_claim){"T2", "Fig. 2 (1.B)",
                        "ADMM converges faster than projected Jacobi and than P-SPG-FB in the "
                        "violation (penetrating residual velocity)",
                        "yes: P-ADMM's violation stays <= 1e-9 m/s from an earlier iteration than "
@@ -352,7 +347,7 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
     }
     n++;
 
-    c[n] = (t21_claim){"T3", "Fig. 2 (1.B)",
+    c[n] = (ncp_fig_claim){"T3", "Fig. 2 (1.B)",
                        "projected Jacobi has a very bad convergence rate",
                        "yes: Jacobi does not reach 1e-10 within the budget, or needs >= 10x "
                        "P-ADMM's iterations; no: otherwise",
@@ -366,7 +361,7 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
     t21_iters_text(fadmm_b, a, sizeof a);
     t21_iters_text(fadmm_b0, b, sizeof b);
     t21_iters_text(admm_b, d, sizeof d);
-    c[n] = (t21_claim){"T4", "Fig. 4 (1.B)",
+    c[n] = (ncp_fig_claim){"T4", "Fig. 4 (1.B)",
                        "FADMM is very efficient even with a fixed, not optimal step (rho = 0.05)",
                        "yes: P-FADMM (rho 0.05) converges within 5x P-ADMM's iterations; partly: "
                        "converges within the budget; no: does not",
@@ -379,7 +374,7 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
                                         : "no";
     n++;
 
-    c[n] = (t21_claim){"T5", "Fig. 4 (1.B)",
+    c[n] = (ncp_fig_claim){"T5", "Fig. 4 (1.B)",
                        "FADMM's performance deteriorates if no preconditioning is used",
                        "yes: FADMM without preconditioning needs more iterations than P-FADMM "
                        "(not converged = budget + 1); no: otherwise",
@@ -391,7 +386,7 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
     n++;
 
     t21_iters_text(admm_b0, b, sizeof b);
-    c[n] = (t21_claim){"T6", "Fig. 4 (1.B)",
+    c[n] = (ncp_fig_claim){"T6", "Fig. 4 (1.B)",
                        "ADMM with balanced step adaptivity, n_s = 5, converges quite well, "
                        "especially with a preconditioner",
                        "yes: P-ADMM converges and in fewer iterations than ADMM without "
@@ -421,7 +416,7 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
                      r->converged ? upd[i] : -1);
             if (i && it[i] < it[i - 1]) mono = 0;
         }
-        c[n] = (t21_claim){"T7", "Fig. 5 (1.A)",
+        c[n] = (ncp_fig_claim){"T7", "Fig. 5 (1.A)",
                            "the convergence improves for denser updates of the step (smaller n_s)",
                            "yes: iterations to 1e-10 do not decrease from n_s = 1 to 2, 5, 10; "
                            "partly: n_s = 1 needs no more than n_s = 10; no: otherwise",
@@ -435,7 +430,7 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
             hi = upd[i] > hi ? upd[i] : hi;
             conv &= T21_RUN(T21_FIG35, ns_lab[i])->converged;
         }
-        c[n] = (t21_claim){"T8", "Fig. 5 (1.A)",
+        c[n] = (ncp_fig_claim){"T8", "Fig. 5 (1.A)",
                            "... meeting the tolerance in the same amount of updates",
                            "yes: every n_s converges and iterations / n_s (the step updates "
                            "made, at most admm's max_rho_changes of which change rho) agree "
@@ -461,7 +456,7 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
             if (t21_cost(r, M) < best) best = t21_cost(r, M);
         }
         const t21_run *r05 = T21_RUN(T21_FIG6, "rho=0.05");
-        c[n] = (t21_claim){"T9", "Fig. 6 (1.A)",
+        c[n] = (ncp_fig_claim){"T9", "Fig. 6 (1.A)",
                            "FADMM with the default fixed step rho = 0.05 converges slowly; other "
                            "step sizes improve it greatly (it is sensitive to rho)",
                            "yes: rho = 0.05 needs >= 10x admm's (n_s = 5) iterations or does not "
@@ -477,7 +472,7 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
                                                               : "no";
         n++;
     }
-    c[n] = (t21_claim){"T10", "Fig. 3 (1.A)",
+    c[n] = (ncp_fig_claim){"T10", "Fig. 3 (1.A)",
                        "ADMM's primal residual is zero from the first iteration",
                        "not measured: the harness sees the iterates, not ADMM's internal "
                        "residuals", "", "n/a"};
@@ -485,9 +480,7 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
     n++;
 
     char path[4300];
-    int rc;
-    if ((rc = ncp_path_join(path, sizeof path, out, "claims.md", err))) return rc;
-    FILE *f = ncp_safe_fopen(path, err);
+    FILE *f = ncp_fig_claims_open(out, path, sizeof path, err);
     if (!f) return err ? err->code : NCP_ERR_IO;
     fprintf(f,
             "### Tasora et al. 2021, TEST 1 (§8.1): claims against ncpbench\n\n"
@@ -495,21 +488,13 @@ static int t21_claims(const char *out, const t21_run *runs, int max_iter, const 
             "printed; the 1000 kg sphere read as the stack's base; radius 0.5 m, mu 0.5, h 0.01 s "
             "ours), one captured problem each, cold start, tolerance %g on "
             "natural_map_rel_acary, at most %d iterations. Curves: `fig2/`, `fig3_5/`, `fig4/`, "
-            "`fig6/` (`tasora2021_iter.dat`, `.png`, `.svg`).%s%s\n\n"
-            "| id | figure | paper's claim | ours | verdict | rule |\n|---|---|---|---|---|---|\n",
+            "`fig6/` (`tasora2021_iter.dat`, `.png`, `.svg`).%s%s\n\n",
             cmd, T21_TOL, max_iter, missing[0] ? " Solvers not registered (runs skipped): " : "",
             missing);
     printf("\nTasora et al. 2021 TEST 1 claims (tol %g on natural_map_rel_acary, at most %d "
            "iterations):\n", T21_TOL, max_iter);
-    for (int i = 0; i < n; i++) {
-        fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", c[i].id, c[i].fig, c[i].claim, c[i].ours,
-                c[i].verdict, c[i].rule);
-        printf("  %-3s %-13s %s\n      ours: %s -> %s\n", c[i].id, c[i].fig, c[i].claim,
-               c[i].ours, c[i].verdict);
-    }
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
-    printf("claims: %s\n", path);
-    return NCP_OK;
+    ncp_fig_claims_rows(f, c, n);
+    return ncp_fig_claims_close(f, path, err);
 }
 
 /* ---- TEST 2: the wrecking ball (§8.2, Figs. 7-10) ----
@@ -710,11 +695,11 @@ static int t2_write(const ncp_fig_opts *o, const char *out, const ncp_problem *p
     const t2_run *admm = t2_get(runs, "P-ADMM"), *admm0 = t2_get(runs, "ADMM");
     const t2_run *jac = t2_get(runs, "Jacobi"), *spg = t2_get(runs, "P-SPG-FB");
     char a[160], b[160], c[160];
-    t21_claim cl[4];
+    ncp_fig_claim cl[4];
     int n = 0;
     t2_desc(admm, max_iter, a, sizeof a);
     t2_desc(jac, max_iter, b, sizeof b);
-    cl[n] = (t21_claim){"W1", "Fig. 8", "the convergence of ADMM is noticeably superior to "
+    cl[n] = (ncp_fig_claim){"W1", "Fig. 8", "the convergence of ADMM is noticeably superior to "
                        "projected Jacobi (constraint violation against iteration)",
                        "yes: P-ADMM's violation stays <= 1e-3 m/s from an earlier iteration than "
                        "Jacobi's (never = budget + 1; a tie goes to the lower final violation) "
@@ -723,13 +708,13 @@ static int t2_write(const ncp_fig_opts *o, const char *out, const ncp_problem *p
     snprintf(cl[n].ours, sizeof cl[n].ours, "P-ADMM: %s; Jacobi: %s", a, b);
     n++;
     t2_desc(spg, max_iter, c, sizeof c);
-    cl[n] = (t21_claim){"W2", "Fig. 8", "ADMM against spectral projected gradient (P-SPG-FB): "
+    cl[n] = (ncp_fig_claim){"W2", "Fig. 8", "ADMM against spectral projected gradient (P-SPG-FB): "
                        "the figure compares them (the text states no winner; we test ADMM ahead)",
                        "as W1 with P-SPG-FB in place of Jacobi", "", t2_beats(admm, spg, max_iter)};
     snprintf(cl[n].ours, sizeof cl[n].ours, "P-ADMM: %s; P-SPG-FB: %s", a, c);
     n++;
     t2_desc(admm0, max_iter, b, sizeof b);
-    cl[n] = (t21_claim){"W3", "Fig. 9/10", "ADMM converges even better with the diagonal "
+    cl[n] = (ncp_fig_claim){"W3", "Fig. 9/10", "ADMM converges even better with the diagonal "
                        "preconditioning (46), because of the odd scaling of the masses",
                        "as W1: P-ADMM against ADMM without preconditioning (precond 0)", "",
                        t2_beats(admm, admm0, max_iter)};
@@ -746,7 +731,7 @@ static int t2_write(const ncp_fig_opts *o, const char *out, const ncp_problem *p
             snprintf(txt + strlen(txt), sizeof txt - strlen(txt), "%s%s %s", i ? ", " : "",
                      need[i], r->ran ? ncp_status_name(r->status) : "not run");
         }
-        cl[n] = (t21_claim){"W4", "§8.2", "the 600-brick problem (thousands of contacts) is "
+        cl[n] = (ncp_fig_claim){"W4", "§8.2", "the 600-brick problem (thousands of contacts) is "
                            "solved (the paper's premise; our target: ADMM, Jacobi, PGS, APGD)",
                            "yes: each of them runs to its budget or tolerance (not unsupported, "
                            "not failed); no: otherwise", "", ok ? "yes" : "no"};
@@ -754,8 +739,8 @@ static int t2_write(const ncp_fig_opts *o, const char *out, const ncp_problem *p
                  txt);
         n++;
     }
-    if ((rc = ncp_path_join(path, sizeof path, out, "claims.md", err))) return rc;
-    if (!(f = ncp_safe_fopen(path, err))) return err ? err->code : NCP_ERR_IO;
+    if (!(f = ncp_fig_claims_open(out, path, sizeof path, err)))
+        return err ? err->code : NCP_ERR_IO;
     fprintf(f,
             "### Tasora et al. 2021, TEST 2 (§8.2, the wrecking ball): claims against ncpbench\n\n"
             "Scene `scenes/%s`; the problem of step %d (random, seed %llu; capture of steps 0..%d "
@@ -780,17 +765,9 @@ static int t2_write(const ncp_fig_opts *o, const char *out, const ncp_problem *p
                t2_vars[i].label, ncp_status_name(r->status), r->iters, r->setup_ms, r->solve_ms,
                r->final_nat, r->final_viol);
     }
-    fputs("\n| id | figure | paper's claim | ours | verdict | rule |\n|---|---|---|---|---|---|\n",
-          f);
-    for (int i = 0; i < n; i++) {
-        fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", cl[i].id, cl[i].fig, cl[i].claim,
-                cl[i].ours, cl[i].verdict, cl[i].rule);
-        printf("  %-3s %-9s %s\n      ours: %s -> %s\n", cl[i].id, cl[i].fig, cl[i].claim,
-               cl[i].ours, cl[i].verdict);
-    }
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
-    printf("claims: %s\n", path);
-    return NCP_OK;
+    fputc('\n', f);
+    ncp_fig_claims_rows(f, cl, n);
+    return ncp_fig_claims_close(f, path, err);
 }
 
 /* splitmix64 of the seed: the step of TEST 2, uniform in 1..n (no global state) */
@@ -899,7 +876,7 @@ int ncp_fig_tasora2021(const ncp_fig_opts *o, ncp_error *err)
     fflush(stdout);
     for (int fg = 0; fg < T21_NFIG; fg++)
         if ((rc = t21_write_fig(out, fg, runs, max_iter, missing, err))) goto done;
-    if ((rc = t21_claims(out, runs, max_iter, missing, cmd, err))) goto done;
+    if ((rc = ncp_fig_claims(out, runs, max_iter, missing, cmd, err))) goto done;
     rc = t2_run_all(o, out, err);
 done:
     for (int t = 0; t < T21_NTEST; t++) ncp_problem_free(&probs[t]);

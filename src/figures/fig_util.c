@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "bench/plot.h"
+#include "util/fsutil.h"
+#include "util/safefile.h"
 
 void ncp_fig_pipeline_opts(const ncp_fig_opts *o, const char *out_dir, ncp_pipeline_opts *po)
 {
@@ -43,6 +45,30 @@ int ncp_fig_plot(const char *script, const char *dir, const char *title, const c
     printf("data: %s", dat);
     if (!prc) printf("; figures: %s.{png,svg} beside it", script);
     printf("\n");
+    return NCP_OK;
+}
+
+FILE *ncp_fig_claims_open(const char *dir, char *path, size_t cap, ncp_error *err)
+{
+    if (ncp_path_join(path, cap, dir, "claims.md", err)) return NULL;
+    return ncp_safe_fopen(path, err);
+}
+
+void ncp_fig_claims_rows(FILE *f, const ncp_fig_claim *c, int n)
+{
+    fputs("| id | figure | paper's claim | ours | verdict | rule |\n|---|---|---|---|---|---|\n", f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", c[i].id, c[i].fig, c[i].claim, c[i].ours,
+                c[i].verdict, c[i].rule);
+        printf("  %-3s %-13s %s\n      ours: %s -> %s\n", c[i].id, c[i].fig, c[i].claim,
+               c[i].ours, c[i].verdict);
+    }
+}
+
+int ncp_fig_claims_close(FILE *f, const char *path, ncp_error *err)
+{
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    printf("claims: %s\n", path);
     return NCP_OK;
 }
 

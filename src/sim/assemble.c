@@ -5,6 +5,7 @@
 
 #include "sim/assemble.h"
 #include "core/spatial.h"
+#include "sim/collide.h"
 #include "geometry/contact.h"
 #include "sim/constraints.h"
 #include "sim/dynamics.h"
@@ -339,5 +340,18 @@ int ncp_assemble(const ncp_world *w, const ncp_contact *con, int nc, ncp_problem
     ncp_stepmat_free(&A);
     free(b);
     free(rows);
+    return rc;
+}
+
+int ncp_model_initial_problem(const ncp_model *m, ncp_problem *p, ncp_error *err)
+{
+    ncp_world *w = NULL;
+    ncp_contact_list cl = {0, 0, NULL};
+    int rc = ncp_world_create(m, &w, err);
+    if (!rc) rc = ncp_world_collide(w, &cl, err);
+    if (!rc) rc = ncp_assemble(w, cl.c, cl.n, p, err);
+    else ncp_problem_init(p);
+    ncp_contact_list_free(&cl);
+    ncp_world_free(w);
     return rc;
 }

@@ -52,4 +52,8 @@ int ncp_assemble_rows(const ncp_world *w, const ncp_stepmat *A, const double *b,
 int ncp_assemble(const ncp_world *w, const ncp_contact *c, int nc, ncp_problem *p,
                  ncp_error *err);
 
+/* The contact problem of the model's initial state: a world at q0, v0, its contacts
+ * (ncp_world_collide) and ncp_assemble; what a first step would solve (tests and tools). */
+int ncp_model_initial_problem(const ncp_model *m, ncp_problem *p, ncp_error *err);
+
 #endif
