@@ -13,16 +13,21 @@ static void isort(int *a, int n)
     }
 }
 
-/* Position of column c in H's row r (present by construction). */
-static int hpos(const ncp_sap_hess *h, int r, int c)
+/* Index of c in the sorted a[lo .. hi] (present by construction). */
+static int find_sorted(const int *a, int lo, int hi, int c)
 {
-    int lo = h->ptr[r], hi = h->ptr[r + 1] - 1;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (h->idx[mid] < c) lo = mid + 1;
+        if (a[mid] < c) lo = mid + 1;
         else hi = mid;
     }
     return lo;
+}
+
+/* Position of column c in H's row r. */
+static int hpos(const ncp_sap_hess *h, int r, int c)
+{
+    return find_sorted(h->idx, h->ptr[r], h->ptr[r + 1] - 1, c);
 }
 
 void ncp_sap_hess_free(ncp_sap_hess *h)
@@ -178,15 +183,8 @@ int ncp_sap_hess_factor(ncp_sap_hess *h, const ncp_problem *p, const double *G9,
         double *jb = h->jb; /* s x nc, column-major */
         memset(jb, 0, (size_t)s * nc * sizeof(double));
         for (int i = 0; i < s; i++)
-            for (int k = J->rowptr[r + i]; k < J->rowptr[r + i + 1]; k++) {
-                int lo = 0, hi = nc - 1;
-                while (lo < hi) {
-                    int mid = lo + (hi - lo) / 2;
-                    if (bc[mid] < J->col[k]) lo = mid + 1;
-                    else hi = mid;
-                }
-                jb[i + s * lo] += J->val[k];
-            }
+            for (int k = J->rowptr[r + i]; k < J->rowptr[r + i + 1]; k++)
+                jb[i + s * find_sorted(bc, 0, nc - 1, J->col[k])] += J->val[k];
         /* (J_b^T G J_b)_xy = sum_ij J_ix G_ij J_jy, upper triangle (x <= y) */
         for (int y = 0; y < nc; y++) {
             double gj[3] = {0.0, 0.0, 0.0}; /* G J_b(:, y) */

@@ -27,8 +27,9 @@
  *     4 s (quick 0.6 s), the last 10 steps (quick 3) solved as above: contacts, time per step per
  *     solver, sap's Newton iterations, speedup of sap against the fastest convex solver (the
  *     paper's reference was Gurobi, which we do not have), and the sap-driven capture's wall
- *     time. Above 100 bodies (600 dofs) the capture keeps A block-diagonal and sap factorises
- *     its Newton matrix sparsely (solvers/sap_sparse.h).
+ *     time. sap (driver and solves) factorises its Newton matrix sparsely at every N
+ *     (sap.sparse = 1, solvers/sap_sparse.h; CAS_SCALE_SPARSE); above 100 bodies (600 dofs) the
+ *     capture also keeps A block-diagonal.
  *   slip: both scenes with sap.sigma = 1e-5 .. 1e-1 (the driver's and the solves'), 10 s
  *     (quick: 8 bodies, 0.6 s): mean slip velocity |u_t| over the loaded contacts of the last
  *     step against sigma mu h g (eq. 31), mean Newton iterations over the last 20 steps, and
@@ -80,6 +81,11 @@ static const int cas_scale_n[CAS_NSCALE] = {8, 16, 24, 32, 40, 80, 120, 160, 200
 static const char *const cas_scale_file[2] = {"castro-clutter-200.json",
                                               "castro-clutter-nowalls-200.json"};
 static const char *const cas_file[2] = {"castro-clutter.json", "castro-clutter-nowalls.json"};
+/* The scaling part runs sap (driver and solves) with its sparse Newton matrix at every N
+ * (sap.sparse = 1): one algorithm along the curve, as the paper's SAP uses its sparse
+ * supernodal algebra (§IV-D) at every size. By default sap factorises densely up to 600 dofs
+ * (100 bodies), which at N = 80 costs ~12 ms a Newton step against ~1 ms sparse. */
+#define CAS_SCALE_SPARSE 1
 static const double cas_sigma[CAS_NSIG] = {1e-5, 1e-4, 1e-3, 1e-2, 1e-1};
 
 /* One solve of one captured step. */
@@ -89,10 +95,10 @@ typedef struct cas_row {
 } cas_row;
 
 /* A scene changed for a part: the first nbody dynamic bodies (0: all), sap.sigma (0: the
- * scene's), the capture steps skip + i every, i < steps (every 0: the scene's), the duration
- * just long enough. */
-static int cas_scene(const char *file, int nbody, double sigma, int skip, int every, int steps,
-                     const char *suffix, ncp_scene **out, ncp_error *err)
+ * scene's) and sap.sparse (< 0: the scene's), the capture steps skip + i every, i < steps
+ * (every 0: the scene's), the duration just long enough. */
+static int cas_scene(const char *file, int nbody, double sigma, int sparse, int skip, int every,
+                     int steps, const char *suffix, ncp_scene **out, ncp_error *err)
 {
     char path[4200];
     ncp_scene *base = NULL;
@@ -142,15 +148,21 @@ static int cas_scene(const char *file, int nbody, double sigma, int skip, int ev
         ok &= cJSON_ReplaceItemInObjectCaseSensitive(
             root, "duration", cJSON_CreateNumber((skip + (steps - 1) * every + 1.5) * h));
     }
-    if (sigma > 0) {
+    if (sigma > 0 || sparse >= 0) {
         cJSON *params = cJSON_GetObjectItemCaseSensitive(bench, "params");
         cJSON *sp = params ? cJSON_GetObjectItemCaseSensitive(params, "sap") : NULL;
         if (!sp) {
             rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: expected benchmark.params.sap", path);
             goto done;
         }
-        cJSON_DeleteItemFromObjectCaseSensitive(sp, "sigma");
-        ok &= cJSON_AddNumberToObject(sp, "sigma", sigma) != NULL;
+        if (sigma > 0) {
+            cJSON_DeleteItemFromObjectCaseSensitive(sp, "sigma");
+            ok &= cJSON_AddNumberToObject(sp, "sigma", sigma) != NULL;
+        }
+        if (sparse >= 0) {
+            cJSON_DeleteItemFromObjectCaseSensitive(sp, "sparse");
+            ok &= cJSON_AddNumberToObject(sp, "sparse", sparse) != NULL;
+        }
     }
     text = ok ? cJSON_PrintUnformatted(root) : NULL;
     if (!text) {
@@ -299,16 +311,18 @@ static int cas_sap_errors(const ncp_problem *p, const double *v, double sigma, d
 }
 
 /* Solver s on p as the harness starts it by default (v0 = the step's initial velocity). sap:
- * its own test (rel_tol 1e-5), at most 100 Newton iterations, sigma > 0 overrides its sigma;
- * the others: natural_map_rel_acary <= 1e-4 or max_iter. res is kept when non-NULL. */
+ * its own test (rel_tol 1e-5), at most 100 Newton iterations, sigma > 0 overrides its sigma,
+ * sparse >= 0 its Newton matrix's form; the others: natural_map_rel_acary <= 1e-4 or max_iter.
+ * res is kept when non-NULL. */
 static int cas_solve(const ncp_fig_opts *o, int s, const ncp_problem *p, double sigma,
-                     int max_iter, cas_row *row, ncp_result *keep, ncp_error *err)
+                     int sparse, int max_iter, cas_row *row, ncp_result *keep, ncp_error *err)
 {
     ncp_params ps;
     memset(&ps, 0, sizeof ps);
     int rc, sap = s == 0;
     if (sap && ((rc = ncp_params_set(&ps, "rel_tol", CAS_SAP_RTOL, err)) ||
-                (sigma > 0 && (rc = ncp_params_set(&ps, "sigma", sigma, err)))))
+                (sigma > 0 && (rc = ncp_params_set(&ps, "sigma", sigma, err))) ||
+                (sparse >= 0 && (rc = ncp_params_set(&ps, "sparse", sparse, err)))))
         return rc;
     ncp_harness_opts ho;
     ncp_harness_opts_default(&ho);
@@ -345,11 +359,11 @@ static int cas_newton_curve(const ncp_fig_opts *o, const ncp_problem *p, cas_cur
     cas_row r;
     double emu;
     int rc;
-    if ((rc = cas_solve(o, 0, p, 0, 100, &r, NULL, err))) return rc;
+    if ((rc = cas_solve(o, 0, p, 0, -1, 100, &r, NULL, err))) return rc;
     c->n = r.iters < CAS_CURVE_MAX - 1 ? r.iters : CAS_CURVE_MAX - 1;
     if ((rc = cas_sap_errors(p, p->guess_v, 0, &c->em[0], &emu, &c->cost[0], err))) return rc;
     for (int k = 1; k <= c->n; k++) {
-        if ((rc = cas_solve(o, 0, p, 0, k, &r, NULL, err))) return rc;
+        if ((rc = cas_solve(o, 0, p, 0, -1, k, &r, NULL, err))) return rc;
         c->em[k] = r.em;
         c->cost[k] = r.cost;
     }
@@ -358,15 +372,15 @@ static int cas_newton_curve(const ncp_fig_opts *o, const ncp_problem *p, cas_cur
 
 /* Solves every problem of sink[from..n) with every solver: rows[s * n + i]. */
 static int cas_solve_all(const ncp_fig_opts *o, const ncp_capture_sink *sink, int from,
-                         double sigma, int max_iter, cas_row *rows, ncp_error *err)
+                         double sigma, int sparse, int max_iter, cas_row *rows, ncp_error *err)
 {
     int n = sink->n;
     for (int i = from; i < n; i++)
         for (int s = 0; s < CAS_NS; s++) {
             if (o->interrupt && *o->interrupt) return NCP_OK;
             if (!ncp_solver_find(cas_solver[s])) continue;
-            int rc = cas_solve(o, s, &sink->probs[i], sigma, max_iter, &rows[s * n + i], NULL,
-                               err);
+            int rc = cas_solve(o, s, &sink->probs[i], sigma, sparse, max_iter, &rows[s * n + i],
+                               NULL, err);
             if (rc) return rc;
         }
     return NCP_OK;
@@ -446,8 +460,8 @@ static int cas_part_clutter(const ncp_fig_opts *o, const char *out, int w, cas_r
     memset(&sink, 0, sizeof sink);
     cas_clutter *C = &R->cl[w];
     int rc, max_iter = o->quick ? 100 : 200;
-    if ((rc = o->quick ? cas_scene(file[w], 0, 0, 0, 5, 12, "-quick", &scene, err)
-                       : cas_scene(file[w], 0, 0, 0, 0, 0, "", &scene, err)) ||
+    if ((rc = o->quick ? cas_scene(file[w], 0, 0, -1, 0, 5, 12, "-quick", &scene, err)
+                       : cas_scene(file[w], 0, 0, -1, 0, 0, 0, "", &scene, err)) ||
         (rc = cas_capture(o, scene, &sink, err)))
         goto done;
     int n = sink.n;
@@ -457,7 +471,7 @@ static int cas_part_clutter(const ncp_fig_opts *o, const char *out, int w, cas_r
         rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((rc = cas_solve_all(o, &sink, 0, 0, max_iter, C->rows, err))) goto done;
+    if ((rc = cas_solve_all(o, &sink, 0, 0, -1, max_iter, C->rows, err))) goto done;
     int q = n / 5 > 0 ? n / 5 : 1; /* first and last fifth: transient and steady state */
     for (int s = 0; s < CAS_NS; s++) {
         cas_row *r = C->rows + (size_t)s * n;
@@ -560,12 +574,12 @@ static int cas_part_scaling(const ncp_fig_opts *o, const char *out, cas_results 
             char sfx[32];
             snprintf(sfx, sizeof sfx, "-n%d", cas_scale_n[k]);
             double t0 = ncp_now_ms();
-            if (!(rc = cas_scene(cas_scale_file[w], cas_scale_n[k], 0, skip, 1, steps, sfx,
-                                 &scene, err)) &&
+            if (!(rc = cas_scene(cas_scale_file[w], cas_scale_n[k], 0, CAS_SCALE_SPARSE, skip, 1,
+                                 steps, sfx, &scene, err)) &&
                 !(rc = cas_capture(o, scene, &sink, err))) {
                 R->capture_s[w][k] = (ncp_now_ms() - t0) / 1000.0;
                 rows = calloc((size_t)CAS_NS * (size_t)sink.n, sizeof *rows);
-                rc = rows ? cas_solve_all(o, &sink, 0, 0, max_iter, rows, err)
+                rc = rows ? cas_solve_all(o, &sink, 0, 0, CAS_SCALE_SPARSE, max_iter, rows, err)
                           : ncp_error_set(err, NCP_ERR_NOMEM, "out of memory");
             }
             if (!rc) {
@@ -634,13 +648,13 @@ static int cas_part_slip(const ncp_fig_opts *o, const char *out, cas_results *R,
             snprintf(sfx, sizeof sfx, "-sigma%g", sg);
             double it = 0, slip = 0, mu = 0, cs = 0, cl = NAN;
             int nc = 0, ncond = 0;
-            if (!(rc = cas_scene(cas_file[w], nbody, sg, skip, 1, steps, sfx, &scene, err)) &&
+            if (!(rc = cas_scene(cas_file[w], nbody, sg, -1, skip, 1, steps, sfx, &scene, err)) &&
                 !(rc = cas_capture(o, scene, &sink, err))) {
                 for (int i = 0; i < sink.n && !rc; i++) {
                     cas_row r;
                     ncp_result res;
                     const ncp_problem *p = &sink.probs[i];
-                    rc = cas_solve(o, 0, p, sg, 100, &r, &res, err);
+                    rc = cas_solve(o, 0, p, sg, -1, 100, &r, &res, err);
                     if (rc) break;
                     it += r.iters;
                     /* Fig. 15: H's condition number at sap's final v of every step */
@@ -1077,7 +1091,7 @@ static int ncp_fig_claims(const ncp_fig_opts *o, const char *out, const cas_resu
     n++;
     {
         int more = 0;
-        char t[600] = "";
+        char t[500] = "";
         for (int k = 0; k < R->nscale; k++) {
             more += R->contacts[1][k] > R->contacts[0][k];
             snprintf(t + strlen(t), sizeof t - strlen(t), "%sN=%d: %.0f / %.0f", k ? ", " : "",
