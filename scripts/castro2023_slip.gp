@@ -1,8 +1,9 @@
 # Castro et al. 2023 Figs. 14-15: mean slip velocity at rest against sigma with the estimate
-# sigma mu h g (eq. 31), and sap's mean Newton iterations per step.
+# sigma mu h g (eq. 31), sap's mean Newton iterations per step and the condition number of its
+# Hessian H = A + J^T G J, with and without walls.
 # Usage: gnuplot -e "dir='DIR'" scripts/castro2023_slip.gp
-# Reads dir/castro2023_slip.dat (sigma slip estimate newton contacts); writes
-# dir/castro2023_slip.{png,svg}.
+# Reads dir/castro2023_slip.dat (sigma slip estimate newton contacts cond_mean cond_last; index 0
+# walls, 1 no walls); writes dir/castro2023_slip.{png,svg}.
 if (!exists("dir")) dir = "."
 if (!exists("title")) title = "Castro et al. 2023 Figs. 14-15"
 f = dir."/castro2023_slip.dat"
@@ -13,16 +14,24 @@ set format x "10^{%L}"
 set xlabel "sigma"
 set key top left noenhanced
 do for [t = 1:2] {
-    if (t == 1) { set terminal pngcairo size 900,900 enhanced font "sans,11"; set output dir."/castro2023_slip.png" }
-    else { set terminal svg size 900,900 dynamic enhanced font "sans,11" background rgb "white"; set output dir."/castro2023_slip.svg" }
-    set multiplot layout 2,1 title title noenhanced
+    if (t == 1) { set terminal pngcairo size 900,1200 enhanced font "sans,11"; set output dir."/castro2023_slip.png" }
+    else { set terminal svg size 900,1200 dynamic enhanced font "sans,11" background rgb "white"; set output dir."/castro2023_slip.svg" }
+    set multiplot layout 3,1 title title noenhanced
     set logscale y 10
     set format y "10^{%L}"
     set ylabel "mean slip velocity (m/s)"
-    plot f using 1:(pos($2)) with linespoints lw 2 pt 7 title "sap, walls", f using 1:(pos($3)) with lines dt 2 lw 2 title "sigma mu h g"
+    plot f index 0 using 1:(pos($2)) with linespoints lw 2 pt 7 title "sap, walls", \
+         f index 1 using 1:(pos($2)) with linespoints lw 2 pt 5 dt 2 title "sap, no walls", \
+         f index 0 using 1:(pos($3)) with lines dt 3 lw 2 lc rgb "#999999" title "sigma mu h g"
     unset logscale y
     set format y "%g"
     set ylabel "mean Newton iterations per step"
-    plot f using 1:4 with linespoints lw 2 pt 7 title "sap"
+    plot f index 0 using 1:4 with linespoints lw 2 pt 7 title "walls", \
+         f index 1 using 1:4 with linespoints lw 2 pt 5 dt 2 title "no walls"
+    set logscale y 10
+    set format y "10^{%L}"
+    set ylabel "mean condition number of H"
+    plot f index 0 using 1:(pos($6)) with linespoints lw 2 pt 7 title "walls", \
+         f index 1 using 1:(pos($6)) with linespoints lw 2 pt 5 dt 2 title "no walls"
     unset multiplot
 }

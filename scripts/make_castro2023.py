@@ -1,13 +1,13 @@
 import json, sys, math
-# Writes scenes/castro-clutter.json and castro-clutter-nowalls.json (Castro et al. 2023 §VI-C).
+# Writes scenes/castro-clutter.json and castro-clutter-nowalls.json (Castro et al. 2023 §VI-C),
+# 40 bodies, and castro-clutter-200.json / castro-clutter-nowalls-200.json, the same columns
+# continued upwards to 200 bodies for the scalability study (Figs. 11-12): the paper drops "four
+# different columns with the same number of objects in each", so body i of the 200-body scenes
+# is body i of the 40-body ones for i < 40 (figures --paper castro2023 keeps their first N).
 # Usage: python3 scripts/make_castro2023.py scenes
 def scene(n, walls, name, desc, steps=None, quick_steps=3):
-    cols = 4 if n <= 40 else 16
-    if cols == 4:
-        cxy = [(-0.2,-0.2),(0.2,-0.2),(-0.2,0.2),(0.2,0.2)]
-    else:
-        g = [-0.3,-0.1,0.1,0.3]
-        cxy = [(x,y) for y in g for x in g]
+    cols = 4
+    cxy = [(-0.2,-0.2),(0.2,-0.2),(-0.2,0.2),(0.2,0.2)]
     bodies = [{"name":"floor","type":"static","shapes":[{"type":"plane","material":"container"}]}]
     if walls:
         for nm,pos,he in [("wall_xm",[-0.425,0,0.4],[0.025,0.45,0.4]),("wall_xp",[0.425,0,0.4],[0.025,0.45,0.4]),
@@ -41,6 +41,9 @@ common = ("Castro et al. 2023 §VI-C clutter: %d bodies (spheres r 5 cm 0.524 kg
  "Not in the paper, ours: drop heights 0.06 + 0.15 j m (level j, centres), columns 0.4 m apart, offsets up to 1 cm and box tilts so the columns topple, the floor a plane. "
  "Contact model: objects k 1e12 N/m, tau_d 5 ms per material; the container rigid, tau_d 5 ms: object-container contacts get k 1e12, tau_d = h, object-object k 5e11 (springs in series), tau_d = h; "
  "all are in SAP's near-rigid regime (eq. 29), where k does not enter R_n.")
-for walls, fn, nm in [(1,"castro-clutter.json","castro-clutter"),(0,"castro-clutter-nowalls.json","castro-clutter-nowalls")]:
-    d = common % (40, "inside an 80 x 80 x 80 cm box (a floor and four static 5 cm thick walls)" if walls else "on the floor alone (no walls)")
-    json.dump(scene(40, walls, nm, d), open(sys.argv[1]+"/"+fn,"w"), indent=1)
+for n, sfx in [(40, ""), (200, "-200")]:
+    for walls, fn, nm in [(1,"castro-clutter%s.json","castro-clutter%s"),(0,"castro-clutter-nowalls%s.json","castro-clutter-nowalls%s")]:
+        d = common % (n, "inside an 80 x 80 x 80 cm box (a floor and four static 5 cm thick walls)" if walls else "on the floor alone (no walls)")
+        if n != 40:
+            d += " The scalability scene (Figs. 11-12): its first N bodies are the N-body clutter; the 40-body scenes are its first 40."
+        json.dump(scene(n, walls, nm % sfx, d), open(sys.argv[1]+"/"+(fn % sfx),"w"), indent=1)

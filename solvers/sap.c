@@ -18,7 +18,13 @@
  *     grad = A (v - v*) - J^T gamma; stop when eq. 26 holds:
  *       ||D_s grad|| < abs_tol + rel_tol max(||D_s A v||, ||D_s J^T gamma||), D_s = diag(A)^{-1/2}
  *     (the paper's diag(M)^{-1/2}; A = M for rigid bodies). Otherwise Newton:
- *     H = A + J^T G J (dense, Cholesky), dv = -H^{-1} grad, exact line search, v += alpha dv.
+ *     H = A + J^T G J (Cholesky), dv = -H^{-1} grad, exact line search, v += alpha dv.
+ *   H is dense for small problems; it is kept sparse (solvers/sap_sparse.h: A's blocks plus
+ *   J_b^T G_b J_b, the pattern ordered and analysed once per solve, refactorised per Newton
+ *   step; the paper's §IV-D exploits the same structure with a supernodal factorisation) when the
+ *   problem keeps A sparse (the capture's block route above 600 dofs, FCLib's M) or, with a
+ *   dense A, when nv > 600 and the sparse factorisation is at least 4x cheaper (parameter
+ *   sparse). Both forms give the same iterates up to round-off (tests/test_sap.c).
  * Contact space (dual-only problems, or contact_space = 1; derived, not in the paper):
  *   with v = v* + A^{-1} J^T lambda, l(lambda) = 1/2 lambda^T D lambda + sum_b l_b(D lambda + v_f +
  *   shift); the primal Newton direction mapped to lambda is (I + G D) dlambda = gamma - lambda
@@ -44,7 +50,7 @@
  *   1e-6 (Drake's default; the paper uses 1e-5 .. 1e-3), abs_tol 1e-16 (the paper's epsilon_a),
  *   contact_space 0.
  * Needs: dual (D for the regularisation w = ||W_ii||/3 and the contact-space path); uses the
- *   primal A, b, J, e when present (the harness always supplies D). Solves SAP's CCP model
+ *   primal A (dense or A_sparse), b, J, e when present (the harness always supplies D). Solves SAP's CCP model
  *   (ccp = 1), neither our NCP nor its plain CCP relaxation.
  */
 #include <math.h>
@@ -53,7 +59,9 @@
 
 #include "solvers/common.h"
 #include "core/la.h"
+#include "core/sparse_chol.h"
 #include "solvers/registry.h"
+#include "solvers/sap_sparse.h"
 #include "core/sap_model.h"
 
 static const ncp_param_doc sap_params[] = {
@@ -64,10 +72,18 @@ static const ncp_param_doc sap_params[] = {
     {"abs_tol", 1e-16, "epsilon_a of eq. 26 (units sqrt(J)), >= 0"},
     {"contact_space", 0.0,
      "0: Newton on v when A, J are present (the paper), 1: Newton on the contact impulses"},
+    {"sparse", -1.0,
+     "Newton matrix A + J^T G J: 0 dense Cholesky, 1 sparse (fixed pattern, analysed once), -1 "
+     "sparse when A is kept sparse, or nv > 600 and the sparse factor is 4x cheaper"},
     {NULL, 0.0, NULL},
 };
 
 enum { SAP_LS_MAX = 100 };
+/* -1 (auto) takes the sparse Newton matrix for a dense A above this size (the capture's own
+ * block-route threshold, NCP_BLOCK_MASS_NDOF) when its factorisation needs SAP_SPARSE_GAIN
+ * times fewer flops than the dense one (nv^3/3); a problem whose A is kept sparse always. */
+enum { SAP_SPARSE_NV = 600 };
+static const double SAP_SPARSE_GAIN = 4.0;
 static const double SAP_ALPHA_MAX = 1.5;
 
 typedef struct sap_ws {
@@ -79,7 +95,14 @@ typedef struct sap_ws {
     double *ut, *gt;       /* line-search scratch */
     double q1, q2;         /* quadratic part of l along the direction: q1 alpha + q2 alpha^2/2 */
     /* primal */
-    double *LA, *vs, *v, *dv, *dp, *Av, *jc, *grad, *H;
+    double *LA, *vs, *v, *dv, *dp, *Av, *jc, *grad, *H, *Adiag;
+    /* primal, sparse Newton matrix: A as CSR (the problem's A_sparse, or own: from dense A),
+     * A's factor for v* and the fixed-pattern H */
+    int sparse;
+    const ncp_csr *As;
+    ncp_csr Aown;
+    ncp_sparse_chol *FA;
+    ncp_sap_hess hs;
     /* contact space */
     double *lam, *dl, *Dl, *M;
     int *ipiv;
@@ -104,6 +127,10 @@ static void sap_ws_free(sap_ws *w)
     free(w->jc);
     free(w->grad);
     free(w->H);
+    free(w->Adiag);
+    ncp_csr_free(&w->Aown);
+    ncp_sparse_chol_free(w->FA);
+    ncp_sap_hess_free(&w->hs);
     free(w->lam);
     free(w->dl);
     free(w->Dl);
@@ -122,8 +149,12 @@ static int sap_ws_alloc(sap_ws *w, ncp_error *err)
     w->gt = ncp_calloc(err, m, sizeof(double));
     if (!w->uh || !w->gam || !w->G9 || !w->duh || !w->ut || !w->gt) return NCP_ERR_NOMEM;
     if (w->primal) {
-        w->LA = ncp_calloc(err, nv * nv, sizeof(double));
-        w->H = ncp_calloc(err, nv * nv, sizeof(double));
+        if (!w->sparse) {
+            w->LA = ncp_calloc(err, nv * nv, sizeof(double));
+            w->H = ncp_calloc(err, nv * nv, sizeof(double));
+            if (!w->LA || !w->H) return NCP_ERR_NOMEM;
+        }
+        w->Adiag = ncp_calloc(err, nv, sizeof(double));
         w->vs = ncp_calloc(err, nv, sizeof(double));
         w->v = ncp_calloc(err, nv, sizeof(double));
         w->dv = ncp_calloc(err, nv, sizeof(double));
@@ -131,8 +162,7 @@ static int sap_ws_alloc(sap_ws *w, ncp_error *err)
         w->Av = ncp_calloc(err, nv, sizeof(double));
         w->jc = ncp_calloc(err, nv, sizeof(double));
         w->grad = ncp_calloc(err, nv, sizeof(double));
-        if (!w->LA || !w->H || !w->vs || !w->v || !w->dv || !w->dp || !w->Av || !w->jc ||
-            !w->grad)
+        if (!w->Adiag || !w->vs || !w->v || !w->dv || !w->dp || !w->Av || !w->jc || !w->grad)
             return NCP_ERR_NOMEM;
     } else {
         w->lam = ncp_calloc(err, m, sizeof(double));
@@ -155,14 +185,15 @@ static void eval_primal(sap_ws *w)
     ncp_csr_gemv(&p->J, 1.0, w->v, 0.0, w->uh);
     for (int i = 0; i < m; i++) w->uh[i] += p->e[i] + w->sm.shift[i];
     double lr = ncp_sap_eval(p, &w->sm, w->uh, w->gam, w->G9);
-    ncp_gemv(0, nv, nv, 1.0, p->A, w->v, 0.0, w->Av);
+    if (w->sparse) ncp_csr_gemv(w->As, 1.0, w->v, 0.0, w->Av);
+    else ncp_gemv(0, nv, nv, 1.0, p->A, w->v, 0.0, w->Av);
     ncp_csr_gemv_t(&p->J, 1.0, w->gam, 0.0, w->jc);
     double quad = 0.0, g2 = 0.0, p2 = 0.0, c2 = 0.0;
     for (int i = 0; i < nv; i++) {
         double az = w->Av[i] - p->b[i]; /* A (v - v*) */
         w->grad[i] = az - w->jc[i];
         quad += (w->v[i] - w->vs[i]) * az;
-        double a = p->A[i + (size_t)i * nv];
+        double a = w->Adiag[i];
         double ds2 = a > 0.0 ? 1.0 / a : 1.0; /* D_s^2 = diag(A)^{-1} (eq. 25) */
         g2 += ds2 * w->grad[i] * w->grad[i];
         p2 += ds2 * w->Av[i] * w->Av[i];
@@ -243,12 +274,33 @@ static double line_search(sap_ws *w)
 
 /* ---------- Newton steps ---------- */
 
+/* The direction's quadratic terms along dv and du_hat = J dv. */
+static void direction_terms(sap_ws *w)
+{
+    const ncp_problem *p = w->p;
+    int nv = w->nv;
+    if (w->sparse) ncp_csr_gemv(w->As, 1.0, w->dv, 0.0, w->dp);
+    else ncp_gemv(0, nv, nv, 1.0, p->A, w->dv, 0.0, w->dp);
+    ncp_csr_gemv(&p->J, 1.0, w->dv, 0.0, w->duh);
+    w->q1 = 0.0;
+    for (int i = 0; i < nv; i++) w->q1 += w->dp[i] * (w->v[i] - w->vs[i]);
+    w->q2 = ncp_dot(nv, w->dv, w->dp);
+}
+
 /* H = A + J^T G J, dv = -H^{-1} grad; then the direction's quadratic terms and du_hat = J dv. */
 static int newton_primal(sap_ws *w, ncp_error *err)
 {
     const ncp_problem *p = w->p;
     int nv = w->nv;
     const ncp_csr *J = &p->J;
+    if (w->sparse) {
+        int rc = ncp_sap_hess_factor(&w->hs, p, w->G9, err);
+        if (rc) return rc;
+        for (int i = 0; i < nv; i++) w->dv[i] = -w->grad[i];
+        ncp_sap_hess_solve(&w->hs, w->dv);
+        direction_terms(w);
+        return NCP_OK;
+    }
     memcpy(w->H, p->A, (size_t)nv * nv * sizeof(double));
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *bk = &p->blocks[bi];
@@ -270,11 +322,7 @@ static int newton_primal(sap_ws *w, ncp_error *err)
     for (int i = 0; i < nv; i++) w->dv[i] = -w->grad[i];
     if (!rc) rc = ncp_chol_solve(nv, w->H, 1, w->dv, err);
     if (rc) return ncp_error_prefix(err, "sap: Newton matrix A + J^T G J: ");
-    ncp_gemv(0, nv, nv, 1.0, p->A, w->dv, 0.0, w->dp);
-    ncp_csr_gemv(J, 1.0, w->dv, 0.0, w->duh);
-    w->q1 = 0.0;
-    for (int i = 0; i < nv; i++) w->q1 += w->dp[i] * (w->v[i] - w->vs[i]);
-    w->q2 = ncp_dot(nv, w->dv, w->dp);
+    direction_terms(w);
     return NCP_OK;
 }
 
@@ -313,24 +361,69 @@ static int newton_dual(sap_ws *w, ncp_error *err)
 
 /* ---------- setup and the loop ---------- */
 
+/* x <- A^{-1} x with the factor of setup_primal. */
+static int a_solve(sap_ws *w, double *x, ncp_error *err)
+{
+    if (w->sparse) return ncp_sparse_chol_solve(w->FA, 1, x, err);
+    return ncp_chol_solve(w->nv, w->LA, 1, x, err);
+}
+
 static int setup_primal(sap_ws *w, const ncp_solve_in *in, ncp_error *err)
 {
     const ncp_problem *p = w->p;
-    int nv = w->nv;
-    memcpy(w->LA, p->A, (size_t)nv * nv * sizeof(double));
-    int rc = ncp_chol_factor(nv, w->LA, err);
+    int nv = w->nv, rc;
+    if (w->sparse) {
+        for (int i = 0; i < nv; i++)
+            for (int k = w->As->rowptr[i]; k < w->As->rowptr[i + 1]; k++)
+                if (w->As->col[k] == i) w->Adiag[i] = w->As->val[k];
+        rc = ncp_sparse_chol_factor(w->As, NULL, &w->FA, err);
+    } else {
+        for (int i = 0; i < nv; i++) w->Adiag[i] = p->A[i + (size_t)i * nv];
+        memcpy(w->LA, p->A, (size_t)nv * nv * sizeof(double));
+        rc = ncp_chol_factor(nv, w->LA, err);
+    }
     if (rc) return ncp_error_prefix(err, "sap: A: ");
     ncp_copy(nv, p->b, w->vs); /* v* = A^{-1} b (eq. 13, free motion) */
-    if ((rc = ncp_chol_solve(nv, w->LA, 1, w->vs, err))) return rc;
+    if ((rc = a_solve(w, w->vs, err))) return rc;
     if (in->v0) {
         ncp_copy(nv, in->v0, w->v); /* the paper's warm start: a velocity */
     } else if (in->lambda0) {
         ncp_copy(nv, p->b, w->v); /* v = A^{-1}(b + J^T lambda0) */
         ncp_csr_gemv_t(&p->J, 1.0, in->lambda0, 1.0, w->v);
-        if ((rc = ncp_chol_solve(nv, w->LA, 1, w->v, err))) return rc;
+        if ((rc = a_solve(w, w->v, err))) return rc;
     } else {
         ncp_copy(nv, w->vs, w->v);
     }
+    return NCP_OK;
+}
+
+/* Chooses the Newton matrix's form (parameter sparse, see sap_params) and, for the sparse one,
+ * builds A's CSR (when A is dense) and H's analysed pattern. */
+static int choose_sparse(sap_ws *w, int want, ncp_error *err)
+{
+    const ncp_problem *p = w->p;
+    int nv = w->nv, rc;
+    w->sparse = 0;
+    if (!p->has_primal) { /* A only as CSR (the capture's block route, FCLib's M) */
+        if (want == 0)
+            return ncp_error_set(err, NCP_ERR_INPUT, "sap: sparse = 0 needs a dense A; problem "
+                                 "'%s' keeps A sparse (nv = %d)", p->name ? p->name : "?", nv);
+        w->As = &p->A_sparse;
+    } else {
+        if (want == 0 || (want < 0 && nv <= SAP_SPARSE_NV)) return NCP_OK;
+        if ((rc = ncp_csr_from_dense(&w->Aown, nv, nv, p->A, 0.0, err))) return rc;
+        w->As = &w->Aown;
+    }
+    if ((rc = ncp_sap_hess_init(&w->hs, w->As, p, err))) return rc;
+    double flops;
+    ncp_sap_hess_stats(&w->hs, NULL, NULL, &flops);
+    if (p->has_primal && want < 0 && SAP_SPARSE_GAIN * flops >= (double)nv * nv * nv / 3.0) {
+        ncp_sap_hess_free(&w->hs); /* denser than it pays: the dense factorisation */
+        ncp_csr_free(&w->Aown);
+        w->As = NULL;
+        return NCP_OK;
+    }
+    w->sparse = 1;
     return NCP_OK;
 }
 
@@ -339,7 +432,7 @@ static int sap_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
     const ncp_solver_desc *self = &ncp_solver_sap;
     const ncp_problem *p = in->prob;
     double beta, sigma, rtol, atol;
-    int cspace, rc;
+    int cspace, want_sparse, rc;
     if ((rc = ncp_solver_param_real(self, in->params, "beta", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
                                     &beta, err)) ||
         (rc = ncp_solver_param_real(self, in->params, "sigma", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
@@ -348,20 +441,30 @@ static int sap_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
                                     NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &rtol, err)) ||
         (rc = ncp_solver_param_real(self, in->params, "abs_tol", 0.0, INFINITY, 0, &atol, err)) ||
         (rc = ncp_solver_param_int(self, in->params, "contact_space", 0, 1, &cspace, err)) ||
+        (rc = ncp_solver_param_int(self, in->params, "sparse", -1, 1, &want_sparse, err)) ||
         (rc = ncp_solver_need_dual(self, p, err)))
         return rc;
     sap_ws w;
     memset(&w, 0, sizeof w);
     w.p = p;
     w.m = p->m;
-    w.primal = !cspace && p->has_primal && p->A && p->b && p->e && p->J.rowptr &&
-               p->J.m == p->m && p->J.n == p->nv;
+    w.primal = !cspace &&
+               ((p->has_primal && p->A) ||
+                (p->has_sparse_primal && p->A_sparse.rowptr && p->A_sparse.m == p->nv &&
+                 p->A_sparse.n == p->nv)) &&
+               p->b && p->e && p->J.rowptr && p->J.m == p->m && p->J.n == p->nv;
     w.nv = w.primal ? p->nv : 0;
-    int big = w.primal ? w.nv : w.m;
-    if (big > 46340) /* n * n must fit the int lengths of la.h */
+    if (w.primal && (rc = choose_sparse(&w, want_sparse, err))) {
+        sap_ws_free(&w);
+        return rc;
+    }
+    int big = w.primal ? (w.sparse ? 0 : w.nv) : w.m;
+    if (big > 46340) { /* n * n must fit the int lengths of la.h */
+        sap_ws_free(&w);
         return ncp_error_set(err, NCP_ERR_NOMEM,
                              "sap: problem '%s': the dense %d x %d Newton matrix is out of reach",
                              p->name ? p->name : "?", big, big);
+    }
     if ((rc = sap_ws_alloc(&w, err)) ||
         (rc = ncp_sap_model_build(p, p->D, beta, sigma, &w.sm, err)) ||
         (w.primal && (rc = setup_primal(&w, in, err)))) {

@@ -6,16 +6,19 @@ recomputation from its data files (code written here, not ncpbench's):
 - clutter/{walls,nowalls}/castro2023_clutter.dat: one block per solver (sap, admm, apgd,
   pgs-ccp, admm-ccp), every solver on the same steps in increasing order, iterations in
   [1, budget], finite non-negative times and errors, converged flags 0/1;
-- claims.md: rows C1..C14, each verdict in {yes, partly, no, n/a}; the verdicts of C1-C5
+- claims.md: rows C1..C16, each verdict in {yes, partly, no, n/a}; the verdicts of C1-C5
   (sap's iterations in the first and last fifth, mean time per step against the convex
   solvers, largest e_m and e_mu) recomputed from the clutter data by the rules claims.md states;
 - newton/castro2023_newton.dat: two blocks, Newton iterations 0..n without gaps, the
   normalised cost from 1 to 0; C11 (e_m reduction of the last iteration and the median over
   the first half) recomputed;
 - scaling/castro2023_scaling.dat: two blocks (walls, no walls) with the same body counts, the
-  speedup equal to the fastest convex solver's time over sap's; C6 and C7 recomputed;
-- slip/castro2023_slip.dat: the estimate equal to sigma mu h g with the scene's mu = 1,
-  h = 0.01 s, g = 9.81 (computed here); C9 (least-squares log-log slope) and C10 recomputed;
+  speedup equal to the fastest convex solver's time over sap's, sap's iterations >= 1 and the
+  capture time >= 0; C6, C7 (N <= 40), C8 and C16 (N >= 80) recomputed;
+- slip/castro2023_slip.dat: two blocks (walls, no walls) on the same sigmas, the estimate equal
+  to sigma mu h g with the scene's mu = 1, h = 0.01 s, g = 9.81 (computed here); the Hessian's
+  condition numbers finite and >= 1; C9, C10 (walls), C12 (least-squares log-log slope of the
+  mean condition number, walls) and C15 (no walls) recomputed;
 - cylinder/castro2023_cylinder_{energy,order}.dat (the spring-cylinder, C13-C14): the energy
   starts at 1/2 k_s x0^2 (the scene's spring and start, read here); C13 recomputed from the
   energy columns; the slopes of C14 recomputed (least squares over the 3 smallest h) and
@@ -228,7 +231,7 @@ def main():
             return 1
     root = os.path.join(out, "castro2023")
     C = claims(os.path.join(root, "claims.md"))
-    want = ["C%d" % i for i in range(1, 15)]
+    want = ["C%d" % i for i in range(1, 17)]
     if sorted(C, key=lambda k: int(k[1:])) != want:
         fail("claims.md rows %s, expected %s" % (sorted(C), want))
     for k, v in C.items():
@@ -297,15 +300,24 @@ def main():
     if len(sb) != 2 or [r[1] for r in sb[0]] != [r[1] for r in sb[1]]:
         fail("scaling: expected two blocks with the same body counts")
     else:
-        more, faster, twice = 0, 0, 0
-        for b in sb:
+        more, faster, twice, nsmall = 0, 0, 0, 0
+        big, ten, one = 0, 0, 0
+        for w, b in enumerate(sb):
             for r in b:
                 ms = [float(x) for x in r[3:8]]
                 sp = min(ms[1:]) / ms[0]
                 if abs(sp - float(r[8])) > 1e-4 * sp:
                     fail("scaling N=%s: speedup %s, recomputed %g" % (r[1], r[8], sp))
-                faster += sp > 1
-                twice += sp >= 2
+                if not (float(r[9]) >= 1 and float(r[10]) >= 0):
+                    fail("scaling N=%s: sap iterations %s, capture time %s" % (r[1], r[9], r[10]))
+                if int(r[1]) <= 40:
+                    faster += sp > 1
+                    twice += sp >= 2
+                    nsmall += 1
+                if w == 1 and int(r[1]) >= 80:
+                    big += 1
+                    ten += sp >= 5
+                    one += sp > 1
                 checked += 1
         for rw, rn in zip(sb[0], sb[1]):
             more += float(rn[2]) > float(rw[2])
@@ -313,18 +325,45 @@ def main():
         v = "yes" if more == n else "partly" if 2 * more > n else "no"
         if C.get("C6", {}).get("verdict") != v:
             fail("C6: verdict %s, recomputed %s" % (C.get("C6", {}).get("verdict"), v))
-        v = "yes" if twice == 2 * n else "partly" if faster == 2 * n else "no"
+        v = "yes" if twice == nsmall else "partly" if faster == nsmall else "no"
         if C.get("C7", {}).get("verdict") != v:
             fail("C7: verdict %s, recomputed %s" % (C.get("C7", {}).get("verdict"), v))
+        sw = [float(r[8]) for r in sb[0]]
+        v = "n/a" if n < 2 else "yes" if sw[-1] < sw[0] else "no"
+        if C.get("C8", {}).get("verdict") != v:
+            fail("C8: verdict %s, recomputed %s" % (C.get("C8", {}).get("verdict"), v))
+        v = "n/a" if not big else "yes" if ten == big else "partly" if one == big else "no"
+        if C.get("C16", {}).get("verdict") != v:
+            fail("C16: verdict %s, recomputed %s" % (C.get("C16", {}).get("verdict"), v))
 
-    sl = blocks(os.path.join(root, "slip", "castro2023_slip.dat"))[0]
+    sb = blocks(os.path.join(root, "slip", "castro2023_slip.dat"))
+    if len(sb) != 2 or [r[0] for r in sb[0]] != [r[0] for r in sb[1]]:
+        fail("slip: expected two blocks (walls, no walls) on the same sigmas")
+        sb = [sb[0], sb[0]]
+    sl = sb[0]
     sig = [float(r[0]) for r in sl]
     slip = [float(r[1]) for r in sl]
-    for r in sl:
-        est = float(r[0]) * 1.0 * 0.01 * 9.81
-        if abs(float(r[2]) - est) > 1e-4 * est:
-            fail("slip sigma %s: estimate %s, sigma mu h g = %g" % (r[0], r[2], est))
-        checked += 1
+    for b in sb:
+        for r in b:
+            est = float(r[0]) * 1.0 * 0.01 * 9.81
+            if abs(float(r[2]) - est) > 1e-4 * est:
+                fail("slip sigma %s: estimate %s, sigma mu h g = %g" % (r[0], r[2], est))
+            cm, cl = float(r[5]), float(r[6])
+            if not (math.isfinite(cm) and math.isfinite(cl) and cm >= 1 and cl >= 1):
+                fail("slip sigma %s: condition numbers %s %s (must be finite, >= 1)" %
+                     (r[0], r[5], r[6]))
+            checked += 1
+    cond = [float(r[5]) for r in sl]
+    cs = lsq_slope(sig, cond)
+    fall = all(cond[k] < cond[k - 1] for k in range(1, len(cond)))
+    v = "yes" if -1.3 <= cs <= -0.7 else "partly" if fall else "no"
+    if C.get("C12", {}).get("verdict") != v:
+        fail("C12: verdict %s, recomputed %s (slope %.3f)" % (C.get("C12", {}).get("verdict"), v,
+                                                               cs))
+    below = sum(float(r[1]) / float(r[2]) < 1 for r in sb[1])
+    v = "yes" if below == len(sb[1]) else "partly" if 2 * below > len(sb[1]) else "no"
+    if C.get("C15", {}).get("verdict") != v:
+        fail("C15: verdict %s, recomputed %s" % (C.get("C15", {}).get("verdict"), v))
     slope = lsq_slope(sig, slip)
     within = all(0.1 <= float(r[1]) / float(r[2]) <= 10 for r in sl)
     ok = 0.7 <= slope <= 1.3

@@ -348,7 +348,9 @@ static void run_task(bench_ctx *c, task *tk)
      * a solver that takes no velocity ignores it, as it ignores guess_v in guess mode, and its
      * row says nothing. */
     unsigned ap = tk->res.applied;
-    int handed = v0 && s->takes_v0 && (p->has_primal || (ap & NCP_RECON_PRIMAL_DENSE)) &&
+    int handed = v0 && s->takes_v0 &&
+                 (p->has_primal || (ap & NCP_RECON_PRIMAL_DENSE) ||
+                  (p->has_sparse_primal && !(s->needs & NCP_NEEDS_PRIMAL))) &&
                  !(ap & NCP_RECON_PRIMAL_FROM_D);
     const char *said = guess  ? (l0 ? NCP_NOTE_WARM_GUESS : NCP_NOTE_WARM_NONE)
                        : vel && handed ? NCP_NOTE_WARM_VELOCITY

@@ -53,8 +53,9 @@ int ncp_sap_model_build(const ncp_problem *p, const double *D, double beta, doub
     const double wmin = w_floor(m, D);
     const double rigid = beta * beta / (4.0 * SAP_PI * SAP_PI); /* eq. 29, near-rigid branch */
     const double h = p->h;
-    /* The geometry-based stabilisation needs phi0, h and our own e (to undo it). */
-    const int geom = p->contacts && h > 0.0 && p->has_primal && p->e;
+    /* The geometry-based stabilisation needs phi0, h and our own e (to undo it); e is primal
+     * data, with A dense or kept sparse (the capture's block route). */
+    const int geom = p->contacts && h > 0.0 && (p->has_primal || p->has_sparse_primal) && p->e;
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
         int r = b->row;

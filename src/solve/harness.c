@@ -12,6 +12,7 @@
 #include "solve/harness.h"
 #include "metrics/metrics.h"
 #include "core/dop.h"
+#include "core/sparse_chol.h"
 
 struct ncp_run {
     const ncp_problem *prob;
@@ -339,8 +340,11 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
     ncp_solve_out out;
     memset(&out, 0, sizeof out);
     if (rc || res->status == NCP_STATUS_UNSUPPORTED) goto done;
-    /* nv: the solver's primal size (scratch); nvo: the problem's own velocity, reported */
-    int m = p->m, nv = p->has_primal ? p->nv : 0;
+    /* nv: the solver's primal size (scratch); nvo: the problem's own velocity, reported. A
+     * problem that keeps A sparse (no dense A) has a velocity too: a solver that takes v0 and
+     * runs on it as it is (sap) gets v0 and may report its v. */
+    int sparse_v = !p->has_primal && p->has_sparse_primal && s->takes_v0 && p->nv > 0;
+    int m = p->m, nv = p->has_primal || sparse_v ? p->nv : 0;
     int nvo = (res->applied & NCP_RECON_PRIMAL_FROM_D) ? 0 : nv;
     res->lambda = ncp_calloc(err, m, sizeof(double));
     res->u = ncp_calloc(err, m, sizeof(double));
@@ -423,6 +427,15 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
         if (run.have_v && out.has_v) {
             ncp_copy(nvo, run.best_v, res->v);
             res->has_solver_v = 1;
+        } else if (sparse_v) {
+            /* v = A^{-1}(b + J^T lambda) with A's sparse factor */
+            ncp_sparse_chol *F = NULL;
+            ncp_copy(nvo, p->b, res->v);
+            ncp_csr_gemv_t(&p->J, 1.0, res->lambda, 1.0, res->v);
+            rc = ncp_sparse_chol_factor(&p->A_sparse, NULL, &F, err);
+            if (!rc) rc = ncp_sparse_chol_solve(F, 1, res->v, err);
+            ncp_sparse_chol_free(F);
+            if (rc) goto done;
         } else {
             /* v = A^{-1}(b + J^T lambda): the velocity the step would produce */
             double *L = ncp_malloc(err, (size_t)nvo * nvo, sizeof(double));

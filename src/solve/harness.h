@@ -108,7 +108,10 @@ void ncp_result_free(ncp_result *r);
  * solve is unsupported (opts->unsupported_ok). An unsupported result has status
  * NCP_STATUS_UNSUPPORTED, no iterate (lambda, u, v NULL), zero times and NaN metrics.
  * v (nv) is the problem's generalised velocity: NULL when the problem has no dense primal
- * data, or only a primal reconstructed from D (whose velocity is not the problem's). */
+ * data, or only a primal reconstructed from D (whose velocity is not the problem's). A problem
+ * that keeps A sparse (has_sparse_primal, no dense A) has one too for a solver that takes v0
+ * and runs on the sparse form as it is (sap): it gets v0, and res->v is its v (or A^{-1}(b +
+ * J^T lambda) by A's sparse factor). */
 int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *params,
                       const double *lambda0, const double *v0, const ncp_harness_opts *opts,
                       ncp_result *res, ncp_error *err);
