@@ -27,7 +27,7 @@
  *     dense n^3/3 by the factor NCP_AL_SPARSE_GAIN, which the up-looking kernel's indirect
  *     addressing costs per flop against LAPACK (admm-nosub's rule, solvers/subadmm_core.c).
  *     On that route the mass matrix's own factor (problem_scale, initial_velocity) is also
- *     sparse, on A's pattern. The ablations' Jacobians are non-symmetric (LU): they keep the
+ *     sparse, on A's pattern, and products with A go over its non-zeros (ncp_al_mass_apply). The ablations' Jacobians are non-symmetric (LU): they keep the
  *     dense per-component route, there being no sparse LU in core/.
  * Matrix-vector products with the Jacobian (the dogleg's Cauchy point, the damped Newton's merit
  * gradient) are matrix-free: A y plus J^T (G (J y)) with the CSR J.
@@ -81,6 +81,7 @@ struct ncp_al_lin {
     int *bpos;           /* block bi: position in kval of entry (cols[ja], cols[jb]), q x q
                             column-major at bpos + bpoff[bi] */
     size_t *bpoff;
+    ncp_csr am;          /* A's non-zeros (diagonal included): its products and own factor */
 };
 
 /* Sparse route of canal's Newton system (see the file header): at least this many dofs, and a
@@ -103,6 +104,10 @@ static void lin_drop_sparse(ncp_al_lin *L)
     L->kptr = L->kidx = L->bpos = NULL;
     L->kA = L->kval = NULL;
     L->bpoff = NULL;
+    free(L->am.rowptr);
+    free(L->am.col);
+    free(L->am.val);
+    memset(&L->am, 0, sizeof L->am);
 }
 
 static void lin_free(ncp_al_lin *L)
@@ -311,7 +316,37 @@ static int lin_choose(const ncp_problem *p, ncp_al_lin *L, int mode, ncp_error *
     if ((rc = ncp_spchol_analyse(n, L->kptr, L->kidx, &L->sp, err))) goto out;
     double flops;
     ncp_spchol_stats(L->sp, NULL, &flops);
-    if (mode == 0 && !(NCP_AL_SPARSE_GAIN * flops < (double)n * n * n / 3.0)) lin_drop_sparse(L);
+    if (mode == 0 && !(NCP_AL_SPARSE_GAIN * flops < (double)n * n * n / 3.0)) {
+        lin_drop_sparse(L);
+        goto out;
+    }
+    /* A in CSR (row r = column r of the symmetric A; columns ascending) */
+    size_t anz = (size_t)L->aptr[n] + n1;
+    L->am.rowptr = ncp_malloc(err, n1 + 1, sizeof(int));
+    L->am.col = ncp_malloc(err, anz, sizeof(int));
+    L->am.val = ncp_malloc(err, anz, sizeof(double));
+    if (!L->am.rowptr || !L->am.col || !L->am.val) {
+        rc = NCP_ERR_NOMEM;
+        goto out;
+    }
+    L->am.m = L->am.n = n;
+    int k = 0;
+    for (int r = 0; r < n; r++) {
+        int diag = 0;
+        L->am.rowptr[r] = k;
+        for (int e = L->aptr[r]; e <= L->aptr[r + 1]; e++) {
+            int c = e < L->aptr[r + 1] ? L->aidx[e] : n;
+            if (!diag && c > r) {
+                L->am.col[k] = r;
+                L->am.val[k++] = p->A[r + (size_t)r * n];
+                diag = 1;
+            }
+            if (c == n) break;
+            L->am.col[k] = c;
+            L->am.val[k++] = p->A[r + (size_t)c * n];
+        }
+    }
+    L->am.rowptr[n] = L->am.nnz = k;
 out:
     if (rc) lin_drop_sparse(L);
     free(cbptr);
@@ -484,6 +519,12 @@ int ncp_al_lin_solve(ncp_al_ws *w, int spd, double *rhs, ncp_error *err)
 
 /* ====================== r(v), Jacobian products ====================== */
 
+void ncp_al_mass_apply(const ncp_al_ws *w, const double *y, double *out)
+{
+    if (w->lin->sp) ncp_csr_gemv(&w->lin->am, 1.0, y, 0.0, out);
+    else ncp_gemv(0, w->n, w->n, 1.0, w->p->A, y, 0.0, out);
+}
+
 /* Round-off level of a computed quantity, in units of eps times the size of its terms. */
 #ifndef NCP_AL_FLOOR
 #define NCP_AL_FLOOR 4.0
@@ -514,7 +555,7 @@ void ncp_al_eval(ncp_al_ws *w, const double *v, int deriv)
         }
     }
     w->lam_floor = NCP_AL_FLOOR * DBL_EPSILON * sqrt(mag2);
-    ncp_gemv(0, n, n, 1.0, p->A, v, 0.0, w->Av);
+    ncp_al_mass_apply(w, v, w->Av);
     ncp_csr_gemv_t(&p->J, 1.0, w->T, 0.0, w->jtT);
     for (int i = 0; i < n; i++) w->r[i] = w->Av[i] - p->b[i] - w->jtT[i];
     w->rnorm = ncp_norm2(n, w->r);
@@ -536,7 +577,6 @@ int ncp_al_inner_done(const ncp_al_ws *w, double prev_rnorm)
 void ncp_al_jac_apply(ncp_al_ws *w, int trans, const double *y, double *out)
 {
     const ncp_problem *p = w->p;
-    int n = w->n;
     ncp_csr_gemv(&p->J, 1.0, y, 0.0, w->w);
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
@@ -548,7 +588,7 @@ void ncp_al_jac_apply(ncp_al_ws *w, int trans, const double *y, double *out)
             w->xs[r + a] = acc;
         }
     }
-    ncp_gemv(0, n, n, 1.0, p->A, y, 0.0, out);
+    ncp_al_mass_apply(w, y, out);
     ncp_csr_gemv_t(&p->J, w->beta, w->xs, 1.0, out);
 }
 
@@ -639,36 +679,13 @@ static int ws_alloc(ncp_al_ws *w, ncp_error *err)
  * free velocity), Alg. 1 line 2. */
 /* The sparse route's factor of the mass matrix alone, on A's own pattern (block diagonal per
  * body or kinematic tree: far sparser than the Newton system's). */
-static int mass_factor_sparse(const ncp_problem *p, const ncp_al_lin *L, ncp_spchol **F,
-                              ncp_error *err)
+static int mass_factor_sparse(const ncp_al_lin *L, ncp_spchol **F, ncp_error *err)
 {
-    int n = L->n;
-    size_t nz = (size_t)L->aptr[n] + (size_t)n;
-    int *ptr = ncp_malloc(err, (size_t)n + 1, sizeof(int));
-    int *idx = ncp_malloc(err, nz, sizeof(int));
-    double *val = ncp_malloc(err, nz, sizeof(double));
-    int rc = !ptr || !idx || !val ? NCP_ERR_NOMEM : NCP_OK;
-    if (!rc) {
-        int k = 0;
-        for (int r = 0; r < n; r++) { /* row r = column r of the symmetric A */
-            ptr[r] = k;
-            idx[k] = r;
-            val[k++] = p->A[r + (size_t)r * n];
-            for (int e = L->aptr[r]; e < L->aptr[r + 1]; e++) {
-                idx[k] = L->aidx[e];
-                val[k++] = p->A[r + (size_t)L->aidx[e] * n];
-            }
-        }
-        ptr[n] = k;
-        rc = ncp_spchol_analyse(n, ptr, idx, F, err);
-        if (!rc && (rc = ncp_spchol_factor(*F, val, NULL, 0.0, err))) {
-            ncp_spchol_free(*F);
-            *F = NULL;
-        }
+    int rc = ncp_spchol_analyse(L->n, L->am.rowptr, L->am.col, F, err);
+    if (!rc && (rc = ncp_spchol_factor(*F, L->am.val, NULL, 0.0, err))) {
+        ncp_spchol_free(*F);
+        *F = NULL;
     }
-    free(ptr);
-    free(idx);
-    free(val);
     if (rc) ncp_error_prefix(err, "mass matrix A: ");
     return rc;
 }
@@ -679,7 +696,7 @@ static int initial_velocity(const ncp_problem *p, const ncp_al_lin *lin, const d
     int n = p->nv;
     if (lin->sp) {
         ncp_spchol *F = NULL;
-        int rc = mass_factor_sparse(p, lin, &F, err);
+        int rc = mass_factor_sparse(lin, &F, err);
         if (rc) return rc;
         ncp_copy(n, p->b, v);
         ncp_csr_gemv_t(&p->J, 1.0, lam, 1.0, v);
@@ -724,7 +741,7 @@ static int problem_scale(const ncp_problem *p, const ncp_al_lin *lin, const doub
     if (p->has_dual && p->D) {
         for (int i = 0; i < m; i++) dd[i] = p->D[i + (size_t)i * m];
     } else if (m > 0 && lin->sp) { /* sparse route: D_ii = J_i (A^-1 J_i^T) */
-        if ((rc = mass_factor_sparse(p, lin, &F, err))) goto out;
+        if ((rc = mass_factor_sparse(lin, &F, err))) goto out;
         for (int i = 0; i < m; i++) {
             memset(t, 0, (size_t)n * sizeof(double));
             for (int e = p->J.rowptr[i]; e < p->J.rowptr[i + 1]; e++) t[p->J.col[e]] += p->J.val[e];

@@ -106,6 +106,8 @@ void ncp_al_eval(ncp_al_ws *w, const double *v, int deriv);
 /* The inner stopping test at the last evaluation: rnorm <= rtol, or rnorm <= rfloor and
  * rnorm > prev_rnorm / 2 (prev_rnorm: ||r|| before the last step; INFINITY before the first). */
 int ncp_al_inner_done(const ncp_al_ws *w, double prev_rnorm);
+/* out = A y: densely, or over A's non-zeros on canal's sparse route (al_common.c). */
+void ncp_al_mass_apply(const ncp_al_ws *w, const double *y, double *out);
 /* out = (A + beta sum J^T G J) y, or its transpose (G from the last ncp_al_eval with deriv). */
 void ncp_al_jac_apply(ncp_al_ws *w, int trans, const double *y, double *out);
 /* Solves (A + beta sum J_i^T G_i J_i) y = rhs in place (G from the last ncp_al_eval with deriv):

@@ -166,7 +166,7 @@ static double line_search(ncp_al_ws *w)
     int n = w->n, budget = w->set.ls_max;
     ls_ctx c = {w, 0.0, 0.0};
     ncp_csr_gemv(&p->J, 1.0, w->d, 0.0, w->w);
-    ncp_gemv(0, n, n, 1.0, p->A, w->d, 0.0, w->g);
+    ncp_al_mass_apply(w, w->d, w->g);
     c.c2 = ncp_dot(n, w->d, w->g);
     c.g0 = ncp_dot(n, w->d, w->Av) - ncp_dot(n, w->d, p->b);
     double dd;
