@@ -52,6 +52,8 @@ typedef struct ncp_al_stats {
     int inner_failures;    /* loops whose inner solve ended without meeting inner_tol
                               (Table II "Failure": cap reached, no descent, singular system) */
     int factorizations;    /* Cholesky (canal) or LU (ablations) factorisations */
+    int sparse_newton;     /* 1: they went through the fixed-pattern sparse Cholesky (canal's
+                              newton_factor, al_common.c); 0: dense per connected component */
     int ls_evals;          /* evaluations of r or phi' inside line searches */
     int inner_max_per_loop;/* the largest inner count of one loop */
     double beta;           /* penalty at the end (eq. 27) */

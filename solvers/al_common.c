@@ -14,9 +14,21 @@
  *     component is assembled densely and factorised on its own with LAPACK (Cholesky for canal,
  *     LU for the non-symmetric ablations) through core/la.h. Cost: sum over components of s^3/3
  *     instead of n^3/3; the partition is recomputed at every step because the active set
- *     changes. A component that really is dense (everything touching everything) is factorised
- *     densely: a sparse (fill-reducing) Cholesky would need a library beyond LAPACK; the paper
- *     lists a tree ("branch-induced") factorisation as future work.
+ *     changes.
+ *   - canal's SPD system on a large sparse problem (a pile of particles touching each other and
+ *     a robot: one connected component of 291 dofs on pouring-45) goes through a fixed-pattern
+ *     sparse Cholesky instead (core/sparse_chol.h): the union pattern of A and of every block's
+ *     J_i^T J_i clique (active or not) does not change within a solve, so it is ordered (minimum
+ *     degree) and analysed once per solve and refactorised numerically per Newton step; blocks
+ *     whose G_i = 0 add explicit zeros. Each entry is summed in the dense route's order (A, then
+ *     the blocks in index order), so the two routes differ by round-off only
+ *     (tests/test_canal.c). Automatic rule (newton_factor 0): sparse when nv >= NCP_AL_SPARSE_NV
+ *     and the sparse factorisation's flops (sum of squared column counts of L) are below the
+ *     dense n^3/3 by the factor NCP_AL_SPARSE_GAIN, which the up-looking kernel's indirect
+ *     addressing costs per flop against LAPACK (admm-nosub's rule, solvers/subadmm_core.c).
+ *     On that route the mass matrix's own factor (problem_scale, initial_velocity) is also
+ *     sparse, on A's pattern, and products with A go over its non-zeros (ncp_al_mass_apply). The ablations' Jacobians are non-symmetric (LU): they keep the
+ *     dense per-component route, there being no sparse LU in core/.
  * Matrix-vector products with the Jacobian (the dogleg's Cauchy point, the damped Newton's merit
  * gradient) are matrix-free: A y plus J^T (G (J y)) with the CSR J.
  */
@@ -31,6 +43,7 @@
 #include "solvers/common.h"
 #include "core/cone.h"
 #include "core/la.h"
+#include "core/sparse_chol.h"
 
 /* ====================== per-block operators ====================== */
 
@@ -60,7 +73,42 @@ struct ncp_al_lin {
     int *ipiv;
     double *rhs;
     double *W;           /* 3 x (max q) scratch */
+    /* sparse route (lin_choose): the fixed-pattern factor of the union pattern */
+    ncp_spchol *sp;      /* NULL: the dense per-component route */
+    int *kptr, *kidx;    /* union pattern, CSR, both triangles, diagonal included */
+    double *kA;          /* A's values on it (0 where A is 0) */
+    double *kval;        /* the matrix being factorised */
+    int *bpos;           /* block bi: position in kval of entry (cols[ja], cols[jb]), q x q
+                            column-major at bpos + bpoff[bi] */
+    size_t *bpoff;
+    ncp_csr am;          /* A's non-zeros (diagonal included): its products and own factor */
 };
+
+/* Sparse route of canal's Newton system (see the file header): at least this many dofs, and a
+ * sparse factorisation cheaper than the dense one by this factor in flops. Below 64 dofs a
+ * dense factorisation takes microseconds (bolt-nut 6, the dish piles 30-48). */
+#define NCP_AL_SPARSE_NV 64
+#define NCP_AL_SPARSE_GAIN 4.0
+
+/* Frees the sparse route's arrays (back to the dense route). */
+static void lin_drop_sparse(ncp_al_lin *L)
+{
+    ncp_spchol_free(L->sp);
+    free(L->kptr);
+    free(L->kidx);
+    free(L->kA);
+    free(L->kval);
+    free(L->bpos);
+    free(L->bpoff);
+    L->sp = NULL;
+    L->kptr = L->kidx = L->bpos = NULL;
+    L->kA = L->kval = NULL;
+    L->bpoff = NULL;
+    free(L->am.rowptr);
+    free(L->am.col);
+    free(L->am.val);
+    memset(&L->am, 0, sizeof L->am);
+}
 
 static void lin_free(ncp_al_lin *L)
 {
@@ -82,6 +130,7 @@ static void lin_free(ncp_al_lin *L)
     free(L->ipiv);
     free(L->rhs);
     free(L->W);
+    lin_drop_sparse(L);
     free(L);
 }
 
@@ -178,6 +227,135 @@ static int lin_create(const ncp_problem *p, ncp_al_lin **out, ncp_error *err)
     return NCP_OK;
 }
 
+/* The route of this solve (file header): mode 0 auto, 1 dense, 2 sparse. For the sparse route,
+ * the union pattern (row r: the diagonal, A's non-zeros of column r, the columns of every block
+ * touching r), its analysis, A's values on it and every block's entry positions. */
+static int lin_choose(const ncp_problem *p, ncp_al_lin *L, int mode, ncp_error *err)
+{
+    int n = L->n, nb = L->nb, rc = NCP_OK;
+    if (mode == 1 || n == 0 || (mode == 0 && n < NCP_AL_SPARSE_NV)) return NCP_OK;
+    size_t n1 = (size_t)n;
+    int *cbptr = ncp_calloc(err, n1 + 1, sizeof(int)); /* column -> (block, local index) */
+    int *cbl = ncp_malloc(err, (size_t)(L->bptr[nb] > 0 ? L->bptr[nb] : 1), 2 * sizeof(int));
+    int *mk = ncp_malloc(err, n1, sizeof(int));
+    int *pos = ncp_malloc(err, n1, sizeof(int));
+    L->kptr = ncp_calloc(err, n1 + 1, sizeof(int));
+    L->bpoff = ncp_calloc(err, (size_t)nb + 1, sizeof(size_t));
+    if (!cbptr || !cbl || !mk || !pos || !L->kptr || !L->bpoff) {
+        rc = NCP_ERR_NOMEM;
+        goto out;
+    }
+    for (int e = 0; e < L->bptr[nb]; e++) cbptr[L->bcol[e] + 1]++;
+    for (int c = 0; c < n; c++) cbptr[c + 1] += cbptr[c];
+    for (int c = 0; c < n; c++) pos[c] = cbptr[c]; /* fill pointer */
+    size_t bptot = 0;
+    for (int bi = 0; bi < nb; bi++) {
+        int q = L->bptr[bi + 1] - L->bptr[bi];
+        for (int ja = 0; ja < q; ja++) {
+            int t = pos[L->bcol[L->bptr[bi] + ja]]++;
+            cbl[2 * t] = bi;
+            cbl[2 * t + 1] = ja;
+        }
+        L->bpoff[bi] = bptot;
+        bptot += (size_t)q * (size_t)q;
+    }
+    L->bpoff[nb] = bptot;
+    L->bpos = ncp_malloc(err, bptot ? bptot : 1, sizeof(int));
+    if (!L->bpos) {
+        rc = NCP_ERR_NOMEM;
+        goto out;
+    }
+    /* pass 0 counts the entries of each row, pass 1 fills them and the block positions */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            for (int r = 0; r < n; r++) L->kptr[r + 1] += L->kptr[r];
+            size_t nz = (size_t)L->kptr[n];
+            L->kidx = ncp_malloc(err, nz, sizeof(int));
+            L->kA = ncp_malloc(err, nz, sizeof(double));
+            L->kval = ncp_malloc(err, nz, sizeof(double));
+            if (!L->kidx || !L->kA || !L->kval) {
+                rc = NCP_ERR_NOMEM;
+                goto out;
+            }
+        }
+        for (int c = 0; c < n; c++) mk[c] = -1;
+        for (int r = 0; r < n; r++) {
+            int cnt = 0, base = pass ? L->kptr[r] : 0;
+#define ADD_ENTRY(col)                                                                         \
+    do {                                                                                       \
+        int c_ = (col);                                                                        \
+        if (mk[c_] != r) {                                                                     \
+            mk[c_] = r;                                                                        \
+            if (pass) {                                                                        \
+                pos[c_] = base + cnt;                                                          \
+                L->kidx[base + cnt] = c_;                                                      \
+                L->kA[base + cnt] = p->A[r + (size_t)c_ * n];                                  \
+            }                                                                                  \
+            cnt++;                                                                             \
+        }                                                                                      \
+    } while (0)
+            ADD_ENTRY(r);
+            for (int e = L->aptr[r]; e < L->aptr[r + 1]; e++) ADD_ENTRY(L->aidx[e]);
+            for (int t = cbptr[r]; t < cbptr[r + 1]; t++) {
+                int bi = cbl[2 * t];
+                for (int e = L->bptr[bi]; e < L->bptr[bi + 1]; e++) ADD_ENTRY(L->bcol[e]);
+            }
+#undef ADD_ENTRY
+            if (!pass) {
+                L->kptr[r + 1] = cnt;
+                continue;
+            }
+            for (int t = cbptr[r]; t < cbptr[r + 1]; t++) { /* row r = cols[ja] of block bi */
+                int bi = cbl[2 * t], ja = cbl[2 * t + 1], q = L->bptr[bi + 1] - L->bptr[bi];
+                const int *cols = L->bcol + L->bptr[bi];
+                for (int jb = 0; jb < q; jb++)
+                    L->bpos[L->bpoff[bi] + (size_t)ja + (size_t)q * jb] = pos[cols[jb]];
+            }
+        }
+    }
+    if ((rc = ncp_spchol_analyse(n, L->kptr, L->kidx, &L->sp, err))) goto out;
+    double flops;
+    ncp_spchol_stats(L->sp, NULL, &flops);
+    if (mode == 0 && !(NCP_AL_SPARSE_GAIN * flops < (double)n * n * n / 3.0)) {
+        lin_drop_sparse(L);
+        goto out;
+    }
+    /* A in CSR (row r = column r of the symmetric A; columns ascending) */
+    size_t anz = (size_t)L->aptr[n] + n1;
+    L->am.rowptr = ncp_malloc(err, n1 + 1, sizeof(int));
+    L->am.col = ncp_malloc(err, anz, sizeof(int));
+    L->am.val = ncp_malloc(err, anz, sizeof(double));
+    if (!L->am.rowptr || !L->am.col || !L->am.val) {
+        rc = NCP_ERR_NOMEM;
+        goto out;
+    }
+    L->am.m = L->am.n = n;
+    int k = 0;
+    for (int r = 0; r < n; r++) {
+        int diag = 0;
+        L->am.rowptr[r] = k;
+        for (int e = L->aptr[r]; e <= L->aptr[r + 1]; e++) {
+            int c = e < L->aptr[r + 1] ? L->aidx[e] : n;
+            if (!diag && c > r) {
+                L->am.col[k] = r;
+                L->am.val[k++] = p->A[r + (size_t)r * n];
+                diag = 1;
+            }
+            if (c == n) break;
+            L->am.col[k] = c;
+            L->am.val[k++] = p->A[r + (size_t)c * n];
+        }
+    }
+    L->am.rowptr[n] = L->am.nnz = k;
+out:
+    if (rc) lin_drop_sparse(L);
+    free(cbptr);
+    free(cbl);
+    free(mk);
+    free(pos);
+    return rc;
+}
+
 static int uf_find(int *par, int i)
 {
     while (par[i] != i) {
@@ -243,18 +421,43 @@ static int lin_partition(ncp_al_ws *w, ncp_error *err)
     return NCP_OK;
 }
 
-/* Dense A[c,c] + beta sum_{active i} J_i^T G_i J_i for every component. */
-static void lin_assemble(ncp_al_ws *w)
+/* One block's term J_i^T G_i J_i on its q columns (both routes sum it this way): block_gj sets
+ * W = G Jb (k x q), block_entry returns entry (ja, jb) = Jb[:, ja]^T W[:, jb]. */
+static void block_gj(ncp_al_lin *L, const double *G, int k, int q, const double *Jb)
+{
+    for (int j = 0; j < q; j++)
+        for (int a = 0; a < k; a++) {
+            double acc = 0.0;
+            for (int t = 0; t < k; t++) acc += G[a + 3 * t] * Jb[t + (size_t)k * j];
+            L->W[a + (size_t)k * j] = acc;
+        }
+}
+
+static double block_entry(const ncp_al_lin *L, int k, const double *Jb, int ja, int jb)
+{
+    double acc = 0.0;
+    for (int t = 0; t < k; t++) acc += Jb[t + (size_t)k * ja] * L->W[t + (size_t)k * jb];
+    return acc;
+}
+
+/* A + beta sum_{active i} J_i^T G_i J_i: densely for every component (dense route), or on the
+ * union pattern (sparse route, into kval), each entry summed in the same order (A, then the
+ * blocks in index order). */
+static void lin_assemble(ncp_al_ws *w, int sparse)
 {
     ncp_al_lin *L = w->lin;
     const ncp_problem *p = w->p;
     int n = L->n;
-    for (int c = 0; c < L->ncomp; c++) {
-        int s = L->cstart[c + 1] - L->cstart[c];
-        const int *d = L->cdofs + L->cstart[c];
-        double *H = L->mat + L->moff[c];
-        for (int b = 0; b < s; b++)
-            for (int a = 0; a < s; a++) H[a + (size_t)b * s] = p->A[d[a] + (size_t)d[b] * n];
+    if (sparse) {
+        memcpy(L->kval, L->kA, (size_t)L->kptr[n] * sizeof(double));
+    } else {
+        for (int c = 0; c < L->ncomp; c++) {
+            int s = L->cstart[c + 1] - L->cstart[c];
+            const int *d = L->cdofs + L->cstart[c];
+            double *H = L->mat + L->moff[c];
+            for (int b = 0; b < s; b++)
+                for (int a = 0; a < s; a++) H[a + (size_t)b * s] = p->A[d[a] + (size_t)d[b] * n];
+        }
     }
     for (int bi = 0; bi < L->nb; bi++) {
         const ncp_block *blk = &p->blocks[bi];
@@ -264,24 +467,21 @@ static void lin_assemble(ncp_al_ws *w)
         int k = ncp_block_type_size(blk->type);
         const int *cols = L->bcol + L->bptr[bi];
         const double *Jb = L->bJ + L->boff[bi];
+        block_gj(L, G, k, q, Jb);
+        if (sparse) {
+            const int *bp = L->bpos + L->bpoff[bi];
+            for (int jb = 0; jb < q; jb++)
+                for (int ja = 0; ja < q; ja++)
+                    L->kval[bp[ja + (size_t)q * jb]] += w->beta * block_entry(L, k, Jb, ja, jb);
+            continue;
+        }
         int c = L->comp[cols[0]];
         int s = L->cstart[c + 1] - L->cstart[c];
         double *H = L->mat + L->moff[c];
-        /* W = G Jb (k x q) */
-        for (int j = 0; j < q; j++)
-            for (int a = 0; a < k; a++) {
-                double acc = 0.0;
-                for (int t = 0; t < k; t++) acc += G[a + 3 * t] * Jb[t + (size_t)k * j];
-                L->W[a + (size_t)k * j] = acc;
-            }
         for (int jb = 0; jb < q; jb++) {
             int lb = L->loc[cols[jb]];
-            for (int ja = 0; ja < q; ja++) {
-                double acc = 0.0;
-                for (int t = 0; t < k; t++)
-                    acc += Jb[t + (size_t)k * ja] * L->W[t + (size_t)k * jb];
-                H[L->loc[cols[ja]] + (size_t)lb * s] += w->beta * acc;
-            }
+            for (int ja = 0; ja < q; ja++)
+                H[L->loc[cols[ja]] + (size_t)lb * s] += w->beta * block_entry(L, k, Jb, ja, jb);
         }
     }
 }
@@ -289,9 +489,16 @@ static void lin_assemble(ncp_al_ws *w)
 int ncp_al_lin_solve(ncp_al_ws *w, int spd, double *rhs, ncp_error *err)
 {
     ncp_al_lin *L = w->lin;
+    if (spd && L->sp) {
+        lin_assemble(w, 1);
+        w->st->factorizations++;
+        int rc = ncp_spchol_factor(L->sp, L->kval, NULL, 0.0, err);
+        if (!rc) ncp_spchol_solve(L->sp, rhs);
+        return rc;
+    }
     int rc = lin_partition(w, err);
     if (rc) return rc;
-    lin_assemble(w);
+    lin_assemble(w, 0);
     w->st->factorizations++;
     for (int c = 0; c < L->ncomp; c++) {
         int s = L->cstart[c + 1] - L->cstart[c];
@@ -311,6 +518,12 @@ int ncp_al_lin_solve(ncp_al_ws *w, int spd, double *rhs, ncp_error *err)
 }
 
 /* ====================== r(v), Jacobian products ====================== */
+
+void ncp_al_mass_apply(const ncp_al_ws *w, const double *y, double *out)
+{
+    if (w->lin->sp) ncp_csr_gemv(&w->lin->am, 1.0, y, 0.0, out);
+    else ncp_gemv(0, w->n, w->n, 1.0, w->p->A, y, 0.0, out);
+}
 
 /* Round-off level of a computed quantity, in units of eps times the size of its terms. */
 #ifndef NCP_AL_FLOOR
@@ -342,7 +555,7 @@ void ncp_al_eval(ncp_al_ws *w, const double *v, int deriv)
         }
     }
     w->lam_floor = NCP_AL_FLOOR * DBL_EPSILON * sqrt(mag2);
-    ncp_gemv(0, n, n, 1.0, p->A, v, 0.0, w->Av);
+    ncp_al_mass_apply(w, v, w->Av);
     ncp_csr_gemv_t(&p->J, 1.0, w->T, 0.0, w->jtT);
     for (int i = 0; i < n; i++) w->r[i] = w->Av[i] - p->b[i] - w->jtT[i];
     w->rnorm = ncp_norm2(n, w->r);
@@ -364,7 +577,6 @@ int ncp_al_inner_done(const ncp_al_ws *w, double prev_rnorm)
 void ncp_al_jac_apply(ncp_al_ws *w, int trans, const double *y, double *out)
 {
     const ncp_problem *p = w->p;
-    int n = w->n;
     ncp_csr_gemv(&p->J, 1.0, y, 0.0, w->w);
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
@@ -376,7 +588,7 @@ void ncp_al_jac_apply(ncp_al_ws *w, int trans, const double *y, double *out)
             w->xs[r + a] = acc;
         }
     }
-    ncp_gemv(0, n, n, 1.0, p->A, y, 0.0, out);
+    ncp_al_mass_apply(w, y, out);
     ncp_csr_gemv_t(&p->J, w->beta, w->xs, 1.0, out);
 }
 
@@ -465,9 +677,33 @@ static int ws_alloc(ncp_al_ws *w, ncp_error *err)
 
 /* v0 = A^{-1}(b + J^T lambda0): the velocity of the warm-start impulses (with lambda0 = 0 the
  * free velocity), Alg. 1 line 2. */
-static int initial_velocity(const ncp_problem *p, const double *lam, double *v, ncp_error *err)
+/* The sparse route's factor of the mass matrix alone, on A's own pattern (block diagonal per
+ * body or kinematic tree: far sparser than the Newton system's). */
+static int mass_factor_sparse(const ncp_al_lin *L, ncp_spchol **F, ncp_error *err)
+{
+    int rc = ncp_spchol_analyse(L->n, L->am.rowptr, L->am.col, F, err);
+    if (!rc && (rc = ncp_spchol_factor(*F, L->am.val, NULL, 0.0, err))) {
+        ncp_spchol_free(*F);
+        *F = NULL;
+    }
+    if (rc) ncp_error_prefix(err, "mass matrix A: ");
+    return rc;
+}
+
+static int initial_velocity(const ncp_problem *p, const ncp_al_lin *lin, const double *lam,
+                            double *v, ncp_error *err)
 {
     int n = p->nv;
+    if (lin->sp) {
+        ncp_spchol *F = NULL;
+        int rc = mass_factor_sparse(lin, &F, err);
+        if (rc) return rc;
+        ncp_copy(n, p->b, v);
+        ncp_csr_gemv_t(&p->J, 1.0, lam, 1.0, v);
+        ncp_spchol_solve(F, v);
+        ncp_spchol_free(F);
+        return NCP_OK;
+    }
     double *L = ncp_malloc(err, (size_t)n * (size_t)n, sizeof(double));
     if (!L) return NCP_ERR_NOMEM;
     memcpy(L, p->A, (size_t)n * (size_t)n * sizeof(double));
@@ -490,19 +726,31 @@ static int initial_velocity(const ncp_problem *p, const double *lam, double *v, 
  *           the scale-free theta_N of Alg. 1 line 8 is theta_n mom.
  * Cost: one Cholesky of A and m triangular solves when D is absent (once per solve, not per
  * Newton step). NCP_ERR_NUMERIC if A is not SPD. */
-static int problem_scale(const ncp_problem *p, const double *lam0, double *dmean, double *mom,
-                         ncp_error *err)
+static int problem_scale(const ncp_problem *p, const ncp_al_lin *lin, const double *lam0,
+                         double *dmean, double *mom, ncp_error *err)
 {
     int n = p->nv, m = p->m, rc = NCP_OK;
     double *dd = ncp_calloc(err, (size_t)(m > 0 ? m : 1), sizeof(double));
     double *t = ncp_calloc(err, (size_t)(n > 0 ? n : 1), sizeof(double));
     double *L = NULL;
+    ncp_spchol *F = NULL;
     if (!dd || !t) {
         rc = NCP_ERR_NOMEM;
         goto out;
     }
     if (p->has_dual && p->D) {
         for (int i = 0; i < m; i++) dd[i] = p->D[i + (size_t)i * m];
+    } else if (m > 0 && lin->sp) { /* sparse route: D_ii = J_i (A^-1 J_i^T) */
+        if ((rc = mass_factor_sparse(lin, &F, err))) goto out;
+        for (int i = 0; i < m; i++) {
+            memset(t, 0, (size_t)n * sizeof(double));
+            for (int e = p->J.rowptr[i]; e < p->J.rowptr[i + 1]; e++) t[p->J.col[e]] += p->J.val[e];
+            ncp_spchol_solve(F, t);
+            double acc = 0.0;
+            for (int e = p->J.rowptr[i]; e < p->J.rowptr[i + 1]; e++)
+                acc += p->J.val[e] * t[p->J.col[e]];
+            dd[i] = acc;
+        }
     } else if (m > 0) {
         L = ncp_malloc(err, (size_t)n * (size_t)n, sizeof(double));
         if (!L) {
@@ -547,6 +795,7 @@ out:
     free(dd);
     free(t);
     free(L);
+    ncp_spchol_free(F);
     return rc;
 }
 
@@ -607,10 +856,14 @@ static int al_run(const ncp_al_config *cfg, const ncp_al_settings *set, const nc
     int warm = in->v0 || in->lambda0;
     if (in->lambda0) ncp_copy(m, in->lambda0, lam);
     double dmean = 1.0, mom = 0.0;
-    rc = problem_scale(p, in->lambda0, &dmean, &mom, err);
+    /* the Newton system's route (file header); the ablations' systems are non-symmetric (LU):
+     * always dense per component */
+    if ((rc = lin_choose(p, w.lin, cfg->cascade ? set->newton_factor : 1, err))) goto done;
+    st->sparse_newton = w.lin->sp != NULL;
+    rc = problem_scale(p, w.lin, in->lambda0, &dmean, &mom, err);
     if (!rc) {
         if (in->v0) ncp_copy(n, in->v0, w.v);
-        else if (in->lambda0 || set->cold_v == 1) rc = initial_velocity(p, lam, w.v, err);
+        else if (in->lambda0 || set->cold_v == 1) rc = initial_velocity(p, w.lin, lam, w.v, err);
         else memset(w.v, 0, (size_t)n * sizeof(double));
     }
     if (rc) {

@@ -6,7 +6,8 @@
  *   - the per-block closed-form operators T of eqs. 14-17 (strict) / 21 (proximal), their
  *     derivatives (eq. 23 and the strict-operator Jacobian) and the potentials psi of h (eq. 22);
  *   - r(v) of eq. 19/21 and the linear systems with dr/dv = A + beta sum J_i^T G_i J_i (eq. 24),
- *     assembled sparsely and factorised per connected component (see al_common.c);
+ *     assembled sparsely and factorised per connected component, or for canal on large sparse
+ *     problems by a fixed-pattern sparse Cholesky analysed once per solve (see al_common.c);
  *   - the outer AL loop of Alg. 1: cascade e~ (eq. 21), z and u updates (eq. 12), the beta
  *     schedule (eq. 27), the stopping tests and the reporting to the harness.
  * Dependencies go one way: each solver file uses this core; the core knows the solvers only
@@ -42,6 +43,8 @@ struct ncp_al_settings {
     int inner_max;      /* inner steps per AL loop */
     double stall_tol;   /* own stop: max change of lambda <= stall_tol max(1, |lambda|_inf) */
     int cold_v;         /* cold start (no v0, no lambda0): 0 v^0 = 0, 1 v^0 = A^-1 b */
+    int newton_factor;  /* canal: Newton system 0 auto, 1 dense per component, 2 sparse
+                           (al_common.c); the ablations' non-symmetric systems are always dense */
     /* inner-solver specific (each solver reads, through its read_params, what it documents) */
     double ls_tol;      /* canal: rtsafe tolerance on |phi'| relative to |phi'(0)| */
     int ls_max;         /* canal: rtsafe iterations; dampedsn: step halvings */
@@ -103,6 +106,8 @@ void ncp_al_eval(ncp_al_ws *w, const double *v, int deriv);
 /* The inner stopping test at the last evaluation: rnorm <= rtol, or rnorm <= rfloor and
  * rnorm > prev_rnorm / 2 (prev_rnorm: ||r|| before the last step; INFINITY before the first). */
 int ncp_al_inner_done(const ncp_al_ws *w, double prev_rnorm);
+/* out = A y: densely, or over A's non-zeros on canal's sparse route (al_common.c). */
+void ncp_al_mass_apply(const ncp_al_ws *w, const double *y, double *out);
 /* out = (A + beta sum J^T G J) y, or its transpose (G from the last ncp_al_eval with deriv). */
 void ncp_al_jac_apply(ncp_al_ws *w, int trans, const double *y, double *out);
 /* Solves (A + beta sum J_i^T G_i J_i) y = rhs in place (G from the last ncp_al_eval with deriv):

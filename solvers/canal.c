@@ -99,6 +99,9 @@ static const ncp_param_doc canal_params[] = {
     NCP_AL_DOC_COMMON("Newton loop", "Newton steps"),
     {"ls_tol", 1e-10, "exact line search: stop when |phi'(a)| <= ls_tol |phi'(0)|, in (0, 1)"},
     {"ls_max", 100.0, "exact line search: max evaluations of phi' (integer >= 2)"},
+    {"newton_factor", 0.0,
+     "eq. 25's Cholesky: 0 = sparse (fixed pattern, analysed once per solve) when nv >= 64 and "
+     "4x fewer flops than dense, else dense per connected component; 1 = dense; 2 = sparse"},
     {NULL, 0.0, NULL},
 };
 
@@ -117,7 +120,8 @@ static int canal_read_params(const ncp_solver_desc *self, const ncp_params *ps,
     int rc;
     if ((rc = ncp_solver_param_real(self, ps, "ls_tol", 0.0, 1.0,
                                     NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &s->ls_tol, err)) ||
-        (rc = ncp_solver_param_int(self, ps, "ls_max", 2, 100000, &s->ls_max, err)))
+        (rc = ncp_solver_param_int(self, ps, "ls_max", 2, 100000, &s->ls_max, err)) ||
+        (rc = ncp_solver_param_int(self, ps, "newton_factor", 0, 2, &s->newton_factor, err)))
         return rc;
     return NCP_OK;
 }
@@ -162,7 +166,7 @@ static double line_search(ncp_al_ws *w)
     int n = w->n, budget = w->set.ls_max;
     ls_ctx c = {w, 0.0, 0.0};
     ncp_csr_gemv(&p->J, 1.0, w->d, 0.0, w->w);
-    ncp_gemv(0, n, n, 1.0, p->A, w->d, 0.0, w->g);
+    ncp_al_mass_apply(w, w->d, w->g);
     c.c2 = ncp_dot(n, w->d, w->g);
     c.g0 = ncp_dot(n, w->d, w->Av) - ncp_dot(n, w->d, p->b);
     double dd;

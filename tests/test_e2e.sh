@@ -170,6 +170,18 @@ else
   cat "$T/fig000.log"; fail "figures --paper lee2025"
 fi
 
+# --parts: only Fig. 11 runs (its four claims, no other part's table); an unknown part is an error
+if "$NCPBENCH" figures --paper lee2025 --quick --parts fig11 --out "$T/fig000p" > "$T/fig000p.log" 2>&1; then
+  ids=$(sed -n 's/^| \([0-9A-Za-z]*\) | .*/\1/p' "$T/fig000p/lee2025/claims.md" | tr '\n' ' ')
+  [ "$ids" = "11a 11b 11c 11d " ] || fail "figures --parts fig11: claims $ids"
+  [ -s "$T/fig000p/lee2025/fig11.dat" ] || fail "figures --parts fig11: no fig11.dat"
+  [ ! -e "$T/fig000p/lee2025/fig7.md" ] && [ ! -e "$T/fig000p/lee2025/table2.md" ] || fail "figures --parts fig11 ran other parts"
+else
+  cat "$T/fig000p.log"; fail "figures --paper lee2025 --parts fig11"
+fi
+"$NCPBENCH" figures --paper lee2025 --parts fig12 --out "$T/fig000q" > "$T/fig000q.log" 2>&1
+[ $? -eq 2 ] && grep -q "unknown part 'fig12'" "$T/fig000q.log" || fail "figures --parts fig12 not refused"
+
 # NCP report 2025 accuracy metrics (quick): data file, PNG when gnuplot exists, and every median/p90 in
 # accuracy.dat recomputed from the scenes' metrics.csv (numpy's linear percentile = type 7)
 if "$NCPBENCH" figures --paper ncpreport2025 --quick --out "$T/fig004" > "$T/fig004.log" 2>&1; then

@@ -1983,6 +1983,42 @@ static int p0_summary(p0_ctx *c, ncp_error *err)
     return rc ? rc : rc2;
 }
 
+/* The parts of this set, by their --parts names, in the paper's order. */
+static const char *const p0_part_names[] = {"fig7", "fig9", "fig11", "table2", "table3", "tasks"};
+
+/* 1 if --parts names `part` (or was not given); table2 reads fig9's dish captures. */
+static int p0_want(const ncp_fig_opts *o, const char *part)
+{
+    if (!o->parts) return 1;
+    size_t len = strlen(part);
+    for (const char *s = o->parts; *s;) {
+        const char *e = strchr(s, ',');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n == len && !strncmp(s, part, n)) return 1;
+        if (!e) break;
+        s = e + 1;
+    }
+    return !strcmp(part, "fig9") && p0_want(o, "table2");
+}
+
+/* Every name of --parts must be one of p0_part_names. */
+static int p0_check_parts(const char *parts, ncp_error *err)
+{
+    for (const char *s = parts; s && *s;) {
+        const char *e = strchr(s, ',');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        int ok = 0;
+        for (size_t i = 0; i < sizeof p0_part_names / sizeof *p0_part_names; i++)
+            ok |= n == strlen(p0_part_names[i]) && !strncmp(s, p0_part_names[i], n);
+        if (!ok)
+            return ncp_error_set(err, NCP_ERR_INPUT, "lee2025: unknown part '%.*s' in --parts "
+                                 "(fig7, fig9, fig11, table2, table3, tasks)", (int)n, s);
+        if (!e) break;
+        s = e + 1;
+    }
+    return NCP_OK;
+}
+
 int ncp_fig_lee2025(const ncp_fig_opts *o, ncp_error *err)
 {
     p0_ctx *c = ncp_calloc(err, 1, sizeof *c);
@@ -1994,8 +2030,11 @@ int ncp_fig_lee2025(const ncp_fig_opts *o, ncp_error *err)
     p0_set dishes;
     memset(&dishes, 0, sizeof dishes);
     if ((rc = ncp_path_join(c->out, sizeof c->out, o->out_dir, "lee2025", err))) goto done;
-    snprintf(c->cmd, sizeof c->cmd, "ncpbench figures --paper lee2025 --out %s%s --seed %llu -j %d",
-             o->out_dir, o->quick ? " --quick" : "", o->seed, o->jobs);
+    if ((rc = p0_check_parts(o->parts, err))) goto done;
+    snprintf(c->cmd, sizeof c->cmd,
+             "ncpbench figures --paper lee2025 --out %s%s --seed %llu -j %d%s%s", o->out_dir,
+             o->quick ? " --quick" : "", o->seed, o->jobs, o->parts ? " --parts " : "",
+             o->parts ? o->parts : "");
     if ((rc = ncp_mkdir_p(c->out, err))) goto done;
     /* Parts in the paper's order; the dish captures of Fig. 9 are kept for Table II. */
     /* Fig. 7: the paper's bolt-nut comes from a tight-tolerance assembly (§VII-A1), so the tight
@@ -2007,23 +2046,27 @@ int ncp_fig_lee2025(const ncp_fig_opts *o, ncp_error *err)
         if ((rc = ncp_path_join(tight, sizeof tight, ncp_scenes_dir(), "boltnut-tight.json", err)))
             goto done;
         int have_tight = ncp_file_exists(tight);
-        if (have_tight &&
+        if (!p0_want(o, "fig7")) have_tight = -1;
+        if (have_tight == 1 &&
             ((rc = p0_fig79(c, 7, "boltnut-tight.json", "fig7_boltnut-tight", "fig7.md", 1, NULL,
                             err)) ||
              p0_interrupted(c)))
             goto done;
-        if ((rc = p0_fig79(c, 7, "boltnut.json", "fig7_boltnut",
-                           have_tight ? "fig7_loose.md" : "fig7.md", !have_tight, NULL, err)) ||
-            p0_interrupted(c))
+        if (have_tight >= 0 &&
+            ((rc = p0_fig79(c, 7, "boltnut.json", "fig7_boltnut",
+                            have_tight ? "fig7_loose.md" : "fig7.md", !have_tight, NULL, err)) ||
+             p0_interrupted(c)))
             goto done;
     }
-    if ((rc = p0_fig79(c, 9, "dishes.json", "fig9_dishes", "fig9.md", 1, &dishes, err)) ||
-        p0_interrupted(c))
+    if (p0_want(o, "fig9") &&
+        ((rc = p0_fig79(c, 9, "dishes.json", "fig9_dishes", "fig9.md", 1, &dishes, err)) ||
+         p0_interrupted(c)))
         goto done;
-    if ((rc = p0_fig11(c, err)) || p0_interrupted(c)) goto done;
-    if ((rc = p0_table2(c, &dishes, err)) || p0_interrupted(c)) goto done;
-    if ((rc = p0_table3(c, err)) || p0_interrupted(c)) goto done;
-    if ((rc = p0_tasks(c, err)) || p0_interrupted(c)) goto done;
+    if (p0_want(o, "fig11") && ((rc = p0_fig11(c, err)) || p0_interrupted(c))) goto done;
+    if (p0_want(o, "table2") && ((rc = p0_table2(c, &dishes, err)) || p0_interrupted(c)))
+        goto done;
+    if (p0_want(o, "table3") && ((rc = p0_table3(c, err)) || p0_interrupted(c))) goto done;
+    if (p0_want(o, "tasks") && ((rc = p0_tasks(c, err)) || p0_interrupted(c))) goto done;
     if ((rc = p0_summary(c, err))) goto done;
 
     printf("\nLee et al. 2025 §VII (%s): paper's claim beside ours\n", o->quick ? "quick" : "full");

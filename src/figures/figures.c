@@ -42,7 +42,8 @@ static const ncp_fig_set fig_sets[] = {
 static void usage(FILE *f)
 {
     fprintf(f, "Usage: ncpbench figures [--paper KEY]... [--profiles] [--all] [--out DIR] [--quick]\n"
-               "                        [--seed N] [-j N] [--scenes A,B] [--plugin FILE.so]...\n\n"
+               "                        [--seed N] [-j N] [--scenes A,B] [--parts A,B]\n"
+               "                        [--plugin FILE.so]...\n\n"
                "Regenerates figures and tables from fresh captures into --out (default\n"
                "results/figures). Figure sets:\n");
     int n = 0;
@@ -50,6 +51,9 @@ static void usage(FILE *f)
         fprintf(f, "  %-14s %s\n", s->id, s->what);
     if (n == 0) fprintf(f, "  (none registered)\n");
     fprintf(f, "--scenes A,B restricts the profiles to those shipped scenes (names without .json).\n"
+               "--parts A,B runs only those parts of a paper's set (lee2025: fig7, fig9, fig11,\n"
+               "table2, table3, tasks; table2 also runs fig9, whose captures it reads); the\n"
+               "claims table then holds only their claims.\n"
                "--plugin FILE.so (repeatable; also $%s, colon-separated) adds a plugin's\n"
                "solvers to \"every solver\" of the profiles (docs/plugins.md).\n", NCP_PLUGINS_ENV);
 }
@@ -85,7 +89,7 @@ int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt)
 
 static int figures_main(int argc, char **argv, const volatile int *interrupt, ncp_plugins **pl)
 {
-    ncp_fig_opts o = {"results/figures", 0, 1, 1, interrupt, NULL, NULL};
+    ncp_fig_opts o = {"results/figures", 0, 1, 1, interrupt, NULL, NULL, NULL};
     const char *want[16];
     const char *plugins[NCP_FIG_MAX_PLUGINS];
     char envbuf[8192];
@@ -96,7 +100,8 @@ static int figures_main(int argc, char **argv, const volatile int *interrupt, nc
             usage(stdout);
             return 0;
         } else if ((!strcmp(a, "--paper") || !strcmp(a, "--out") || !strcmp(a, "--seed") ||
-                    !strcmp(a, "-j") || !strcmp(a, "--scenes") || !strcmp(a, "--plugin")) &&
+                    !strcmp(a, "-j") || !strcmp(a, "--scenes") || !strcmp(a, "--parts") ||
+                    !strcmp(a, "--plugin")) &&
                    i + 1 >= argc) {
             fprintf(stderr, "ncpbench figures: option %s needs a value\n", a);
             return 2;
@@ -112,6 +117,8 @@ static int figures_main(int argc, char **argv, const volatile int *interrupt, nc
             o.quick = 1;
         } else if (!strcmp(a, "--scenes")) {
             o.scenes = argv[++i];
+        } else if (!strcmp(a, "--parts")) {
+            o.parts = argv[++i];
         } else if (!strcmp(a, "--plugin")) {
             if (nplugins >= NCP_FIG_MAX_PLUGINS) {
                 fprintf(stderr, "ncpbench figures: too many --plugin files (at most %d)\n",

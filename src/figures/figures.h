@@ -16,6 +16,8 @@ typedef struct ncp_fig_opts {
     const volatile int *interrupt;
     const char *scenes;    /* --scenes a,b: restrict the sets that sweep every shipped scene
                               (profiles) to these scene names; NULL = all */
+    const char *parts;     /* --parts a,b: run only these parts of a paper's set (lee2025: fig7,
+                              fig9, fig11, table2, table3, tasks); NULL = all */
     /* the solvers "every solver" means (profiles): the registry and the --plugin solvers;
      * NULL = the registry */
     const ncp_solver_catalog *catalog;
