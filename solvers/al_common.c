@@ -42,6 +42,7 @@
 
 #include "solvers/common.h"
 #include "core/cone.h"
+#include "core/blockpat.h"
 #include "core/la.h"
 #include "core/sparse_chol.h"
 
@@ -75,12 +76,10 @@ struct ncp_al_lin {
     double *W;           /* 3 x (max q) scratch */
     /* sparse route (lin_choose): the fixed-pattern factor of the union pattern */
     ncp_spchol *sp;      /* NULL: the dense per-component route */
-    int *kptr, *kidx;    /* union pattern, CSR, both triangles, diagonal included */
+    ncp_blockpat pat;    /* union pattern, both triangles (core/blockpat.h): block bi's entry
+                            (cols[ja], cols[jb]) is kval[pat.map[pat.moff[bi] + ja + q jb]] */
     double *kA;          /* A's values on it (0 where A is 0) */
     double *kval;        /* the matrix being factorised */
-    int *bpos;           /* block bi: position in kval of entry (cols[ja], cols[jb]), q x q
-                            column-major at bpos + bpoff[bi] */
-    size_t *bpoff;
     ncp_csr am;          /* A's non-zeros (diagonal included): its products and own factor */
 };
 
@@ -94,16 +93,11 @@ struct ncp_al_lin {
 static void lin_drop_sparse(ncp_al_lin *L)
 {
     ncp_spchol_free(L->sp);
-    free(L->kptr);
-    free(L->kidx);
+    ncp_blockpat_free(&L->pat);
     free(L->kA);
     free(L->kval);
-    free(L->bpos);
-    free(L->bpoff);
     L->sp = NULL;
-    L->kptr = L->kidx = L->bpos = NULL;
     L->kA = L->kval = NULL;
-    L->bpoff = NULL;
     free(L->am.rowptr);
     free(L->am.col);
     free(L->am.val);
@@ -228,92 +222,27 @@ static int lin_create(const ncp_problem *p, ncp_al_lin **out, ncp_error *err)
 }
 
 /* The route of this solve (file header): mode 0 auto, 1 dense, 2 sparse. For the sparse route,
- * the union pattern (row r: the diagonal, A's non-zeros of column r, the columns of every block
- * touching r), its analysis, A's values on it and every block's entry positions. */
+ * the union pattern with every block's entry positions (core/blockpat.h; row r: the diagonal,
+ * A's non-zeros of column r, the columns of every block touching r), its analysis and A's values
+ * on it. */
 static int lin_choose(const ncp_problem *p, ncp_al_lin *L, int mode, ncp_error *err)
 {
     int n = L->n, nb = L->nb, rc = NCP_OK;
     if (mode == 1 || n == 0 || (mode == 0 && n < NCP_AL_SPARSE_NV)) return NCP_OK;
     size_t n1 = (size_t)n;
-    int *cbptr = ncp_calloc(err, n1 + 1, sizeof(int)); /* column -> (block, local index) */
-    int *cbl = ncp_malloc(err, (size_t)(L->bptr[nb] > 0 ? L->bptr[nb] : 1), 2 * sizeof(int));
-    int *mk = ncp_malloc(err, n1, sizeof(int));
-    int *pos = ncp_malloc(err, n1, sizeof(int));
-    L->kptr = ncp_calloc(err, n1 + 1, sizeof(int));
-    L->bpoff = ncp_calloc(err, (size_t)nb + 1, sizeof(size_t));
-    if (!cbptr || !cbl || !mk || !pos || !L->kptr || !L->bpoff) {
+    if ((rc = ncp_blockpat_build(n, L->aptr, L->aidx, nb, L->bptr, L->bcol, 0, &L->pat, err)))
+        goto out;
+    size_t nz = (size_t)L->pat.ptr[n];
+    L->kA = ncp_malloc(err, nz + 1, sizeof(double));
+    L->kval = ncp_malloc(err, nz + 1, sizeof(double));
+    if (!L->kA || !L->kval) {
         rc = NCP_ERR_NOMEM;
         goto out;
     }
-    for (int e = 0; e < L->bptr[nb]; e++) cbptr[L->bcol[e] + 1]++;
-    for (int c = 0; c < n; c++) cbptr[c + 1] += cbptr[c];
-    for (int c = 0; c < n; c++) pos[c] = cbptr[c]; /* fill pointer */
-    size_t bptot = 0;
-    for (int bi = 0; bi < nb; bi++) {
-        int q = L->bptr[bi + 1] - L->bptr[bi];
-        for (int ja = 0; ja < q; ja++) {
-            int t = pos[L->bcol[L->bptr[bi] + ja]]++;
-            cbl[2 * t] = bi;
-            cbl[2 * t + 1] = ja;
-        }
-        L->bpoff[bi] = bptot;
-        bptot += (size_t)q * (size_t)q;
-    }
-    L->bpoff[nb] = bptot;
-    L->bpos = ncp_malloc(err, bptot ? bptot : 1, sizeof(int));
-    if (!L->bpos) {
-        rc = NCP_ERR_NOMEM;
-        goto out;
-    }
-    /* pass 0 counts the entries of each row, pass 1 fills them and the block positions */
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            for (int r = 0; r < n; r++) L->kptr[r + 1] += L->kptr[r];
-            size_t nz = (size_t)L->kptr[n];
-            L->kidx = ncp_malloc(err, nz, sizeof(int));
-            L->kA = ncp_malloc(err, nz, sizeof(double));
-            L->kval = ncp_malloc(err, nz, sizeof(double));
-            if (!L->kidx || !L->kA || !L->kval) {
-                rc = NCP_ERR_NOMEM;
-                goto out;
-            }
-        }
-        for (int c = 0; c < n; c++) mk[c] = -1;
-        for (int r = 0; r < n; r++) {
-            int cnt = 0, base = pass ? L->kptr[r] : 0;
-#define ADD_ENTRY(col)                                                                         \
-    do {                                                                                       \
-        int c_ = (col);                                                                        \
-        if (mk[c_] != r) {                                                                     \
-            mk[c_] = r;                                                                        \
-            if (pass) {                                                                        \
-                pos[c_] = base + cnt;                                                          \
-                L->kidx[base + cnt] = c_;                                                      \
-                L->kA[base + cnt] = p->A[r + (size_t)c_ * n];                                  \
-            }                                                                                  \
-            cnt++;                                                                             \
-        }                                                                                      \
-    } while (0)
-            ADD_ENTRY(r);
-            for (int e = L->aptr[r]; e < L->aptr[r + 1]; e++) ADD_ENTRY(L->aidx[e]);
-            for (int t = cbptr[r]; t < cbptr[r + 1]; t++) {
-                int bi = cbl[2 * t];
-                for (int e = L->bptr[bi]; e < L->bptr[bi + 1]; e++) ADD_ENTRY(L->bcol[e]);
-            }
-#undef ADD_ENTRY
-            if (!pass) {
-                L->kptr[r + 1] = cnt;
-                continue;
-            }
-            for (int t = cbptr[r]; t < cbptr[r + 1]; t++) { /* row r = cols[ja] of block bi */
-                int bi = cbl[2 * t], ja = cbl[2 * t + 1], q = L->bptr[bi + 1] - L->bptr[bi];
-                const int *cols = L->bcol + L->bptr[bi];
-                for (int jb = 0; jb < q; jb++)
-                    L->bpos[L->bpoff[bi] + (size_t)ja + (size_t)q * jb] = pos[cols[jb]];
-            }
-        }
-    }
-    if ((rc = ncp_spchol_analyse(n, L->kptr, L->kidx, &L->sp, err))) goto out;
+    for (int r = 0; r < n; r++)
+        for (int e = L->pat.ptr[r]; e < L->pat.ptr[r + 1]; e++)
+            L->kA[e] = p->A[r + (size_t)L->pat.idx[e] * n];
+    if ((rc = ncp_spchol_analyse(n, L->pat.ptr, L->pat.idx, &L->sp, err))) goto out;
     double flops;
     ncp_spchol_stats(L->sp, NULL, &flops);
     if (mode == 0 && !(NCP_AL_SPARSE_GAIN * flops < (double)n * n * n / 3.0)) {
@@ -349,10 +278,6 @@ static int lin_choose(const ncp_problem *p, ncp_al_lin *L, int mode, ncp_error *
     L->am.rowptr[n] = L->am.nnz = k;
 out:
     if (rc) lin_drop_sparse(L);
-    free(cbptr);
-    free(cbl);
-    free(mk);
-    free(pos);
     return rc;
 }
 
@@ -449,7 +374,7 @@ static void lin_assemble(ncp_al_ws *w, int sparse)
     const ncp_problem *p = w->p;
     int n = L->n;
     if (sparse) {
-        memcpy(L->kval, L->kA, (size_t)L->kptr[n] * sizeof(double));
+        memcpy(L->kval, L->kA, (size_t)L->pat.ptr[n] * sizeof(double));
     } else {
         for (int c = 0; c < L->ncomp; c++) {
             int s = L->cstart[c + 1] - L->cstart[c];
@@ -469,7 +394,7 @@ static void lin_assemble(ncp_al_ws *w, int sparse)
         const double *Jb = L->bJ + L->boff[bi];
         block_gj(L, G, k, q, Jb);
         if (sparse) {
-            const int *bp = L->bpos + L->bpoff[bi];
+            const int *bp = L->pat.map + L->pat.moff[bi];
             for (int jb = 0; jb < q; jb++)
                 for (int ja = 0; ja < q; ja++)
                     L->kval[bp[ja + (size_t)q * jb]] += w->beta * block_entry(L, k, Jb, ja, jb);

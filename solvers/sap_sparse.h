@@ -1,26 +1,25 @@
 /* SAP's Newton matrix H = A + J^T G J (Castro et al. 2023 eq. 24's Hessian, §IV-D) kept sparse,
  * for problems whose A is block diagonal (the capture's block route above 600 dofs: A_sparse)
  * or large: the pattern is the union of A's and of J_b^T J_b over every constraint block b
- * (a contact couples the dofs its three rows touch), ordered and analysed once per solve
- * (core/sparse_chol.h, ncp_spchol_analyse); each Newton step scatters A and the blocks'
+ * (a contact couples the dofs its three rows touch; core/blockpat.h), ordered and analysed once
+ * per solve (core/sparse_chol.h, ncp_spchol_analyse); each Newton step scatters A and the blocks'
  * J_b^T G_b J_b into it and refactorises numerically (ncp_spchol_factor). The pattern does
  * not depend on G (an open contact's G = 0 only stores zeros), so one analysis serves every
  * Newton step of the solve. */
 #ifndef NCP_SAP_SPARSE_H
 #define NCP_SAP_SPARSE_H
 
+#include "core/blockpat.h"
 #include "core/problem.h"
 #include "core/sparse_chol.h"
 
 typedef struct ncp_sap_hess {
     int n;          /* nv */
-    int *ptr, *idx; /* H's upper triangle (row <= col), CSR, rows sorted */
+    ncp_blockpat pat; /* H's upper triangle (row <= col) and the blocks' positions in it */
     double *aval;   /* A's values in H's pattern (0 where A has none) */
     double *val;    /* H at the current G */
     int *bptr;      /* per block: its columns bcol[bptr[b] .. bptr[b + 1]) (sorted) */
     int *bcol;
-    int *ppos;      /* per block: nb x nb positions into val (upper: a <= b), at pptr[b] */
-    size_t *pptr;
     double *jb;     /* scratch: 3 x (max block columns) dense J_b */
     int maxcol;
     ncp_spchol *F;

@@ -5,11 +5,14 @@
  *   - LU: solve residual, failure on singular input; symmetric eigendecomposition;
  *   - CSR: dense -> CSR -> dense round trip, drop tolerance, sorted columns, copy, matvec,
  *     transposed matvec, row dot;
- *   - ncp_delassus against D = J A^{-1} J^T with A^{-1} from a Gauss-Jordan inverse here. */
+ *   - ncp_delassus against D = J A^{-1} J^T with A^{-1} from a Gauss-Jordan inverse here;
+ *   - core/blockpat.h: a hand-worked pattern, then random ones against a dense boolean union
+ *     (diagonal, A, every block's clique) and every block map against a linear search. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/blockpat.h"
 #include "core/la.h"
 #include "tcheck.h"
 #include "testutil.h"
@@ -468,6 +471,127 @@ static void test_sym_eig(void)
     free(Q);
 }
 
+/* Position of (r, c) in pat by linear search, -1 if absent. */
+static int pat_lookup(const ncp_blockpat *pat, int r, int c)
+{
+    for (int e = pat->ptr[r]; e < pat->ptr[r + 1]; e++)
+        if (pat->idx[e] == c) return e;
+    return -1;
+}
+
+static void test_blockpat(void)
+{
+    ncp_error err;
+    ncp_blockpat pat;
+    /* hand-worked: n = 4, A diagonal, blocks {0, 2} and {2, 3}; upper rows 0: {0, 2}, 1: {1},
+     * 2: {2, 3}, 3: {3}; both triangles add (2, 0) and (3, 2) */
+    {
+        const int aptr[5] = {0, 1, 2, 3, 4}, aidx[4] = {0, 1, 2, 3};
+        const int bptr[3] = {0, 2, 4}, bcol[4] = {0, 2, 2, 3};
+        const int uptr[5] = {0, 2, 3, 5, 6}, uidx[6] = {0, 2, 1, 2, 3, 3};
+        const int fptr[5] = {0, 2, 3, 6, 8}, fidx[8] = {0, 2, 1, 0, 2, 3, 2, 3};
+        for (int upper = 0; upper < 2; upper++) {
+            const int *ep = upper ? uptr : fptr, *ei = upper ? uidx : fidx;
+            CHECK_OK(ncp_blockpat_build(4, aptr, aidx, 2, bptr, bcol, upper, &pat, &err), &err);
+            CHECK(pat.n == 4);
+            for (int r = 0; r <= 4; r++) CHECK(pat.ptr[r] == ep[r]);
+            for (int e = 0; e < ep[4]; e++) CHECK(pat.idx[e] == ei[e]);
+            /* block 0 = {0, 2}: (0,0) (2,0) (0,2) (2,2) column-major */
+            const int *m0 = pat.map + pat.moff[0], *m1 = pat.map + pat.moff[1];
+            CHECK(pat.moff[0] == 0 && pat.moff[1] == 4 && pat.moff[2] == 8);
+            CHECK(m0[0] == 0 && m0[2] == 1 && m0[3] == (upper ? 3 : 4));
+            CHECK(m0[1] == (upper ? -1 : 3));
+            CHECK(m1[0] == (upper ? 3 : 4) && m1[2] == (upper ? 4 : 5));
+            CHECK(m1[3] == (upper ? 5 : 7));
+            CHECK(m1[1] == (upper ? -1 : 6));
+            CHECK(ncp_blockpat_find(&pat, 1, 3) == -1 && ncp_blockpat_find(&pat, 0, 2) == 1);
+            ncp_blockpat_free(&pat);
+            CHECK(pat.ptr == NULL && pat.map == NULL);
+        }
+    }
+    /* random: A symmetric with density 0.1 (given both triangles, or its upper triangle only),
+     * up to 12 blocks of up to 6 columns */
+    trng rng = {20261128ULL};
+    for (int trial = 0; trial < 60; trial++) {
+        int n = trial == 0 ? 0 : 1 + (int)(trng_uniform(&rng) * 40);
+        int nb = n ? (int)(trng_uniform(&rng) * 13) : 0;
+        size_t nn = (size_t)(n ? n : 1);
+        unsigned char *a = calloc(nn * nn, 1), *u = calloc(nn * nn, 1);
+        int *aptr = calloc(nn + 1, sizeof(int)), *aidx = malloc(nn * nn * sizeof(int));
+        int *uptr = calloc(nn + 1, sizeof(int)), *uidx = malloc(nn * nn * sizeof(int));
+        int *bptr = calloc((size_t)nb + 1, sizeof(int));
+        int *bcol = malloc((size_t)(nb * 6 + 1) * sizeof(int));
+        if (!a || !u || !aptr || !aidx || !uptr || !uidx || !bptr || !bcol) abort();
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                if (trng_uniform(&rng) < 0.1) a[i + nn * j] = a[j + nn * i] = 1;
+        for (int i = 0; i < n; i++) {
+            aptr[i + 1] = aptr[i];
+            uptr[i + 1] = uptr[i];
+            for (int j = n - 1; j >= 0; j--) /* any order within a row */
+                if (a[i + nn * j]) {
+                    aidx[aptr[i + 1]++] = j;
+                    if (j > i) uidx[uptr[i + 1]++] = j;
+                }
+        }
+        for (int b = 0; b < nb; b++) {
+            int q = 0;
+            for (int c = 0; c < n && q < 6; c++)
+                if (trng_uniform(&rng) < 6.0 / n) bcol[bptr[b] + q++] = c;
+            bptr[b + 1] = bptr[b] + q;
+        }
+        for (int upper = 0; upper < 2; upper++) {
+            /* expected: the diagonal, A, every clique; upper: column >= row */
+            memset(u, 0, nn * nn);
+            for (int i = 0; i < n; i++) u[i + nn * i] = 1;
+            for (int i = 0; i < n * n; i++) u[i] |= a[i];
+            for (int b = 0; b < nb; b++)
+                for (int x = bptr[b]; x < bptr[b + 1]; x++)
+                    for (int y = bptr[b]; y < bptr[b + 1]; y++) u[bcol[x] + nn * bcol[y]] = 1;
+            for (int give_upper = 0; give_upper <= upper; give_upper++) {
+                const int *ap = give_upper ? uptr : aptr, *ai = give_upper ? uidx : aidx;
+                CHECK_OK(ncp_blockpat_build(n, ap, ai, nb, bptr, bcol, upper, &pat, &err), &err);
+                if (!pat.ptr) continue;
+                int nz = 0;
+                for (int r = 0; r < n; r++)
+                    for (int c = upper ? r : 0; c < n; c++) nz += u[r + nn * c];
+                CHECK(pat.ptr[0] == 0 && pat.ptr[n] == nz);
+                for (int r = 0; r < n; r++)
+                    for (int e = pat.ptr[r]; e < pat.ptr[r + 1]; e++) {
+                        int c = pat.idx[e];
+                        CHECK(c >= (upper ? r : 0) && c < n && u[r + nn * c]);
+                        if (e > pat.ptr[r]) CHECK(pat.idx[e - 1] < c); /* sorted, distinct */
+                    }
+                for (int r = 0; r < n; r++)
+                    for (int c = 0; c < n; c++)
+                        CHECK(ncp_blockpat_find(&pat, r, c) == pat_lookup(&pat, r, c));
+                size_t off = 0;
+                for (int b = 0; b < nb; b++) {
+                    int q = bptr[b + 1] - bptr[b];
+                    const int *cols = bcol + bptr[b], *mp = pat.map + pat.moff[b];
+                    CHECK(pat.moff[b] == off);
+                    off += (size_t)q * q;
+                    for (int x = 0; x < q; x++)
+                        for (int y = 0; y < q; y++) {
+                            int want = upper && x > y ? -1 : pat_lookup(&pat, cols[x], cols[y]);
+                            CHECK(mp[x + q * y] == want && (want >= 0 || (upper && x > y)));
+                        }
+                }
+                CHECK(pat.moff[nb] == off);
+                ncp_blockpat_free(&pat);
+            }
+        }
+        free(a);
+        free(u);
+        free(aptr);
+        free(aidx);
+        free(uptr);
+        free(uidx);
+        free(bptr);
+        free(bcol);
+    }
+}
+
 int main(void)
 {
     test_vectors();
@@ -477,5 +601,6 @@ int main(void)
     test_sym_eig();
     test_csr();
     test_delassus();
+    test_blockpat();
     return tcheck_exit("la");
 }
