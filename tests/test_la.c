@@ -14,6 +14,7 @@
 
 #include "core/blockpat.h"
 #include "core/la.h"
+#include "core/problem.h"
 #include "tcheck.h"
 #include "testutil.h"
 
@@ -592,11 +593,48 @@ static void test_blockpat(void)
     }
 }
 
+/* ncp_symmetrize (tiled) against (A + A^T)/2 computed entry by entry into another array: the
+ * same expression, so equal bits, on sizes around the tile edge; and the problem's symmetry
+ * flag (its tiled asymmetry scan) on a matrix with one asymmetric pair in the last tile. */
+static void test_symmetrize(void)
+{
+    trng r = {57};
+    const int sizes[] = {1, 2, 63, 64, 65, 130, 201};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        int n = sizes[t];
+        double *A = rand_mat(&r, n, n), *W = rand_mat(&r, n, n);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                W[i + (size_t)j * n] = i == j ? A[i + (size_t)j * n]
+                                     : 0.5 * (A[(i > j ? i : j) + (size_t)(i > j ? j : i) * n] +
+                                              A[(i > j ? j : i) + (size_t)(i > j ? i : j) * n]);
+        ncp_symmetrize(n, A);
+        CHECK(memcmp(A, W, sizeof(double) * n * n) == 0);
+        ncp_problem p;
+        memset(&p, 0, sizeof p);
+        p.m = n;
+        p.has_dual = 1;
+        p.D = A;
+        ncp_problem_set_dual_symmetric(&p);
+        CHECK(p.dual_symmetric == 1);
+        if (n > 1) { /* one pair off by far more than NCP_DUAL_SYMMETRY_TOL allows */
+            double big = 0.0;
+            for (int k = 0; k < n * n; k++) big = fmax(big, fabs(A[k]));
+            A[(n - 1) + (size_t)(n - 2) * n] += 1e-3 * big;
+            ncp_problem_set_dual_symmetric(&p);
+            CHECK(p.dual_symmetric == 0);
+        }
+        free(A);
+        free(W);
+    }
+}
+
 int main(void)
 {
     test_vectors();
     test_gemv_gemm();
     test_cholesky();
+    test_symmetrize();
     test_lu();
     test_sym_eig();
     test_csr();

@@ -23,6 +23,8 @@ void ncp_gemv(int trans, int m, int n, double alpha, const double *A, const doub
 /* C = alpha op(A) op(B) + beta C; op(A) is m x k, op(B) is k x n. */
 void ncp_gemm(int transa, int transb, int m, int n, int k, double alpha, const double *A,
               const double *B, double beta, double *C);
+/* Tile edge of the blocked passes over a dense matrix and its transpose (ncp_symmetrize). */
+#define NCP_LA_TILE 64
 void ncp_symmetrize(int n, double *A); /* A = (A + A^T)/2 */
 
 /* Cholesky of an SPD n x n matrix, in place (lower factor L, A = L L^T); the strict upper part

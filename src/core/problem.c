@@ -142,14 +142,28 @@ int ncp_problem_compute_dual_sparse(ncp_problem *p, const ncp_sparse_chol_opts *
 }
 
 /* Largest |D_ij - D_ji| and largest |D_ij|. */
+/* fmax(acc, v) for acc never NaN (a NaN v is skipped, as fmax does), inline: glibc's fmax is a
+ * call per element, a tenth of loading a 13 260-row Delassus matrix. */
+static inline double max_skip_nan(double acc, double v)
+{
+    return v > acc ? v : acc;
+}
+
 static double dense_asymmetry(int m, const double *D, double *dmax)
 {
+    /* max |D| over every entry and max |D_ij - D_ji| over i > j, tile by tile (core/la.h's
+     * NCP_LA_TILE, as ncp_symmetrize): a plain loop's transposed reads miss the cache once a
+     * column outgrows it. A maximum does not depend on the order (max_skip_nan skips a NaN
+     * wherever it stands), so the values are the plain loop's. */
     double worst = 0.0, big = 0.0;
-    for (int j = 0; j < m; j++)
-        for (int i = 0; i < m; i++) {
-            double a = D[i + (size_t)j * m];
-            big = fmax(big, fabs(a));
-            if (i > j) worst = fmax(worst, fabs(a - D[j + (size_t)i * m]));
+    const int T = NCP_LA_TILE;
+    for (size_t k = 0; k < (size_t)m * m; k++) big = max_skip_nan(big, fabs(D[k]));
+    for (int jb = 0; jb < m; jb += T)
+        for (int ib = jb; ib < m; ib += T) {
+            int je = jb + T < m ? jb + T : m, ie = ib + T < m ? ib + T : m;
+            for (int j = jb; j < je; j++)
+                for (int i = (ib > j + 1 ? ib : j + 1); i < ie; i++)
+                    worst = max_skip_nan(worst, fabs(D[i + (size_t)j * m] - D[j + (size_t)i * m]));
         }
     if (dmax) *dmax = big;
     return worst;
@@ -392,7 +406,7 @@ int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err
          * primal form built from D (ncp_problem_primal_from_dual), where the solvers that need
          * one get an unsupported row with the reason; symmetry likewise (dual_symmetric). */
         double big = 0.0;
-        for (size_t k = 0; k < (size_t)p->m * p->m; k++) big = fmax(big, fabs(p->D[k]));
+        for (size_t k = 0; k < (size_t)p->m * p->m; k++) big = max_skip_nan(big, fabs(p->D[k]));
         for (int i = 0; i < p->m; i++)
             if (p->D[i + (size_t)i * p->m] < -NCP_DUAL_SYMMETRY_TOL * big)
                 return ncp_error_set(err, NCP_ERR_INPUT, "%s: D[%d,%d] = %g is negative: D (FCLib "
