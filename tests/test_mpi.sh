@@ -97,7 +97,14 @@ mpi -n 1 "$NCPBENCH" solve "$P" --out "$T/bad" "${common[@]}" : \
     -n 1 "$NCPBENCH" solve "$T/r1/problems.h5" --out "$T/bad" "${common[@]}" > "$T/bad.log" 2>&1
 rc=$?
 [ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "different problems on rank 1: exit $rc (124: hung)"
-grep -q "ncpbench solve: rank 1 holds problem" "$T/bad.log" || { cat "$T/bad.log"; fail "the mismatch is not reported by rank 0"; }
+grep -q "ncpbench solve: rank 1 holds" "$T/bad.log" || { cat "$T/bad.log"; fail "the mismatch is not reported by rank 0"; }
+# the same names and count, other contents (another scene's 40 steps): the fingerprints differ
+"$NCPBENCH" run scenes/box-on-plane.json --steps 40 --solvers pgs --out "$T/cap2" "${common[@]}" > "$T/cap2.log" 2>&1 || fail "capture 2"
+mpi -n 1 "$NCPBENCH" solve "$P" --out "$T/bad2" "${common[@]}" : \
+    -n 1 "$NCPBENCH" solve "$T/cap2/problems.h5" --out "$T/bad2" "${common[@]}" > "$T/bad2.log" 2>&1
+rc=$?
+[ $rc -ne 0 ] && [ $rc -ne 124 ] || fail "same names, other problems on rank 1: exit $rc (124: hung)"
+grep -q "ncpbench solve: rank 1 holds problem '0000[0-9][0-9]' where rank 0 holds another" "$T/bad2.log" || { cat "$T/bad2.log"; fail "the other contents are not reported by rank 0"; }
 
 # SIGTERM to mpirun (forwarded to every rank) once rows are written: every rank exits, the
 # finished rows are kept and equal the serial run's.

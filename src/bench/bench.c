@@ -40,6 +40,7 @@ typedef struct task {
     int ntrace, captrace;
     int trace_oom;
     long long kept;        /* T_KEPT: the journal offset of the earlier run's result */
+    int nv;                /* the solved problem's nv (rank 0 need not have finished it) */
 } task;
 
 /* What the summary needs of one written row. */
@@ -58,7 +59,6 @@ typedef struct bench_ctx {
     const ncp_bench_opts *o;
     task *tasks;
     int ntasks;
-    int next;             /* next task to look at for a worker */
     int abort;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -70,7 +70,21 @@ typedef struct bench_ctx {
     int nbatches;         /* batches run (rank 0) or read (worker rank) so far */
     const ncp_bench_source *src;
     task scratch;
+    /* Per problem of the current batch: its fingerprint (ncp_mpi_fingerprint of the problem as
+     * the source gave it, before any finish step, so that ranks compare like with like) and
+     * its finish state (src->finish; F_*). Rank 0 also keeps where each problem's tasks go
+     * (take_for): owner = the rank that started it (-1: none yet), held = per rank and problem,
+     * whether that rank was handed a task of it (and so finished it), cur = per rank, the
+     * problem it is working through. */
+    uint64_t *fp;
+    unsigned char *fin;
+    int *owner;
+    unsigned char *held;
+    int *cur;
+    int nranks;
 } bench_ctx;
+
+enum { F_RAW, F_BUSY, F_DONE, F_FAILED };
 
 /* The journal and the order of the rows in the outputs, and what the summary is made of. */
 typedef struct writers {
@@ -314,9 +328,74 @@ static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, con
     tk->trace_oom = h.trace_oom;
 }
 
+/* Problem i of the batch ready to solve: the source's finish step, once per process, by the
+ * first solve that needs it while the others wait (src->finish; a no-op for sources whose
+ * problems come complete). */
+static int ensure_finished(bench_ctx *c, int i, ncp_error *err)
+{
+    if (!c->src || !c->src->finish || !c->fin) return NCP_OK;
+    pthread_mutex_lock(&c->mu);
+    while (c->fin[i] == F_BUSY) pthread_cond_wait(&c->cv, &c->mu);
+    int st = c->fin[i];
+    if (st == F_RAW) c->fin[i] = F_BUSY;
+    pthread_mutex_unlock(&c->mu);
+    if (st == F_DONE) return NCP_OK;
+    if (st == F_FAILED)
+        return ncp_error_set(err, NCP_ERR_INPUT, "problem %s cannot be read (the first error "
+                             "about it says why)", c->probs[i].name ? c->probs[i].name : "?");
+    int rc = c->src->finish(c->src->ctx, i, err);
+    pthread_mutex_lock(&c->mu);
+    c->fin[i] = rc ? F_FAILED : F_DONE;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+/* The per-problem state of a batch of c->nprobs problems (bench_ctx), with room for nranks
+ * ranks' placement when nranks > 0. */
+static void batch_state_free(bench_ctx *c)
+{
+    free(c->fp);
+    free(c->fin);
+    free(c->owner);
+    free(c->held);
+    free(c->cur);
+    c->fp = NULL;
+    c->fin = NULL;
+    c->owner = c->cur = NULL;
+    c->held = NULL;
+}
+
+static int batch_state_alloc(bench_ctx *c, int nranks, ncp_error *err)
+{
+    batch_state_free(c);
+    size_t n = (size_t)(c->nprobs > 0 ? c->nprobs : 1), r = (size_t)(nranks > 0 ? nranks : 1);
+    c->fp = ncp_calloc(err, n, sizeof *c->fp);
+    c->fin = ncp_calloc(err, n, sizeof *c->fin);
+    c->owner = ncp_malloc(err, n, sizeof *c->owner);
+    c->held = ncp_calloc(err, n * r, sizeof *c->held);
+    c->cur = ncp_malloc(err, r, sizeof *c->cur);
+    if (!c->fp || !c->fin || !c->owner || !c->held || !c->cur) {
+        batch_state_free(c);
+        return NCP_ERR_NOMEM;
+    }
+    c->nranks = (int)r;
+    for (int i = 0; i < c->nprobs; i++) {
+        c->owner[i] = -1;
+#ifdef NCP_HAVE_MPI
+        c->fp[i] = ncp_mpi_fingerprint(&c->probs[i]);
+#endif
+    }
+    for (size_t k = 0; k < r; k++) c->cur[k] = -1;
+    return NCP_OK;
+}
+
 static void run_task(bench_ctx *c, task *tk)
 {
+    ncp_error_clear(&tk->err);
+    if ((tk->rc = ensure_finished(c, tk->prob, &tk->err))) return;
     const ncp_problem *p = &c->probs[tk->prob];
+    tk->nv = p->nv;
     const ncp_solver_desc *s = c->o->solvers[tk->solver];
     ncp_harness_opts ho;
     ncp_harness_opts_default(&ho);
@@ -334,7 +413,6 @@ static void run_task(bench_ctx *c, task *tk)
     int guess = c->o->warm_start == NCP_WARM_GUESS, vel = c->o->warm_start == NCP_WARM_VELOCITY;
     const double *l0 = guess ? p->guess_lambda : NULL;
     const double *v0 = (guess && l0) || vel ? p->guess_v : NULL;
-    ncp_error_clear(&tk->err);
     if (c->o->isolate)
         isolated_solve(c, tk, s, p, l0, v0, &ho);
     else
@@ -361,15 +439,51 @@ static void run_task(bench_ctx *c, task *tk)
     }
 }
 
-/* The next pending task, marked running; -1 when none is left or the run stops. Call with
- * c->mu held. */
-static int take_task(bench_ctx *c)
+static int pending_of(const bench_ctx *c, int p)
 {
-    int abort = c->abort || (c->o->interrupt && *c->o->interrupt);
-    while (!abort && c->next < c->ntasks && c->tasks[c->next].state != T_PENDING) c->next++;
-    int t = (!abort && c->next < c->ntasks) ? c->next++ : -1;
-    if (t >= 0) c->tasks[t].state = T_RUNNING;
-    return t;
+    int ns = c->o->nsolvers, n = 0;
+    for (int s = 0; s < ns; s++) n += c->tasks[p * ns + s].state == T_PENDING;
+    return n;
+}
+
+/* The next pending task for rank r (0: this process's worker threads), marked running; -1 when
+ * none is left or the run stops. Call with c->mu held. A rank works through one problem's
+ * solvers, then starts a problem nobody has started (rank 0 from the front, the other ranks
+ * from the back), so that each problem is finished (its D derived, ensure_finished) on one
+ * rank; once none is left it helps with a problem it holds, else with the one that has the
+ * most tasks left. On one process this is the tasks' own order. */
+static int take_for(bench_ctx *c, int r)
+{
+    if (c->abort || (c->o->interrupt && *c->o->interrupt)) return -1;
+    int np = c->nprobs, ns = c->o->nsolvers;
+    int p = c->cur[r];
+    if (p < 0 || !pending_of(c, p)) {
+        p = -1;
+        for (int k = 0; k < np && p < 0; k++) {
+            int q = r == 0 ? k : np - 1 - k;
+            if (c->owner[q] < 0 && pending_of(c, q)) p = q;
+        }
+        for (int q = 0, best = 0; q < np && !(p >= 0 && c->owner[p] < 0); q++) {
+            int n = pending_of(c, q);
+            int score = n ? n + (c->held[(size_t)r * np + q] ? ns + 1 : 0) : 0;
+            if (score > best) {
+                best = score;
+                p = q;
+            }
+        }
+        if (p < 0) return -1;
+        if (c->owner[p] < 0) c->owner[p] = r;
+        c->cur[r] = p;
+    }
+    c->held[(size_t)r * np + p] = 1;
+    for (int s = 0; s < ns; s++) {
+        task *tk = &c->tasks[p * ns + s];
+        if (tk->state == T_PENDING) {
+            tk->state = T_RUNNING;
+            return p * ns + s;
+        }
+    }
+    return -1;
 }
 
 static void *worker(void *arg)
@@ -377,7 +491,7 @@ static void *worker(void *arg)
     bench_ctx *c = arg;
     for (;;) {
         pthread_mutex_lock(&c->mu);
-        int t = take_task(c);
+        int t = take_for(c, 0);
         pthread_mutex_unlock(&c->mu);
         if (t < 0) break;
         run_task(c, &c->tasks[t]);
@@ -397,11 +511,11 @@ static void *worker(void *arg)
 #ifdef NCP_HAVE_MPI
 /* ---- MPI: this file's side of bench/mpi_pool.h ---- */
 
-static int mpi_take(void *ctx)
+static int mpi_take(void *ctx, int rank)
 {
     bench_ctx *c = ctx;
     pthread_mutex_lock(&c->mu);
-    int t = take_task(c);
+    int t = rank > 0 && rank < c->nranks ? take_for(c, rank) : -1;
     pthread_mutex_unlock(&c->mu);
     return t;
 }
@@ -433,8 +547,7 @@ static void mpi_land(void *ctx, int t, int rank, ncp_mpi_answer *a)
         if (!a->ran)
             tk->rc = ncp_error_set(&tk->err, NCP_ERR_INTERNAL, "rank %d was interrupted but rank "
                                    "0 was not: the run stops (finished rows are kept)", rank);
-        else if (!tk->rc && (strcmp(a->problem, name) ||
-                             a->fingerprint != ncp_mpi_fingerprint(&c->probs[tk->prob])))
+        else if (!tk->rc && (strcmp(a->problem, name) || a->fingerprint != c->fp[tk->prob]))
             tk->rc = ncp_error_set(&tk->err, NCP_ERR_INTERNAL, "rank %d holds problem '%s' where "
                                    "rank 0 holds another '%s': every rank must load the same "
                                    "problems (same files, same random seed)", rank, a->problem,
@@ -445,6 +558,7 @@ static void mpi_land(void *ctx, int t, int rank, ncp_mpi_answer *a)
             snprintf(tk->note, sizeof tk->note, "%s", a->note);
             tk->trace = a->trace;
             tk->ntrace = tk->captrace = a->ntrace;
+            tk->nv = a->nv;
             a->trace = NULL;
         }
         tk->state = T_DONE;
@@ -474,6 +588,10 @@ static int mpi_select(void *ctx, int batch, ncp_error *err)
         c->probs = probs;
         c->nprobs = n;
         c->nbatches++;
+        if (batch_state_alloc(c, 0, err)) {
+            c->abort = 1;
+            return ncp_error_prefix(err, "rank %d: ", ncp_mpi_rank());
+        }
     }
     if (batch != c->nbatches - 1)
         return ncp_error_set(err, NCP_ERR_INTERNAL, "rank %d was asked for batch %d after batch "
@@ -503,7 +621,7 @@ static void mpi_run(void *ctx, int t, ncp_mpi_answer *a)
     a->nv = p->nv;
     a->note = tk->note;
     a->problem = p->name;
-    a->fingerprint = ncp_mpi_fingerprint(p);
+    a->fingerprint = c->fp[tk->prob];
     a->trace = tk->trace;
     a->ntrace = tk->ntrace;
 }
@@ -544,9 +662,14 @@ static int remote_run(const ncp_bench_source *src, const ncp_bench_opts *o,
     memset(&c, 0, sizeof c);
     c.o = o;
     c.src = src;
+    pthread_mutex_init(&c.mu, NULL);
+    pthread_cond_init(&c.cv, NULL);
     ncp_mpi_tasks q = mpi_tasks(&c);
     ncp_mpi_work(&q, o->interrupt);
     sum->interrupted = o->interrupt && *o->interrupt;
+    batch_state_free(&c);
+    pthread_mutex_destroy(&c.mu);
+    pthread_cond_destroy(&c.cv);
     return NCP_OK;
 }
 #endif
@@ -651,7 +774,7 @@ static int write_task_rows(const bench_ctx *c, writers *w, task *tk, ncp_error *
                       .solve_ms = res->solve_ms, .metrics = vals,
                       .nmetrics = ncp_metrics_count(), .has_answer = answer,
                       .lambda = res->lambda, .u = res->u, .m = answer ? p->m : 0,
-                      .v = res->v, .nv = answer && res->v ? p->nv : 0};
+                      .v = res->v, .nv = answer && res->v ? tk->nv : 0};
     int rc;
     if (c->o->traces && tk->ntrace > 0) {
         /* rows as stored: iter, time_ms, metrics, the log sample unless --trace-every */
@@ -834,8 +957,8 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
     const ncp_bench_opts *o = c->o;
     int rc = NCP_OK;
     c->ntasks = c->nprobs * o->nsolvers;
-    c->next = 0;
     c->abort = 0;
+    if ((rc = batch_state_alloc(c, c->pool ? ncp_mpi_size() : 1, err))) return rc;
     c->tasks = ncp_calloc(err, c->ntasks, sizeof(task));
     if (!c->tasks) return NCP_ERR_NOMEM;
     for (int i = 0; i < c->ntasks && !rc; i++) {
@@ -917,6 +1040,13 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
         pthread_mutex_unlock(&c->mu);
     }
     for (int i = 0; i < nthreads; i++) pthread_join(threads[i], NULL);
+    /* tasks are not taken in order (take_for): the writer may have stopped at a task never
+     * started, before the one whose failure stopped the run */
+    for (int i = 0; !rc && i < c->ntasks; i++)
+        if (c->tasks[i].state == T_DONE && c->tasks[i].rc) {
+            rc = c->tasks[i].rc;
+            *err = c->tasks[i].err;
+        }
     c->nbatches++;
     for (int i = 0; i < c->ntasks; i++) {
         ncp_result_free(&c->tasks[i].res);
@@ -947,7 +1077,7 @@ int ncp_bench_run(const ncp_problem *probs, int nprobs, const ncp_bench_opts *o,
                   ncp_bench_summary *sum, ncp_error *err)
 {
     array_src a = {probs, nprobs, 0};
-    ncp_bench_source src = {array_next, &a, nprobs};
+    ncp_bench_source src = {array_next, &a, nprobs, NULL};
     return ncp_bench_run_source(&src, o, sum, err);
 }
 
@@ -982,6 +1112,7 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     memset(&c, 0, sizeof c);
     c.o = o;
     c.pool = pool;
+    c.src = src;
     pthread_mutex_init(&c.mu, NULL);
     pthread_mutex_init(&c.fork_mu, NULL);
     pthread_cond_init(&c.cv, NULL);
@@ -1059,6 +1190,7 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
         free((char *)w.titles[i].description);
     }
     free(w.titles);
+    batch_state_free(&c);
     pthread_mutex_destroy(&c.mu);
     pthread_mutex_destroy(&c.fork_mu);
     pthread_cond_destroy(&c.cv);

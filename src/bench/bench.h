@@ -153,6 +153,11 @@ typedef struct ncp_bench_source {
     int (*next)(void *ctx, const ncp_problem **probs, int *n, ncp_error *err);
     void *ctx;
     int total_hint; /* problems expected (for the progress bar), 0 if unknown */
+    /* NULL, or a source whose batches come as stored: finish(ctx, i) derives the rest of
+     * problem i of the current batch in place (store.h ncp_problem_finish), called once per
+     * problem by the first solve of it on this process; the name, title, description and m of
+     * a problem are final before it. */
+    int (*finish)(void *ctx, int i, ncp_error *err);
 } ncp_bench_source;
 
 /* Makes room for item n of the array *arrp (arrp: the address of a T * holding *cap items of

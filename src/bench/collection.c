@@ -36,6 +36,11 @@ struct ncp_collection {
     ncp_problem *batch;
     int nbatch;
     double budget; /* ncp_collection_set_budget */
+    /* ncp_collection_set_lazy: the batch read as stored, each problem finished on demand
+     * (bench.h's finish step), with where it came from */
+    int lazy;
+    ncp_problem_origin *origin;
+    const char **bpath; /* per problem of the batch: its file's path (c->f's) */
 };
 
 /* What an HDF5 file holds: KIND_OURS, KIND_FCLIB or KIND_UNKNOWN (not a problem file). */
@@ -262,24 +267,39 @@ static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
     while (c->next < c->n && c->nbatch < BATCH_PROBLEMS && bytes < BATCH_BYTES) {
         const cfile *f = &c->f[c->next++];
         ncp_problem *ps = NULL;
+        ncp_problem_origin *og = NULL;
         int k = 0;
-        if ((rc = ncp_load_problems_isolated(f->path, c->budget, &ps, &k, err))) break;
+        if (c->lazy) rc = ncp_load_problems_isolated_raw(f->path, c->budget, &ps, &og, &k, err);
+        else rc = ncp_load_problems_isolated(f->path, c->budget, &ps, &k, err);
+        if (rc) break;
         if ((rc = rename_problems(c, f, ps, k, err))) {
             ncp_problems_free(ps, k);
+            free(og);
             break;
         }
-        ncp_problem *nb = realloc(c->batch, sizeof *nb * (size_t)(c->nbatch + k > 0 ? c->nbatch + k : 1));
-        if (!nb) {
+        size_t cap = (size_t)(c->nbatch + k > 0 ? c->nbatch + k : 1);
+        ncp_problem *nb = realloc(c->batch, sizeof *nb * cap);
+        if (nb) c->batch = nb;
+        ncp_problem_origin *no = c->lazy ? realloc(c->origin, sizeof *no * cap) : NULL;
+        if (no) c->origin = no;
+        const char **np = c->lazy ? realloc(c->bpath, sizeof *np * cap) : NULL;
+        if (np) c->bpath = np;
+        if (!nb || (c->lazy && (!no || !np))) {
             ncp_problems_free(ps, k);
+            free(og);
             rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory loading %s", f->path);
             break;
         }
-        c->batch = nb;
         for (int i = 0; i < k; i++) {
+            if (c->lazy) {
+                c->origin[c->nbatch] = og[i];
+                c->bpath[c->nbatch] = f->path;
+            }
             c->batch[c->nbatch++] = ps[i]; /* moved: ps itself is freed below */
             bytes += 8.0 * ((double)ps[i].m * ps[i].m + (double)ps[i].nv * ps[i].nv);
         }
         free(ps);
+        free(og);
     }
     *probs = c->batch;
     *n = rc ? 0 : c->nbatch;
@@ -291,11 +311,27 @@ void ncp_collection_set_budget(ncp_collection *c, double bytes)
     if (c) c->budget = bytes;
 }
 
+/* bench.h's finish step of a lazy collection: problem i of the current batch. */
+static int finish_problem(void *ctx, int i, ncp_error *err)
+{
+    ncp_collection *c = ctx;
+    if (i < 0 || i >= c->nbatch)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %d of a batch of %d", i, c->nbatch);
+    return ncp_problem_finish(&c->batch[i], c->bpath[i], &c->origin[i], c->budget, err);
+}
+
+void ncp_collection_set_lazy(ncp_collection *c, int lazy)
+{
+    if (c) c->lazy = lazy;
+}
+
 void ncp_collection_source(ncp_collection *c, ncp_bench_source *src)
 {
+    memset(src, 0, sizeof *src);
     src->next = next_batch;
     src->ctx = c;
     src->total_hint = c->n; /* at least one problem per file */
+    if (c->lazy) src->finish = finish_problem;
 }
 
 void ncp_collection_free(ncp_collection *c)
@@ -308,5 +344,7 @@ void ncp_collection_free(ncp_collection *c)
     free(c->f);
     free(c->sorted);
     ncp_problems_free(c->batch, c->nbatch);
+    free(c->origin);
+    free(c->bpath);
     free(c);
 }

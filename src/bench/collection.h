@@ -28,6 +28,11 @@ int ncp_collection_open(const char *const *paths, int n, ncp_collection **out, n
 int ncp_collection_nfiles(const ncp_collection *c);
 /* HDF5 files found in directories that hold no problem. */
 int ncp_collection_skipped(const ncp_collection *c);
+/* Lazy (before ncp_collection_source): every file is read as stored (ncp_load_problems_raw)
+ * and each problem finished on demand by the source's finish step (bench.h), so that the ranks
+ * of an MPI run each derive only the problems they solve. Errors of the finish step (a NaN, a
+ * singular M) then stop the run when the problem is first solved, not before it starts. */
+void ncp_collection_set_lazy(ncp_collection *c, int lazy);
 /* The batch source over the files (valid while c lives). */
 void ncp_collection_source(ncp_collection *c, ncp_bench_source *src);
 /* Memory budget of the reader (ncp_load_problems_budget; <= 0: the default). */

@@ -195,7 +195,7 @@ static int read_answers(const char *path, const ncp_problem *probs, int np, doub
     if (f < 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "answers file %s cannot be opened as HDF5 "
                              "(damaged?)", path);
-    ncp_h5ctx c = {path, err, budget};
+    ncp_h5ctx c = {.file = path, .err = err, .budget = budget};
     int rc = NCP_OK;
     hid_t g = -1;
     if (H5Aexists(f, "solver") > 0) rc = ncp_h5_read_attr_str(&c, f, "/", "solver", &A->solver);
@@ -302,7 +302,7 @@ static int mark_traces(const char *dir, ncp_error *err)
     ncp_h5_quiet();
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     if (f < 0) return ncp_error_set(err, NCP_ERR_IO, "cannot open %s to mark it self-timed", path);
-    ncp_h5ctx c = {path, err, 0.0};
+    ncp_h5ctx c = {.file = path, .err = err};
     hid_t t = -1;
     rc = ncp_h5_open_group(&c, f, "", "traces", &t);
     if (!rc) rc = ncp_h5_attr_str(&c, t, "/traces", TIMING_ATTR, TIMING_TEXT);

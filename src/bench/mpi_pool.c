@@ -315,7 +315,7 @@ void ncp_mpi_serve(ncp_mpi_pool *pool, const ncp_mpi_tasks *q, int batch)
         }
         for (int r = 1; r < pool->size && !stopping && !exhausted; r++)
             while (!pool->stopped[r] && pool->out[r] < PREFETCH) {
-                int t = q->take(q->ctx);
+                int t = q->take(q->ctx, r);
                 if (t < 0) {
                     exhausted = 1;
                     break;

@@ -1,9 +1,10 @@
 /* Scaling out: the (problem x solver) tasks of a benchmark run spread over MPI ranks
  * (`mpirun -n N ncpbench run|solve ...`, README "Scaling out with MPI").
  *
- * Every rank loads the same problems (the capture is deterministic given the random seed; solve
- * reads the same files), so only (batch, task index) travels to a rank and the task's answer
- * travels back. Rank 0 hands tasks out on demand from the queue its own worker threads take
+ * Every rank holds the same problems (the capture is deterministic given the random seed; solve
+ * reads the same files, as stored, and a rank derives the rest of a problem only when handed one
+ * of its tasks: bench.h's finish step), so only (batch, task index) travels to a rank and the
+ * task's answer travels back. Which task goes to which rank is the benchmark's choice (take). Rank 0 hands tasks out on demand from the queue its own worker threads take
  * from (dynamic load balancing: a rank holds at most two tasks, and gets the next when it sends
  * an answer back) and stays the only writer, in task order, so its outputs are those of a serial
  * run. The other ranks write nothing. Results travel as the bytes of ncp_result (every scalar
@@ -44,7 +45,7 @@ typedef struct ncp_mpi_answer {
 typedef struct ncp_mpi_tasks {
     void *ctx;
     size_t trace_row;                          /* bytes of one trace row */
-    int (*take)(void *ctx);                    /* next task, marked running; -1: none */
+    int (*take)(void *ctx, int rank);          /* next task for rank, marked running; -1: none */
     int (*stopping)(void *ctx);                /* 1: hand out nothing more */
     void (*land)(void *ctx, int t, int rank, ncp_mpi_answer *a);
     int (*select)(void *ctx, int batch, ncp_error *err); /* make batch current (worker) */

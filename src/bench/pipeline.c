@@ -438,6 +438,8 @@ int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pip
     int rc = solve_opts(o, source, &bo, solvers, err);
     if (!rc) rc = ncp_collection_open(paths, npaths, &coll, err);
     if (!rc) ncp_collection_set_budget(coll, o->max_memory);
+    /* MPI: each rank derives (D = J A^-1 J^T, ...) only the problems it is handed */
+    if (!rc) ncp_collection_set_lazy(coll, ncp_mpi_size() > 1);
     if (!rc) rc = ncp_resume_config(&bo, &config, err);
     if (!rc) {
         ncp_bench_source src;

@@ -491,6 +491,22 @@ static void take_csr(ncp_csr *dst, ncp_csr *src)
     memset(src, 0, sizeof *src);
 }
 
+int ncp_fclib_finish(const ncp_h5ctx *c, ncp_problem *p)
+{
+    int rc = ncp_problem_validate(p, c->file, c->err); /* before M is factorised */
+    if (!rc && !p->has_dual) {
+        rc = ncp_problem_compute_dual_sparse(p, NULL, c->err);
+        if (rc == NCP_ERR_NUMERIC) rc = c->err->code = NCP_ERR_INPUT; /* M not SPD: the file is wrong */
+        if (rc) ncp_error_prefix(c->err, "%s: /fclib_global/M: ", c->file);
+    }
+    if (!rc) {
+        rc = ncp_problem_complete(p, 0, c->err); /* a local problem stays dual-only */
+        if (rc) ncp_error_prefix(c->err, "%s: ", c->file);
+    }
+    if (!rc) rc = ncp_problem_validate(p, c->file, c->err);
+    return rc;
+}
+
 int ncp_fclib_read_file(const ncp_h5ctx *c, hid_t file, const char *name, ncp_problem *p)
 {
     fc_local L = {0};
@@ -552,17 +568,7 @@ int ncp_fclib_read_file(const ncp_h5ctx *c, hid_t file, const char *name, ncp_pr
     }
     if (!rc) rc = read_info(c, file, hasL, hasG, p);
     if (!rc) rc = read_guess(c, file, nl, mc, hasG ? G.nv : 0, p);
-    if (!rc) rc = ncp_problem_validate(p, c->file, c->err); /* before M is factorised */
-    if (!rc && !p->has_dual) {
-        rc = ncp_problem_compute_dual_sparse(p, NULL, c->err);
-        if (rc == NCP_ERR_NUMERIC) rc = c->err->code = NCP_ERR_INPUT; /* M not SPD: the file is wrong */
-        if (rc) ncp_error_prefix(c->err, "%s: /fclib_global/M: ", c->file);
-    }
-    if (!rc) {
-        rc = ncp_problem_complete(p, 0, c->err); /* a local problem stays dual-only */
-        if (rc) ncp_error_prefix(c->err, "%s: ", c->file);
-    }
-    if (!rc) rc = ncp_problem_validate(p, c->file, c->err);
+    if (!rc && !c->raw) rc = ncp_fclib_finish(c, p);
     free(L.D);
     free(L.vf);
     free(L.mu);

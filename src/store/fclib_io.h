@@ -32,5 +32,8 @@ int ncp_fclib_write_global_group(const ncp_h5ctx *c, hid_t loc, const char *gpat
  * problem without fclib_global stays dual-only (the harness reconstructs a primal form only on
  * request). */
 int ncp_fclib_read_file(const ncp_h5ctx *c, hid_t file, const char *name, ncp_problem *p);
+/* The part of ncp_fclib_read_file after the reading (checks, D from a global problem's M, the
+ * completion), which c->raw leaves out; c->file names the file in messages. */
+int ncp_fclib_finish(const ncp_h5ctx *c, ncp_problem *p);
 
 #endif

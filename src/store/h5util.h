@@ -33,6 +33,7 @@ typedef struct ncp_h5ctx {
     const char *file; /* path shown in messages */
     ncp_error *err;
     double budget;    /* readers: memory budget in bytes (util/membudget.h); <= 0: the default */
+    int raw;          /* problem readers: stop at the data as stored (ncp_load_problems_raw) */
 } ncp_h5ctx;
 
 /* Closes file f and everything still open in it (datasets, groups, named types, attributes

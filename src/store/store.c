@@ -782,6 +782,8 @@ static int read_csr(const ncp_h5ctx *c, hid_t g, const char *gpath, const char *
     return rc;
 }
 
+static int finish_ours(const ncp_h5ctx *c, const char *pp, ncp_problem *p);
+
 static int read_ours_problem(const ncp_h5ctx *c, hid_t problems, const char *name, ncp_problem *p)
 {
     char pp[512];
@@ -855,6 +857,17 @@ static int read_ours_problem(const ncp_h5ctx *c, hid_t problems, const char *nam
         rc = ncp_h5_rerr(c, pp, "", "has neither a primal/ nor a dual/ group");
         goto done;
     }
+    if (!c->raw) rc = finish_ours(c, pp, p);
+done:
+    H5Gclose(pg);
+    return rc;
+}
+
+/* The part of reading one of our problems after the data (group pp): derived data within the
+ * budget, checks. */
+static int finish_ours(const ncp_h5ctx *c, const char *pp, ncp_problem *p)
+{
+    int m = p->m, nv = p->nv, rc;
     /* what completing it allocates: D = J A^-1 J^T (m x m) with the factor of A (nv x nv) and
      * A^-1 J^T (nv x m), or, dual-only, a primal form from D's eigendecomposition (3 m x m) */
     double need = p->has_dual ? 0.0
@@ -864,18 +877,15 @@ static int read_ours_problem(const ncp_h5ctx *c, hid_t problems, const char *nam
     else if (!p->has_primal && !p->has_sparse_primal)
         need = 8.0 * 3.0 * (double)m * m;
     rc = ncp_h5_budget(c, pp, "", p->has_dual ? "its primal form from D" : "D = J A^-1 J^T", need);
-    if (rc) goto done;
+    if (rc) return rc;
     rc = ncp_problem_complete(p, 1, c->err); /* also sets dual_symmetric from D */
     if (rc) {
         ncp_error_prefix(c->err, "%s: %s: ", c->file, pp);
-        goto done;
+        return rc;
     }
     char where[700];
     snprintf(where, sizeof where, "%s:%s", c->file, pp);
-    rc = ncp_problem_validate(p, where, c->err);
-done:
-    H5Gclose(pg);
-    return rc;
+    return ncp_problem_validate(p, where, c->err);
 }
 
 /* Problem names of /problems in creation order (by name when the order was not tracked). */
@@ -994,13 +1004,17 @@ typedef struct probe_ctx {
     double budget;
 } probe_ctx;
 
-/* The child of ncp_load_problems_isolated: the whole read, its result thrown away. */
+static int load_file(const char *path, double budget, int raw, ncp_problem **probs, int *n,
+                     int *fclib, ncp_error *err);
+
+/* The child of ncp_load_problems_isolated: the whole file read as stored, the result thrown
+ * away. What the parent derives afterwards is our code and needs no child. */
 static int probe_read(void *ctx, ncp_error *err)
 {
     const probe_ctx *pc = ctx;
     ncp_problem *ps = NULL;
     int k = 0;
-    int rc = ncp_load_problems_budget(pc->path, pc->budget, &ps, &k, err);
+    int fclib = 0, rc = load_file(pc->path, pc->budget, 1, &ps, &k, &fclib, err);
     if (!rc) ncp_problems_free(ps, k);
     return rc;
 }
@@ -1008,11 +1022,30 @@ static int probe_read(void *ctx, ncp_error *err)
 /* What the child may allocate beyond its start: the budget and room for libhdf5's own caches. */
 #define NCP_PROBE_SLACK (256.0 * 1048576.0)
 
+static int probe_file(const char *path, double budget, ncp_error *err);
+
 int ncp_load_problems_isolated(const char *path, double budget, ncp_problem **probs, int *n,
                                ncp_error *err)
 {
     *probs = NULL;
     *n = 0;
+    int rc = probe_file(path, budget, err);
+    return rc ? rc : ncp_load_problems_budget(path, budget, probs, n, err);
+}
+
+int ncp_load_problems_isolated_raw(const char *path, double budget, ncp_problem **probs,
+                                   ncp_problem_origin **origin, int *n, ncp_error *err)
+{
+    *probs = NULL;
+    *origin = NULL;
+    *n = 0;
+    int rc = probe_file(path, budget, err);
+    return rc ? rc : ncp_load_problems_raw(path, budget, probs, origin, n, err);
+}
+
+/* The read in a child (ncp_load_problems_isolated). */
+static int probe_file(const char *path, double budget, ncp_error *err)
+{
     probe_ctx pc = {path, budget};
     int code = 0;
     ncp_error child;
@@ -1029,7 +1062,7 @@ int ncp_load_problems_isolated(const char *path, double budget, ncp_problem **pr
                                  child.msg[0] ? ": " : "", child.msg);
         return ncp_error_set(err, code, "%s", child.msg[0] ? child.msg : "reading failed");
     }
-    return ncp_load_problems_budget(path, budget, probs, n, err);
+    return NCP_OK;
 }
 
 int ncp_load_problems(const char *path, ncp_problem **probs, int *n, ncp_error *err)
@@ -1039,6 +1072,44 @@ int ncp_load_problems(const char *path, ncp_problem **probs, int *n, ncp_error *
 
 int ncp_load_problems_budget(const char *path, double budget, ncp_problem **probs, int *n,
                              ncp_error *err)
+{
+    int fclib = 0;
+    return load_file(path, budget, 0, probs, n, &fclib, err);
+}
+
+int ncp_load_problems_raw(const char *path, double budget, ncp_problem **probs,
+                          ncp_problem_origin **origin, int *n, ncp_error *err)
+{
+    *origin = NULL;
+    int fclib = 0;
+    int rc = load_file(path, budget, 1, probs, n, &fclib, err);
+    if (rc) return rc;
+    ncp_problem_origin *o = ncp_calloc(err, (size_t)(*n > 0 ? *n : 1), sizeof *o);
+    if (!o) {
+        ncp_problems_free(*probs, *n);
+        *probs = NULL;
+        *n = 0;
+        return NCP_ERR_NOMEM;
+    }
+    for (int k = 0; k < *n; k++) {
+        o[k].fclib = fclib;
+        /* the names are still the groups' own: nothing renamed them yet */
+        if (!fclib) jpath(o[k].group, sizeof o[k].group, "/problems", (*probs)[k].name);
+    }
+    *origin = o;
+    return NCP_OK;
+}
+
+int ncp_problem_finish(ncp_problem *p, const char *path, const ncp_problem_origin *origin,
+                       double budget, ncp_error *err)
+{
+    ncp_h5ctx c = {.file = path, .err = err, .budget = budget};
+    return origin->fclib ? ncp_fclib_finish(&c, p) : finish_ours(&c, origin->group, p);
+}
+
+/* raw: the problems as stored (ncp_load_problems_raw); *fclib = 1 for a plain FCLib file. */
+static int load_file(const char *path, double budget, int raw, ncp_problem **probs, int *n,
+                     int *fclib, ncp_error *err)
 {
     ncp_h5_quiet();
     *probs = NULL;
@@ -1060,11 +1131,12 @@ int ncp_load_problems_budget(const char *path, double budget, ncp_problem **prob
     H5Pclose(fapl);
     if (f < 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s is not an HDF5 file (or is truncated)", path);
-    ncp_h5ctx c = {.file = path, .err = err, .budget = budget};
+    ncp_h5ctx c = {.file = path, .err = err, .budget = budget, .raw = raw};
     int rc;
     if (ncp_h5_exists(f, "problems")) {
         rc = load_ours(&c, f, probs, n);
     } else if (ncp_h5_exists(f, "fclib_global") || ncp_h5_exists(f, "fclib_local")) {
+        *fclib = 1;
         ncp_problem *p = ncp_calloc(err, 1, sizeof *p);
         char *name = fclib_problem_name(path, err);
         rc = (p && name) ? NCP_OK : NCP_ERR_NOMEM;

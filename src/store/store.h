@@ -67,6 +67,22 @@ int ncp_load_problems(const char *path, ncp_problem **probs, int *n, ncp_error *
 int ncp_load_problems_budget(const char *path, double budget, ncp_problem **probs, int *n,
                              ncp_error *err);
 void ncp_problems_free(ncp_problem *probs, int n);
+
+/* The reading in two steps, for a reader that derives only what it will use (the ranks of an
+ * MPI run, bench.h's sources with a finish step): ncp_load_problems_raw reads every problem of
+ * a file as stored, with the checks of the reading itself and nothing derived (a problem stored
+ * by its primal data has no D yet), which is cheap; ncp_problem_finish then does for one of
+ * them the rest of what ncp_load_problems_budget does (D = J A^-1 J^T, or a primal form from
+ * D, within the budget, and the checks of the values), giving the same problem bit for bit and
+ * the same messages. origin[k] (an array to free()) says where problem k came from. */
+typedef struct ncp_problem_origin {
+    int fclib;       /* the one problem of a plain FCLib file */
+    char group[512]; /* ours: its group, "/problems/NAME" */
+} ncp_problem_origin;
+int ncp_load_problems_raw(const char *path, double budget, ncp_problem **probs,
+                          ncp_problem_origin **origin, int *n, ncp_error *err);
+int ncp_problem_finish(ncp_problem *p, const char *path, const ncp_problem_origin *origin,
+                       double budget, ncp_error *err);
 /* ncp_load_problems_budget on an input file that may be damaged: the file is first read to the
  * end in a child process (util/isolate.h: libhdf5 1.10 can crash on corrupt metadata, which no
  * check of ours can see first); a crash there is NCP_ERR_INPUT naming the file, otherwise the
@@ -74,5 +90,9 @@ void ncp_problems_free(ncp_problem *probs, int n);
  * user gives uses this; the fuzz targets call the reader itself, so that they see the crash. */
 int ncp_load_problems_isolated(const char *path, double budget, ncp_problem **probs, int *n,
                                ncp_error *err);
+/* The same, ending in ncp_load_problems_raw. (The child only reads the file as stored: the
+ * crashes it guards against are libhdf5's, and deriving is ours.) */
+int ncp_load_problems_isolated_raw(const char *path, double budget, ncp_problem **probs,
+                                   ncp_problem_origin **origin, int *n, ncp_error *err);
 
 #endif
