@@ -10,7 +10,10 @@ recomputation from the raw benchmark files (code written here, not ncpbench's):
   1e-8) from fig*/metrics.csv and the traces (traces.h5 read with h5py; traces.csv of older
   runs);
 - table3.dat's means and ratios from table3_laikago*/metrics.csv (when the ADMM solvers ran);
-- claims.md: every claim row has a verdict in {yes, partly, no, n/a}.
+- claims.md: every claim row has a verdict in {yes, partly, no, n/a}; the task claims' verdicts
+  (TKa on the tight bolt-nut task, TKb on the dish stack) from each solver's success in the
+  task's task.json (the rule: CANAL and SubADMM succeed and PGS fails: yes; all three succeed:
+  partly; else no), and TKa's row cites the tight task and the loose one beside it.
 Exit status 1 on any mismatch or missing file; prints what it checked.
 """
 import csv
@@ -41,6 +44,13 @@ def close(a, b, rel=6e-3, what="", tol=1e-12):
         return
     if not (abs(a - b) <= rel * max(abs(a), abs(b)) + tol):
         fail(f"{what}: file says {a}, recomputed {b}")
+
+
+def check(cond, msg):
+    global checked
+    checked += 1
+    if not cond:
+        fail(msg)
 
 
 def nlog(r):
@@ -208,6 +218,39 @@ def check_claims(d):
         fail(f"claims.md: {n} claim rows, expected every claim of §VII (>= 15)")
 
 
+TASKS = {"TKa": "task_boltnut-screw-tight-panda", "TKb": "task_dish-stack"}
+
+
+def check_tasks(d):
+    """The task claims' verdicts from task.json (when the tasks part ran and was not --quick:
+    a quick run truncates the simulations, and its verdict is still computed by the same rule)."""
+    import json
+    rows = {}
+    with open(f"{d}/claims.md") as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 7 and cells[0] in TASKS:
+                rows[cells[0]] = cells
+    for tk, sub in TASKS.items():
+        fn = f"{d}/{sub}/task.json"
+        if not os.path.isfile(fn):
+            continue
+        if tk not in rows:
+            fail(f"claims.md: no {tk} row although {sub}/task.json exists")
+            continue
+        ok = {s["solver"]: s["success"] for s in json.load(open(fn))["solvers"]}
+        need = ["canal", "subadmm", "pgs-decoupled"]
+        if not all(s in ok for s in need):
+            continue
+        c, a, p = (ok[s] for s in need)
+        want = "yes" if c and a and not p else "partly" if c and a else "no"
+        check(rows[tk][4] == want, f"claims.md: {tk} verdict {rows[tk][4]}, task.json gives {want}")
+        check(f"`{sub}/task.md`" in rows[tk][6], f"claims.md: {tk} does not cite {sub}/task.md")
+    if "TKa" in rows and os.path.isfile(f"{d}/task_boltnut-screw-panda/task.json"):
+        check("`task_boltnut-screw-panda/task.md`" in rows["TKa"][6] and "0.1 mm-clearance" in rows["TKa"][3],
+              "claims.md: TKa does not report the loose task beside the tight one")
+
+
 def main(d):
     for f in ["summary.md", "claims.md", "fig7.md", "fig9.md", "fig11.md", "fig11.dat",
               "table2.md", "table2_cases.csv", "table3.md", "table3.dat"]:
@@ -226,6 +269,7 @@ def main(d):
     check_fig79(d, "fig9.md", "fig9_dishes")
     check_table3(d)
     check_claims(d)
+    check_tasks(d)
     print(f"check_fig_lee2025: {checked} numbers recomputed, {bad} mismatches")
     return 1 if bad else 0
 

@@ -341,7 +341,12 @@ static void test_drop(const char *dir)
         CHECK(r[i].checks[2].value < 1e-3);
         /* free fall of 5 cm, then contacts: 0 rows for the first steps */
         CHECK(r[i].steps[0].rows == 0 && r[i].steps[0].status == -1 && isnan(r[i].steps[0].al_residual));
+        CHECK(isnan(r[i].steps[0].active));
         CHECK(r[i].steps[r[i].nsteps - 1].contacts == 4);
+        /* at rest flat on the ground the four corners share the weight (symmetry), so all four
+         * carry load */
+        CHECK(r[i].steps[r[i].nsteps - 1].active == 4);
+        CHECK(r[i].active_max == 4 && r[i].active_p50 >= 1 && r[i].active_p50 <= 4);
     }
     /* steps.csv reads back: one row per solver x step, the columns as documented */
     CHECK_OK(ncp_task_write(dir, s, r, 2, NULL, 0, &err), &err);
@@ -350,10 +355,10 @@ static void test_drop(const char *dir)
     ncp_csv c;
     static const char *const cols[] = {"solver", "step", "t", "contacts", "rows", "solve_ms",
                                        "wall_ms", "iterations", "status", "stop_metric",
-                                       "al_residual", "penetration"};
+                                       "al_residual", "penetration", "active_contacts"};
     if (ncp_csv_open(&c, path, NULL, &err) == NCP_OK) {
-        CHECK(c.ncols == 12);
-        for (int j = 0; j < 12 && j < c.ncols; j++) CHECK(strcmp(c.header[j], cols[j]) == 0);
+        CHECK(c.ncols == 13);
+        for (int j = 0; j < 13 && j < c.ncols; j++) CHECK(strcmp(c.header[j], cols[j]) == 0);
         int rows = 0, rc;
         while ((rc = ncp_csv_next(&c, &err)) == NCP_OK) {
             int i = rows < 240 ? 0 : 1, k = rows % 240;
@@ -362,6 +367,8 @@ static void test_drop(const char *dir)
             CHECK(ncp_csv_number(c.field[1], &x) == 0 && x == k);
             CHECK(ncp_csv_number(c.field[5], &x) == 0 && x == r[i].steps[k].solve_ms);
             CHECK(ncp_csv_number(c.field[11], &x) == 0 && x == r[i].steps[k].penetration);
+            if (r[i].steps[k].status >= 0)
+                CHECK(ncp_csv_number(c.field[12], &x) == 0 && x == r[i].steps[k].active);
             CHECK(strcmp(c.field[8], r[i].steps[k].status < 0 ? "none" : ncp_status_name(r[i].steps[k].status)) == 0);
             rows++;
         }

@@ -166,6 +166,12 @@ static int summarize(ncp_task_result *r, ncp_error *err)
     r->solve_p90 = ncp_quantile_sorted(x, (size_t)n, 0.9);
     r->solve_p99 = ncp_quantile_sorted(x, (size_t)n, 0.99);
     r->solve_max = ncp_quantile_sorted(x, (size_t)n, 1.0);
+    n = 0;
+    for (int i = 0; i < r->nsteps; i++)
+        if (r->steps[i].status >= 0 && isfinite(r->steps[i].active)) x[n++] = r->steps[i].active;
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    r->active_p50 = n ? ncp_quantile_sorted(x, (size_t)n, 0.5) : NAN;
+    r->active_max = n ? x[n - 1] : NAN;
     free(x);
     return NCP_OK;
 }
@@ -222,7 +228,7 @@ int ncp_task_run(const ncp_scene *s, const char *solver, const ncp_task_opts *o,
             r->interrupted = 1;
             break;
         }
-        ncp_driver_stats none = {0.0, 0, -1, NAN, NAN};
+        ncp_driver_stats none = {0.0, 0, -1, NAN, NAN, NAN};
         probe.last = none;
         pen_ctx pc = {0.0};
         ncp_step_info info;
@@ -252,6 +258,7 @@ int ncp_task_run(const ncp_scene *s, const char *solver, const ncp_task_opts *o,
         st->status = info.nrows ? probe.last.status : -1;
         st->stop_value = probe.last.stop_value;
         st->al_residual = probe.last.al_residual;
+        st->active = probe.last.active;
         st->penetration = pc.pen;
         if (pc.pen > r->max_penetration) r->max_penetration = pc.pen;
         r->nsteps = k + 1;
@@ -409,7 +416,7 @@ static int write_csv(const char *dir, const ncp_task_result *r, int n, ncp_error
     int rc = tmp_open(dir, "steps.csv", path, tmp, &f, err);
     if (rc) return rc;
     fprintf(f, "solver,step,t,contacts,rows,solve_ms,wall_ms,iterations,status,stop_metric,"
-               "al_residual,penetration\n");
+               "al_residual,penetration,active_contacts\n");
     for (int i = 0; i < n; i++)
         for (int k = 0; k < r[i].nsteps; k++) {
             const ncp_task_step *s = &r[i].steps[k];
@@ -425,6 +432,8 @@ static int write_csv(const char *dir, const ncp_task_result *r, int n, ncp_error
             put_num(f, s->al_residual);
             fputc(',', f);
             put_num(f, s->penetration);
+            fputc(',', f);
+            put_num(f, s->active);
             fputc('\n', f);
         }
     return tmp_commit(f, tmp, path, err);
@@ -524,6 +533,8 @@ static int write_json(const char *dir, const ncp_scene *s, const ncp_task_result
             bad |= add(o, "steps_over_budget", cJSON_CreateNumber(x->over_budget));
             bad |= add(o, "timeouts", cJSON_CreateNumber(x->timeouts));
             bad |= add(o, "max_penetration", jnum(x->max_penetration));
+            bad |= add(o, "active_contacts_p50", jnum(x->active_p50));
+            bad |= add(o, "active_contacts_max", jnum(x->active_max));
             bad |= add(o, "wall_s", jnum(x->wall_s));
         }
     }
@@ -550,7 +561,8 @@ static int write_md(const char *dir, const ncp_scene *s, const ncp_task_result *
                 "%d iterations; %d steps of %g s.\n\n", r[0].budget_ms, r[0].tol, stop_metric_name(),
                 r[0].max_iter, r[0].steps_planned, ncp_scene_timestep(s));
     fprintf(f, "| solver | success | steps | solve ms p50 / p90 / p99 / max | over budget | timeouts "
-               "| max penetration (mm) | wall (s) |\n|---|---|---|---|---|---|---|---|\n");
+               "| max penetration (mm) | load-bearing contacts p50 / max | wall (s) |\n"
+               "|---|---|---|---|---|---|---|---|---|\n");
     for (int i = 0; i < n; i++) {
         const ncp_task_result *x = &r[i];
         fprintf(f, "| %s | %s | %d/%d | ", x->solver,
@@ -565,6 +577,10 @@ static int write_md(const char *dir, const ncp_scene *s, const ncp_task_result *
         md_num(f, "%.3g", x->solve_max);
         fprintf(f, " | %d/%d | %d | ", x->over_budget, x->nsolves, x->timeouts);
         md_num(f, "%.3g", 1e3 * x->max_penetration);
+        fputs(" | ", f);
+        md_num(f, "%g", x->active_p50);
+        fputs(" / ", f);
+        md_num(f, "%g", x->active_max);
         fprintf(f, " | %.3g |\n", x->wall_s);
     }
     fprintf(f, "\n## Criteria\n\n| criterion | bounds |");

@@ -45,6 +45,8 @@ typedef struct ncp_task_step {
     double stop_value;    /* the harness's stopping metric of the returned impulses */
     double al_residual;   /* metrics/ al_residual of the returned impulses */
     double penetration;   /* max(0, -gap) over the step's contacts at its start, m */
+    double active;        /* metrics/ active_contacts of the returned impulses: contacts carrying
+                             load (lambda_n > 1e-3 of the largest); NaN without a solve */
 } ncp_task_step;
 
 /* One criterion's verdict. value is what was measured (m, rad, m/s, or the fraction in the
@@ -73,6 +75,7 @@ typedef struct ncp_task_result {
     double final_penetration;  /* of the final state, m */
     int nsolves;               /* steps with a contact solve */
     double solve_p50, solve_p90, solve_p99, solve_max; /* solve_ms over those steps */
+    double active_p50, active_max; /* active_contacts over those steps (NaN without a solve) */
     int over_budget;           /* solves whose solve_ms exceeded the budget */
     int timeouts;              /* solves stopped by the budget (status timeout) */
     double wall_s;             /* whole simulation */

@@ -53,6 +53,7 @@ static int driver_solve_stats(const ncp_driver *d, ncp_driver_stats *stats, cons
         stats->status = res.status;
         stats->stop_value = out->residual;
         stats->al_residual = ncp_metrics_at(&res.final, ncp_metrics_index("al_residual"));
+        stats->active = ncp_metrics_at(&res.final, ncp_metrics_index("active_contacts"));
     }
     if (res.status == NCP_STATUS_STOPPED && d->interrupt && *d->interrupt) {
         out->interrupted = 1;

@@ -14,6 +14,7 @@ typedef struct ncp_driver_stats {
     int status;          /* ncp_status */
     double stop_value;   /* the harness's stopping metric of the returned lambda */
     double al_residual;  /* metrics/ al_residual of the returned lambda */
+    double active;       /* metrics/ active_contacts of the returned lambda (load-bearing contacts) */
 } ncp_driver_stats;
 
 typedef struct ncp_driver {

@@ -30,9 +30,11 @@
  *   Table III, §VII-D2: laikago8 and laikago27 trajectories, subadmm / admm-nosub / admm-nobody
  *     with exactly 100 iterations; time = mean (setup + solve) ms per captured step; residual =
  *     mean -log10 al_residual; ratios of the means to subadmm's.
- *   Tasks, §VII-A2 / §VII-B2: scenes/tasks/boltnut-screw-panda.json (0.5 ms per step) and
- *     dish-stack.json (1 ms): canal, subadmm and pgs-decoupled each drive their own simulation
- *     under the scene's per-step budget (src/bench/task.h), success by the scene's criteria.
+ *   Tasks, §VII-A2 / §VII-B2: scenes/tasks/boltnut-screw-tight-panda.json (zero clearance, the
+ *     paper's tight fit; 0.5 ms per step; the 0.1 mm-clearance boltnut-screw-panda.json runs
+ *     beside it, reported, not judged) and dish-stack.json (1 ms): canal, subadmm and
+ *     pgs-decoupled each drive their own simulation under the scene's per-step budget
+ *     (src/bench/task.h), success by the scene's criteria.
  * Claim rules state the paper's value and a band where the claim is a number (Table II, III).
  * -log10 of a residual below 1e-16 (or 0) is taken at 1e-16. Times are honest only with -j 1 and
  * one BLAS thread (OPENBLAS_NUM_THREADS=1); a run with -j > 1 says so in its outputs.
@@ -120,10 +122,10 @@ typedef struct p0_claim {
     char id[8];
     char claim[200];
     char paper[120];
-    char ours[800];
+    char ours[1400];
     char verdict[16];
     char rule[320];
-    char data[160];
+    char data[256];
 } p0_claim;
 
 typedef struct p0_ctx {
@@ -1826,10 +1828,12 @@ static int p0_task(p0_ctx *c, const char *file, const char *sub, int ok[P0_MAXS]
         size_t used = strlen(txt);
         snprintf(txt + used, cap - used,
                  "%s%s %s (%d/%d steps%s, max penetration %.3g mm, solve ms p50 %.3g, p99 "
-                 "%.3g, %d steps over budget)", used ? "; " : "", fig_labels[s],
+                 "%.3g, %d steps over budget, load-bearing contacts p50 %g)", used ? "; " : "",
+                 fig_labels[s],
                  r[i].success ? "succeeds" : r[i].failed ? "fails (simulation failed)" : "fails",
                  r[i].nsteps, r[i].steps_planned, c->o->quick ? ", quick" : "",
-                 1e3 * r[i].max_penetration, r[i].solve_p50, r[i].solve_p99, r[i].over_budget);
+                 1e3 * r[i].max_penetration, r[i].solve_p50, r[i].solve_p99, r[i].over_budget,
+                 r[i].active_p50);
     }
     printf("lee2025: %s: done [%.1f s]\n", what, (ncp_now_ms() - c->t0) / 1000);
 done:
@@ -1839,25 +1843,39 @@ done:
     return rc;
 }
 
+/* TKa is judged on the tight-tolerance task (the paper's assembly: §VII-A's "limited feasible
+ * region or even infeasibility"); the 0.1 mm-clearance task runs beside it and its outcome is
+ * reported in the same row as a documented difference (with that clearance the contact solve
+ * does not decide the task: REPORT.md, "Issue 11"), not judged. */
 static int p0_tasks(p0_ctx *c, ncp_error *err)
 {
     static const struct {
         const char *id, *file, *sub, *claim, *paper;
+        const char *beside_file, *beside_sub, *beside_what; /* NULL: none */
     } t[2] = {
-        {"TKa", "tasks/boltnut-screw-panda.json", "task_boltnut-screw-panda",
-         "Bolt-nut assembly by a Panda holding the nut, 0.5 ms per step: CANAL and SubADMM "
-         "complete the task, PGS fails (significant penetrations)",
-         "CANAL, SubADMM succeed; PGS fails"},
+        {"TKa", "tasks/boltnut-screw-tight-panda.json", "task_boltnut-screw-tight-panda",
+         "Bolt-nut assembly by a Panda holding the nut (tight-tolerance fit), 0.5 ms per step: "
+         "CANAL and SubADMM complete the task, PGS fails (significant penetrations)",
+         "CANAL, SubADMM succeed; PGS fails", "tasks/boltnut-screw-panda.json",
+         "task_boltnut-screw-panda",
+         "Beside it, not judged: the 0.1 mm-clearance task (not the paper's tight fit)"},
         {"TKb", "tasks/dish-stack.json", "task_dish-stack",
          "Dish piling by a Panda with a hand, 1 ms per step: SubADMM and CANAL simulate the "
          "piling, PGS fails (jitter)",
-         "CANAL, SubADMM succeed; PGS fails"},
+         "CANAL, SubADMM succeed; PGS fails", NULL, NULL, NULL},
     };
     for (int i = 0; i < 2 && !p0_interrupted(c); i++) {
         int ok[P0_MAXS], rc;
-        char txt[700], data[160];
+        char txt[700], data[256], beside[700] = "";
         snprintf(data, sizeof data, "`%s/task.md`, `%s/steps.csv`", t[i].sub, t[i].sub);
         if ((rc = p0_task(c, t[i].file, t[i].sub, ok, txt, sizeof txt, err))) return rc;
+        if (t[i].beside_file && !p0_interrupted(c)) {
+            int ok2[P0_MAXS];
+            if ((rc = p0_task(c, t[i].beside_file, t[i].beside_sub, ok2, beside, sizeof beside, err)))
+                return rc;
+            size_t used = strlen(data);
+            snprintf(data + used, sizeof data - used, "; beside: `%s/task.md`", t[i].beside_sub);
+        }
         p0_claim *k = p0_claim_new(c, t[i].id, t[i].claim, t[i].paper,
                                    "yes: CANAL and SubADMM complete the task (every criterion "
                                    "of the scene) and PGS does not; partly: CANAL and SubADMM "
@@ -1867,7 +1885,9 @@ static int p0_tasks(p0_ctx *c, ncp_error *err)
                          ok[0] == 1 && ok[1] == 1 && ok[2] == 0 ? "yes"
                          : ok[0] == 1 && ok[1] == 1             ? "partly"
                                                                 : "no",
-                         "%s%s", txt, c->o->quick ? " (quick: truncated run, not a result)" : "");
+                         "%s%s%s%s%s%s", txt, c->o->quick ? " (quick: truncated run, not a result)" : "",
+                         beside[0] ? ". " : "", beside[0] ? t[i].beside_what : "", beside[0] ? ": " : "",
+                         beside);
     }
     return NCP_OK;
 }
