@@ -888,8 +888,34 @@ static void test_structure(void)
     remove(path);
 }
 
+/* A step from a non-finite configuration: the mass matrix's factorisation fails, and the error
+ * names the step and says the state is not finite (what a diverged simulation looks like). */
+static void test_diverged_state(void)
+{
+    ncp_scene *s = parse(tree_json);
+    if (!s) return;
+    ncp_error err = {0};
+    ncp_world *w = NULL;
+    CHECK_OK(ncp_world_create(ncp_scene_model(s), &w, &err), &err);
+    if (w) {
+        for (int i = 0; i < w->model->nq; i++) w->q[i] = NAN;
+        ncp_world_kinematics(w); /* the cached transforms follow q */
+        ncp_driver drv = {ncp_solver_find("pgs"), NULL, {1e-8, 100, 0.0}, NULL};
+        ncp_step_opts so;
+        ncp_driver_step_opts(&drv, 1, &so);
+        int rc = ncp_world_step(w, &so, NULL, NULL, NULL, &err);
+        if (rc != NCP_ERR_NUMERIC) fprintf(stderr, "rc %d: %s\n", rc, err.msg);
+        CHECK(rc == NCP_ERR_NUMERIC);
+        CHECK(strstr(err.msg, "step 0 (t = 0 s): ") == err.msg);
+        CHECK(strstr(err.msg, "non-finite state") != NULL);
+        ncp_world_free(w);
+    }
+    ncp_scene_free(s);
+}
+
 int main(void)
 {
+    test_diverged_state();
     test_mass_matrix();
     test_bias();
     test_lagrange();

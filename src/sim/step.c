@@ -94,6 +94,35 @@ static int warm_store(ncp_world *w, const ncp_contact *con, const ncp_problem *p
     return NCP_OK;
 }
 
+/* A numeric failure while building the step's matrices (A not positive definite, ...) names the
+ * step, and the state it started from: a diverged simulation (velocities of 1e20 after a
+ * driver's inaccurate answers, e.g. an AL iterate stopped early by --step-budget-ms) makes the
+ * mass matrix of the garbage configuration fail, and the message should say so, not only
+ * "problem ?: mass matrix A". */
+static int step_failed(const ncp_world *w, int rc, ncp_error *err)
+{
+    if (rc != NCP_ERR_NUMERIC) return rc;
+    double vmax = 0.0;
+    int finite = ncp_all_finite(w->model->nq, w->q);
+    for (int i = 0; i < w->model->nv; i++) {
+        if (!isfinite(w->v[i])) finite = 0;
+        else vmax = fmax(vmax, fabs(w->v[i]));
+    }
+    char msg[sizeof err->msg];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    ncp_error_clear(err); /* ncp_error_set keeps a first message */
+    if (finite)
+        return ncp_error_set(err, rc, "step %d (t = %g s): %s (the step starts from generalised "
+                             "velocities up to %.3g: if that is not physical, the simulation "
+                             "diverged on earlier answers of the driver solver; try a larger "
+                             "--step-budget-ms, another driver or a smaller timestep)", w->step,
+                             w->time, msg, vmax);
+    return ncp_error_set(err, rc, "step %d (t = %g s): %s (the step starts from a non-finite "
+                         "state: the simulation diverged on earlier answers of the driver "
+                         "solver; try a larger --step-budget-ms, another driver or a smaller "
+                         "timestep)", w->step, w->time, msg);
+}
+
 int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, void *ctx,
                    ncp_step_info *info, ncp_error *err)
 {
@@ -118,12 +147,14 @@ int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, voi
     int rc = !buf ? NCP_ERR_NOMEM : ncp_stepmat_alloc(m, packed, &A, err);
     if (!rc) rc = ncp_world_collide(w, &cl, err);
     if (!rc) rc = ncp_world_rows(w, &rows, &nrows, err);
-    if (!rc) rc = ncp_world_step_matrices_sm(w, &A, buf, buf + nv, &mscale, err);
+    if (!rc) rc = step_failed(w, ncp_world_step_matrices_sm(w, &A, buf, buf + nv, &mscale, err),
+                              err);
     if (rc) goto done;
     info->ncontacts = cl.n;
     if (cl.n == 0 && nrows == 0) {
         /* unconstrained step: v = A^{-1} b; nothing to capture */
-        if ((rc = ncp_world_solve_sm(w, &A, buf, buf + 2 * nv, err))) goto done;
+        if ((rc = step_failed(w, ncp_world_solve_sm(w, &A, buf, buf + 2 * nv, err), err)))
+            goto done;
         ncp_world_integrate(w, buf + 2 * nv);
         w->nwarm = 0;
         goto done;
@@ -133,8 +164,8 @@ int ncp_world_step(ncp_world *w, const ncp_step_opts *o, ncp_step_hook hook, voi
         rc = NCP_ERR_NOMEM;
         goto done;
     }
-    if ((rc = ncp_assemble_rows(w, &A, buf, buf + nv, mscale, rows, nrows, cl.c, cl.n, &p, keys, err)))
-        goto done;
+    rc = ncp_assemble_rows(w, &A, buf, buf + nv, mscale, rows, nrows, cl.c, cl.n, &p, keys, err);
+    if ((rc = step_failed(w, rc, err))) goto done;
     info->nrows = p.m;
     char name[32];
     snprintf(name, sizeof name, "step%06d", w->step);
