@@ -302,6 +302,9 @@ static int compute_u(ncp_metrics_ws *ws, const double *lambda)
 {
     const int m = ws->m;
     ncp_copy(m, ws->vf, ws->u);
+    /* lambda = 0 (a solve stopped before its first iterate, a zero start): u = v_f, without the
+     * O(m^2) product of the dense route (D 0 = 0 exactly for the finite D of a valid problem) */
+    if (ncp_all_zero(m, lambda)) return 1;
     if (ws->op.rank > 0) {
         /* the product's bits by t = F^T lambda, then u += F t (dop.h); finite t proves lambda
          * finite, and the overflow bound of ncp_metrics_eval_stop proves u finite: the two

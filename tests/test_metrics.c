@@ -752,6 +752,18 @@ static void test_random_independent(void)
         check_same(&got_d, &want_d, 1e-9);
         p.has_primal = 1;
 
+        /* lambda = 0, where u = v_f is taken without the product (metrics.c compute_u, and
+         * sap_momentum's D-norms in the dual-only form): against the reference, both views */
+        ncp_metrics want0 = ref_metrics(&p, zero, vf, vf);
+        ref_sap(&p, p.D, zero, vf, vf, &want0.sap_momentum, &want0.sap_compl);
+        ncp_metrics got0 = eval(&p, zero);
+        check_same(&got0, &want0, 1e-9);
+        p.has_primal = 0;
+        ref_sap(&p, p.D, zero, vf, vf, &want0.sap_momentum, &want0.sap_compl);
+        got0 = eval(&p, zero);
+        check_same(&got0, &want0, 1e-9);
+        p.has_primal = 1;
+
         /* the same problem without its dual data: the workspace derives D and v_f itself */
         free(p.D);
         free(p.vf);

@@ -54,6 +54,13 @@ void ncp_zero(int n, double *x)
     if (n > 0) memset(x, 0, (size_t)n * sizeof(double));
 }
 
+int ncp_all_zero(int n, const double *x)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i] != 0.0) return 0;
+    return 1;
+}
+
 int ncp_all_finite(int n, const double *x)
 {
     /* Inf and NaN are the numbers whose exponent bits are all ones: tested on the bits, in

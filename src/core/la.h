@@ -15,6 +15,7 @@ void ncp_copy(int n, const double *x, double *y);
 void ncp_scal(int n, double a, double *x);
 void ncp_zero(int n, double *x);
 int ncp_all_finite(int n, const double *x);                          /* 1 if no NaN/Inf */
+int ncp_all_zero(int n, const double *x);                            /* 1 if every x_i == 0 */
 
 /* ---- dense matrices (column-major, leading dimension = rows) ---- */
 /* y = alpha * op(A) x + beta y, A is m x n, op = A (trans = 0) or A^T (trans = 1). */

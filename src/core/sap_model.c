@@ -243,10 +243,16 @@ void ncp_sap_momentum_parts(const ncp_problem *p, ncp_sap_model *sm, const doubl
         return;
     }
     double *x = sm->work, *Dx = sm->work + m;
+    double ng = dnorm(m, p->D, gamma, Dx);
+    if (ncp_all_zero(m, lambda)) {
+        /* x = -gamma: the same norm, bit for bit; ||lambda||_D = 0 (two O(m^2) products saved) */
+        *num = ng;
+        *den = fmax(0.0, ng);
+        return;
+    }
     for (int i = 0; i < m; i++) x[i] = lambda[i] - gamma[i];
     *num = dnorm(m, p->D, x, Dx);
     double nl = dnorm(m, p->D, lambda, Dx); /* = ||p|| = ||J^T lambda|| in the form A = I */
-    double ng = dnorm(m, p->D, gamma, Dx);
     *den = fmax(nl, ng);
 }
 

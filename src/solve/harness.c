@@ -422,7 +422,9 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
     else if ((rc = ncp_metrics_eval(run.ws, res->lambda, &res->final, err)))
         goto done;
     ncp_copy(m, pg->vf, res->u);
-    ncp_dense_madd(m, m, pg->D, res->lambda, res->u); /* the reference BLAS's bits (dop.h) */
+    /* the reference BLAS's bits (dop.h); u = v_f at lambda = 0 (a solve stopped before its
+     * first iterate) without the O(m^2) product */
+    if (!ncp_all_zero(m, res->lambda)) ncp_dense_madd(m, m, pg->D, res->lambda, res->u);
     if (nvo) {
         if (run.have_v && out.has_v) {
             ncp_copy(nvo, run.best_v, res->v);
@@ -514,7 +516,7 @@ int ncp_harness_grade(const ncp_problem *p0, const double *lambda, const double 
     ncp_copy(m, lambda, res->lambda);
     if ((rc = ncp_metrics_eval(ws, res->lambda, &res->final, err))) goto done;
     ncp_copy(m, g->vf, res->u);
-    ncp_gemv(0, m, m, 1.0, g->D, res->lambda, 1.0, res->u);
+    if (!ncp_all_zero(m, res->lambda)) ncp_gemv(0, m, m, 1.0, g->D, res->lambda, 1.0, res->u);
     if (nvo) {
         /* v = A^{-1}(b + J^T lambda): the velocity the step would produce */
         L = ncp_malloc(err, (size_t)nvo * nvo, sizeof(double));
