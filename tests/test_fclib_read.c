@@ -75,6 +75,7 @@ static int load(const char *path, ncp_problem **q, ncp_error *err)
     int n = 0;
     *q = NULL;
     int rc = ncp_load_problems(path, q, &n, err);
+    tutil_check_two_step_read(path, rc, err, *q, n); /* what MPI ranks read: the same */
     if (!rc && n != 1) {
         ncp_problems_free(*q, n);
         *q = NULL;

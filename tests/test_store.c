@@ -475,6 +475,7 @@ static void expect_input_error(const char *file, const char *needle)
     ncp_problem *ps = (ncp_problem *)1;
     int n = -1;
     int rc = ncp_load_problems(file, &ps, &n, &err);
+    tutil_check_two_step_read(file, rc, &err, ps, n); /* the same error, read in two steps */
     CHECK(rc == NCP_ERR_INPUT);
     CHECK(err.code == NCP_ERR_INPUT);
     CHECK(ps == NULL && n == 0);
@@ -624,6 +625,7 @@ static void test_round_trip(void)
     ncp_problem *q = NULL;
     int n = 0;
     CHECK_OK(ncp_load_problems(path, &q, &n, &err), &err);
+    tutil_check_two_step_read(path, NCP_OK, &err, q, n); /* raw + finish, as MPI ranks read */
     CHECK(n == 5);
     if (n == 5) {
         check_same_problem(&p[0], &q[0], 1, 1);
@@ -921,6 +923,7 @@ static int test_capture_reload(const char *scene, int steps)
     ncp_problem *q = NULL;
     int n = 0;
     CHECK_OK(ncp_load_problems(path, &q, &n, &err), &err);
+    tutil_check_two_step_read(path, NCP_OK, &err, q, n); /* real captures, in two steps */
     CHECK(n == k->n);
     int same = 0;
     for (int i = 0; i < n && i < k->n; i++) {

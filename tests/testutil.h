@@ -106,6 +106,13 @@ tutil_ref tutil_ref_check(const ncp_problem *p, const double *lambda, int ccp, d
 double tutil_ref_natural_map(const ncp_problem *p, const double *lambda, int ccp);
 
 /* max_i |a_i - b_i| */
+/* The two-step reading of a problem file (store.h: ncp_load_problems_raw, then
+ * ncp_problem_finish per problem, as the ranks of an MPI run read) against the one-step reading
+ * of the same file (ncp_load_problems: rc_full, err_full, and its n problems q): the same code
+ * and message on failure, otherwise every problem the same bit for bit. Also checks that the
+ * raw reading derived nothing (no D for a problem stored by its primal data alone). */
+void tutil_check_two_step_read(const char *path, int rc_full, const ncp_error *err_full,
+                               const ncp_problem *q, int n);
 double tutil_maxdiff(int n, const double *a, const double *b);
 /* max_i |a_i - b_i| / max(floor, max_i |b_i|); with floor 0 and b = 0, the absolute difference */
 double tutil_reldiff(size_t n, const double *a, const double *b, double floor);
