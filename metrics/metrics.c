@@ -79,7 +79,7 @@ struct ncp_metrics_ws {
     double *vf_own;
     double *u;            /* m: u = D lambda + v_f */
     double nvf;           /* ||v_f||_2 */
-    ncp_dop op;           /* D, dense or low rank (core/dop.h) */
+    ncp_dop op;           /* D: dense, low rank or sparse (core/dop.h) */
     double vf_absmax;     /* max |v_f_i| and, on the low-rank route, max_i sum_j |F_ij|: the */
     double f_rowabs;      /* stopping test's overflow bound (ncp_metrics_eval_stop) */
     ncp_sap_model sap;    /* Castro et al. 2023 model with the paper's beta, sigma (sap_* metrics) */
@@ -319,6 +319,15 @@ static int compute_u(ncp_metrics_ws *ws, const double *lambda)
     if (!ncp_all_finite(m, lambda)) return 0;
     ncp_dop_apply(&ws->op, 1.0, lambda, 1.0, ws->u);
     return ncp_all_finite(m, ws->u);
+}
+
+void ncp_metrics_velocity(ncp_metrics_ws *ws, const double *lambda, double *u)
+{
+    const int m = ws->m;
+    ncp_copy(m, ws->vf, u);
+    if (ncp_all_zero(m, lambda)) return;
+    if (ws->op.chol) ncp_dop_apply(&ws->op, 1.0, lambda, 1.0, u);
+    else ncp_dense_madd(m, m, ws->D, lambda, u);
 }
 
 /* The natural-map columns from their sums (same formulas in both evaluations). */

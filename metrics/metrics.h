@@ -35,7 +35,8 @@
  *                           captured stiffness and dissipation; gamma = the model's impulse at
  *                           u = D lambda + v_f): ||D_s J^T(lambda - gamma)|| / max(||D_s p||,
  *                           ||D_s J^T gamma||, ||D_s J^T lambda||) (the last term is ours: see
- *                           ncp_sap_momentum_parts), D_s = diag(A)^{-1/2}, p = b + J^T lambda;
+ *                           ncp_sap_momentum_parts), D_s = diag(A)^{-1/2} (A dense or kept
+ *                           sparse), p = b + J^T lambda;
  *                           without primal data in the form A = I, J = L^T (D = L L^T):
  *                           ||lambda - gamma||_D / max(||lambda||_D, ||gamma||_D)
  *   sap_compl               Castro et al. 2023 eq. 33:
@@ -102,6 +103,11 @@ void ncp_metrics_ws_free(ncp_metrics_ws *ws);
  * uses the primal data when present (v = A^{-1}(b + J^T lambda), u = J v + e) and falls back
  * to u = D lambda + v_f otherwise (mathematically identical). */
 int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out, ncp_error *err);
+
+/* u = D lambda + v_f (m entries) for an answer: through the workspace's operator on its sparse
+ * route (core/dop.h: the dense D of a large problem is not streamed), else ncp_dense_madd on D
+ * (the reference BLAS's bits); u = v_f at lambda = 0 without a product. */
+void ncp_metrics_velocity(ncp_metrics_ws *ws, const double *lambda, double *u);
 
 /* One metric column (index idx) at lambda, the same bits as ncp_metrics_eval gives for it; the
  * natural-map columns cost only u and the natural map (the harness's stopping test after every

@@ -59,6 +59,7 @@
 
 #include "core/dop.h"
 #include "solve/solver.h"
+#include "solvers/common.h"
 
 enum { NCP_ADMM_FORM_AUTO = 0, NCP_ADMM_FORM_DENSE = 1, NCP_ADMM_FORM_SADDLE = 2 };
 enum { NCP_ADMM_RHO_BALANCED = 1, NCP_ADMM_RHO_NORMALIZED = 2 };
@@ -130,7 +131,7 @@ typedef struct ncp_admm {
  * bytes: 1.7e11 flops and 0.5 GiB at 8000 rows) is declined: the solver reports UNSUPPORTED with
  * the reason instead of running for hours (Tasora et al. 2021's wrecking ball: 13 260 rows at
  * step 1). */
-#define NCP_ADMM_DENSE_MAX_ROWS 8000
+#define NCP_ADMM_DENSE_MAX_ROWS NCP_DENSE_FACTOR_MAX_ROWS
 /* The saddle form takes a sparse (block-diagonal) A from A_sparse when asked for (form = 2, which
  * such a problem refused before) or, by default, on problems of at least this many rows; and only
  * while the dense nv x nv K stays below NCP_ADMM_SPARSE_MAX_NV^2 doubles. Smaller sparse problems

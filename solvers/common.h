@@ -15,6 +15,13 @@
 #include "core/dop.h"
 #include "solve/solver.h"
 
+/* Above this many rows a solver that factorises or multiplies dense m x m matrices in every
+ * iteration (the dense ADMM forms, the semismooth Newton solvers on a D without low rank)
+ * declines the problem: UNSUPPORTED with the reason, instead of one iteration that runs for hours
+ * (m^3 / 3 flops and 8 m^2 bytes: 1.7e11 flops and 0.5 GiB at 8000 rows; Tasora et al. 2021's
+ * wrecking ball has 13 260 rows at step 1). The time budget is checked between iterations only. */
+#define NCP_DENSE_FACTOR_MAX_ROWS 8000
+
 /* ---- parameters ---- */
 
 /* Value of the documented parameter `name` of solver d: from ps if given there, else the default

@@ -50,6 +50,7 @@ typedef struct nsn_ws {
     double *W;             /* m x m work: LU copy or J^T J + delta I (dense route) */
     int *ipiv;
     double theta_ref;      /* nonmonotone reference: max theta over the last iterations */
+    int unsupported;       /* nsn_ws_alloc declined the problem (too large): UNSUPPORTED */
 } nsn_ws;
 
 static void nsn_ws_free(nsn_ws *w)
@@ -83,11 +84,15 @@ static int nsn_ws_alloc(nsn_ws *w, const ncp_problem *p, ncp_error *err)
     int rc;
     w->m = p->m;
     if ((rc = ncp_dop_init(&w->op, p, NCP_DOP_AUTO, err))) return rc;
-    if (!w->op.rank && p->m > 46340) /* m * m must fit the int lengths of la.h */
-        return ncp_error_set(err, NCP_ERR_NOMEM,
-                             "problem '%s' has m = %d rows; the dense m x m Newton matrices "
-                             "(%.0f MB each) are out of reach, use a first-order solver",
-                             p->name ? p->name : "?", p->m, (double)m * (double)m * 8.0 / 1e6);
+    if (!w->op.rank && p->m > NCP_DENSE_FACTOR_MAX_ROWS) {
+        w->unsupported = 1; /* declined, not failed (solvers/common.h) */
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "problem '%s' has m = %d rows; each Newton step would multiply and "
+                             "factorise dense m x m matrices (%.2g flops, %.0f MB each), above the "
+                             "%d-row limit: use a first-order solver",
+                             p->name ? p->name : "?", p->m, (double)m * (double)m * (double)m,
+                             (double)m * (double)m * 8.0 / 1e6, NCP_DENSE_FACTOR_MAX_ROWS);
+    }
     size_t mm = w->op.rank ? 0 : m * m;
     w->rho = ncp_calloc(err, nb, sizeof(double));
     w->rho0 = ncp_calloc(err, nb, sizeof(double));
@@ -330,9 +335,13 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
     nsn_ws w = {0};
     w.eq = eq;
     if ((rc = nsn_ws_alloc(&w, p, err))) {
+        int declined = w.unsupported;
         nsn_ws_free(&w);
         ncp_error_prefix(err, "%s: ", d->name);
-        return rc;
+        if (!declined) return rc;
+        out->status = NCP_STATUS_UNSUPPORTED; /* the reason stays in err, as admm's */
+        out->iterations = 0;
+        return NCP_OK;
     }
     /* Gauss–Seidel steps and rho_b = rho_scale / lambda_max(D_kk) or / D_rr (the largest
      * diagonal entry where that is negligible), see ncp_block_steps. */

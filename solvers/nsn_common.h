@@ -131,8 +131,8 @@ void ncp_nsn_dgamma(double mu, const double u[3], double h[2]);
  * the parameters rho_scale, armijo, newton_ls, lm_ls, nonmonotone, window, pgs_burst and
  * rho_cycle, which d's parameter table must document (with d's own defaults), and checks their
  * ranges (NCP_ERR_INPUT naming the solver and parameter). Needs the dual data (the Gauss–Seidel
- * bursts use D); on the dense route refuses m > 46340 (m^2 must fit la.h's int lengths) with
- * NCP_ERR_NOMEM. */
+ * bursts use D); on the dense route declines m > NCP_DENSE_FACTOR_MAX_ROWS (solvers/common.h):
+ * NCP_OK with out->status = NCP_STATUS_UNSUPPORTED and the reason in err. */
 int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solve_in *in,
                   ncp_solve_out *out, ncp_run *run, ncp_error *err);
 

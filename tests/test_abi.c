@@ -1,12 +1,13 @@
 /* The plugin ABI's struct layouts (src/solve/plugin.h, docs/plugins.md): the size of every
  * struct in the installed headers and the offset and size of each of its members, recorded for
- * NCP_PLUGIN_ABI_VERSION 1 on LP64 (x86-64 / aarch64 Linux), with the values of the enums and
+ * NCP_PLUGIN_ABI_VERSION 2 on LP64 (x86-64 / aarch64 Linux), with the values of the enums and
  * constants a plugin compiles in and the signatures of the functions it calls. A plugin built
- * against version 1 reads and writes these structs with exactly this layout, so any change here
+ * against version 2 reads and writes these structs with exactly this layout, so any change here
  * means plugins built earlier would misread them: the version must be bumped (the host then
  * refuses the old plugins by name) and this table updated to the new layout.
  *
- * The table is a record of version 1, taken once from its headers and checked by hand where
+ * The table is a record of version 2 (version 1 + the sparse route of ncp_dop: members J, chol,
+ * w, nv and NCP_DOP_SPARSE), taken once from its headers and checked by hand where
  * the layout is plain (e.g. ncp_block: int type, int row, four 8-byte doubles from offset 8,
  * int contact at 40, padded to 48; ncp_csr: three ints, then pointers from 16): it is not
  * generated at build time, so it is what the headers must keep agreeing with. A member added
@@ -23,7 +24,7 @@
 #include "solve/plugin.h"
 #include "util/ncp_error.h"
 
-#define TABLE_ABI_VERSION 1
+#define TABLE_ABI_VERSION 2
 #define BUMP "bump NCP_PLUGIN_ABI_VERSION in src/solve/plugin.h and update this table"
 
 typedef struct row {
@@ -157,13 +158,17 @@ static const row layout[] = {
     F(ncp_plugin_info, version, 16, 8),
     F(ncp_plugin_info, n_solvers, 24, 4),
     F(ncp_plugin_info, solvers, 32, 8),
-    S(ncp_dop, 40),
+    S(ncp_dop, 104),
     F(ncp_dop, m, 0, 4),
     F(ncp_dop, rank, 4, 4),
     F(ncp_dop, D, 8, 8),
     F(ncp_dop, F, 16, 8),
     F(ncp_dop, Fr, 24, 8),
     F(ncp_dop, t, 32, 8),
+    F(ncp_dop, J, 40, 40),
+    F(ncp_dop, chol, 80, 8),
+    F(ncp_dop, w, 88, 8),
+    F(ncp_dop, nv, 96, 4),
     S(ncp_dop_shift, 40),
     F(ncp_dop_shift, op, 0, 8),
     F(ncp_dop_shift, n, 8, 4),
@@ -190,7 +195,7 @@ static const value values[] = {
     V(NCP_STATUS_CONVERGED, 0), V(NCP_STATUS_MAX_ITER, 1), V(NCP_STATUS_TIMEOUT, 2),
     V(NCP_STATUS_STALLED, 3), V(NCP_STATUS_FAILED, 4), V(NCP_STATUS_STOPPED, 5),
     V(NCP_STATUS_UNSUPPORTED, 6), V(NCP_STATUS_CRASHED, 7),
-    V(NCP_DOP_AUTO, 0), V(NCP_DOP_DENSE, 1), V(NCP_DOP_LOWRANK, 2),
+    V(NCP_DOP_AUTO, 0), V(NCP_DOP_DENSE, 1), V(NCP_DOP_LOWRANK, 2), V(NCP_DOP_SPARSE, 3),
     /* ncp_params holds NCP_PLUGIN_MAX_PARAMS parameters */
     {"capacity of ncp_params.items", (long)(sizeof(((ncp_params *)0)->items) / sizeof(ncp_param)),
      32},

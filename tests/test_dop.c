@@ -1,5 +1,6 @@
 /* The Delassus operator (core/dop.h): the low-rank route F F^T against the dense D that
- * ncp_delassus builds, the Woodbury shift solve against a residual computed with the dense D,
+ * ncp_delassus builds, the sparse route J A_sparse^{-1} J^T against the dense D that the block
+ * factorisation builds, the Woodbury shift solve against a residual computed with the dense D,
  * and the choice of route (a D that is not J A^{-1} J^T must be used as given). */
 #include <math.h>
 #include <stdlib.h>
@@ -138,10 +139,113 @@ static void check_problem(uint64_t seed, int nv, int nc)
     ncp_problem_free(&p);
 }
 
+/* The sparse route on a pile of nb bodies with nc contacts (m = 3 nc rows). */
+static void check_sparse(uint64_t seed, int nb, int nc)
+{
+    ncp_problem p;
+    ncp_error err = {0};
+    trng r = {seed};
+    CHECK_OK(tutil_sparse_bodies_problem(&p, seed, nb, nc, &err), &err);
+    const int m = p.m;
+    double *x = malloc(sizeof(double) * m), *y = malloc(sizeof(double) * m);
+    double *s = malloc(sizeof(double) * m), *z = malloc(sizeof(double) * m);
+    for (int i = 0; i < m; i++) {
+        x[i] = i % 7 == 3 ? 0.0 : trng_normal(&r); /* zeros: skipped entries of J^T x */
+        s[i] = 0.1 + trng_uniform(&r);
+    }
+    ncp_dop op;
+    CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_AUTO, &err), &err);
+    CHECK(op.chol != NULL && op.rank == 0); /* taken: far cheaper than 2 m^2 */
+    for (int i = 0; i < m; i++) y[i] = 1.0;
+    ncp_dop_apply(&op, 2.0, x, -1.0, y);
+    for (int i = 0; i < m; i++) y[i] = 0.5 * (y[i] + 1.0);
+    CHECK(rel_err(&p, x, y) < 1e-13);
+    ncp_dop_apply(&op, 1.0, x, 0.0, y); /* beta = 0: y's old values (here finite) ignored */
+    CHECK(rel_err(&p, x, y) < 1e-13);
+
+    /* (D + diag s) z = x with the dense D (the sparse route keeps D for factorisations) */
+    ncp_dop_shift f;
+    CHECK_OK(ncp_dop_shift_factor(&op, s, &f, &err), &err);
+    ncp_dop_shift_solve(&f, x, z);
+    double res = 0.0, xn = ncp_norminf(m, x);
+    for (int i = 0; i < m; i++) {
+        double t = s[i] * z[i] - x[i];
+        for (int j = 0; j < m; j++) t += p.D[i + (size_t)j * m] * z[j];
+        res = fmax(res, fabs(t));
+    }
+    CHECK(res < 1e-10 * xn);
+    ncp_dop_shift_free(&f);
+    ncp_dop_free(&op);
+
+    /* decided once: the same route and bits as the operator that checks for itself */
+    CHECK_OK(ncp_dop_check_problem(&p, &err), &err);
+    CHECK(p.dop_route == 2);
+    CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_AUTO, &err), &err);
+    CHECK(op.chol != NULL);
+    ncp_dop_apply(&op, 1.0, x, 0.0, z);
+    ncp_dop_free(&op);
+    CHECK(memcmp(y, z, (size_t)m * sizeof *y) == 0);
+
+    /* a diagonal block without D (forced route, dual data hidden): J_a A^{-1} J_b^T */
+    double B[9], B0[9];
+    const int r0 = 3 * (nc / 2);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) B0[a + 3 * b] = p.D[(r0 + a) + (size_t)(r0 + b) * m];
+    p.has_dual = 0;
+    CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_SPARSE, &err), &err);
+    CHECK(op.chol != NULL && op.D == NULL);
+    ncp_dop_diag_block(&op, r0, 3, B);
+    for (int q = 0; q < 9; q++) CHECK_NEAR(B[q], B0[q], 1e-13 * fabs(B0[0]));
+    CHECK(ncp_dop_shift_factor(&op, s, &f, &err) == NCP_ERR_INPUT); /* needs D: refused */
+    ncp_error_clear(&err);
+    ncp_dop_free(&op);
+    p.has_dual = 1;
+
+    /* a D that is not J A^{-1} J^T: AUTO uses it as given */
+    for (int i = 0; i < m; i++) p.D[i + (size_t)i * m] += 1e-6 * (1.0 + p.D[i + (size_t)i * m]);
+    p.dop_route = 0;
+    CHECK_OK(ncp_dop_check_problem(&p, &err), &err);
+    CHECK(p.dop_route == -1);
+    p.dop_route = 0;
+    CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_AUTO, &err), &err);
+    CHECK(op.chol == NULL && op.rank == 0);
+    ncp_dop_apply(&op, 1.0, x, 0.0, y);
+    CHECK(rel_err(&p, x, y) < 1e-14);
+    ncp_dop_free(&op);
+
+    /* A not positive definite: the forced route says so, AUTO falls back to the dense D */
+    for (int q = p.A_sparse.rowptr[0]; q < p.A_sparse.rowptr[1]; q++)
+        if (p.A_sparse.col[q] == 0) p.A_sparse.val[q] = -1.0;
+    CHECK(ncp_dop_init(&op, &p, NCP_DOP_SPARSE, &err) == NCP_ERR_NUMERIC);
+    CHECK(strstr(err.msg, "mass matrix A") != NULL);
+    ncp_error_clear(&err);
+    CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_AUTO, &err), &err);
+    CHECK(op.chol == NULL);
+    ncp_dop_free(&op);
+    free(x);
+    free(y);
+    free(s);
+    free(z);
+    ncp_problem_free(&p);
+
+    /* a small pile: 2 m^2 is no dearer than the indexed loops, the dense route serves */
+    CHECK_OK(tutil_sparse_bodies_problem(&p, seed + 1, 3, 4, &err), &err);
+    CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_AUTO, &err), &err);
+    CHECK(op.chol == NULL && op.rank == 0);
+    ncp_dop_free(&op);
+    ncp_problem_free(&p);
+    /* the sparse route without sparse data: an input error */
+    CHECK_OK(tutil_random_problem(&p, seed + 2, 6, 4, 0, 0, 0, &err), &err);
+    CHECK(ncp_dop_init(&op, &p, NCP_DOP_SPARSE, &err) == NCP_ERR_INPUT);
+    ncp_error_clear(&err);
+    ncp_problem_free(&p);
+}
+
 int main(void)
 {
     check_problem(1, 6, 40);   /* m = 120, nv = 6: low rank */
     check_problem(2, 12, 16);  /* m = 48, nv = 12: low rank (4 nv = m) */
     check_problem(3, 30, 8);   /* m = 24 < 4 nv: dense */
+    check_sparse(4, 20, 100);  /* m = 300, nv = 120, 20 bodies: sparse */
     return tcheck_exit("dop");
 }

@@ -99,6 +99,41 @@ int tutil_random_problem(ncp_problem *p, uint64_t seed, int nv, int nc, int nbil
     return ncp_problem_compute_dual(p, err);
 }
 
+int tutil_sparse_bodies_problem(ncp_problem *p, uint64_t seed, int nbodies, int nc,
+                                ncp_error *err)
+{
+    const int nv = 6 * nbodies;
+    int rc = tutil_random_problem(p, seed, nv, nc, 0, 0, 0, err);
+    if (rc) return rc;
+    const int m = p->m;
+    double *Jd = calloc((size_t)m * nv, sizeof(double));
+    if (!Jd) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory");
+    ncp_csr_to_dense(&p->J, Jd);
+    for (int c = 0; c < nc; c++) { /* keep the columns of bodies a and b (b < 0: the ground) */
+        int a = c % nbodies, b = c % 5 == 4 ? -1 : (a + 1 + (7 * c) % (nbodies - 1)) % nbodies;
+        for (int i = 3 * c; i < 3 * c + 3; i++)
+            for (int j = 0; j < nv; j++)
+                if (j / 6 != a && j / 6 != b) Jd[i + (size_t)j * m] = 0.0;
+    }
+    for (int j = 0; j < nv; j++) /* A block diagonal: its diagonal blocks stay SPD */
+        for (int i = 0; i < nv; i++)
+            if (i / 6 != j / 6) p->A[i + (size_t)j * nv] = 0.0;
+    ncp_csr_free(&p->J);
+    rc = ncp_csr_from_dense(&p->J, m, nv, Jd, 0.0, err);
+    if (!rc) rc = ncp_csr_from_dense(&p->A_sparse, nv, nv, p->A, 0.0, err);
+    free(Jd);
+    if (rc) return rc;
+    free(p->A);
+    p->A = NULL;
+    p->has_primal = 0;
+    p->has_sparse_primal = 1;
+    p->has_dual = 0;
+    free(p->D);
+    free(p->vf);
+    p->D = p->vf = NULL;
+    return ncp_problem_compute_dual(p, err);
+}
+
 void tutil_feasible_shift(ncp_problem *p)
 {
     for (int bi = 0; bi < p->nblocks; bi++) {

@@ -20,6 +20,14 @@ double trng_normal(trng *r);             /* N(0, 1) */
 int tutil_random_problem(ncp_problem *p, uint64_t seed, int nv, int nc, int nbil, int nuni,
                          int nsoft, ncp_error *err);
 
+/* A random problem of many bodies kept sparse (has_sparse_primal, as the simulator stores a pile
+ * of rigid bodies): nbodies free bodies of 6 DOFs with SPD 6 x 6 mass blocks (A_sparse, block
+ * diagonal), nc contacts, each touching two bodies (every fifth one body and the ground), so
+ * each row of J has 12 (or 6) entries; b, e, mu as tutil_random_problem; D and v_f computed from
+ * the sparse data. */
+int tutil_sparse_bodies_problem(ncp_problem *p, uint64_t seed, int nbodies, int nc,
+                                ncp_error *err);
+
 /* About 5% of tutil_random_problem draws with m > nv have no solution (no v with J v + e
  * strictly inside the dual cones). This moves e (and v_f with it, keeping v_f = J A^{-1} b + e)
  * so that v = 0 is strictly feasible: bilateral e = 0, unilateral e >= 0.1, contact

@@ -1,4 +1,4 @@
-/* The Delassus operator, dense or as F F^T (core/dop.h). */
+/* The Delassus operator: dense, as F F^T, or as J A^{-1} J^T with a sparse A (core/dop.h). */
 #include "core/dop.h"
 
 #include <math.h>
@@ -11,7 +11,66 @@ void ncp_dop_free(ncp_dop *op)
     free(op->F);
     free(op->Fr);
     free(op->t);
+    free(op->w);
+    if (op->chol) ncp_sparse_chol_free(op->chol);
     memset(op, 0, sizeof *op);
+}
+
+/* Whether p carries sparse primal data the sparse route can use. */
+static int has_sparse_data(const ncp_problem *p)
+{
+    return p->has_sparse_primal && p->nv > 0 && p->A_sparse.rowptr && p->A_sparse.m == p->nv &&
+           p->A_sparse.n == p->nv && p->J.rowptr && p->J.m == p->m && p->J.n == p->nv;
+}
+
+/* The sparse route: A_sparse factorised block by block (core/sparse_chol.h). With `auto_route`
+ * a factor that would not pay (CHOLMOD blocks, whose solves allocate; a product above an eighth
+ * of the dense 2 m^2 flops) is dropped and 1 returned: the dense route serves. */
+static int build_sparse(ncp_dop *op, const ncp_problem *p, int auto_route, ncp_error *err)
+{
+    const double m2 = 2.0 * (double)p->m * (double)p->m;
+    /* J^T x and J w: 4 nnz(J) flops, before anything is factorised */
+    if (auto_route && 8.0 * 4.0 * (double)p->J.nnz >= m2) return 1;
+    ncp_sparse_chol_opts opts = {.no_cholmod = 1};
+    int rc = ncp_sparse_chol_factor(&p->A_sparse, &opts, &op->chol, err);
+    if (rc) {
+        ncp_error_prefix(err, "Delassus operator: mass matrix A: ");
+        return rc;
+    }
+    int max_block = 0;
+    ncp_sparse_chol_stats(op->chol, NULL, &max_block, NULL);
+    double cost = 4.0 * (double)p->J.nnz + 2.0 * (double)ncp_sparse_chol_dense_entries(op->chol);
+    if (auto_route && 8.0 * cost >= m2) {
+        ncp_sparse_chol_free(op->chol);
+        op->chol = NULL;
+        return 1;
+    }
+    if (!(op->w = ncp_malloc(err, (size_t)p->nv + (size_t)max_block, sizeof(double)))) {
+        ncp_sparse_chol_free(op->chol);
+        op->chol = NULL;
+        return NCP_ERR_NOMEM;
+    }
+    op->J = p->J;
+    op->nv = p->nv;
+    return NCP_OK;
+}
+
+/* y = alpha J A^{-1} J^T x + beta y on the sparse route. */
+static void sparse_apply(ncp_dop *op, double alpha, const double *x, double beta, double *y)
+{
+    const ncp_csr *J = &op->J;
+    double *w = op->w;
+    for (int k = 0; k < op->nv; k++) w[k] = 0.0;
+    for (int i = 0; i < op->m; i++) { /* w = J^T x */
+        const double xi = x[i];
+        if (xi == 0.0) continue;
+        for (int q = J->rowptr[i]; q < J->rowptr[i + 1]; q++) w[J->col[q]] += J->val[q] * xi;
+    }
+    ncp_sparse_chol_solve1(op->chol, w, op->w + op->nv);
+    for (int i = 0; i < op->m; i++) {
+        const double s = ncp_csr_row_dot(J, i, w);
+        y[i] = beta == 0.0 ? alpha * s : alpha * s + beta * y[i];
+    }
 }
 
 /* F = J L^{-T} (m x nv): F^T = L^{-1} J^T, built column by column of J^T (rows of J). */
@@ -48,8 +107,9 @@ done:
     return rc;
 }
 
-/* Whether D x = F (F^T x) for a fixed pseudo-random x in [-1, 1]^m, to 1e-10 of the scale
- * sum_j |D_ij| |x_j| of each row (rounding of either route stays far below). */
+/* Whether D x = F (F^T x) (J A^{-1} J^T x on the sparse route) for a fixed pseudo-random x in
+ * [-1, 1]^m, to 1e-10 of the scale sum_j |D_ij| |x_j| of each row (rounding of either route
+ * stays far below). */
 static int factor_matches(ncp_dop *op, ncp_error *err)
 {
     const int m = op->m;
@@ -91,8 +151,12 @@ static int factor_matches(ncp_dop *op, ncp_error *err)
                 sc[i] += fabs(pij);
             }
         }
-        ncp_gemv(1, m, op->rank, 1.0, op->F, x, 0.0, op->t);
-        ncp_gemv(0, m, op->rank, 1.0, op->F, op->t, 0.0, z);
+        if (op->rank) {
+            ncp_gemv(1, m, op->rank, 1.0, op->F, x, 0.0, op->t);
+            ncp_gemv(0, m, op->rank, 1.0, op->F, op->t, 0.0, z);
+        } else {
+            sparse_apply(op, 1.0, x, 0.0, z);
+        }
         for (int i = 0; ok && i < m; i++)
             ok = fabs(y[i] - z[i]) <= 1e-10 * sc[i] || (sc[i] == 0.0 && z[i] == 0.0);
     }
@@ -103,6 +167,25 @@ static int factor_matches(ncp_dop *op, ncp_error *err)
     return ok;
 }
 
+/* The dense route: D alone (op->m and op->D set). */
+static int dense_route(ncp_dop *op, const ncp_problem *p, ncp_error *err)
+{
+    if (!op->D && p->m > 0)
+        return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has no dual data (D) for the "
+                             "dense Delassus operator", p->name ? p->name : "?");
+    return NCP_OK;
+}
+
+/* Back to the dense route after a failed or refused factor; NCP_ERR_NOMEM is kept. */
+static int fall_back(ncp_dop *op, const ncp_problem *p, ncp_error *err)
+{
+    int oom = err && err->code == NCP_ERR_NOMEM;
+    ncp_dop_free(op);
+    op->m = p->m;
+    op->D = p->D;
+    return oom ? NCP_ERR_NOMEM : NCP_OK;
+}
+
 int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
 {
     memset(op, 0, sizeof *op);
@@ -110,38 +193,47 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
     op->D = p->has_dual ? p->D : NULL;
     int primal = p->has_primal && p->A && p->nv > 0 && p->J.rowptr && p->J.m == p->m &&
                  p->J.n == p->nv;
+    int sparse = has_sparse_data(p);
     /* the route decided for this problem already (ncp_dop_check_problem), when it has a D */
     int decided = route == NCP_DOP_AUTO && op->D ? p->dop_route : 0;
-    if (route == NCP_DOP_DENSE || decided < 0 ||
-        (route == NCP_DOP_AUTO && (!primal || 4 * p->nv > p->m))) {
-        if (!op->D && p->m > 0)
-            return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has no dual data (D) for the "
-                                 "dense Delassus operator", p->name ? p->name : "?");
+    if (route == NCP_DOP_DENSE || decided < 0) return dense_route(op, p, err);
+    int rc;
+    if (route == NCP_DOP_SPARSE || (route == NCP_DOP_AUTO && decided == 2) ||
+        (route == NCP_DOP_AUTO && decided == 0 && !(primal && 4 * p->nv <= p->m) && sparse &&
+         op->D)) {
+        if (!sparse)
+            return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has no sparse primal data "
+                                 "(A_sparse, J) for the sparse Delassus operator",
+                                 p->name ? p->name : "?");
+        rc = build_sparse(op, p, route == NCP_DOP_AUTO && decided == 0, err);
+        if (route == NCP_DOP_SPARSE) {
+            if (rc) ncp_dop_free(op);
+            return rc;
+        }
+        /* A not SPD to working precision, or a factor that would not pay: D still serves */
+        if (rc == 1 || (rc && rc != NCP_ERR_NOMEM)) {
+            ncp_error_clear(err);
+            return fall_back(op, p, err);
+        }
+        if (rc) return fall_back(op, p, err);
+        if (decided == 0 && !factor_matches(op, err)) return fall_back(op, p, err);
         return NCP_OK;
     }
+    if (route == NCP_DOP_AUTO && (!primal || 4 * p->nv > p->m)) return dense_route(op, p, err);
     if (!primal)
         return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has no dense primal data (A, J) for "
                              "the low-rank Delassus operator", p->name ? p->name : "?");
-    int rc = build_factor(op, p, err);
+    rc = build_factor(op, p, err);
     if (rc == NCP_ERR_NUMERIC && route == NCP_DOP_AUTO && op->D) {
         ncp_error_clear(err); /* A not SPD to working precision: the dense D still serves */
-        ncp_dop_free(op);
-        op->m = p->m;
-        op->D = p->D;
-        return NCP_OK;
+        return fall_back(op, p, err);
     }
     if (rc) {
         ncp_dop_free(op);
         return rc;
     }
-    if (route == NCP_DOP_AUTO && op->D && decided == 0 && !factor_matches(op, err)) {
-        const double *D = op->D;
-        int oom = err && err->code == NCP_ERR_NOMEM;
-        ncp_dop_free(op);
-        if (oom) return NCP_ERR_NOMEM;
-        op->m = p->m;
-        op->D = D;
-    }
+    if (route == NCP_DOP_AUTO && op->D && decided == 0 && !factor_matches(op, err))
+        return fall_back(op, p, err);
     return NCP_OK;
 }
 
@@ -151,7 +243,7 @@ int ncp_dop_check_problem(ncp_problem *p, ncp_error *err)
     ncp_dop op;
     ncp_error e = {0};
     int rc = ncp_dop_init(&op, p, NCP_DOP_AUTO, &e);
-    if (rc == NCP_OK) p->dop_route = op.rank > 0 ? 1 : -1;
+    if (rc == NCP_OK) p->dop_route = op.rank > 0 ? 1 : op.chol ? 2 : -1;
     ncp_dop_free(&op);
     if (rc == NCP_ERR_NOMEM) return ncp_error_set(err, rc, "%s", e.msg);
     return NCP_OK; /* any other failure: left undecided, each operator meets it itself */
@@ -240,6 +332,10 @@ void ncp_dop_apply(ncp_dop *op, double alpha, const double *x, double beta, doub
 {
     const int m = op->m;
     if (m <= 0) return;
+    if (op->chol) {
+        sparse_apply(op, alpha, x, beta, y);
+        return;
+    }
     if (!op->rank) {
         ncp_gemv(0, m, m, alpha, op->D, x, beta, y);
         return;
@@ -301,9 +397,26 @@ double ncp_dop_row_absmax(const ncp_dop *op)
     return best;
 }
 
+/* Column b of the block on the sparse route: J_a A^{-1} J_b^T for rows a of the block. */
+static void sparse_diag_block(const ncp_dop *op, int r0, int k, double *B)
+{
+    const ncp_csr *J = &op->J;
+    double *w = op->w; /* scratch of the operator: diag_block is not const in effect */
+    for (int b = 0; b < k; b++) {
+        for (int c = 0; c < op->nv; c++) w[c] = 0.0;
+        for (int q = J->rowptr[r0 + b]; q < J->rowptr[r0 + b + 1]; q++) w[J->col[q]] += J->val[q];
+        ncp_sparse_chol_solve1(op->chol, w, op->w + op->nv);
+        for (int a = 0; a < k; a++) B[a + (size_t)b * k] = ncp_csr_row_dot(J, r0 + a, w);
+    }
+}
+
 void ncp_dop_diag_block(const ncp_dop *op, int r0, int k, double *B)
 {
     const int m = op->m;
+    if (op->chol && !op->D) {
+        sparse_diag_block(op, r0, k, B);
+        return;
+    }
     for (int b = 0; b < k; b++)
         for (int a = 0; a < k; a++) {
             double s = 0.0;
@@ -333,6 +446,9 @@ int ncp_dop_shift_factor(const ncp_dop *op, const double *s, ncp_dop_shift *f, n
     const int m = op->m, r = op->rank;
     int rc;
     if (!r) {
+        if (!op->D && m > 0)
+            return ncp_error_set(err, NCP_ERR_INPUT, "Delassus shift: the factorisation of "
+                                 "D + diag(s) needs the problem's dense D");
         f->n = m;
         if (!(f->L = ncp_malloc(err, (size_t)m * m, sizeof(double)))) return NCP_ERR_NOMEM;
         memcpy(f->L, op->D, (size_t)m * m * sizeof(double));

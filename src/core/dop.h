@@ -12,14 +12,24 @@
  *
  *     (S + F F^T)^{-1} = S^{-1} - S^{-1} F (I + F^T S^{-1} F)^{-1} F^T S^{-1}.
  *
- * The low-rank route is taken only when it is cheaper (nv <= m / 4) and only after checking that
- * the problem's D is F F^T (a D given by a file, regularised or symmetrised, need not be): one
- * product with a fixed pseudo-random vector, agreement to 1e-10 of sum_j |D_ij| |x_j|. Otherwise
- * the dense D is used. Both routes give the same vectors up to rounding.
+ * A problem of many bodies keeps its mass matrix sparse (A_sparse: block diagonal, one block per
+ * body or kinematic tree) and J sparse (each contact row touches two bodies): there D is full rank
+ * but D x = J (A^{-1} (J^T x)) costs O(nnz(J) + the blocks' factors) instead of 2 m^2 (the
+ * wrecking ball: m = 13 251, nnz(J) = 77 333, 601 blocks of 6: about 1/500 of the dense product,
+ * which streams a 1.4 GB D through memory). This is the sparse route; its D stays full rank, so
+ * everything other than products (diagonal blocks, shifted factorisations, Gauss–Seidel columns)
+ * keeps using the dense D.
  *
- * The operator borrows the problem (its D); it owns F and a scratch vector, so one operator must
- * not be used by two threads at once. Every solver, the metrics and the harness use this one
- * implementation. */
+ * The low-rank route is taken only when it is cheaper (nv <= m / 4), the sparse route only when
+ * its product costs under an eighth of the dense one (the indexed loops run slower per flop);
+ * either only after checking that the problem's D is J A^{-1} J^T (a D given by a file,
+ * regularised or symmetrised, need not be): one product with a fixed pseudo-random vector,
+ * agreement to 1e-10 of sum_j |D_ij| |x_j|. Otherwise the dense D is used. All routes give the
+ * same vectors up to rounding.
+ *
+ * The operator borrows the problem (its D, J); it owns F, the sparse factor and scratch vectors,
+ * so one operator must not be used by two threads at once. Every solver, the metrics and the
+ * harness use this one implementation. */
 #ifndef NCP_DOP_H
 #define NCP_DOP_H
 
@@ -28,7 +38,9 @@
 enum {
     NCP_DOP_AUTO = 0,    /* low rank when cheaper and verified, else dense */
     NCP_DOP_DENSE = 1,   /* always the dense D (needs the dual data) */
-    NCP_DOP_LOWRANK = 2  /* F F^T from the primal data, unverified (needs dense primal data) */
+    NCP_DOP_LOWRANK = 2, /* F F^T from the primal data, unverified (needs dense primal data) */
+    NCP_DOP_SPARSE = 3   /* J A_sparse^{-1} J^T, unverified (needs sparse primal data whose A
+                          * blocks are all factorised densely, i.e. none by CHOLMOD) */
 };
 
 typedef struct ncp_dop {
@@ -38,12 +50,19 @@ typedef struct ncp_dop {
     double *F;         /* m x rank, column-major (low-rank route) */
     double *Fr;        /* F row-major, made by ncp_dop_begin_rows (NULL before, or without memory) */
     double *t;         /* rank scratch */
+    /* sparse route (chol != NULL, rank = 0) */
+    ncp_csr J;         /* the problem's J: a view of its arrays (borrowed, not freed), copied
+                        * because callers pass views of problems that do not outlive init */
+    ncp_sparse_chol *chol; /* A_sparse factorised block by block */
+    double *w;         /* nv + largest block: scratch */
+    int nv;
 } ncp_dop;
 
-/* Builds the operator of p by `route` (NCP_DOP_*). NCP_DOP_AUTO falls back to dense when the
- * problem has no dense primal data, when nv > m / 4, or when its D is not F F^T. Errors:
- * NCP_ERR_INPUT when the route needs data p lacks, NCP_ERR_NUMERIC when A is not SPD (low-rank
- * route requested), NCP_ERR_NOMEM. */
+/* Builds the operator of p by `route` (NCP_DOP_*). NCP_DOP_AUTO takes the low-rank route for
+ * dense primal data with nv <= m / 4, the sparse route for sparse primal data where it is much
+ * cheaper, and falls back to dense when neither applies or when the problem's D is not
+ * J A^{-1} J^T. Errors: NCP_ERR_INPUT when the route needs data p lacks, NCP_ERR_NUMERIC when A
+ * is not SPD (low-rank or sparse route requested), NCP_ERR_NOMEM. */
 int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err);
 /* Decides p->dop_route (core/problem.h) once: the route ncp_dop_init takes with NCP_DOP_AUTO
  * when p->dop_route is 0, so that later operators skip the check of F F^T against D (the same
@@ -98,7 +117,8 @@ typedef struct ncp_dop_shift {
 } ncp_dop_shift;
 
 /* Factorises D + diag(s) (s: m entries, each > 0; on the dense route s may also be 0 where D's
- * diagonal keeps the sum positive definite). NCP_ERR_NUMERIC when it is not positive definite. */
+ * diagonal keeps the sum positive definite; the sparse route factorises the dense D + diag(s)
+ * too and needs the problem's D). NCP_ERR_NUMERIC when it is not positive definite. */
 int ncp_dop_shift_factor(const ncp_dop *op, const double *s, ncp_dop_shift *f, ncp_error *err);
 /* x = (D + diag(s))^{-1} b (x may be b). */
 void ncp_dop_shift_solve(ncp_dop_shift *f, const double *b, double *x);

@@ -145,10 +145,10 @@ typedef struct ncp_problem {
 
     /* The route ncp_dop_init (core/dop.h) takes with NCP_DOP_AUTO, decided once per problem by
      * ncp_dop_check_problem (the readers and the capture call it) instead of once per operator
-     * (every solve builds two): 0 not decided (ncp_dop_init checks F F^T against D itself),
-     * 1 low rank (checked: F F^T agrees with D), -1 dense. Whatever changes D, A or J afterwards
-     * sets it back to 0 (ncp_problem_compute_dual, ncp_problem_primal_from_dual, the harness's
-     * reconstructions do). */
+     * (every solve builds two): 0 not decided (ncp_dop_init checks its route against D itself),
+     * 1 low rank (checked: F F^T agrees with D), 2 sparse (checked: J A_sparse^{-1} J^T agrees
+     * with D), -1 dense. Whatever changes D, A or J afterwards sets it back to 0
+     * (ncp_problem_compute_dual, ncp_problem_primal_from_dual, the harness's reconstructions do). */
     int dop_route;
 } ncp_problem;
 

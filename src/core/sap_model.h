@@ -89,6 +89,7 @@ double ncp_sap_eval(const ncp_problem *p, const ncp_sap_model *sm, const double 
  * At another solver's lambda the two impulses differ (e.g. a resting rigid answer: u = 0, so the
  * compliant model's gamma is ~0 and p = A v ~0): we take the larger of the two, which keeps the
  * ratio in [0, 2] and equals eq. 32 when lambda = gamma.
+ * A kept sparse (A_sparse) is the same primal form: its diagonal scales the same sums.
  * Without primal data it uses the canonical primal form of docs/design.md (A = I, J = L^T with
  * D = L L^T, b = 0, so p = J^T lambda): num = ||lambda - gamma||_D, den = max(||lambda||_D,
  * ||gamma||_D), with ||x||_D = sqrt(x^T D x) (D = p->D). Uses sm->work. */

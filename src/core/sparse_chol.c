@@ -235,6 +235,22 @@ void ncp_sparse_chol_stats(const ncp_sparse_chol *F, int *nblocks, int *max_bloc
     if (ncholmod) *ncholmod = F->ncholmod;
 }
 
+size_t ncp_sparse_chol_dense_entries(const ncp_sparse_chol *F)
+{
+    return F->loff[F->nblocks];
+}
+
+void ncp_sparse_chol_solve1(const ncp_sparse_chol *F, double *b, double *work)
+{
+    for (int k = 0; k < F->nblocks; k++) {
+        const int s = F->start[k + 1] - F->start[k];
+        const int *d = F->dof + F->start[k];
+        for (int a = 0; a < s; a++) work[a] = b[d[a]];
+        ncp_chol_solve(s, F->L + F->loff[k], 1, work, NULL); /* dense block: cannot fail */
+        for (int a = 0; a < s; a++) b[d[a]] = work[a];
+    }
+}
+
 /* Solves block k in place for w right-hand sides X (s x w, block-local rows). */
 static int solve_block(ncp_sparse_chol *F, int k, int w, double *X, ncp_error *err)
 {

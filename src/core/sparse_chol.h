@@ -39,6 +39,13 @@ int ncp_sparse_chol_solve(ncp_sparse_chol *F, int nrhs, double *B, ncp_error *er
 /* Number of blocks, DOFs of the largest, blocks factorised by CHOLMOD. */
 void ncp_sparse_chol_stats(const ncp_sparse_chol *F, int *nblocks, int *max_block,
                            int *ncholmod);
+/* Entries of the dense block factors (a solve reads each about twice; blocks factorised by
+ * CHOLMOD not counted). */
+size_t ncp_sparse_chol_dense_entries(const ncp_sparse_chol *F);
+/* Solves A x = b in place for ONE right-hand side with caller scratch `work` (max_block doubles),
+ * allocating nothing: the bits of ncp_sparse_chol_solve, for a factor without CHOLMOD blocks only
+ * (ncholmod == 0; the caller checks). Read-only on F, so several threads may share it. */
+void ncp_sparse_chol_solve1(const ncp_sparse_chol *F, double *b, double *work);
 
 /* D = J A^{-1} J^T (m x m, column-major, symmetrised as ncp_delassus does) and
  * v_f = J A^{-1} b + e, block by block: a block only meets the rows of J that touch its DOFs.

@@ -421,10 +421,9 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
         res->final = run.last; /* the trace's last row evaluated this very iterate (same bits) */
     else if ((rc = ncp_metrics_eval(run.ws, res->lambda, &res->final, err)))
         goto done;
-    ncp_copy(m, pg->vf, res->u);
-    /* the reference BLAS's bits (dop.h); u = v_f at lambda = 0 (a solve stopped before its
-     * first iterate) without the O(m^2) product */
-    if (!ncp_all_zero(m, res->lambda)) ncp_dense_madd(m, m, pg->D, res->lambda, res->u);
+    /* the reference BLAS's bits, or the sparse route's product (metrics.h); u = v_f at
+     * lambda = 0 (a solve stopped before its first iterate) without a product */
+    ncp_metrics_velocity(run.ws, res->lambda, res->u);
     if (nvo) {
         if (run.have_v && out.has_v) {
             ncp_copy(nvo, run.best_v, res->v);
