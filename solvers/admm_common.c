@@ -141,11 +141,12 @@ static int is_brow(const ncp_admm *a, int i)
 /* The saddle form's K = A + J_E^T d_E^{-1} J_E (n_v x n_v) dense or sparse. Its pattern is A's
  * (block diagonal per body on the simulator's block route) plus one clique per constraint block
  * over the dofs its rows of J touch (the bodies a contact couples), and does not depend on rho:
- * a sparse K is ordered (minimum degree) and analysed once per solve, then refactorised
- * numerically per rho (core/sparse_chol.h: up-looking Cholesky, Davis 2006 §4.2), through the
- * pattern builder SAP's A + J^T G J uses (solvers/sap_sparse.h, with G = diag(1/d) on the E rows
- * and 0 on the B rows, whose cliques only store zeros). The wrecking ball's K (n_v 3606) costs
- * 3606^3/3 = 1.6e10 flops dense. Auto (k_factor = 0): sparse when A is kept sparse (a->sparse_a)
+ * a sparse K is ordered (minimum degree; natural order above NCP_SPCHOL_MD_MAX dofs) and
+ * analysed once per solve, then refactorised numerically per rho (core/sparse_chol.h: up-looking
+ * Cholesky, Davis 2006 §4.2), through the pattern builder SAP's A + J^T G J uses
+ * (solvers/sap_sparse.h, with G = diag(1/d) on the E rows and 0 on the B rows, whose cliques
+ * only store zeros). The wrecking ball's K (n_v 3606, 601 bodies, m 13 251) costs
+ * 3606^3/3 = 1.6e10 flops dense, 3.6e6 sparse (nnz(L) 1.05e5). Auto (k_factor = 0): sparse when A is kept sparse (a->sparse_a)
  * or n_v > NCP_ADMM_SPARSE_K_NV, and the sparse factor needs NCP_ADMM_SPARSE_K_GAIN times fewer
  * flops than n_v^3/3 (the indirect addressing of the sparse kernel is slower per flop than
  * LAPACK's, as admm-nosub, sap and the AL solvers decide); k_factor = 1 / 2 forces dense / sparse.
@@ -215,8 +216,9 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
         if (is_brow(a, i)) nb++;
     int have_primal = p->has_primal && p->A && p->J.rowptr && p->J.m == m && p->J.n == p->nv;
     /* the simulator's block route (sim/dynamics.h: > 600 dofs) keeps A as a block-diagonal CSR;
-     * K = A + J_E^T d_E^{-1} J_E is then densified (nv x nv), far cheaper than the dense form's
-     * m x m factor when m >> nv (the wrecking ball: nv 3606, m 13 260 at step 1) */
+     * K = A + J_E^T d_E^{-1} J_E (nv x nv) is then factorised sparsely (choose_k), far cheaper
+     * than the dense form's m x m factor when m >> nv (the wrecking ball: nv 3606, m 13 260 at
+     * step 1) */
     if (!have_primal && p->has_sparse_primal && p->A_sparse.rowptr && p->A_sparse.m == p->nv &&
         p->A_sparse.n == p->nv && p->b && p->e && p->J.rowptr && p->J.m == m &&
         p->J.n == p->nv && p->nv <= NCP_ADMM_SPARSE_MAX_NV &&
