@@ -9,8 +9,8 @@
  *     puts under it (the ground, or the bricks of the row below whose x ranges overlap its own,
  *     computed here from the positions), every contact at phi = 0 with a vertical normal; the
  *     ball, 0.1 m in front of the first wall, touches nothing;
- *  2. admm's saddle-point form on the sparse A (solvers/admm_common.c: K densified from A_sparse;
- *     form = 2) reaches the tolerance, and its impulses agree with those of the same solver on
+ *  2. admm's saddle-point form on the sparse A (solvers/admm_common.c: K from A_sparse, sparse
+ *     by default; form = 2) reaches the tolerance, and its impulses agree with those of the same solver on
  *     the dense-route problem (dense A, the saddle form the solver always had) to 1e-6;
  *  3. admm's and fadmm's saddle form with K kept sparse (k_factor = 2: fixed pattern analysed once,
  *     numeric refactorisation per rho) and with K dense (k_factor = 1), on the sparse-A and on the
