@@ -30,6 +30,7 @@ int ncp_admm_read_params(const ncp_solver_desc *d, const ncp_params *ps, ncp_adm
                                    err)) ||
         (rc = ncp_solver_param_int(d, ps, "precond", 0, 1, &cfg->precond, err)) ||
         (rc = ncp_solver_param_int(d, ps, "form", 0, 2, &cfg->form, err)) ||
+        (rc = ncp_solver_param_int(d, ps, "k_factor", 0, 2, &cfg->k_factor, err)) ||
         (rc = ncp_solver_param_real(d, ps, "tol_ccp", 0.0, INFINITY, 0, &cfg->tol_ccp, err)))
         return rc;
     return NCP_OK;
@@ -48,6 +49,9 @@ void ncp_admm_free(ncp_admm *a)
     ncp_dop_free(&a->op);
     free(a->s);
     free(a->K);
+    ncp_sap_hess_free(&a->hs);
+    free(a->G9);
+    ncp_csr_free(&a->Aown);
     free(a->d);
     free(a->brow);
     free(a->KJb);
@@ -128,6 +132,55 @@ static void setup_weights(ncp_admm *a, int precond)
     for (int i = 0; i < m; i++) a->sw[i] = sqrt(a->w[i]);
 }
 
+/* A B row: bilateral (free, no compliance), kept out of K (its Schur complement S_B). */
+static int is_brow(const ncp_admm *a, int i)
+{
+    return a->kind[i] == NCP_ADMM_ROW_FREE && a->comp[i] == 0.0;
+}
+
+/* The saddle form's K = A + J_E^T d_E^{-1} J_E (n_v x n_v) dense or sparse. Its pattern is A's
+ * (block diagonal per body on the simulator's block route) plus one clique per constraint block
+ * over the dofs its rows of J touch (the bodies a contact couples), and does not depend on rho:
+ * a sparse K is ordered (minimum degree; natural order above NCP_SPCHOL_MD_MAX dofs) and
+ * analysed once per solve, then refactorised numerically per rho (core/sparse_chol.h: up-looking
+ * Cholesky, Davis 2006 §4.2), through the pattern builder SAP's A + J^T G J uses
+ * (solvers/sap_sparse.h, with G = diag(1/d) on the E rows and 0 on the B rows, whose cliques
+ * only store zeros). The wrecking ball's K (n_v 3606, 601 bodies, m 13 251) costs
+ * 3606^3/3 = 1.6e10 flops dense, 3.6e6 sparse (nnz(L) 1.05e5). Auto (k_factor = 0): sparse when A is kept sparse (a->sparse_a)
+ * or n_v > NCP_ADMM_SPARSE_K_NV, and the sparse factor needs NCP_ADMM_SPARSE_K_GAIN times fewer
+ * flops than n_v^3/3 (the indirect addressing of the sparse kernel is slower per flop than
+ * LAPACK's, as admm-nosub, sap and the AL solvers decide); k_factor = 1 / 2 forces dense / sparse.
+ * Small dense problems keep the dense K they always had (their results unchanged, bit for bit). */
+#define NCP_ADMM_SPARSE_K_NV 600
+#define NCP_ADMM_SPARSE_K_GAIN 4.0
+static int choose_k(ncp_admm *a, int k_factor, ncp_error *err)
+{
+    const ncp_problem *p = a->p;
+    int nv = p->nv, rc;
+    a->sparse_k = 0;
+    if (k_factor == NCP_ADMM_KFACTOR_DENSE ||
+        (k_factor == NCP_ADMM_KFACTOR_AUTO && !a->sparse_a && nv <= NCP_ADMM_SPARSE_K_NV))
+        return NCP_OK;
+    const ncp_csr *As = &p->A_sparse;
+    if (!a->sparse_a) {
+        if ((rc = ncp_csr_from_dense(&a->Aown, nv, nv, p->A, 0.0, err))) return rc;
+        As = &a->Aown;
+    }
+    if ((rc = ncp_sap_hess_init(&a->hs, As, p, err))) return rc;
+    double flops;
+    ncp_sap_hess_stats(&a->hs, NULL, NULL, &flops);
+    if (k_factor == NCP_ADMM_KFACTOR_AUTO &&
+        !(NCP_ADMM_SPARSE_K_GAIN * flops < (double)nv * nv * nv / 3.0)) {
+        ncp_sap_hess_free(&a->hs); /* too much fill to pay: the dense K */
+        ncp_csr_free(&a->Aown);
+        return NCP_OK;
+    }
+    if (!(a->G9 = ncp_calloc(err, 9 * (size_t)p->nblocks + 1, sizeof(double))))
+        return NCP_ERR_NOMEM;
+    a->sparse_k = 1;
+    return NCP_OK;
+}
+
 int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in *in,
                    const ncp_admm_cfg *cfg, ncp_error *err)
 {
@@ -160,11 +213,12 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
 
     int nb = 0;
     for (int i = 0; i < m; i++)
-        if (a->kind[i] == NCP_ADMM_ROW_FREE && a->comp[i] == 0.0) nb++;
+        if (is_brow(a, i)) nb++;
     int have_primal = p->has_primal && p->A && p->J.rowptr && p->J.m == m && p->J.n == p->nv;
     /* the simulator's block route (sim/dynamics.h: > 600 dofs) keeps A as a block-diagonal CSR;
-     * K = A + J_E^T d_E^{-1} J_E is then densified (nv x nv), far cheaper than the dense form's
-     * m x m factor when m >> nv (the wrecking ball: nv 3606, m 13 260 at step 1) */
+     * K = A + J_E^T d_E^{-1} J_E (nv x nv) is then factorised sparsely (choose_k), far cheaper
+     * than the dense form's m x m factor when m >> nv (the wrecking ball: nv 3606, m 13 260 at
+     * step 1) */
     if (!have_primal && p->has_sparse_primal && p->A_sparse.rowptr && p->A_sparse.m == p->nv &&
         p->A_sparse.n == p->nv && p->b && p->e && p->J.rowptr && p->J.m == m &&
         p->J.n == p->nv && p->nv <= NCP_ADMM_SPARSE_MAX_NV &&
@@ -206,16 +260,18 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
     } else {
         int nv = p->nv;
         a->nb = nb;
-        a->K = ncp_malloc(err, (size_t)nv * nv, sizeof(double));
+        if ((rc = choose_k(a, cfg->k_factor, err))) return rc;
+        if (!a->sparse_k && !(a->K = ncp_malloc(err, (size_t)nv * nv, sizeof(double))))
+            return NCP_ERR_NOMEM;
         a->d = ncp_calloc(err, mz, sizeof(double));
         a->brow = ncp_calloc(err, (size_t)nb, sizeof(int));
         a->KJb = ncp_calloc(err, (size_t)nv * nb, sizeof(double));
         a->Sb = ncp_calloc(err, (size_t)nb * nb, sizeof(double));
         a->tb = ncp_calloc(err, (size_t)nb, sizeof(double));
-        if (!a->K || !a->d || !a->brow || !a->KJb || !a->Sb || !a->tb) return NCP_ERR_NOMEM;
+        if (!a->d || !a->brow || !a->KJb || !a->Sb || !a->tb) return NCP_ERR_NOMEM;
         nb = 0;
         for (int i = 0; i < m; i++)
-            if (a->kind[i] == NCP_ADMM_ROW_FREE && a->comp[i] == 0.0) a->brow[nb++] = i;
+            if (is_brow(a, i)) a->brow[nb++] = i;
     }
 
     double vfn = ncp_norm2(m, p->vf);
@@ -241,13 +297,12 @@ static int factor_dense(ncp_admm *a, ncp_error *err)
     return ncp_dop_shift_factor(&a->op, a->s, &a->N, err);
 }
 
-static int factor_saddle(ncp_admm *a, ncp_error *err)
+/* K = A + sum over E rows of J_i^T J_i / d_i (the eliminated multipliers), densely, factorised. */
+static int factor_k_dense(ncp_admm *a, ncp_error *err)
 {
     const ncp_problem *p = a->p;
     const ncp_csr *J = &p->J;
-    int m = a->m, nv = p->nv, nb = a->nb, rc;
-    for (int i = 0; i < m; i++) a->d[i] = a->theta[i] + a->comp[i];
-    /* K = A + sum over E rows of J_i^T J_i / d_i (the eliminated multipliers) */
+    int nv = p->nv;
     if (a->sparse_a) { /* the block-diagonal CSR A, scattered into the dense K */
         const ncp_csr *As = &p->A_sparse;
         ncp_zero(nv * nv, a->K);
@@ -257,8 +312,8 @@ static int factor_saddle(ncp_admm *a, ncp_error *err)
     } else {
         memcpy(a->K, p->A, (size_t)nv * nv * sizeof(double));
     }
-    for (int i = 0; i < m; i++) {
-        if (a->kind[i] == NCP_ADMM_ROW_FREE && a->comp[i] == 0.0) continue; /* a B row */
+    for (int i = 0; i < a->m; i++) {
+        if (is_brow(a, i)) continue;
         double s = 1.0 / a->d[i];
         for (int ka = J->rowptr[i]; ka < J->rowptr[i + 1]; ka++) {
             double va = s * J->val[ka];
@@ -266,7 +321,31 @@ static int factor_saddle(ncp_admm *a, ncp_error *err)
                 a->K[J->col[kb] + (size_t)J->col[ka] * nv] += va * J->val[kb];
         }
     }
-    if ((rc = ncp_chol_factor(nv, a->K, err))) return rc;
+    return ncp_chol_factor(nv, a->K, err);
+}
+
+/* The same K on its fixed sparse pattern (choose_k): G = diag(1/d) on each block's E rows, 0 on
+ * its B rows, scattered and refactorised numerically. */
+static int factor_k_sparse(ncp_admm *a, ncp_error *err)
+{
+    const ncp_problem *p = a->p;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        int r = p->blocks[bi].row, s = ncp_block_type_size(p->blocks[bi].type);
+        double *G = a->G9 + 9 * (size_t)bi;
+        memset(G, 0, 9 * sizeof(double));
+        for (int i = 0; i < s; i++)
+            if (!is_brow(a, r + i)) G[i + s * i] = 1.0 / a->d[r + i];
+    }
+    return ncp_sap_hess_factor(&a->hs, p, a->G9, err);
+}
+
+static int factor_saddle(ncp_admm *a, ncp_error *err)
+{
+    const ncp_problem *p = a->p;
+    const ncp_csr *J = &p->J;
+    int m = a->m, nv = p->nv, nb = a->nb, rc;
+    for (int i = 0; i < m; i++) a->d[i] = a->theta[i] + a->comp[i];
+    if ((rc = a->sparse_k ? factor_k_sparse(a, err) : factor_k_dense(a, err))) return rc;
     if (nb == 0) return NCP_OK;
     /* K^{-1} J_B^T, then S_B = J_B K^{-1} J_B^T + d_B */
     ncp_zero(nv * nb, a->KJb);
@@ -275,7 +354,10 @@ static int factor_saddle(ncp_admm *a, ncp_error *err)
         for (int k = J->rowptr[r]; k < J->rowptr[r + 1]; k++)
             a->KJb[J->col[k] + (size_t)j * nv] += J->val[k];
     }
-    if ((rc = ncp_chol_solve(nv, a->K, nb, a->KJb, err))) return rc;
+    if (a->sparse_k)
+        for (int j = 0; j < nb; j++) ncp_sap_hess_solve(&a->hs, a->KJb + (size_t)j * nv);
+    else if ((rc = ncp_chol_solve(nv, a->K, nb, a->KJb, err)))
+        return rc;
     for (int j = 0; j < nb; j++)
         for (int i = 0; i < nb; i++)
             a->Sb[i + (size_t)j * nb] = ncp_csr_row_dot(J, a->brow[i], a->KJb + (size_t)j * nv);
@@ -306,7 +388,9 @@ static int solve_saddle(ncp_admm *a, const double *z, const double *y, double *g
     for (int j = 0; j < nb; j++) a->tm[a->brow[j]] = 0.0;
     ncp_copy(nv, p->b, v);
     ncp_csr_gemv_t(J, 1.0, a->tm, 1.0, v);
-    if ((rc = ncp_chol_solve(nv, a->K, 1, v, err))) return rc;
+    if (a->sparse_k) ncp_sap_hess_solve(&a->hs, v);
+    else if ((rc = ncp_chol_solve(nv, a->K, 1, v, err)))
+        return rc;
     if (nb > 0) {
         for (int j = 0; j < nb; j++) a->tb[j] = q[a->brow[j]] - ncp_csr_row_dot(J, a->brow[j], v);
         if ((rc = ncp_chol_solve(nb, a->Sb, 1, a->tb, err))) return rc;

@@ -27,14 +27,15 @@
  *           D_eps = J^T, k = b, b_eps = e + s:
  *               [ A   J^T          ] {  v }   {  b                  }
  *               [ J   -(Theta + C) ] { -g } = { -e - s + Theta z - y }
- *           solved exactly by block elimination (la.h offers dense Cholesky, and the captured A
- *           is dense): the non-bilateral rows E (diagonal d = Theta + C, not small) are
- *           eliminated into K = A + J_E^T d_E^{-1} J_E (n_v x n_v, SPD); the bilateral rows B,
+ *           solved exactly by block elimination: the non-bilateral rows E (diagonal
+ *           d = Theta + C, not small) are eliminated into K = A + J_E^T d_E^{-1} J_E (n_v x n_v,
+ *           SPD; factorised densely, or sparsely on a pattern analysed once per solve when that
+ *           pays, parameter k_factor: see factor_saddle in admm_common.c); the bilateral rows B,
  *           whose d = rho_b w is tiny, would make K ill-conditioned, so they are kept and solved
  *           through their Schur complement S_B = J_B K^{-1} J_B^T + d_B (n_b x n_b, SPD). The
  *           velocity v is a by-product (Corollary 2) and is reported.
- *   Cost per factorisation: dense m^3/3; saddle about n_v^3/3 + n_b n_v^2 + n_b^3/3 plus the
- *   sparse products. form = 0 (auto) takes the saddle form when the problem has primal data and
+ *   Cost per factorisation: dense m^3/3; saddle about n_v^3/3 (dense K; sparse K: the flops
+ *   of its fill-reduced factor) + n_b n_v^2 + n_b^3/3 plus the sparse products. form = 0 (auto) takes the saddle form when the problem has primal data and
  *   n_v + n_b < m (more constraint rows than velocity unknowns: the many-contacts regime),
  *   else the dense form; form = 1 / 2 force one.
  *
@@ -60,6 +61,7 @@
 #include "core/dop.h"
 #include "solve/solver.h"
 #include "solvers/common.h"
+#include "solvers/sap_sparse.h"
 
 enum { NCP_ADMM_FORM_AUTO = 0, NCP_ADMM_FORM_DENSE = 1, NCP_ADMM_FORM_SADDLE = 2 };
 enum { NCP_ADMM_RHO_BALANCED = 1, NCP_ADMM_RHO_NORMALIZED = 2 };
@@ -80,13 +82,19 @@ enum { NCP_ADMM_RHO_BALANCED = 1, NCP_ADMM_RHO_NORMALIZED = 2 };
     {"form", 0.0,                                                                                \
      "0 = auto (saddle if primal data and n_v + n_bilateral < m), 1 = dense N + Theta, "         \
      "2 = saddle point on (A, J)"},                                                              \
+    {"k_factor", 0.0,                                                                            \
+     "saddle form's K = A + J_E^T d_E^-1 J_E: 0 = sparse (ordered once per solve) when A is "    \
+     "kept sparse or nv > 600 and it needs 4x fewer flops, else dense; 1 = dense, 2 = sparse"},  \
     {"tol_ccp", 0.0,                                                                             \
      "own stop: CCP natural map <= tol_ccp ||v_f||_2 (0 = budget tol / 10), status stalled"}
 
 typedef struct ncp_admm_cfg {
     double rho0, rho_b, tol_ccp;
     int adapt_every, policy, rho_sqrt, max_changes, precond, form;
+    int k_factor; /* saddle form's K: 0 auto, 1 dense, 2 sparse (NCP_ADMM_KFACTOR_*) */
 } ncp_admm_cfg;
+
+enum { NCP_ADMM_KFACTOR_AUTO = 0, NCP_ADMM_KFACTOR_DENSE = 1, NCP_ADMM_KFACTOR_SPARSE = 2 };
 
 /* Reads and validates the shared parameters of solver d. */
 int ncp_admm_read_params(const ncp_solver_desc *d, const ncp_params *ps, ncp_admm_cfg *cfg,
@@ -115,7 +123,11 @@ typedef struct ncp_admm {
     ncp_dop_shift N;     /* N + Theta = D + diag(C + Theta), factorised */
     double *s;           /* m: C + Theta */
     /* saddle form */
-    double *K;           /* nv x nv Cholesky factor of A + J_E^T d_E^{-1} J_E */
+    double *K;           /* nv x nv Cholesky factor of A + J_E^T d_E^{-1} J_E (dense K) */
+    int sparse_k;        /* 1: K kept sparse instead (hs, on the fixed pattern, analysed once) */
+    ncp_sap_hess hs;     /* sparse K = A + J^T G J with G = diag(1/d) on E rows, 0 on B rows */
+    double *G9;          /* 9 per block: the G that hs scatters (ncp_sap_hess_factor) */
+    ncp_csr Aown;        /* sparse K on a dense A: A's non-zeros as CSR */
     double *d;           /* m: Theta + C */
     int nb;              /* bilateral rows kept in the Schur complement */
     int *brow;           /* nb: their row indices */

@@ -295,7 +295,7 @@ static int newton_primal(sap_ws *w, ncp_error *err)
     const ncp_csr *J = &p->J;
     if (w->sparse) {
         int rc = ncp_sap_hess_factor(&w->hs, p, w->G9, err);
-        if (rc) return rc;
+        if (rc) return ncp_error_prefix(err, "sap: Newton matrix: ");
         for (int i = 0; i < nv; i++) w->dv[i] = -w->grad[i];
         ncp_sap_hess_solve(&w->hs, w->dv);
         direction_terms(w);
@@ -414,7 +414,8 @@ static int choose_sparse(sap_ws *w, int want, ncp_error *err)
         if ((rc = ncp_csr_from_dense(&w->Aown, nv, nv, p->A, 0.0, err))) return rc;
         w->As = &w->Aown;
     }
-    if ((rc = ncp_sap_hess_init(&w->hs, w->As, p, err))) return rc;
+    if ((rc = ncp_sap_hess_init(&w->hs, w->As, p, err)))
+        return ncp_error_prefix(err, "sap: Newton matrix: ");
     double flops;
     ncp_sap_hess_stats(&w->hs, NULL, NULL, &flops);
     if (p->has_primal && want < 0 && SAP_SPARSE_GAIN * flops >= (double)nv * nv * nv / 3.0) {

@@ -1,4 +1,4 @@
-/* SAP's sparse Newton matrix (sap_sparse.h). */
+/* SAP's sparse Newton matrix, also admm's and fadmm's sparse K (sap_sparse.h). */
 #include "solvers/sap_sparse.h"
 
 #include <stdlib.h>
@@ -43,7 +43,7 @@ int ncp_sap_hess_init(ncp_sap_hess *h, const ncp_csr *A, const ncp_problem *p, n
     const int n = p->nv, nb = p->nblocks;
     const ncp_csr *J = &p->J;
     if (A->m != n || A->n != n || J->n != n || J->m != p->m)
-        return ncp_error_set(err, NCP_ERR_INTERNAL, "sap: sparse Newton matrix: A is %d x %d, "
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "sparse A + J^T G J: A is %d x %d, "
                              "J %d x %d, nv = %d", A->m, A->n, J->m, J->n, n);
     int *mark = ncp_malloc(err, (size_t)n + 1, sizeof(int));
     h->bptr = ncp_calloc(err, (size_t)nb + 1, sizeof(int));
@@ -134,7 +134,7 @@ int ncp_sap_hess_factor(ncp_sap_hess *h, const ncp_problem *p, const double *G9,
         }
     }
     int rc = ncp_spchol_factor(h->F, h->val, NULL, 0.0, err);
-    return rc ? ncp_error_prefix(err, "sap: sparse Newton matrix A + J^T G J: ") : NCP_OK;
+    return rc ? ncp_error_prefix(err, "sparse A + J^T G J: ") : NCP_OK;
 }
 
 void ncp_sap_hess_solve(ncp_sap_hess *h, double *x)

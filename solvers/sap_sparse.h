@@ -5,7 +5,8 @@
  * per solve (core/sparse_chol.h, ncp_spchol_analyse); each Newton step scatters A and the blocks'
  * J_b^T G_b J_b into it and refactorises numerically (ncp_spchol_factor). The pattern does
  * not depend on G (an open contact's G = 0 only stores zeros), so one analysis serves every
- * Newton step of the solve. */
+ * Newton step of the solve. admm and fadmm use it for their saddle form's K = A + J_E^T d_E^{-1} J_E
+ * (solvers/admm_common.c: G = diag(1/d) per block). */
 #ifndef NCP_SAP_SPARSE_H
 #define NCP_SAP_SPARSE_H
 

@@ -13,7 +13,8 @@
  *   (c) seeded random problems (contact-only and mixed blocks): CCP natural map <= tol ||v_f||,
  *       CCP sign and complementarity conditions, admm and fadmm give the same u (unique for the
  *       CCP); iteration counts of admm vs fadmm (reported);
- *   (d) the dense and saddle-point forms give the same iterates (to 1e-10) at every k;
+ *   (d) the dense and saddle-point forms give the same iterates (to 1e-10) at every k, and so
+ *       do the saddle form's sparse K (k_factor = 2) and dense K (k_factor = 1), lambda and v;
  *   (e) warm start from the solution stops within one iteration; the iteration budget is used
  *       exactly; descriptor, parameter defaults and validation; determinism.
  * Random problems: tutil_random_problem draws e freely, and with m > nv about 5% of draws have
@@ -474,7 +475,7 @@ static void test_forms_agree(void)
      * adaptation happens at k = 5, 10, ... in admm). */
     const int ks[] = {1, 2, 3, 5, 6, 11, 16, 30};
     const ncp_solver_desc *ss[2] = {S_ADMM, S_FADMM};
-    double worst = 0.0;
+    double worst = 0.0, worst_k = 0.0;
     for (int i = 0; i < 12; i++) {
         ncp_problem p;
         ncp_error err;
@@ -482,16 +483,38 @@ static void test_forms_agree(void)
         CHECK_OK(t_random(&p, 300 + i, i % 2, (i / 2) % 3, &err), &err);
         for (int si = 0; si < 2; si++)
             for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
-                ncp_params pd, pa;
+                ncp_params pd, pa, pk;
                 set_form(&pd, 1);
                 set_form(&pa, 2);
+                set_form(&pk, 2); /* the saddle form with K on its sparse pattern */
+                CHECK_OK(ncp_params_set(&pa, "k_factor", 1, &err), &err);
+                CHECK_OK(ncp_params_set(&pk, "k_factor", 2, &err), &err);
                 if (ss[si] == S_FADMM) { /* also exercise fadmm's refactorisation path */
                     CHECK_OK(ncp_params_set(&pd, "adapt_every", 5, &err), &err);
                     CHECK_OK(ncp_params_set(&pa, "adapt_every", 5, &err), &err);
+                    CHECK_OK(ncp_params_set(&pk, "adapt_every", 5, &err), &err);
                 }
-                ncp_result rd, ra;
+                ncp_result rd, ra, rk;
                 CHECK_OK(t_solve(ss[si], &p, &pd, NULL, 1e-300, ks[ki], &rd), &err);
                 CHECK_OK(t_solve(ss[si], &p, &pa, NULL, 1e-300, ks[ki], &ra), &err);
+                CHECK_OK(t_solve(ss[si], &p, &pk, NULL, 1e-300, ks[ki], &rk), &err);
+                /* sparse and dense K: the same elimination, K's entries summed in another
+                 * order (round-off); the same iteration count even when one stops early */
+                CHECK(rk.iterations == ra.iterations);
+                if (rk.iterations == ra.iterations) {
+                    double dk = 0.0, sk = 1.0;
+                    for (int k = 0; k < p.m; k++) {
+                        dk = fmax(dk, fabs(rk.lambda[k] - ra.lambda[k]));
+                        sk = fmax(sk, fabs(ra.lambda[k]));
+                    }
+                    for (int k = 0; k < p.nv; k++) {
+                        dk = fmax(dk, fabs(rk.v[k] - ra.v[k]));
+                        sk = fmax(sk, fabs(ra.v[k]));
+                    }
+                    CHECK(dk <= 1e-10 * sk);
+                    worst_k = fmax(worst_k, dk / sk);
+                }
+                ncp_result_free(&rk);
                 /* an iterate can solve the problem exactly (metric 0 <= 1e-300): then both forms
                  * stop there, within an iteration of each other (rounding) */
                 if (rd.iterations != ks[ki] || ra.iterations != ks[ki]) {
@@ -528,6 +551,7 @@ static void test_forms_agree(void)
         ncp_problem_free(&p);
     }
     printf("dense vs saddle-point iterates: largest relative difference %.2g\n", worst);
+    printf("saddle point, sparse vs dense K: largest relative difference %.2g\n", worst_k);
 }
 
 /* ---------- (e) warm start, budgets, parameters ---------- */
@@ -591,6 +615,7 @@ static void test_descriptors_and_params(void)
     } bad[] = {
         {S_ADMM, "rho", 0.0},          {S_ADMM, "rho_b", -1.0},     {S_ADMM, "adapt_every", 1.5},
         {S_ADMM, "rho_policy", 3.0},   {S_ADMM, "precond", 2.0},    {S_ADMM, "form", 3.0},
+        {S_ADMM, "k_factor", 3.0},    {S_FADMM, "k_factor", -1.0},
         {S_ADMM, "tol_ccp", -1e-3},    {S_FADMM, "restart_eps", 1.0},
         {S_FADMM, "restart_eps", 0.0}, {S_FADMM, "rho", NAN},
     };
