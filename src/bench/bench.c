@@ -68,6 +68,7 @@ typedef struct bench_ctx {
      * time in scratch. Batches are numbered in the order of the source on every rank. */
     ncp_mpi_pool *pool;
     int nbatches;         /* batches run (rank 0) or read (worker rank) so far */
+    ncp_error read_err;   /* worker rank: why it could not read a batch (abort set) */
     const ncp_bench_source *src;
     task scratch;
     /* Per problem of the current batch: its fingerprint (ncp_mpi_fingerprint of the problem as
@@ -78,6 +79,8 @@ typedef struct bench_ctx {
      * problem it is working through. */
     uint64_t *fp;
     unsigned char *fin;
+    int *running;   /* per problem: tasks of it being solved by this process's threads */
+    int last_prob;  /* worker rank: the problem of its previous task (-1: none) */
     int *owner;
     unsigned char *held;
     int *cur;
@@ -351,6 +354,16 @@ static int ensure_finished(bench_ctx *c, int i, ncp_error *err)
     return rc;
 }
 
+/* Problem i's derived data freed (src->release) once this process has no task of it left: a
+ * lazy batch then holds its problems as read plus those being solved, not every problem it
+ * finished (the wrecking ball: 1.4 GB each). Under c->mu. A task of it that comes later finds
+ * it F_RAW and finishes it again (the same bits). */
+static void release_if_done(bench_ctx *c, int i)
+{
+    if (!c->src || !c->src->release || !c->fin || c->fin[i] != F_DONE) return;
+    if (c->src->release(c->src->ctx, i)) c->fin[i] = F_RAW;
+}
+
 /* The per-problem state of a batch of c->nprobs problems (bench_ctx), with room for nranks
  * ranks' placement when nranks > 0. */
 static void batch_state_free(bench_ctx *c)
@@ -360,6 +373,8 @@ static void batch_state_free(bench_ctx *c)
     free(c->owner);
     free(c->held);
     free(c->cur);
+    free(c->running);
+    c->running = NULL;
     c->fp = NULL;
     c->fin = NULL;
     c->owner = c->cur = NULL;
@@ -375,7 +390,9 @@ static int batch_state_alloc(bench_ctx *c, int nranks, ncp_error *err)
     c->owner = ncp_malloc(err, n, sizeof *c->owner);
     c->held = ncp_calloc(err, n * r, sizeof *c->held);
     c->cur = ncp_malloc(err, r, sizeof *c->cur);
-    if (!c->fp || !c->fin || !c->owner || !c->held || !c->cur) {
+    c->running = ncp_calloc(err, n, sizeof *c->running);
+    c->last_prob = -1;
+    if (!c->fp || !c->fin || !c->owner || !c->held || !c->cur || !c->running) {
         batch_state_free(c);
         return NCP_ERR_NOMEM;
     }
@@ -492,12 +509,17 @@ static void *worker(void *arg)
     for (;;) {
         pthread_mutex_lock(&c->mu);
         int t = take_for(c, 0);
+        if (t >= 0) c->running[c->tasks[t].prob]++;
         pthread_mutex_unlock(&c->mu);
         if (t < 0) break;
         run_task(c, &c->tasks[t]);
         pthread_mutex_lock(&c->mu);
         c->tasks[t].state = T_DONE;
         if (c->tasks[t].rc) c->abort = 1;
+        /* the last local task of its problem, none left to take: the writer needs only the
+         * problem's name and sizes, which release keeps */
+        const int pr = c->tasks[t].prob;
+        if (--c->running[pr] == 0 && !pending_of(c, pr)) release_if_done(c, pr);
         pthread_cond_broadcast(&c->cv);
         pthread_mutex_unlock(&c->mu);
     }
@@ -572,6 +594,10 @@ static void mpi_land(void *ctx, int t, int rank, ncp_mpi_answer *a)
 static int mpi_select(void *ctx, int batch, ncp_error *err)
 {
     bench_ctx *c = ctx;
+    if (c->abort && c->read_err.code) {
+        *err = c->read_err; /* the reading before the first task failed: say why, every time */
+        return err->code;
+    }
     if (c->abort)
         return ncp_error_set(err, NCP_ERR_IO, "rank %d could not read its problems (see the "
                              "first error)", ncp_mpi_rank());
@@ -612,6 +638,14 @@ static void mpi_run(void *ctx, int t, ncp_mpi_answer *a)
     }
     tk->prob = t / c->o->nsolvers;
     tk->solver = t % c->o->nsolvers;
+    /* rank 0 hands a rank another problem only once none of its previous one is left
+     * (take_for): that one's derived data can go */
+    if (c->last_prob >= 0 && c->last_prob != tk->prob) {
+        pthread_mutex_lock(&c->mu);
+        release_if_done(c, c->last_prob);
+        pthread_mutex_unlock(&c->mu);
+    }
+    c->last_prob = tk->prob;
     run_task(c, tk);
     const ncp_problem *p = &c->probs[tk->prob];
     a->rc = tk->rc;
@@ -665,6 +699,11 @@ static int remote_run(const ncp_bench_source *src, const ncp_bench_opts *o,
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     ncp_mpi_tasks q = mpi_tasks(&c);
+    /* the first batch read now, while rank 0 reads its own, not when its first task arrives
+     * (after rank 0's reading: the whole collection's, on a lazy source); a failure is kept
+     * and answered to rank 0 with the first task */
+    ncp_error_clear(&c.read_err);
+    mpi_select(&c, 0, &c.read_err);
     ncp_mpi_work(&q, o->interrupt);
     sum->interrupted = o->interrupt && *o->interrupt;
     batch_state_free(&c);
@@ -1077,7 +1116,7 @@ int ncp_bench_run(const ncp_problem *probs, int nprobs, const ncp_bench_opts *o,
                   ncp_bench_summary *sum, ncp_error *err)
 {
     array_src a = {probs, nprobs, 0};
-    ncp_bench_source src = {array_next, &a, nprobs, NULL};
+    ncp_bench_source src = {array_next, &a, nprobs, NULL, NULL};
     return ncp_bench_run_source(&src, o, sum, err);
 }
 

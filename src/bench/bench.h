@@ -158,6 +158,11 @@ typedef struct ncp_bench_source {
      * problem by the first solve of it on this process; the name, title, description and m of
      * a problem are final before it. */
     int (*finish)(void *ctx, int i, ncp_error *err);
+    /* NULL, or release(ctx, i): problem i back to its state before finish (store.h
+     * ncp_problem_release: its derived D freed), called once no task of it is left on this
+     * process; returns 1 if it did (finish is then called again should a task of it come),
+     * 0 if the problem stays finished. */
+    int (*release)(void *ctx, int i);
 } ncp_bench_source;
 
 /* Makes room for item n of the array *arrp (arrp: the address of a T * holding *cap items of

@@ -41,7 +41,24 @@ struct ncp_collection {
     int lazy;
     ncp_problem_origin *origin;
     const char **bpath; /* per problem of the batch: its file's path (c->f's) */
+    ncp_problem_keep *keep; /* per problem of the batch: what release restores */
 };
+
+/* Bytes a problem of a batch holds: as read on a lazy collection (the D derived by its finish
+ * step comes and goes with the solves of it: bench.h's release step), else complete. */
+static double problem_bytes(const ncp_problem *p, int lazy)
+{
+    if (!lazy) return 8.0 * ((double)p->m * p->m + (double)p->nv * p->nv);
+    double b = 12.0 * ((double)p->J.nnz + (double)p->A_sparse.nnz) + 40.0 * ((double)p->m + p->nv);
+    if (p->A) b += 8.0 * (double)p->nv * p->nv;
+    if (p->D) b += 8.0 * (double)p->m * p->m;
+    return b;
+}
+
+static void free_keeps(ncp_collection *c)
+{
+    for (int i = 0; c->keep && i < c->nbatch; i++) ncp_problem_keep_free(&c->keep[i]);
+}
 
 /* What an HDF5 file holds: KIND_OURS, KIND_FCLIB or KIND_UNKNOWN (not a problem file). */
 static int file_kind_here(const char *path)
@@ -259,6 +276,7 @@ static int rename_problems(const ncp_collection *c, const cfile *f, ncp_problem 
 static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *err)
 {
     ncp_collection *c = ctx;
+    free_keeps(c);
     ncp_problems_free(c->batch, c->nbatch);
     c->batch = NULL;
     c->nbatch = 0;
@@ -284,7 +302,9 @@ static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
         if (no) c->origin = no;
         const char **np = c->lazy ? realloc(c->bpath, sizeof *np * cap) : NULL;
         if (np) c->bpath = np;
-        if (!nb || (c->lazy && (!no || !np))) {
+        ncp_problem_keep *nk = c->lazy ? realloc(c->keep, sizeof *nk * cap) : NULL;
+        if (nk) c->keep = nk;
+        if (!nb || (c->lazy && (!no || !np || !nk))) {
             ncp_problems_free(ps, k);
             free(og);
             rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory loading %s", f->path);
@@ -294,9 +314,10 @@ static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
             if (c->lazy) {
                 c->origin[c->nbatch] = og[i];
                 c->bpath[c->nbatch] = f->path;
+                memset(&c->keep[c->nbatch], 0, sizeof c->keep[c->nbatch]);
             }
+            bytes += problem_bytes(&ps[i], c->lazy);
             c->batch[c->nbatch++] = ps[i]; /* moved: ps itself is freed below */
-            bytes += 8.0 * ((double)ps[i].m * ps[i].m + (double)ps[i].nv * ps[i].nv);
         }
         free(ps);
         free(og);
@@ -317,7 +338,15 @@ static int finish_problem(void *ctx, int i, ncp_error *err)
     ncp_collection *c = ctx;
     if (i < 0 || i >= c->nbatch)
         return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %d of a batch of %d", i, c->nbatch);
-    return ncp_problem_finish(&c->batch[i], c->bpath[i], &c->origin[i], c->budget, err);
+    return ncp_problem_finish_keep(&c->batch[i], c->bpath[i], &c->origin[i], c->budget,
+                                   &c->keep[i], err);
+}
+
+/* bench.h's release step of a lazy collection. */
+static int release_problem(void *ctx, int i)
+{
+    ncp_collection *c = ctx;
+    return i >= 0 && i < c->nbatch ? ncp_problem_release(&c->batch[i], &c->keep[i]) : 0;
 }
 
 void ncp_collection_set_lazy(ncp_collection *c, int lazy)
@@ -331,7 +360,10 @@ void ncp_collection_source(ncp_collection *c, ncp_bench_source *src)
     src->next = next_batch;
     src->ctx = c;
     src->total_hint = c->n; /* at least one problem per file */
-    if (c->lazy) src->finish = finish_problem;
+    if (c->lazy) {
+        src->finish = finish_problem;
+        src->release = release_problem;
+    }
 }
 
 void ncp_collection_free(ncp_collection *c)
@@ -343,8 +375,10 @@ void ncp_collection_free(ncp_collection *c)
     }
     free(c->f);
     free(c->sorted);
+    free_keeps(c);
     ncp_problems_free(c->batch, c->nbatch);
     free(c->origin);
     free(c->bpath);
+    free(c->keep);
     free(c);
 }

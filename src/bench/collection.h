@@ -30,8 +30,10 @@ int ncp_collection_nfiles(const ncp_collection *c);
 int ncp_collection_skipped(const ncp_collection *c);
 /* Lazy (before ncp_collection_source): every file is read as stored (ncp_load_problems_raw)
  * and each problem finished on demand by the source's finish step (bench.h), so that the ranks
- * of an MPI run each derive only the problems they solve. Errors of the finish step (a NaN, a
- * singular M) then stop the run when the problem is first solved, not before it starts. */
+ * of an MPI run each derive only the problems they solve, and release what they derived once
+ * done with a problem (bench.h's release step); batches are then sized by the problems as read.
+ * Errors of the finish step (a NaN, a singular M) then stop the run when the problem is first
+ * solved, not before it starts. */
 void ncp_collection_set_lazy(ncp_collection *c, int lazy);
 /* The batch source over the files (valid while c lives). */
 void ncp_collection_source(ncp_collection *c, ncp_bench_source *src);

@@ -1107,6 +1107,43 @@ int ncp_problem_finish(ncp_problem *p, const char *path, const ncp_problem_origi
     return origin->fclib ? ncp_fclib_finish(&c, p) : finish_ours(&c, origin->group, p);
 }
 
+void ncp_problem_keep_free(ncp_problem_keep *keep)
+{
+    free(keep->note);
+    memset(keep, 0, sizeof *keep);
+}
+
+int ncp_problem_finish_keep(ncp_problem *p, const char *path, const ncp_problem_origin *origin,
+                            double budget, ncp_problem_keep *keep, ncp_error *err)
+{
+    ncp_problem_keep_free(keep);
+    if (!p->has_dual) { /* D and v_f are derived below: what release drops and restores */
+        if (p->provenance_note && !(keep->note = ncp_strdup(err, p->provenance_note)))
+            return NCP_ERR_NOMEM;
+        keep->dual_symmetric = p->dual_symmetric;
+        keep->derived = 1;
+    }
+    int rc = ncp_problem_finish(p, path, origin, budget, err);
+    if (rc) ncp_problem_keep_free(keep);
+    return rc;
+}
+
+int ncp_problem_release(ncp_problem *p, ncp_problem_keep *keep)
+{
+    if (!keep->derived) return 0;
+    free(p->D);
+    free(p->vf);
+    p->D = p->vf = NULL;
+    p->has_dual = 0;
+    p->dual_symmetric = keep->dual_symmetric;
+    p->dop_route = 0; /* as read: decided again by the next finish */
+    free(p->provenance_note);
+    p->provenance_note = keep->note;
+    keep->note = NULL;
+    keep->derived = 0;
+    return 1;
+}
+
 /* raw: the problems as stored (ncp_load_problems_raw); *fclib = 1 for a plain FCLib file. */
 static int load_file(const char *path, double budget, int raw, ncp_problem **probs, int *n,
                      int *fclib, ncp_error *err)

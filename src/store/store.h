@@ -83,6 +83,22 @@ int ncp_load_problems_raw(const char *path, double budget, ncp_problem **probs,
                           ncp_problem_origin **origin, int *n, ncp_error *err);
 int ncp_problem_finish(ncp_problem *p, const char *path, const ncp_problem_origin *origin,
                        double budget, ncp_error *err);
+/* A finished problem back to its state as read, for a reader that holds many problems and
+ * solves a few at a time (a lazy collection under MPI): what ncp_problem_finish derived for a
+ * problem stored without its dual data (its m x m D, v_f, and the flags and provenance note that
+ * go with them) is freed, and finishing it again gives the same bits (the derivation is
+ * deterministic). keep (zeroed before the first use) records what release restores; a problem
+ * stored with its D is left finished (release returns 0: a primal form derived from D is not
+ * dropped). */
+typedef struct ncp_problem_keep {
+    int derived;        /* 1: finish derived D and v_f, release may drop them */
+    int dual_symmetric; /* as read */
+    char *note;         /* provenance_note as read (NULL: none) */
+} ncp_problem_keep;
+int ncp_problem_finish_keep(ncp_problem *p, const char *path, const ncp_problem_origin *origin,
+                            double budget, ncp_problem_keep *keep, ncp_error *err);
+int ncp_problem_release(ncp_problem *p, ncp_problem_keep *keep); /* 1: back to as read */
+void ncp_problem_keep_free(ncp_problem_keep *keep);
 /* ncp_load_problems_budget on an input file that may be damaged: the file is first read to the
  * end in a child process (util/isolate.h: libhdf5 1.10 can crash on corrupt metadata, which no
  * check of ours can see first); a crash there is NCP_ERR_INPUT naming the file, otherwise the
