@@ -23,14 +23,15 @@ static int has_sparse_data(const ncp_problem *p)
            p->A_sparse.n == p->nv && p->J.rowptr && p->J.m == p->m && p->J.n == p->nv;
 }
 
-/* The sparse route: A_sparse factorised block by block (core/sparse_chol.h). With `auto_route`
- * a factor that would not pay (CHOLMOD blocks, whose solves allocate; a product above an eighth
- * of the dense 2 m^2 flops) is dropped and 1 returned: the dense route serves. */
+/* The sparse route: A_sparse factorised block by block (core/sparse_chol.h), never by CHOLMOD
+ * (its solves allocate). With `auto_route` a factor that would not pay (a product above an
+ * eighth of the dense 2 m^2 flops) is not kept: NCP_OK with op->chol NULL, the dense route
+ * serves. */
 static int build_sparse(ncp_dop *op, const ncp_problem *p, int auto_route, ncp_error *err)
 {
     const double m2 = 2.0 * (double)p->m * (double)p->m;
     /* J^T x and J w: 4 nnz(J) flops, before anything is factorised */
-    if (auto_route && 8.0 * 4.0 * (double)p->J.nnz >= m2) return 1;
+    if (auto_route && 8.0 * 4.0 * (double)p->J.nnz >= m2) return NCP_OK;
     ncp_sparse_chol_opts opts = {.no_cholmod = 1};
     int rc = ncp_sparse_chol_factor(&p->A_sparse, &opts, &op->chol, err);
     if (rc) {
@@ -43,7 +44,7 @@ static int build_sparse(ncp_dop *op, const ncp_problem *p, int auto_route, ncp_e
     if (auto_route && 8.0 * cost >= m2) {
         ncp_sparse_chol_free(op->chol);
         op->chol = NULL;
-        return 1;
+        return NCP_OK;
     }
     if (!(op->w = ncp_malloc(err, (size_t)p->nv + (size_t)max_block, sizeof(double)))) {
         ncp_sparse_chol_free(op->chol);
@@ -210,12 +211,10 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
             if (rc) ncp_dop_free(op);
             return rc;
         }
-        /* A not SPD to working precision, or a factor that would not pay: D still serves */
-        if (rc == 1 || (rc && rc != NCP_ERR_NOMEM)) {
-            ncp_error_clear(err);
-            return fall_back(op, p, err);
-        }
-        if (rc) return fall_back(op, p, err);
+        /* A not SPD to working precision (or a block too large for a dense factor), or a
+         * factor that would not pay: the dense D still serves; out of memory is reported */
+        if (rc && rc != NCP_ERR_NOMEM) ncp_error_clear(err);
+        if (rc || !op->chol) return fall_back(op, p, err);
         if (decided == 0 && !factor_matches(op, err)) return fall_back(op, p, err);
         return NCP_OK;
     }
