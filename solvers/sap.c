@@ -373,9 +373,7 @@ static int setup_primal(sap_ws *w, const ncp_solve_in *in, ncp_error *err)
     const ncp_problem *p = w->p;
     int nv = w->nv, rc;
     if (w->sparse) {
-        for (int i = 0; i < nv; i++)
-            for (int k = w->As->rowptr[i]; k < w->As->rowptr[i + 1]; k++)
-                if (w->As->col[k] == i) w->Adiag[i] = w->As->val[k];
+        for (int i = 0; i < nv; i++) w->Adiag[i] = ncp_csr_diag(w->As, i);
         rc = ncp_sparse_chol_factor(w->As, NULL, &w->FA, err);
     } else {
         for (int i = 0; i < nv; i++) w->Adiag[i] = p->A[i + (size_t)i * nv];

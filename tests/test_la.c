@@ -302,6 +302,9 @@ static void test_csr(void)
     ncp_csr_to_dense(&S, B);
     CHECK(max_abs_diff(m * n, A, B) == 0.0);
 
+    /* the diagonal entries (square leading part; row 2 is empty: 0), against the dense A */
+    for (int i = 0; i < m && i < n; i++) CHECK(ncp_csr_diag(&S, i) == AT(A, m, i, i));
+
     /* drop tolerance removes the 1e-9 entries */
     ncp_csr Sd = {0};
     CHECK_OK(ncp_csr_from_dense(&Sd, m, n, A, 1e-6, &err), &err);

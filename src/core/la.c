@@ -278,6 +278,14 @@ void ncp_csr_gemv_t(const ncp_csr *S, double alpha, const double *x, double beta
     }
 }
 
+double ncp_csr_diag(const ncp_csr *S, int i)
+{
+    double d = 0.0;
+    for (int k = S->rowptr[i]; k < S->rowptr[i + 1]; k++)
+        if (S->col[k] == i) d = S->val[k];
+    return d;
+}
+
 double ncp_csr_row_dot(const ncp_csr *S, int r, const double *x)
 {
     double s = 0.0;

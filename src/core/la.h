@@ -65,6 +65,8 @@ void ncp_csr_gemv(const ncp_csr *S, double alpha, const double *x, double beta, 
 void ncp_csr_gemv_t(const ncp_csr *S, double alpha, const double *x, double beta, double *y);
 /* Row r of S times x. */
 double ncp_csr_row_dot(const ncp_csr *S, int r, const double *x);
+/* S_ii (square S): the stored entry (i, i), the last one if the row repeats it; 0 if absent. */
+double ncp_csr_diag(const ncp_csr *S, int i);
 
 /* Delassus operator and free velocity from the primal data, the same algebra everywhere:
  *   D = J A^{-1} J^T (m x m, column-major), v_f = J A^{-1} b + e.

@@ -384,9 +384,7 @@ int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err
     if (p->has_sparse_primal) {
         if ((rc = check_csr(&p->A_sparse, p->nv, p->nv, where, "M (sparse A)", err))) return rc;
         for (int i = 0; i < p->nv; i++) {
-            double d = 0.0;
-            for (int k = p->A_sparse.rowptr[i]; k < p->A_sparse.rowptr[i + 1]; k++)
-                if (p->A_sparse.col[k] == i) d = p->A_sparse.val[k];
+            double d = ncp_csr_diag(&p->A_sparse, i);
             if (!(d > 0.0))
                 return ncp_error_set(err, NCP_ERR_INPUT, "%s: M[%d,%d] = %g: M must be symmetric "
                                      "positive definite", where, i, i, d);

@@ -219,14 +219,6 @@ static double dnorm(int m, const double *D, const double *x, double *Dx)
     return sqrt(fmax(0.0, ncp_dot(m, x, Dx)));
 }
 
-/* A_ii of a sparse A (CSR, columns sorted within a row); 0 when the entry is not stored. */
-static double csr_diag(const ncp_csr *A, int i)
-{
-    for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++)
-        if (A->col[q] >= i) return A->col[q] == i ? A->val[q] : 0.0;
-    return 0.0;
-}
-
 void ncp_sap_momentum_parts(const ncp_problem *p, ncp_sap_model *sm, const double *lambda,
                             const double *gamma, double *num, double *den)
 {
@@ -243,7 +235,7 @@ void ncp_sap_momentum_parts(const ncp_problem *p, ncp_sap_model *sm, const doubl
         ncp_csr_gemv_t(&p->J, 1.0, gamma, 0.0, jg);  /* j_c = J^T gamma */
         double g2 = 0.0, p2 = 0.0, c2 = 0.0, l2 = 0.0;
         for (int i = 0; i < nv; i++) {
-            double a = dense_a ? p->A[i + (size_t)i * nv] : csr_diag(&p->A_sparse, i);
+            double a = dense_a ? p->A[i + (size_t)i * nv] : ncp_csr_diag(&p->A_sparse, i);
             double ds2 = a > 0.0 ? 1.0 / a : 1.0; /* A is SPD: a > 0; guard anyway */
             double g = jl[i] - jg[i], pm = p->b[i] + jl[i];
             g2 += ds2 * g * g;
