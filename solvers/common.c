@@ -122,6 +122,8 @@ int ncp_gs_vel_init(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
     g->op = op;
     g->u = u;
     g->t = g->Ft = NULL;
+    g->run_ptr = NULL;
+    g->run = NULL;
     const int m = op->m, r = op->rank;
     if (r == 0) return NCP_OK;
     if (!(g->t = ncp_calloc(err, (size_t)r, sizeof(double))) ||
@@ -134,11 +136,59 @@ int ncp_gs_vel_init(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
     return NCP_OK;
 }
 
+int ncp_gs_vel_init_nonzeros(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
+{
+    g->op = op;
+    g->u = u;
+    g->t = g->Ft = NULL;
+    g->run_ptr = NULL;
+    g->run = NULL;
+    if (op->rank != 0 || op->chol || !op->D)
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "the Gauss-Seidel sweep on D's nonzeros needs the dense D (route "
+                             "NCP_DOP_DENSE)");
+    const int m = op->m;
+    if (!(g->run_ptr = ncp_malloc(err, (size_t)m + 1, sizeof(size_t)))) return NCP_ERR_NOMEM;
+    /* two passes: count the runs of each column, then record them */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t nr = 0;
+        for (int j = 0; j < m; j++) {
+            const double *col = op->D + (size_t)j * m;
+            if (pass == 0) g->run_ptr[j] = nr;
+            for (int i = 0; i < m;) {
+                if (col[i] == 0.0) {
+                    i++;
+                    continue;
+                }
+                int first = i;
+                while (i < m && col[i] != 0.0) i++;
+                if (pass == 1) {
+                    g->run[2 * nr] = first;
+                    g->run[2 * nr + 1] = i - first;
+                }
+                nr++;
+            }
+        }
+        if (pass == 0) {
+            g->run_ptr[m] = nr;
+            if (!(g->run = ncp_malloc(err, 2 * (nr > 0 ? nr : 1), sizeof(int)))) {
+                ncp_gs_vel_free(g);
+                return NCP_ERR_NOMEM;
+            }
+        }
+    }
+    return NCP_OK;
+}
+
 void ncp_gs_vel_free(ncp_gs_vel *g)
 {
     free(g->t);
     free(g->Ft);
+    free(g->run_ptr);
+    free(g->run);
     g->t = g->Ft = NULL;
+    g->run_ptr = NULL;
+    g->run = NULL;
 }
 
 void ncp_gs_vel_begin(ncp_gs_vel *g)
@@ -173,6 +223,12 @@ void ncp_gs_vel_add(ncp_gs_vel *g, int r, int n, const double *dl)
         if (g->t) { /* t += F_{r+j,:}^T dl_j */
             const double *f = g->Ft + (size_t)(r + j) * op->rank;
             for (int c = 0; c < op->rank; c++) g->t[c] += f[c] * dl[j];
+        } else if (g->run_ptr) { /* u += D(:, r+j) dl_j over the column's nonzero runs */
+            const double *col = op->D + (size_t)(r + j) * op->m;
+            for (size_t q = g->run_ptr[r + j]; q < g->run_ptr[r + j + 1]; q++) {
+                int first = g->run[2 * q], len = g->run[2 * q + 1];
+                ncp_axpy(len, dl[j], col + first, g->u + first);
+            }
         } else { /* u += D(:, r+j) dl_j (D symmetric column-major, columns contiguous) */
             ncp_axpy(op->m, dl[j], op->D + (size_t)(r + j) * op->m, g->u);
         }

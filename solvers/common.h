@@ -66,16 +66,27 @@ int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error
  *             u_I + F_I t (O(rank) per row) and the end of the sweep adds F t to u: O(m rank) per
  *             sweep, the "velocity-based" Gauss–Seidel of rigid-body engines (Erleben 2007, ACM
  *             TOG 26(2)), with t in the role of the body velocities.
- * Both give the same velocities up to rounding. */
+ *   nonzeros  (ncp_gs_vel_init_nonzeros) the dense D's columns, read only where they are nonzero
+ *             (runs of consecutive nonzero rows found once): O(nnz(D)) per sweep, the dual
+ *             Gauss–Seidel on the assembled Delassus matrix, whose cost grows with how many
+ *             contacts each contact is coupled to (Lee et al. 2025 §VII-A: a large, dense D
+ *             "slows down the iteration scheme").
+ * All give the same velocities up to rounding. */
 typedef struct ncp_gs_vel {
     const ncp_dop *op;
-    double *u;  /* m: the caller's velocity (current after ncp_gs_vel_end) */
-    double *t;  /* rank (low-rank route), else NULL */
-    double *Ft; /* rank x m: F^T, so that a row of F is contiguous (low-rank route) */
+    double *u;       /* m: the caller's velocity (current after ncp_gs_vel_end) */
+    double *t;       /* rank (low-rank route), else NULL */
+    double *Ft;      /* rank x m: F^T, so that a row of F is contiguous (low-rank route) */
+    size_t *run_ptr; /* m + 1 (nonzeros route), else NULL: column j's runs are
+                      * run[2 run_ptr[j] .. 2 run_ptr[j+1]) */
+    int *run;        /* pairs (first row, length) of the runs of nonzero entries */
 } ncp_gs_vel;
 
 /* Binds u (m, = D lambda + v_f on entry to each sweep) to op. NCP_ERR_NOMEM. */
 int ncp_gs_vel_init(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err);
+/* The nonzeros route: op must be on the dense route (NCP_DOP_DENSE: rank 0, D present), else
+ * NCP_ERR_INPUT. Scans D once (O(m^2)). NCP_ERR_NOMEM. */
+int ncp_gs_vel_init_nonzeros(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err);
 void ncp_gs_vel_free(ncp_gs_vel *g);
 /* Start and end of a sweep; between them u is current only through ncp_gs_vel_get. */
 void ncp_gs_vel_begin(ncp_gs_vel *g);

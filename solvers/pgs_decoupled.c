@@ -32,8 +32,16 @@
  *     for A^{-1} J^T) and counted as setup time, as the paper counts the dual construction in
  *     PGS's cost; pgs and pgs-ncp take the captured D for free;
  *   - warm start from in->lambda0; stop by the harness's tolerance and budgets, own stall test
- *     (a sweep changing lambda by <= stall_tol max(1, |lambda|_inf) ends with STALLED).
- * Parameters (defaults): stall_tol 1e-15. Needs: primal (A, b, J, e). Solves the NCP.
+ *     (a sweep changing lambda by <= stall_tol max(1, |lambda|_inf) ends with STALLED);
+ *   - how u = D lambda + v_f follows the sweep (`sweep`): by default through the Delassus
+ *     operator's cheapest route, which for a few bodies with many contacts is the low-rank
+ *     F F^T (O(m nv) per sweep, bolt-nut: nv = 6, m = 360); `sweep=1` reads the assembled D's
+ *     nonzeros, O(nnz D) per sweep, the dual PGS the paper describes: "the Delassus operator
+ *     becomes large and dense (i.e., many contacts are coupled), which slows down the iteration
+ *     scheme" (§VII-A), "the computation time for each Gauss-Seidel iteration step increases near
+ *     linearly" with the particles, whose D is sparse (§VII-C). The Lee et al. 2025 figures run
+ *     sweep=1 (src/figures/fig_lee2025.c); both give the same iterates up to rounding.
+ * Parameters (defaults): stall_tol 1e-15, sweep 0. Needs: primal (A, b, J, e). Solves the NCP.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -45,6 +53,7 @@
 
 static const ncp_param_doc pgs_decoupled_params[] = {
     NCP_SPLIT_DOC_STALL_TOL,
+    NCP_SPLIT_DOC_SWEEP,
     {NULL, 0.0, NULL},
 };
 
@@ -60,7 +69,7 @@ static int pgs_decoupled_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_r
     o.omega = o.omega_min = 1.0;
     o.desaxce = 0;
     o.local_iter = 1;
-    int rc = ncp_split_params(self, in->params, &o, err); /* stall_tol only */
+    int rc = ncp_split_params(self, in->params, &o, err); /* stall_tol, sweep */
     if (rc) return rc;
     if (!p->has_primal || !p->A || !p->b || !p->e)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' has no primal data (A, b, J, e)",

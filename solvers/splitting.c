@@ -58,6 +58,9 @@ int ncp_split_params(const ncp_solver_desc *self, const ncp_params *ps, ncp_spli
         rc = ncp_solver_param_real(self, p, "es_tol", 0.0, INFINITY, LO, &o->es_tol, err);
     if (!rc && documents(self, "inertia"))
         rc = ncp_solver_param_real(self, p, "inertia", 0.0, INFINITY, 0, &o->inertia, err);
+    if (!rc && documents(self, "sweep"))
+        rc = ncp_solver_param_int(self, p, "sweep", NCP_SPLIT_SWEEP_OPERATOR,
+                                  NCP_SPLIT_SWEEP_NONZEROS, &o->sweep, err);
     return rc;
 }
 
@@ -68,7 +71,7 @@ typedef struct split_ws {
     double *step;           /* nblocks: ncp_block_steps (scalar rows); 0 = skip the block */
     ncp_local_contact *lc;  /* nblocks (only contact entries are used) */
     double *lambda, *u;
-    ncp_dop op;             /* D, dense or low rank (core/dop.h) */
+    ncp_dop op;             /* D, dense or low rank (core/dop.h); dense for the nonzeros sweep */
     ncp_gs_vel vel;         /* u = D lambda + v_f through the sweep */
 } split_ws;
 
@@ -205,9 +208,11 @@ int ncp_split_solve(const ncp_solver_desc *self, const ncp_split_opts *o, const 
         rc = NCP_ERR_NOMEM;
         goto done;
     }
+    const int nonzeros = o->sweep == NCP_SPLIT_SWEEP_NONZEROS;
     if ((rc = ncp_block_steps(p, w.step, NULL, err)) ||
-        (rc = ncp_dop_init(&w.op, p, NCP_DOP_AUTO, err)) ||
-        (rc = ncp_gs_vel_init(&w.vel, &w.op, w.u, err)))
+        (rc = ncp_dop_init(&w.op, p, nonzeros ? NCP_DOP_DENSE : NCP_DOP_AUTO, err)) ||
+        (rc = nonzeros ? ncp_gs_vel_init_nonzeros(&w.vel, &w.op, w.u, err)
+                       : ncp_gs_vel_init(&w.vel, &w.op, w.u, err)))
         goto fail;
     /* the same negligibility threshold as ncp_block_steps */
     double dscale = 0.0;

@@ -63,7 +63,14 @@ typedef struct ncp_split_opts {
     double stall_tol;   /* >= 0 */
     double es_tol;      /* > 0: early stopping on eq. 160; 0: off */
     double inertia;     /* I_total of eq. 160; <= 0: tr(A), or m when the problem is dual-only */
+    int sweep;          /* NCP_SPLIT_SWEEP_* */
 } ncp_split_opts;
+
+/* How a sweep keeps u = D lambda + v_f current (solvers/common.h, ncp_gs_vel). */
+enum {
+    NCP_SPLIT_SWEEP_OPERATOR = 0, /* the Delassus operator's cheapest route (core/dop.h) */
+    NCP_SPLIT_SWEEP_NONZEROS = 1  /* the assembled D's nonzeros, O(nnz D) per sweep */
+};
 
 /* The shared parameters' documentation (ncp_param_doc rows), one text for every solver file. */
 #define NCP_SPLIT_DOC_OMEGA                                                                    \
@@ -78,16 +85,22 @@ typedef struct ncp_split_opts {
      "stop (STALLED) when a sweep changes lambda by <= stall_tol * max(1, |lambda|_inf)"}
 #define NCP_SPLIT_DOC_BISECT_TOL                                                               \
     {"bisect_tol", 1e-12, "bisection stops when the angle bracket is <= bisect_tol rad wide"}
+#define NCP_SPLIT_DOC_SWEEP                                                                    \
+    {"sweep", 0.0,                                                                             \
+     "0: u = D lambda + v_f follows through the Delassus operator's cheapest route (low rank F F^T "\
+     "when nv << m); 1: through the assembled D's nonzero entries, O(nnz D) per sweep (a dual "  \
+     "Gauss-Seidel on the Delassus matrix)"}
 #define NCP_SPLIT_DOC_LOCAL_ITER                                                               \
     {"local_iter", 1.0,                                                                        \
      "local solves per contact per sweep (integer >= 1), Gamma re-estimated between them"}
 
 /* Defaults: omega 1, omega_min 0.7, omega_decay 0.99, local_iter 1, stall_tol 1e-15, es_tol 0
- * (off), inertia 0, desaxce 0, tangent_max 0, exact NB, bisect_tol 1e-12, 200 steps. */
+ * (off), inertia 0, desaxce 0, tangent_max 0, exact NB, bisect_tol 1e-12, 200 steps, sweep
+ * through the operator. */
 void ncp_split_defaults(ncp_split_opts *o);
 
 /* Reads into o every shared parameter that self's table documents (omega, omega_min,
- * omega_decay, stall_tol, local_iter, tangent_max, desaxce, bisect_tol, es_tol, inertia),
+ * omega_decay, stall_tol, local_iter, tangent_max, desaxce, bisect_tol, es_tol, inertia, sweep),
  * validating its range; parameters self does not document keep o's values. */
 int ncp_split_params(const ncp_solver_desc *self, const ncp_params *ps, ncp_split_opts *o,
                      ncp_error *err);

@@ -179,6 +179,22 @@ if "$NCPBENCH" figures --paper lee2025 --quick --parts fig11 --out "$T/fig000p" 
 else
   cat "$T/fig000p.log"; fail "figures --paper lee2025 --parts fig11"
 fi
+# --param: every solve of the named solver takes it (Fig. 7's recorded configuration), the claims
+# name it in the run's command; a set that does not take --param refuses it
+if "$NCPBENCH" figures --paper lee2025 --quick --parts fig7 --param pgs-decoupled.sweep=1 \
+     --param canal.beta0=1e4 --out "$T/fig000s" > "$T/fig000s.log" 2>&1; then
+  grep -q -- "--param pgs-decoupled.sweep=1 --param canal.beta0=10000" "$T/fig000s/lee2025/claims.md" ||
+    fail "figures --param: not in the claims' command"
+  "$PY" - "$T/fig000s/lee2025/fig7_boltnut-tight/config.json" <<'PYEOF' || fail "figures --param: not in Fig. 7's configuration"
+import json, sys
+p = json.load(open(sys.argv[1]))["config"]["params"]
+assert p["pgs-decoupled"] == {"sweep": 1} and p["canal"] == {"beta0": 10000}, p
+PYEOF
+else
+  cat "$T/fig000s.log"; fail "figures --paper lee2025 --param"
+fi
+"$NCPBENCH" figures --profiles --param pgs.omega=1 --out "$T/fig000r" > "$T/fig000r.log" 2>&1
+[ $? -eq 2 ] && grep -q "lee2025 set only" "$T/fig000r.log" || fail "figures --profiles --param not refused"
 "$NCPBENCH" figures --paper lee2025 --parts fig12 --out "$T/fig000q" > "$T/fig000q.log" 2>&1
 [ $? -eq 2 ] && grep -q "unknown part 'fig12'" "$T/fig000q.log" || fail "figures --parts fig12 not refused"
 

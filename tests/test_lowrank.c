@@ -15,8 +15,9 @@
  * form, see solvers/admm_common.c.)
  *
  * The Gauss–Seidel velocity (ncp_gs_vel, solvers/common.h) is also checked directly: after a
- * sweep on either route, u equals D lambda + v_f computed here with the dense D, and the
- * sweep's lambda agrees with the dense sweep's.
+ * sweep on any route (dense, low rank, the dense D's nonzeros), u equals D lambda + v_f computed
+ * here with the dense D, and the sweep's lambda agrees with the dense sweep's; pgs-decoupled's
+ * sweep=1 (the nonzeros route) returns the same lambda as its default.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -137,52 +138,154 @@ static double velocity_error(const ncp_problem *p, const double *lambda, const d
     return e / sc;
 }
 
-/* Three sweeps of ncp_pgs_sweep_vel on each route against the dense ncp_pgs_sweep. */
+/* The runs of the nonzeros route cover exactly D's nonzero entries: their total length is the
+ * count of nonzeros, each run lies inside its column and holds no zero, and runs are separated
+ * by at least one zero. */
+static void check_runs(const ncp_problem *p, const ncp_gs_vel *g, size_t *nnz_out)
+{
+    const int m = p->m;
+    size_t nnz = 0, covered = 0;
+    for (size_t i = 0; i < (size_t)m * m; i++) nnz += p->D[i] != 0.0;
+    for (int j = 0; j < m; j++) {
+        const double *col = p->D + (size_t)j * m;
+        int prev_end = -2;
+        for (size_t q = g->run_ptr[j]; q < g->run_ptr[j + 1]; q++) {
+            int first = g->run[2 * q], len = g->run[2 * q + 1];
+            CHECK(first >= 0 && len >= 1 && first + len <= m && first > prev_end);
+            if (first < 0 || len < 1 || first + len > m) return;
+            for (int i = first; i < first + len; i++) CHECK(col[i] != 0.0);
+            covered += (size_t)len;
+            prev_end = first + len;
+        }
+    }
+    CHECK(covered == nnz);
+    *nnz_out = nnz;
+}
+
+/* Three sweeps of ncp_pgs_sweep_vel on each route (dense, low rank, the dense D's nonzeros)
+ * against the dense ncp_pgs_sweep, on a one-body problem (D full) and on a pile of bodies kept
+ * sparse (D with zero blocks between contacts that share no body; no low-rank route). */
 static void test_sweep_velocity(void)
 {
-    ncp_problem p;
-    if (make_problem(&p, 21)) return;
-    const int m = p.m;
-    ncp_error err = {0};
-    double *step = calloc((size_t)p.nblocks, sizeof(double));
-    double *l0 = calloc((size_t)m, sizeof(double)), *u0 = calloc((size_t)m, sizeof(double));
-    double *l1 = calloc((size_t)m, sizeof(double)), *u1 = calloc((size_t)m, sizeof(double));
-    CHECK(step && l0 && u0 && l1 && u1);
-    if (!step || !l0 || !u0 || !l1 || !u1) goto done;
-    CHECK_OK(ncp_block_steps(&p, step, NULL, &err), &err);
-    for (int route = NCP_DOP_DENSE; route <= NCP_DOP_LOWRANK; route++) {
-        ncp_dop op;
-        ncp_gs_vel g;
-        CHECK_OK(ncp_dop_init(&op, &p, route, &err), &err);
-        CHECK(op.rank == (route == NCP_DOP_LOWRANK ? NV : 0));
-        CHECK_OK(ncp_gs_vel_init(&g, &op, u1, &err), &err);
-        ncp_zero(m, l0);
-        ncp_zero(m, l1);
-        ncp_copy(m, p.vf, u0);
-        ncp_copy(m, p.vf, u1);
-        for (int k = 0; k < 3; k++) {
-            double d0 = ncp_pgs_sweep(&p, step, 1.0, 2, l0, u0);
-            double d1 = ncp_pgs_sweep_vel(&p, &g, step, 1.0, 2, l1);
-            CHECK(d0 > 0.0);
-            CHECK_NEAR(d1, d0, 1e-10 * fmax(1.0, d0));
-            CHECK(velocity_error(&p, l1, u1) < 1e-12);
-            CHECK(tutil_maxdiff(m, l0, l1) <= 1e-10 * fmax(1.0, ncp_norminf(m, l0)));
+    for (int pi = 0; pi < 2; pi++) {
+        ncp_problem p;
+        ncp_error err = {0};
+        if (pi == 0) {
+            if (make_problem(&p, 21)) continue;
+        } else {
+            int rc = tutil_sparse_bodies_problem(&p, 22, 8, 40, &err);
+            CHECK_OK(rc, &err);
+            if (rc) continue;
         }
-        ncp_gs_vel_free(&g);
-        ncp_dop_free(&op);
+        const int m = p.m;
+        double *step = calloc((size_t)p.nblocks, sizeof(double));
+        double *l0 = calloc((size_t)m, sizeof(double)), *u0 = calloc((size_t)m, sizeof(double));
+        double *l1 = calloc((size_t)m, sizeof(double)), *u1 = calloc((size_t)m, sizeof(double));
+        CHECK(step && l0 && u0 && l1 && u1);
+        if (!step || !l0 || !u0 || !l1 || !u1) goto next;
+        CHECK_OK(ncp_block_steps(&p, step, NULL, &err), &err);
+        for (int route = 0; route < 3; route++) { /* dense, low rank, nonzeros */
+            if (pi == 1 && route == 1) continue;
+            ncp_dop op;
+            ncp_gs_vel g;
+            CHECK_OK(ncp_dop_init(&op, &p, route == 1 ? NCP_DOP_LOWRANK : NCP_DOP_DENSE, &err),
+                     &err);
+            CHECK(op.rank == (route == 1 ? NV : 0));
+            if (route == 2) {
+                CHECK_OK(ncp_gs_vel_init_nonzeros(&g, &op, u1, &err), &err);
+                size_t nnz = 0;
+                check_runs(&p, &g, &nnz);
+                /* the pile's D is sparse: the route must read less than the dense one */
+                if (pi == 1) CHECK(nnz < (size_t)m * m / 2);
+            } else {
+                CHECK_OK(ncp_gs_vel_init(&g, &op, u1, &err), &err);
+            }
+            ncp_zero(m, l0);
+            ncp_zero(m, l1);
+            ncp_copy(m, p.vf, u0);
+            ncp_copy(m, p.vf, u1);
+            for (int k = 0; k < 3; k++) {
+                double d0 = ncp_pgs_sweep(&p, step, 1.0, 2, l0, u0);
+                double d1 = ncp_pgs_sweep_vel(&p, &g, step, 1.0, 2, l1);
+                CHECK(d0 > 0.0);
+                CHECK_NEAR(d1, d0, 1e-10 * fmax(1.0, d0));
+                CHECK(velocity_error(&p, l1, u1) < 1e-12);
+                CHECK(tutil_maxdiff(m, l0, l1) <= 1e-10 * fmax(1.0, ncp_norminf(m, l0)));
+            }
+            ncp_gs_vel_free(&g);
+            ncp_dop_free(&op);
+        }
+        if (pi == 0) { /* the nonzeros route needs the dense operator */
+            ncp_dop op;
+            ncp_gs_vel g;
+            CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_LOWRANK, &err), &err);
+            CHECK(ncp_gs_vel_init_nonzeros(&g, &op, u1, &err) == NCP_ERR_INPUT);
+            ncp_gs_vel_free(&g);
+            ncp_dop_free(&op);
+        }
+    next:
+        free(step);
+        free(l0);
+        free(u0);
+        free(l1);
+        free(u1);
+        ncp_problem_free(&p);
     }
-done:
-    free(step);
-    free(l0);
-    free(u0);
-    free(l1);
-    free(u1);
-    ncp_problem_free(&p);
+}
+
+/* pgs-decoupled with sweep=1 (the assembled D's nonzeros) against its default (the operator's
+ * route: low rank on the one-body problem, dense on the pile): the same iterations, status and
+ * lambda to 1e-9 (stall test off, as test_solvers). */
+static void test_decoupled_sweep(void)
+{
+    for (int pi = 0; pi < 2; pi++) {
+        ncp_problem p;
+        ncp_error err = {0};
+        if (pi == 0) {
+            if (make_problem(&p, 11)) continue;
+        } else {
+            int rc = tutil_sparse_bodies_problem(&p, 23, 8, 40, &err);
+            CHECK_OK(rc, &err);
+            if (rc) continue;
+            /* pgs-decoupled builds D from dense primal data: densify A, keep J */
+            p.A = calloc((size_t)p.nv * p.nv, sizeof(double));
+            CHECK(p.A != NULL);
+            if (!p.A) {
+                ncp_problem_free(&p);
+                continue;
+            }
+            ncp_csr_to_dense(&p.A_sparse, p.A);
+            p.has_primal = 1;
+        }
+        ncp_params a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        tutil_param(&a, "stall_tol", 0.0);
+        tutil_param(&b, "stall_tol", 0.0);
+        tutil_param(&b, "sweep", 1.0);
+        ncp_result ra, rb;
+        int rca = tutil_solve(&ncp_solver_pgs_decoupled, &p, &a, NULL, 1e-8, 400, &ra);
+        int rcb = tutil_solve(&ncp_solver_pgs_decoupled, &p, &b, NULL, 1e-8, 400, &rb);
+        CHECK(rca == 0 && rcb == 0);
+        if (!rca && !rcb) {
+            double sc = fmax(1.0, ncp_norminf(p.m, ra.lambda));
+            CHECK(ra.iterations == rb.iterations);
+            CHECK(ra.status == rb.status);
+            CHECK(tutil_maxdiff(p.m, ra.lambda, rb.lambda) <= 1e-9 * sc);
+            printf("  pgs-decoupled sweep 0 / 1 on problem %d: %s after %d / %s after %d\n", pi,
+                   ncp_status_name(ra.status), ra.iterations, ncp_status_name(rb.status),
+                   rb.iterations);
+        }
+        if (!rca) ncp_result_free(&ra);
+        if (!rcb) ncp_result_free(&rb);
+        ncp_problem_free(&p);
+    }
 }
 
 int main(void)
 {
     test_sweep_velocity();
+    test_decoupled_sweep();
     test_solvers();
     return tcheck_exit("lowrank");
 }

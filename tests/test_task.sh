@@ -123,5 +123,17 @@ wait $pid; rc=$?
 [ $rc -eq 130 ] || { fail "interrupted task: exit $rc (want 130)"; cat "$T/log6"; }
 [ -e "$T/t6/steps.csv" ] && fail "an unfinished solver's rows were written"
 
+# 7. --param reaches the driving solver (an out-of-range value is refused by the solver itself,
+# at its first step: the task records pgs's simulation as failed, with the solver's reason) and
+# an undocumented one is refused before any step
+"$NCPBENCH" task "$SC" --solvers pgs --param pgs.omega=5 --out "$T/t7" --no-figures > "$T/log7" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "parameter omega = 5 must lie in" "$T/t7/task.md" ||
+  { fail "task --param pgs.omega=5 did not reach pgs: exit $rc"; cat "$T/log7"; }
+"$NCPBENCH" task "$SC" --solvers pgs --param pgs.bogus=1 --out "$T/t7b" --no-figures > "$T/log7b" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q "no parameter 'bogus'" "$T/log7b" || { fail "task --param pgs.bogus=1: exit $rc"; cat "$T/log7b"; }
+[ -e "$T/t7b/steps.csv" ] && fail "a refused --param wrote results"
+
 echo "task_cli: $fails failure(s)"
 [ $fails -eq 0 ]

@@ -160,30 +160,9 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 
 static int add_param(cli *c, const char *spec)
 {
-    /* solver.name=value */
-    const char *dot = strchr(spec, '.'), *eq = strchr(spec, '=');
-    if (!dot || !eq || eq < dot || dot == spec || eq == dot + 1)
-        return bad(c, "--param: expected SOLVER.NAME=VALUE, got '%s'%s", spec, "");
-    char solver[32], name[48];
-    size_t ls = (size_t)(dot - spec), ln = (size_t)(eq - dot - 1);
-    if (ls >= sizeof solver || ln >= sizeof name)
-        return bad(c, "--param: name too long in '%s'%s", spec, "");
-    memcpy(solver, spec, ls);
-    solver[ls] = '\0';
-    memcpy(name, dot + 1, ln);
-    name[ln] = '\0';
-    double v;
-    if (parse_double(eq + 1, &v)) return bad(c, "--param %s: '%s' is not a finite number", spec, eq + 1);
-    int k = -1;
-    for (int i = 0; i < c->nparams; i++)
-        if (strcmp(c->params[i].solver, solver) == 0) k = i;
-    if (k < 0) {
-        if (c->nparams >= NCP_MAX_BENCH_SOLVERS) return bad(c, "too many --param solvers%s%s", "", "");
-        k = c->nparams++;
-        snprintf(c->params[k].solver, sizeof c->params[k].solver, "%s", solver);
-    }
     ncp_error err = {0};
-    if (ncp_params_set(&c->params[k].params, name, v, &err)) return bad(c, "--param: %s%s", err.msg, "");
+    if (ncp_solver_params_add(c->params, &c->nparams, NCP_MAX_BENCH_SOLVERS, spec, &err))
+        return bad(c, "%s%s", err.msg, "");
     return 0;
 }
 
@@ -714,7 +693,7 @@ static int cmd_task(cli *c, int help)
 {
     if (help) {
         printf("Usage: ncpbench task SCENE [--solvers a,b] [--step-budget-ms X] [--steps N] [--quick]\n"
-               "                    [--out DIR] [-j N] [--no-figures]\n\n"
+               "                    [--param S.NAME=X]... [--out DIR] [-j N] [--no-figures]\n\n"
                "Runs the task of SCENE (its \"task\" section, scenes/README.md) once per solver: each\n"
                "solver drives its own simulation from the initial state, warm-started from the\n"
                "previous step (impulses and velocity), under a per-step budget of solver time\n"
@@ -731,6 +710,8 @@ static int cmd_task(cli *c, int help)
                "  --step-budget-ms X  per-step budget in ms (default: task.step_budget_ms)\n"
                "  --steps N           simulate only the first N steps\n"
                "  --quick             simulate the scene's quick_steps steps (CI)\n"
+               "  --param S.NAME=X    solver parameter on top of the scene's benchmark.params\n"
+               "                      (repeatable)\n"
                "  --out DIR           output directory\n"
                "  -j N                run N solvers in parallel threads (the budget is wall-clock\n"
                "                      time: only -j 1 gives each solver the machine's speed)\n"
@@ -740,11 +721,11 @@ static int cmd_task(cli *c, int help)
         return 0;
     }
     if (c->npos != 1) return bad(c, "expected exactly one SCENE file, got %s argument(s)%s", c->npos ? "several" : "no", "");
-    /* the stopping rule and the solvers' parameters are the scene's (task.tol, task.max_iter,
-     * benchmark.params): options that would silently not apply are refused */
-    if (c->po.tol_set || c->po.max_iter_set || c->po.time_set || c->po.driver || c->nparams ||
+    /* the stopping rule is the scene's (task.tol, task.max_iter): options that would silently
+     * not apply are refused; --param goes on top of the scene's benchmark.params */
+    if (c->po.tol_set || c->po.max_iter_set || c->po.time_set || c->po.driver ||
         c->po.stop_metric)
-        return bad(c, "--tol, --max-iter, --budget-ms, --driver, --param and --stop-metric do not "
+        return bad(c, "--tol, --max-iter, --budget-ms, --driver and --stop-metric do not "
                    "apply to task (the scene's task.tol and task.max_iter do; the budget is "
                    "--step-budget-ms)%s%s", "", "");
     ncp_error err = {0};
@@ -781,6 +762,12 @@ static int cmd_task(cli *c, int help)
     o.quick = c->po.quick;
     o.interrupt = c->po.interrupt;
     o.verbose = 1;
+    o.params = c->params; /* --param, on top of the scene's benchmark.params */
+    o.nparams = c->nparams;
+    if (ncp_pipeline_params_validate(c->po.catalog, c->params, c->nparams, &err)) {
+        ncp_scene_free(scene);
+        return report(c, &err);
+    }
     double load[3];
     int have_load = ncp_task_load_average(load);
     ncp_task_result *r = calloc((size_t)n, sizeof *r);

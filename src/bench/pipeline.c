@@ -145,8 +145,7 @@ static int params_merge(ncp_solver_params_entry *dst, int *n, int cap,
     return NCP_OK;
 }
 
-/* Every given parameter must be one the solver documents: a typo must not pass silently. */
-static int params_validate(const ncp_solver_catalog *cat, const ncp_solver_params_entry *ps,
+int ncp_pipeline_params_validate(const ncp_solver_catalog *cat, const ncp_solver_params_entry *ps,
                            int n, ncp_error *err)
 {
     for (int i = 0; i < n; i++) {
@@ -309,7 +308,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
                            err)) ||
         (rc = params_merge(params, &nparams, 2 * NCP_MAX_BENCH_SOLVERS, o->params, o->nparams,
                            err)) ||
-        (rc = params_validate(o->catalog, params, nparams, err)))
+        (rc = ncp_pipeline_params_validate(o->catalog, params, nparams, err)))
         goto done;
     int stop = stop_metric_index(o, err);
     if (stop < 0) {
@@ -403,7 +402,7 @@ static int solve_opts(const ncp_pipeline_opts *o, const char *source, ncp_bench_
     int nsolvers = 0, rc;
     if ((rc = ncp_resolve_solvers(o->catalog, o->solvers_csv, solvers, NCP_MAX_BENCH_SOLVERS, &nsolvers, err)))
         return rc;
-    if ((rc = params_validate(o->catalog, o->params, o->nparams, err))) return rc;
+    if ((rc = ncp_pipeline_params_validate(o->catalog, o->params, o->nparams, err))) return rc;
     int stop = stop_metric_index(o, err);
     if (stop < 0) return -stop;
     bench_opts(o, solvers, nsolvers, stop, o->params, o->nparams, bo);

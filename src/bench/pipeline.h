@@ -57,6 +57,11 @@ void ncp_pipeline_opts_default(ncp_pipeline_opts *o);
 int ncp_resolve_solvers(const ncp_solver_catalog *cat, const char *csv,
                         const ncp_solver_desc **out, int cap, int *n, ncp_error *err);
 
+/* Every given parameter must be one the solver documents (a typo must not pass silently), of a
+ * solver of cat (NULL = the registry): else NCP_ERR_INPUT naming it. */
+int ncp_pipeline_params_validate(const ncp_solver_catalog *cat, const ncp_solver_params_entry *ps,
+                                 int n, ncp_error *err);
+
 /* Merges budget/params: scene values, then CLI overrides. */
 int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
                            ncp_bench_summary *sum, char *out_dir_used, size_t cap, ncp_error *err);

@@ -10,6 +10,7 @@
 #include "bench/output.h"
 #include "bench/plot.h"
 #include "bench/task.h"
+#include "solve/params.h"
 #include "capture/driver.h"
 #include "core/spatial.h"
 #include "metrics/metrics.h"
@@ -193,6 +194,16 @@ int ncp_task_run(const ncp_scene *s, const char *solver, const ncp_task_opts *o,
     if (rc) return rc;
     rc = ncp_driver_for_scene(s, solver, o->interrupt, &drv, err);
     if (rc) return rc;
+    ncp_params merged; /* the scene's parameters of the solver, then the caller's */
+    const ncp_params *over = ncp_solver_params_find(o->params, o->nparams, drv.solver->name);
+    if (over) {
+        if (drv.params) merged = *drv.params;
+        else memset(&merged, 0, sizeof merged);
+        for (int i = 0; i < over->n; i++)
+            if ((rc = ncp_params_set(&merged, over->items[i].name, over->items[i].value, err)))
+                return rc;
+        drv.params = &merged;
+    }
     drv.budget = o->budget ? *o->budget : t->budget;
     ncp_driver_set_step_budget(&drv, o->step_budget_ms);
     snprintf(r->solver, sizeof r->solver, "%s", drv.solver->name);

@@ -28,6 +28,10 @@ typedef struct ncp_task_opts {
      * simulated too (no criteria: success = the simulation completed). step_budget_ms > 0
      * still overrides its time. */
     const ncp_budget *budget;
+    /* Solver parameters on top of the scene's benchmark.params for the driving solver (the
+     * figures' --param); may be NULL. */
+    const ncp_solver_params_entry *params;
+    int nparams;
 } ncp_task_opts;
 
 void ncp_task_opts_default(ncp_task_opts *o);

@@ -35,6 +35,10 @@
  *     beside it, reported, not judged) and dish-stack.json (1 ms): canal, subadmm and
  *     pgs-decoupled each drive their own simulation under the scene's per-step budget
  *     (src/bench/task.h), success by the scene's criteria.
+ * --param SOLVER.NAME=VALUE (ncp_fig_opts.params) applies to every solve of that solver in every
+ * part (the pipeline's solves, the tasks' and Fig. 11's simulations, Table II's and the Newton
+ * profile's direct AL solves); the run's command in claims.md lists them. scripts/bench_lee2025.sh
+ * --paper runs the paper's stated settings this way.
  * Claim rules state the paper's value and a band where the claim is a number (Table II, III).
  * -log10 of a residual below 1e-16 (or 0) is taken at 1e-16. Times are honest only with -j 1 and
  * one BLAS thread (OPENBLAS_NUM_THREADS=1); a run with -j > 1 says so in its outputs.
@@ -516,6 +520,8 @@ static int p0_solve(p0_ctx *c, const p0_set *set, const char *const *names, int 
     po.quiet = 1;
     po.out_dir = dir;
     po.interrupt = c->o->interrupt;
+    po.params = c->o->params; /* --param */
+    po.nparams = c->o->nparams;
     printf("lee2025: %s: solving %d problems with %s (max %d iterations, tol %g on al_residual)...\n",
            what, set->cs.n, csv, budget.max_iter, budget.tol);
     fflush(stdout);
@@ -829,8 +835,10 @@ static int p0_newton_profile(const p0_ctx *c, const p0_set *set, p0_newton *q, n
         memset(&st, 0, sizeof st);
         memset(q->cur, 0, sizeof q->cur);
         if (!rc)
-            rc = ncp_al_solve_observed(&ncp_al_config_canal, p, NULL, NULL, p->guess_v,
-                                       P0_AL_LOOPS, p0_newton_step, q, lambda, v, &st, err);
+            rc = ncp_al_solve_observed(&ncp_al_config_canal, p,
+                                       ncp_solver_params_find(c->o->params, c->o->nparams, "canal"),
+                                       NULL, p->guess_v, P0_AL_LOOPS, p0_newton_step, q, lambda, v,
+                                       &st, err);
         for (int k = 0; !rc && k < st.al_iterations && k < P0_AL_LOOPS; k++) {
             q->steps[k] += q->cur[k];
             q->reached[k]++;
@@ -1089,8 +1097,11 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
             double t0 = ncp_now_ms();
             /* §V-D: the first loop starts from the previous step's velocity (guess_v, the
              * settled state's, recorded by the capture); none recorded: the solver's cold start. */
-            rc = ncp_al_solve_observed(t2_configs[s], p, NULL, NULL, p->guess_v, P0_AL_LOOPS,
-                                       NULL, NULL, lambda, v, &st, err);
+            rc = ncp_al_solve_observed(t2_configs[s], p,
+                                       ncp_solver_params_find(c->o->params, c->o->nparams,
+                                                              t2_solvers[s]),
+                                       NULL, p->guess_v, P0_AL_LOOPS, NULL, NULL, lambda, v, &st,
+                                       err);
             double ms = ncp_now_ms() - t0;
             if (rc) {
                 ncp_error_prefix(err, "Table II, %s on case %s: ", t2_solvers[s], p->name);
@@ -1119,8 +1130,11 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
         for (int vi = 0; vi < P0_T2_NVAR; vi++) {
             int s = t2_var[vi].solver;
             if (!desc[s]) continue;
-            ncp_params ps;
-            memset(&ps, 0, sizeof ps);
+            ncp_params ps; /* --param, then the variant's own */
+            const ncp_params *user = ncp_solver_params_find(c->o->params, c->o->nparams,
+                                                            t2_solvers[s]);
+            if (user) ps = *user;
+            else memset(&ps, 0, sizeof ps);
             const char *key = t2_var[vi].param;
             if (key && (rc = ncp_params_set(&ps, key, t2_var[vi].value, err))) goto done;
             if (!key && !p->guess_lambda) continue; /* no previous impulses recorded */
@@ -1159,7 +1173,7 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
     else
         fprintf(f,
                 "%d dish cases (the Fig. 9 captures, `fig9_dishes/problems.h5`), %d AL loops "
-                "each with the solvers' default parameters "
+                "each with the solvers' default parameters%s "
                 "(ncp_al_solve_observed, solvers/al.h). Inner iter. = inner steps over the %d "
                 "loops, mean over cases; start: the previous step's velocity (the settled "
                 "state's, Lee et al. 2025 §V-D) where the capture recorded it; failure = AL loops "
@@ -1167,7 +1181,8 @@ static int p0_table2(p0_ctx *c, const p0_set *set, ncp_error *err)
                 "tolerance, %% of all loops (cases with any failure in brackets); residual = "
                 "mean over cases of -log10 al_residual (metrics/, from the returned lambda). Per "
                 "case: `table2_cases.csv`.\n\n",
-                set->cs.n, P0_AL_LOOPS, P0_AL_LOOPS);
+                set->cs.n, P0_AL_LOOPS, c->o->nparams ? " and the run's --param (claims.md)" : "",
+                P0_AL_LOOPS);
     fprintf(f, "| | %s | %s | %s |\n|---|---|---|---|\n", t2_labels[0], t2_labels[1],
             t2_labels[2]);
     fprintf(f, "| Inner iter. (paper) | %.2f | %.1f | %.1f |\n", t2_paper_inner[0],
@@ -1409,6 +1424,8 @@ static int p0_fig11(p0_ctx *c, ncp_error *err)
             to.quick = c->o->quick;
             to.interrupt = c->o->interrupt;
             to.budget = &b;
+            to.params = c->o->params;
+            to.nparams = c->o->nparams;
             rc = ncp_task_run(scene, names[k], &to, &r[k], err);
         }
         double load[3];
@@ -1811,6 +1828,8 @@ static int p0_task(p0_ctx *c, const char *file, const char *sub, int ok[P0_MAXS]
     ncp_task_opts_default(&to);
     to.quick = c->o->quick;
     to.interrupt = c->o->interrupt;
+    to.params = c->o->params;
+    to.nparams = c->o->nparams;
     double load[3];
     int haveload = ncp_task_load_average(load);
     printf("lee2025: %s: %s each drive the simulation under %g ms per step%s...\n", what,
@@ -2051,10 +2070,17 @@ int ncp_fig_lee2025(const ncp_fig_opts *o, ncp_error *err)
     memset(&dishes, 0, sizeof dishes);
     if ((rc = ncp_path_join(c->out, sizeof c->out, o->out_dir, "lee2025", err))) goto done;
     if ((rc = p0_check_parts(o->parts, err))) goto done;
+    if ((rc = ncp_pipeline_params_validate(o->catalog, o->params, o->nparams, err))) goto done;
     snprintf(c->cmd, sizeof c->cmd,
              "ncpbench figures --paper lee2025 --out %s%s --seed %llu -j %d%s%s", o->out_dir,
              o->quick ? " --quick" : "", o->seed, o->jobs, o->parts ? " --parts " : "",
              o->parts ? o->parts : "");
+    for (int i = 0; i < o->nparams; i++)
+        for (int j = 0; j < o->params[i].params.n; j++) {
+            size_t used = strlen(c->cmd);
+            snprintf(c->cmd + used, sizeof c->cmd - used, " --param %s.%s=%g", o->params[i].solver,
+                     o->params[i].params.items[j].name, o->params[i].params.items[j].value);
+        }
     if ((rc = ncp_mkdir_p(c->out, err))) goto done;
     /* Parts in the paper's order; the dish captures of Fig. 9 are kept for Table II. */
     /* Fig. 7: the paper's bolt-nut comes from a tight-tolerance assembly (§VII-A1), so the tight

@@ -22,28 +22,29 @@ typedef struct ncp_fig_set {
     const char *id;        /* the paper's key (docs/references.md) or "profiles" */
     const char *what;      /* one line for --help */
     int (*run)(const ncp_fig_opts *o, ncp_error *err);
+    int takes_params;      /* honours --param (ncp_fig_opts.params) */
 } ncp_fig_set;
 
 /* Figure sets register here (one line each). */
 static const ncp_fig_set fig_sets[] = {
     {"profiles", "Dolan-More performance profiles: every solver on every shipped scene's captures",
-     ncp_fig_profiles},
+     ncp_fig_profiles, 0},
     {"tasora2021", "Tasora et al. 2021 TEST 1 (Figs. 2-6: ADMM n_s, FADMM rho, Jacobi, P-SPG-FB) and TEST 2 (the wrecking ball, Fig. 8)",
-     ncp_fig_tasora2021},
+     ncp_fig_tasora2021, 0},
     {"lee2025", "Lee et al. 2025 §VII: Fig. 7, 9, 11, Tables II, III (CANAL, SubADMM, PGS, ablations)",
-     ncp_fig_lee2025},
+     ncp_fig_lee2025, 1},
     {"ncpreport2025", "NCP report 2025 §VII-D: accuracy metrics (r_pen, r_dual, r_ncp, r_nat) over its suite scenes",
-     ncp_fig_ncpreport2025},
+     ncp_fig_ncpreport2025, 0},
     {"castro2023", "Castro et al. 2023 (SAP) §VI-C clutter (Figs. 9-15: sap against the convex solvers, scaling, slip) and §VI-B spring-cylinder (Figs. 6-7)",
-     ncp_fig_castro2023},
-    {NULL, NULL, NULL},
+     ncp_fig_castro2023, 0},
+    {NULL, NULL, NULL, 0},
 };
 
 static void usage(FILE *f)
 {
     fprintf(f, "Usage: ncpbench figures [--paper KEY]... [--profiles] [--all] [--out DIR] [--quick]\n"
                "                        [--seed N] [-j N] [--scenes A,B] [--parts A,B]\n"
-               "                        [--plugin FILE.so]...\n\n"
+               "                        [--plugin FILE.so]... [--param SOLVER.NAME=VALUE]...\n\n"
                "Regenerates figures and tables from fresh captures into --out (default\n"
                "results/figures). Figure sets:\n");
     int n = 0;
@@ -55,7 +56,11 @@ static void usage(FILE *f)
                "table2, table3, tasks; table2 also runs fig9, whose captures it reads); the\n"
                "claims table then holds only their claims.\n"
                "--plugin FILE.so (repeatable; also $%s, colon-separated) adds a plugin's\n"
-               "solvers to \"every solver\" of the profiles (docs/plugins.md).\n", NCP_PLUGINS_ENV);
+               "solvers to \"every solver\" of the profiles (docs/plugins.md).\n"
+               "--param SOLVER.NAME=VALUE (repeatable) sets a solver parameter for every solve\n"
+               "of that solver in the set, on top of the set's own (lee2025 only; its outputs\n"
+               "list them), e.g. the paper's settings: scripts/bench_lee2025.sh --paper.\n",
+            NCP_PLUGINS_ENV);
 }
 
 /* The --plugin files and $NCPBENCH_PLUGINS's, loaded on top of the registry (as the CLI does
@@ -89,7 +94,8 @@ int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt)
 
 static int figures_main(int argc, char **argv, const volatile int *interrupt, ncp_plugins **pl)
 {
-    ncp_fig_opts o = {"results/figures", 0, 1, 1, interrupt, NULL, NULL, NULL};
+    ncp_solver_params_entry params[NCP_MAX_BENCH_SOLVERS];
+    ncp_fig_opts o = {"results/figures", 0, 1, 1, interrupt, NULL, NULL, NULL, params, 0};
     const char *want[16];
     const char *plugins[NCP_FIG_MAX_PLUGINS];
     char envbuf[8192];
@@ -101,7 +107,7 @@ static int figures_main(int argc, char **argv, const volatile int *interrupt, nc
             return 0;
         } else if ((!strcmp(a, "--paper") || !strcmp(a, "--out") || !strcmp(a, "--seed") ||
                     !strcmp(a, "-j") || !strcmp(a, "--scenes") || !strcmp(a, "--parts") ||
-                    !strcmp(a, "--plugin")) &&
+                    !strcmp(a, "--plugin") || !strcmp(a, "--param")) &&
                    i + 1 >= argc) {
             fprintf(stderr, "ncpbench figures: option %s needs a value\n", a);
             return 2;
@@ -126,6 +132,12 @@ static int figures_main(int argc, char **argv, const volatile int *interrupt, nc
                 return 2;
             }
             plugins[nplugins++] = argv[++i];
+        } else if (!strcmp(a, "--param")) {
+            ncp_error e = {0};
+            if (ncp_solver_params_add(params, &o.nparams, NCP_MAX_BENCH_SOLVERS, argv[++i], &e)) {
+                fprintf(stderr, "ncpbench figures: %s\n", e.msg);
+                return 2;
+            }
         } else if (!strcmp(a, "--seed")) {
             char *end;
             o.seed = strtoull(argv[++i], &end, 10);
@@ -155,6 +167,15 @@ static int figures_main(int argc, char **argv, const volatile int *interrupt, nc
         if (!found) {
             fprintf(stderr, "ncpbench figures: unknown figure set '%s'\n\n", want[k]);
             usage(stderr);
+            return 2;
+        }
+    }
+    for (const ncp_fig_set *s = fig_sets; s->id && o.nparams > 0; s++) {
+        int sel = all;
+        for (int k = 0; k < nwant; k++) sel |= !strcmp(s->id, want[k]);
+        if (sel && !s->takes_params) {
+            fprintf(stderr, "ncpbench figures: --param is taken by the lee2025 set only, not by "
+                            "'%s' (run that set without --param)\n", s->id);
             return 2;
         }
     }

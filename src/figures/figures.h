@@ -4,6 +4,7 @@
 #ifndef NCP_FIGURES_H
 #define NCP_FIGURES_H
 
+#include "scene/scene.h"
 #include "solve/catalog.h"
 #include "util/ncp_error.h"
 
@@ -21,6 +22,10 @@ typedef struct ncp_fig_opts {
     /* the solvers "every solver" means (profiles): the registry and the --plugin solvers;
      * NULL = the registry */
     const ncp_solver_catalog *catalog;
+    /* --param SOLVER.NAME=VALUE: solver parameters on top of the set's own, for every solve of
+     * that solver in the set (only sets that say so take them: lee2025) */
+    const ncp_solver_params_entry *params;
+    int nparams;
 } ncp_fig_opts;
 
 /* Figure sets: one file and header each (fig_profiles.h, fig_tasora2021.h, ...), listed in

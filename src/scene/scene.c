@@ -3,6 +3,7 @@
  * The schema is documented in scenes/README.md. Validation is strict: every key must be known
  * (a typo must not silently fall back to a default), every value has its type and range
  * checked, and every message reads "<file>: <json.path>: <what is wrong> (expected ...)". */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -786,4 +787,48 @@ double ncp_scene_max_memory(const ncp_scene *s) { return s->max_memory; }
 void ncp_scene_set_driver_time(ncp_scene *s, double ms)
 {
     if (ms > 0.0) s->bench.driver_budget.time_ms = ms;
+}
+
+int ncp_solver_params_add(ncp_solver_params_entry *entries, int *n, int cap, const char *spec,
+                          ncp_error *err)
+{
+    const char *dot = strchr(spec, '.'), *eq = strchr(spec, '=');
+    if (!dot || !eq || eq < dot || dot == spec || eq == dot + 1)
+        return ncp_error_set(err, NCP_ERR_INPUT, "--param: expected SOLVER.NAME=VALUE, got '%s'",
+                             spec);
+    char solver[sizeof entries[0].solver], name[48];
+    size_t ls = (size_t)(dot - spec), ln = (size_t)(eq - dot - 1);
+    if (ls >= sizeof solver || ln >= sizeof name)
+        return ncp_error_set(err, NCP_ERR_INPUT, "--param: name too long in '%s'", spec);
+    memcpy(solver, spec, ls);
+    solver[ls] = '\0';
+    memcpy(name, dot + 1, ln);
+    name[ln] = '\0';
+    char *end;
+    errno = 0;
+    double v = strtod(eq + 1, &end);
+    if (errno || end == eq + 1 || *end || !isfinite(v))
+        return ncp_error_set(err, NCP_ERR_INPUT, "--param %s: '%s' is not a finite number", spec,
+                             eq + 1);
+    int k = -1;
+    for (int i = 0; i < *n; i++)
+        if (strcmp(entries[i].solver, solver) == 0) k = i;
+    if (k < 0) {
+        if (*n >= cap)
+            return ncp_error_set(err, NCP_ERR_INPUT, "too many --param solvers (at most %d)", cap);
+        k = (*n)++;
+        memset(&entries[k], 0, sizeof entries[k]);
+        snprintf(entries[k].solver, sizeof entries[k].solver, "%s", solver);
+    }
+    int rc = ncp_params_set(&entries[k].params, name, v, err);
+    if (rc) ncp_error_prefix(err, "--param: ");
+    return rc;
+}
+
+const ncp_params *ncp_solver_params_find(const ncp_solver_params_entry *entries, int n,
+                                         const char *solver)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(entries[i].solver, solver) == 0) return &entries[i].params;
+    return NULL;
 }

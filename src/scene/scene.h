@@ -20,6 +20,15 @@ typedef struct ncp_solver_params_entry {
     ncp_params params;
 } ncp_solver_params_entry;
 
+/* Adds one "SOLVER.NAME=VALUE" (the CLI's --param) to entries[0..*n) (cap entries): into the
+ * solver's entry, created when it has none. NCP_ERR_INPUT with a message naming spec when it is
+ * malformed, its value is not a finite number or there is no room. */
+int ncp_solver_params_add(ncp_solver_params_entry *entries, int *n, int cap, const char *spec,
+                          ncp_error *err);
+/* The entry of solver in entries[0..n), or NULL. */
+const ncp_params *ncp_solver_params_find(const ncp_solver_params_entry *entries, int n,
+                                         const char *solver);
+
 /* The scene's "benchmark" section. */
 typedef struct ncp_bench_cfg {
     char capture[16];      /* "trajectory" (this issue) or "cases" (single-step, geometry issue) */
