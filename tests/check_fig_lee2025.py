@@ -11,7 +11,7 @@ recomputation from the raw benchmark files (code written here, not ncpbench's):
   runs);
 - table3.dat's means and ratios from table3_laikago*/metrics.csv (when the ADMM solvers ran);
 - claims.md: every claim row has a verdict in {yes, partly, no, n/a}; the task claims' verdicts
-  (TKa on the tight bolt-nut task, TKb on the dish stack) from each solver's success in the
+  (TKa on the tight bolt-nut task, TKb on the dish stack, TKc on the pouring) from each solver's success in the
   task's task.json (the rule: CANAL and SubADMM succeed and PGS fails: yes; all three succeed:
   partly; else no), and TKa's row cites the tight task and the loose one beside it.
 Exit status 1 on any mismatch or missing file; prints what it checked.
@@ -218,7 +218,8 @@ def check_claims(d):
         fail(f"claims.md: {n} claim rows, expected every claim of §VII (>= 15)")
 
 
-TASKS = {"TKa": "task_boltnut-screw-tight-panda", "TKb": "task_dish-stack"}
+TASKS = {"TKa": "task_boltnut-screw-tight-panda", "TKb": "task_dish-stack",
+         "TKc": "task_pouring-g1"}
 
 
 def check_tasks(d):
