@@ -117,13 +117,19 @@ int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error
 
 /* ---------- the velocity during a sweep ---------- */
 
-int ncp_gs_vel_init(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
+/* Binds u to op with no route data yet. */
+static void gs_vel_bind(ncp_gs_vel *g, const ncp_dop *op, double *u)
 {
     g->op = op;
     g->u = u;
     g->t = g->Ft = NULL;
     g->run_ptr = NULL;
     g->run = NULL;
+}
+
+int ncp_gs_vel_init(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
+{
+    gs_vel_bind(g, op, u);
     const int m = op->m, r = op->rank;
     if (r == 0) return NCP_OK;
     if (!(g->t = ncp_calloc(err, (size_t)r, sizeof(double))) ||
@@ -138,11 +144,7 @@ int ncp_gs_vel_init(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
 
 int ncp_gs_vel_init_nonzeros(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
 {
-    g->op = op;
-    g->u = u;
-    g->t = g->Ft = NULL;
-    g->run_ptr = NULL;
-    g->run = NULL;
+    gs_vel_bind(g, op, u);
     if (op->rank != 0 || op->chol || !op->D)
         return ncp_error_set(err, NCP_ERR_INPUT,
                              "the Gauss-Seidel sweep on D's nonzeros needs the dense D (route "

@@ -138,6 +138,18 @@ static double velocity_error(const ncp_problem *p, const double *lambda, const d
     return e / sc;
 }
 
+/* Problem pi of the route tests: 0 the one-body problem of make_problem (D full, rank 6), 1 a
+ * pile of 8 bodies kept sparse with 40 contacts (D with zero blocks between contacts that share
+ * no body). Nonzero when it could not be made (already counted as a failed check). */
+static int make_route_problem(ncp_problem *p, int pi, uint64_t seed)
+{
+    if (pi == 0) return make_problem(p, seed);
+    ncp_error err = {0};
+    int rc = tutil_sparse_bodies_problem(p, seed, 8, 40, &err);
+    CHECK_OK(rc, &err);
+    return rc;
+}
+
 /* The runs of the nonzeros route cover exactly D's nonzero entries: their total length is the
  * count of nonzeros, each run lies inside its column and holds no zero, and runs are separated
  * by at least one zero. */
@@ -170,13 +182,7 @@ static void test_sweep_velocity(void)
     for (int pi = 0; pi < 2; pi++) {
         ncp_problem p;
         ncp_error err = {0};
-        if (pi == 0) {
-            if (make_problem(&p, 21)) continue;
-        } else {
-            int rc = tutil_sparse_bodies_problem(&p, 22, 8, 40, &err);
-            CHECK_OK(rc, &err);
-            if (rc) continue;
-        }
+        if (make_route_problem(&p, pi, pi == 0 ? 21 : 22)) continue;
         const int m = p.m;
         double *step = calloc((size_t)p.nblocks, sizeof(double));
         double *l0 = calloc((size_t)m, sizeof(double)), *u0 = calloc((size_t)m, sizeof(double));
@@ -240,14 +246,8 @@ static void test_decoupled_sweep(void)
 {
     for (int pi = 0; pi < 2; pi++) {
         ncp_problem p;
-        ncp_error err = {0};
-        if (pi == 0) {
-            if (make_problem(&p, 11)) continue;
-        } else {
-            int rc = tutil_sparse_bodies_problem(&p, 23, 8, 40, &err);
-            CHECK_OK(rc, &err);
-            if (rc) continue;
-            /* pgs-decoupled builds D from dense primal data: densify A, keep J */
+        if (make_route_problem(&p, pi, pi == 0 ? 11 : 23)) continue;
+        if (pi == 1) { /* pgs-decoupled builds D from dense primal data: densify A, keep J */
             p.A = calloc((size_t)p.nv * p.nv, sizeof(double));
             CHECK(p.A != NULL);
             if (!p.A) {
