@@ -126,7 +126,7 @@ static const double t3_paper_res[P0_MAXS] = {4.8802, 4.8817, 4.8562};
 
 typedef struct p0_claim {
     char id[8];
-    char claim[200];
+    char claim[320];
     char paper[120];
     char ours[1400];
     char verdict[16];
