@@ -239,7 +239,20 @@ def check_tasks(d):
         if tk not in rows:
             fail(f"claims.md: no {tk} row although {sub}/task.json exists")
             continue
-        ok = {s["solver"]: s["success"] for s in json.load(open(fn))["solvers"]}
+        solvers = json.load(open(fn))["solvers"]
+        ok = {s["solver"]: s["success"] for s in solvers}
+        if tk == "TKc":  # Fig. 11's protocol: 5 CANAL iterations, 100 for the others, tol 0
+            for s in solvers:
+                want_it = 5 if s["solver"] == "canal" else 100
+                check(s["max_iter"] == want_it and s["tol"] == 0,
+                      f"{sub}: {s['solver']} ran max_iter {s['max_iter']} tol {s['tol']}, "
+                      f"Fig. 11's protocol is {want_it} and 0")
+            with open(f"{d}/{sub}/steps.csv") as f:
+                for r in csv.DictReader(f):
+                    cap = 5 if r["solver"] == "canal" else 100
+                    check(int(r["iterations"]) <= cap,
+                          f"{sub}/steps.csv: {r['solver']} step {r['step']} ran {r['iterations']} "
+                          f"iterations (cap {cap})")
         need = ["canal", "subadmm", "pgs-decoupled"]
         if not all(s in ok for s in need):
             continue

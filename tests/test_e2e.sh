@@ -193,6 +193,21 @@ PYEOF
 else
   cat "$T/fig000s.log"; fail "figures --paper lee2025 --param"
 fi
+# Table II's direct AL solves take it too: with an absolute beta0 = 12345, CANAL's beta follows eq.
+# 27's schedule from it, 12345 * 3^k (kappa 3) capped at 100 * 12345 (beta_max_ratio)
+if "$NCPBENCH" figures --paper lee2025 --quick --parts table2 --param canal.beta0=12345 \
+     --out "$T/fig000t" > "$T/fig000t.log" 2>&1; then
+  "$PY" - "$T/fig000t/lee2025/table2_cases.csv" <<'PYEOF' || fail "figures --param: Table II's CANAL did not start from beta0 = 12345"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["solver"] == "canal"]
+assert rows, "no canal rows"
+ok = {12345.0 * 3 ** k for k in range(5)} | {1234500.0}
+for r in rows:
+    assert any(abs(float(r["beta"]) - b) <= 1e-9 * b for b in ok), r
+PYEOF
+else
+  cat "$T/fig000t.log"; fail "figures --paper lee2025 --parts table2 --param"
+fi
 "$NCPBENCH" figures --profiles --param pgs.omega=1 --out "$T/fig000r" > "$T/fig000r.log" 2>&1
 [ $? -eq 2 ] && grep -q "lee2025 set only" "$T/fig000r.log" || fail "figures --profiles --param not refused"
 "$NCPBENCH" figures --paper lee2025 --parts fig12 --out "$T/fig000q" > "$T/fig000q.log" 2>&1
