@@ -130,6 +130,19 @@ wait $pid; rc=$?
 rc=$?
 [ $rc -eq 0 ] && grep -q "parameter omega = 5 must lie in" "$T/t7/task.md" ||
   { fail "task --param pgs.omega=5 did not reach pgs: exit $rc"; cat "$T/log7"; }
+# merged with the scene's benchmark.params: --param's value wins, the scene's other keys stay
+"$PY" - "$SC" "$T/p1.json" "$T/p2.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["benchmark"]["params"] = {"pgs": {"omega": 0.5}}
+json.dump(d, open(sys.argv[2], "w"))
+d["benchmark"]["params"] = {"pgs": {"omega": 7}}
+json.dump(d, open(sys.argv[3], "w"))
+PYEOF
+"$NCPBENCH" task "$T/p1.json" --solvers pgs --param pgs.omega=5 --steps 2 --out "$T/t7c" --no-figures > "$T/log7c" 2>&1
+grep -q "parameter omega = 5 must lie in" "$T/t7c/task.md" || { fail "task --param did not override the scene's omega"; cat "$T/log7c"; }
+"$NCPBENCH" task "$T/p2.json" --solvers pgs --param pgs.local_iter=2 --steps 2 --out "$T/t7d" --no-figures > "$T/log7d" 2>&1
+grep -q "parameter omega = 7 must lie in" "$T/t7d/task.md" || { fail "task --param dropped the scene's omega"; cat "$T/log7d"; }
 "$NCPBENCH" task "$SC" --solvers pgs --param pgs.bogus=1 --out "$T/t7b" --no-figures > "$T/log7b" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q "no parameter 'bogus'" "$T/log7b" || { fail "task --param pgs.bogus=1: exit $rc"; cat "$T/log7b"; }

@@ -167,9 +167,7 @@ static int trace_cb(void *ctx, int iter, double t, const ncp_metrics *mt)
 
 static const ncp_params *params_for(const ncp_bench_opts *o, const char *solver)
 {
-    for (int i = 0; i < o->nparams; i++)
-        if (strcmp(o->params[i].solver, solver) == 0) return &o->params[i].params;
-    return NULL;
+    return ncp_solver_params_find(o->params, o->nparams, solver);
 }
 
 /* ---- --isolate: one solve in a forked child (bench.h) ----

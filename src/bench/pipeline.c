@@ -127,20 +127,10 @@ static int params_merge(ncp_solver_params_entry *dst, int *n, int cap,
                         const ncp_solver_params_entry *src, int nsrc, ncp_error *err)
 {
     for (int i = 0; i < nsrc; i++) {
-        int k = -1;
-        for (int j = 0; j < *n; j++)
-            if (strcmp(dst[j].solver, src[i].solver) == 0) k = j;
-        if (k < 0) {
-            if (*n >= cap) return ncp_error_set(err, NCP_ERR_INPUT, "too many parameter sets");
-            k = (*n)++;
-            memset(&dst[k], 0, sizeof dst[k]);
-            snprintf(dst[k].solver, sizeof dst[k].solver, "%s", src[i].solver);
-        }
-        for (int j = 0; j < src[i].params.n; j++) {
-            int rc = ncp_params_set(&dst[k].params, src[i].params.items[j].name,
-                                    src[i].params.items[j].value, err);
-            if (rc) return rc;
-        }
+        ncp_solver_params_entry *e = ncp_solver_params_slot(dst, n, cap, src[i].solver, err);
+        if (!e) return err->code;
+        int rc = ncp_params_merge(&e->params, &src[i].params, err);
+        if (rc) return rc;
     }
     return NCP_OK;
 }

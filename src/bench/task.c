@@ -199,9 +199,7 @@ int ncp_task_run(const ncp_scene *s, const char *solver, const ncp_task_opts *o,
     if (over) {
         if (drv.params) merged = *drv.params;
         else memset(&merged, 0, sizeof merged);
-        for (int i = 0; i < over->n; i++)
-            if ((rc = ncp_params_set(&merged, over->items[i].name, over->items[i].value, err)))
-                return rc;
+        if ((rc = ncp_params_merge(&merged, over, err))) return rc;
         drv.params = &merged;
     }
     drv.budget = o->budget ? *o->budget : t->budget;

@@ -20,8 +20,7 @@ int ncp_driver_for_scene(const ncp_scene *s, const char *name, const volatile in
     if (!d->solver)
         return ncp_error_set(err, NCP_ERR_INPUT, "unknown driver solver \"%s\" (see `ncpbench "
                              "list`; a plugin's solver needs --plugin FILE.so)", dname);
-    for (int i = 0; i < bc->nparams; i++)
-        if (strcmp(bc->params[i].solver, d->solver->name) == 0) d->params = &bc->params[i].params;
+    d->params = ncp_solver_params_find(bc->params, bc->nparams, d->solver->name);
     d->budget = bc->driver_budget;
     d->interrupt = interrupt;
     return NCP_OK;

@@ -810,19 +810,26 @@ int ncp_solver_params_add(ncp_solver_params_entry *entries, int *n, int cap, con
     if (errno || end == eq + 1 || *end || !isfinite(v))
         return ncp_error_set(err, NCP_ERR_INPUT, "--param %s: '%s' is not a finite number", spec,
                              eq + 1);
-    int k = -1;
-    for (int i = 0; i < *n; i++)
-        if (strcmp(entries[i].solver, solver) == 0) k = i;
-    if (k < 0) {
-        if (*n >= cap)
-            return ncp_error_set(err, NCP_ERR_INPUT, "too many --param solvers (at most %d)", cap);
-        k = (*n)++;
-        memset(&entries[k], 0, sizeof entries[k]);
-        snprintf(entries[k].solver, sizeof entries[k].solver, "%s", solver);
-    }
-    int rc = ncp_params_set(&entries[k].params, name, v, err);
+    ncp_solver_params_entry *e = ncp_solver_params_slot(entries, n, cap, solver, err);
+    if (!e) return err->code;
+    int rc = ncp_params_set(&e->params, name, v, err);
     if (rc) ncp_error_prefix(err, "--param: ");
     return rc;
+}
+
+ncp_solver_params_entry *ncp_solver_params_slot(ncp_solver_params_entry *entries, int *n, int cap,
+                                                const char *solver, ncp_error *err)
+{
+    for (int i = 0; i < *n; i++)
+        if (strcmp(entries[i].solver, solver) == 0) return &entries[i];
+    if (*n >= cap) {
+        ncp_error_set(err, NCP_ERR_INPUT, "too many solvers with parameters (at most %d)", cap);
+        return NULL;
+    }
+    ncp_solver_params_entry *e = &entries[(*n)++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->solver, sizeof e->solver, "%s", solver);
+    return e;
 }
 
 const ncp_params *ncp_solver_params_find(const ncp_solver_params_entry *entries, int n,

@@ -25,6 +25,10 @@ typedef struct ncp_solver_params_entry {
  * malformed, its value is not a finite number or there is no room. */
 int ncp_solver_params_add(ncp_solver_params_entry *entries, int *n, int cap, const char *spec,
                           ncp_error *err);
+/* The entry of solver in entries[0..*n) (cap entries), created empty when there is none;
+ * NULL (NCP_ERR_INPUT in err) when there is no room. */
+ncp_solver_params_entry *ncp_solver_params_slot(ncp_solver_params_entry *entries, int *n, int cap,
+                                                const char *solver, ncp_error *err);
 /* The entry of solver in entries[0..n), or NULL. */
 const ncp_params *ncp_solver_params_find(const ncp_solver_params_entry *entries, int n,
                                          const char *solver);

@@ -31,3 +31,12 @@ int ncp_params_set(ncp_params *ps, const char *name, double value, ncp_error *er
     ps->n++;
     return NCP_OK;
 }
+
+int ncp_params_merge(ncp_params *dst, const ncp_params *src, ncp_error *err)
+{
+    for (int i = 0; i < src->n; i++) {
+        int rc = ncp_params_set(dst, src->items[i].name, src->items[i].value, err);
+        if (rc) return rc;
+    }
+    return NCP_OK;
+}
