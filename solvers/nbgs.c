@@ -21,12 +21,13 @@
  * (solvers/splitting.h).
  * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the NCP (Preclik's QCP friction model).
  */
+#include "solvers/common.h"
 #include "solvers/registry.h"
 #include "solvers/splitting.h"
 
 static const ncp_param_doc nbgs_params[] = {
     NCP_SPLIT_DOC_OMEGA,     NCP_SPLIT_DOC_OMEGA_MIN, NCP_SPLIT_DOC_OMEGA_DECAY,
-    NCP_SPLIT_DOC_STALL_TOL, {NULL, 0.0, NULL},
+    NCP_SPLIT_DOC_STALL_TOL, NCP_GS_DOC_SWEEP, {NULL, 0.0, NULL},
 };
 
 static int nbgs_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)

@@ -25,6 +25,7 @@
  * runs end by the stall test (STALLED) or the budget.
  * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the CCP relaxation (desaxce = 0).
  */
+#include "solvers/common.h"
 #include "solvers/registry.h"
 #include "solvers/splitting.h"
 
@@ -35,7 +36,7 @@ static const ncp_param_doc pgs_ccp_params[] = {
     {"desaxce", 0.0,
      "1: add the De Saxcé estimate Gamma(u_k) (Table I literally; then it targets the NCP)"},
     NCP_SPLIT_DOC_STALL_TOL,
-    {NULL, 0.0, NULL},
+    NCP_GS_DOC_SWEEP, {NULL, 0.0, NULL},
 };
 
 static int pgs_ccp_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)

@@ -17,6 +17,7 @@
  * Needs: dual (D, v_f); uses A when present. Warm start: in->lambda0. Solves: the NCP (to the
  * accuracy its early stop allows).
  */
+#include "solvers/common.h"
 #include "solvers/registry.h"
 #include "solvers/splitting.h"
 
@@ -29,7 +30,7 @@ static const ncp_param_doc raisim_ds_es_params[] = {
     NCP_SPLIT_DOC_BISECT_TOL,
     NCP_SPLIT_DOC_LOCAL_ITER,
     NCP_SPLIT_DOC_STALL_TOL,
-    {NULL, 0.0, NULL},
+    NCP_GS_DOC_SWEEP, {NULL, 0.0, NULL},
 };
 
 static int raisim_ds_es_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
