@@ -9,10 +9,13 @@
  * thread's CPU clock, their ratio, and the largest difference of the two lambdas after N sweeps
  * (the same iteration: rounding only). Setup (ncpbench: A's blocks, Y = A^{-1} J^T, D's diagonal
  * blocks, v_f; the kernel: the same from the 6x6 blocks) is timed apart. The problems are read as
- * stored (ncp_load_problems_raw): no D is ever formed. With several problems the exponent k of
- * time per sweep ~ contacts^k is fitted (least squares on the logs) for both.
+ * stored (ncp_load_problems_raw): no D is formed, except with --dense: then D = J A^{-1} J^T of
+ * the contact rows is built and the sweep through D's columns (pgs.sweep=2 without primal data,
+ * the route every Gauss–Seidel solver took before the velocity form; 8 m^2 bytes) is timed too,
+ * for min(N, 5) sweeps. With several problems the exponent k of time per sweep ~ contacts^k is
+ * fitted (least squares on the logs) for each.
  *
- * Usage: bench_pgs_sweep [--sweeps N] FILE.h5...
+ * Usage: bench_pgs_sweep [--sweeps N] [--dense] FILE.h5...
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +24,7 @@
 #include <time.h>
 
 #include "core/la.h"
+#include "core/sparse_chol.h"
 #include "ref_pgs_kernel.h"
 #include "solvers/common.h"
 #include "store/store.h"
@@ -121,7 +125,7 @@ static int body_blocks(const ncp_problem *p, double *Minv, double *vfree)
 
 typedef struct row {
     int nc;
-    double ncp_us, ref_us;
+    double ncp_us, ref_us, dense_us;
 } row;
 
 /* Least-squares slope of log(y) against log(x). */
@@ -129,7 +133,8 @@ static double slope(int n, const row *r, int ref)
 {
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (int i = 0; i < n; i++) {
-        double x = log((double)r[i].nc), y = log(ref ? r[i].ref_us : r[i].ncp_us);
+        double x = log((double)r[i].nc);
+        double y = log(ref == 1 ? r[i].ref_us : ref == 2 ? r[i].dense_us : r[i].ncp_us);
         sx += x;
         sy += y;
         sxx += x * x;
@@ -138,7 +143,56 @@ static double slope(int n, const row *r, int ref)
     return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
-static int bench_problem(const ncp_problem *p, int sweeps, row *out)
+/* Median time per sweep through the dense D of q's contact rows (pgs.sweep=2 on a view without
+ * primal data), from lambda = 0; NAN when D cannot be built. */
+static double dense_sweep_us(const ncp_problem *q, const double *step, int sweeps)
+{
+    const int m = q->m;
+    ncp_error err = {0};
+    ncp_sparse_chol *F = NULL;
+    ncp_csr Ad = {0};
+    const ncp_csr *A = &q->A_sparse;
+    double *D = malloc((size_t)m * m * sizeof(double)), *vf = malloc((size_t)m * sizeof(double));
+    double *u = calloc((size_t)m, sizeof(double)), *lambda = calloc((size_t)m, sizeof(double));
+    double t[3] = {NAN, NAN, NAN};
+    int ok = D && vf && u && lambda;
+    if (ok && !(q->has_sparse_primal && q->A_sparse.rowptr)) {
+        ok = ncp_csr_from_dense(&Ad, q->nv, q->nv, q->A, 0.0, &err) == NCP_OK;
+        A = &Ad;
+    }
+    ok = ok && ncp_sparse_chol_factor(A, NULL, &F, &err) == NCP_OK &&
+         ncp_sparse_chol_delassus(F, q->b, &q->J, q->e, D, vf, &err) == NCP_OK;
+    ncp_problem d = *q; /* D alone: the Delassus route, D's columns */
+    d.has_primal = d.has_sparse_primal = 0;
+    d.D = D;
+    d.vf = vf;
+    d.has_dual = 1;
+    d.dop_route = 0;
+    for (int rep = 0; ok && rep < 3; rep++) {
+        ncp_gs_vel g;
+        if (ncp_gs_vel_setup(&g, &d, NCP_GS_DELASSUS, u, &err)) {
+            ok = 0;
+            break;
+        }
+        ncp_zero(m, lambda);
+        ncp_gs_vel_start(&g, lambda);
+        double t0 = cpu_ms();
+        for (int k = 0; k < sweeps; k++) ncp_pgs_sweep_vel(&d, &g, step, 1.0, 1, lambda);
+        t[rep] = 1e3 * (cpu_ms() - t0) / sweeps;
+        ncp_gs_vel_free(&g);
+    }
+    if (!ok) fprintf(stderr, "%s: the dense D: %s\n", q->name, err.msg);
+    ncp_sparse_chol_free(F);
+    ncp_csr_free(&Ad);
+    free(D);
+    free(vf);
+    free(u);
+    free(lambda);
+    qsort(t, 3, sizeof(double), cmp_double);
+    return ok ? t[1] : NAN;
+}
+
+static int bench_problem(const ncp_problem *p, int sweeps, int dense, row *out)
 {
     ncp_problem q;
     ncp_block *blocks = NULL;
@@ -207,13 +261,17 @@ static int bench_problem(const ncp_problem *p, int sweeps, row *out)
     }
     qsort(t_ncp, 3, sizeof(double), cmp_double);
     qsort(t_ref, 3, sizeof(double), cmp_double);
-    printf("%-26s %6d %7d %7d %9zu %5s %10.1f %10.1f %6.2f %8.1f %8.1f %9.2e %8.1f %8.1f\n",
-           p->name, nc, m, q.J.nnz, nnzy, route == NCP_GS_VELOCITY ? "vel" : "D", t_ncp[1],
-           t_ref[1], t_ncp[1] / t_ref[1], 1e3 * t_ncp[1] / nc, 1e3 * t_ref[1] / nc,
-           diff / fmax(1.0, lmax), s_ncp, s_ref);
+    double t_dense = dense ? dense_sweep_us(&q, step, sweeps < 5 ? sweeps : 5) : NAN;
+    printf("%-12s %-8s %6d %7d %7d %9zu %5s %10.1f %10.1f %6.2f %8.1f %8.1f %9.2e %8.1f %8.1f",
+           p->scene ? p->scene : "?", p->name, nc, m, q.J.nnz, nnzy,
+           route == NCP_GS_VELOCITY ? "vel" : "D", t_ncp[1], t_ref[1], t_ncp[1] / t_ref[1],
+           1e3 * t_ncp[1] / nc, 1e3 * t_ref[1] / nc, diff / fmax(1.0, lmax), s_ncp, s_ref);
+    if (dense) printf(" %12.1f", t_dense);
+    printf("\n");
     out->nc = nc;
     out->ncp_us = t_ncp[1];
     out->ref_us = t_ref[1];
+    out->dense_us = t_dense;
     rc = 0;
 done:
     free(blocks);
@@ -229,17 +287,19 @@ done:
 
 int main(int argc, char **argv)
 {
-    int sweeps = 50, nrows = 0, cap = 0;
+    int sweeps = 50, nrows = 0, cap = 0, dense = 0;
     row *rows = NULL;
-    printf("%-26s %6s %7s %7s %9s %5s %10s %10s %6s %8s %8s %9s %8s %8s\n", "problem", "nc", "m",
-           "nnz(J)", "nnz(Y)", "route", "ncp us", "ref us", "ratio", "ncp ns/c", "ref ns/c",
-           "|dlambda|", "setup ms", "ref ms");
+    for (int a = 1; a < argc; a++) dense |= strcmp(argv[a], "--dense") == 0;
+    printf("%-12s %-8s %6s %7s %7s %9s %5s %10s %10s %6s %8s %8s %9s %8s %8s%s\n", "scene",
+           "problem", "nc", "m", "nnz(J)", "nnz(Y)", "route", "ncp us", "ref us", "ratio",
+           "ncp ns/c", "ref ns/c", "|dlambda|", "setup ms", "ref ms", dense ? "  dense-D us" : "");
     for (int a = 1; a < argc; a++) {
         if (strcmp(argv[a], "--sweeps") == 0 && a + 1 < argc) {
             sweeps = atoi(argv[++a]);
             if (sweeps < 1) sweeps = 1;
             continue;
         }
+        if (strcmp(argv[a], "--dense") == 0) continue;
         ncp_problem *probs = NULL;
         ncp_problem_origin *origin = NULL;
         int n = 0;
@@ -255,14 +315,17 @@ int main(int argc, char **argv)
                 if (!r) return 3;
                 rows = r;
             }
-            if (bench_problem(&probs[i], sweeps, &rows[nrows]) == 0) nrows++;
+            if (bench_problem(&probs[i], sweeps, dense, &rows[nrows]) == 0) nrows++;
         }
         ncp_problems_free(probs, n);
         free(origin);
     }
-    if (nrows >= 2)
+    if (nrows >= 2) {
         printf("time per sweep ~ contacts^k over %d problems: ncpbench k = %.3f, reference k = "
-               "%.3f\n", nrows, slope(nrows, rows, 0), slope(nrows, rows, 1));
+               "%.3f", nrows, slope(nrows, rows, 0), slope(nrows, rows, 1));
+        if (dense) printf(", dense D k = %.3f", slope(nrows, rows, 2));
+        printf("\n");
+    }
     free(rows);
     return 0;
 }
