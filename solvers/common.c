@@ -322,6 +322,24 @@ static int gs_vel_velocity(ncp_gs_vel *g, const ncp_problem *p, ncp_error *err)
     return NCP_OK;
 }
 
+/* Whether the diagonal blocks J_k Y_k agree with the problem's D to 1e-10 of the block's largest
+ * diagonal entry (1 when p has no D or its route was verified against J A^{-1} J^T). O(m). */
+static int blocks_match(const ncp_gs_vel *g, const ncp_problem *p)
+{
+    if (!p->has_dual || !p->D || p->dop_route == 1 || p->dop_route == 2) return 1;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const int k = ncp_block_type_size(p->blocks[bi].type);
+        double sc = 0.0;
+        for (int a = 0; a < k; a++) sc = fmax(sc, fabs(dentry(p, NULL, bi, a, a)));
+        for (int c = 0; c < k; c++)
+            for (int a = 0; a < k; a++)
+                if (!(fabs(g->dblk[9 * (size_t)bi + a + 3 * c] - dentry(p, NULL, bi, a, c)) <=
+                      1e-10 * sc))
+                    return 0;
+    }
+    return 1;
+}
+
 int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, ncp_error *err)
 {
     gs_vel_bind(g, NULL, u);
@@ -331,8 +349,11 @@ int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, 
         rc = NCP_ERR_NOMEM;
     if (!rc && route == NCP_GS_VELOCITY) {
         rc = gs_vel_velocity(g, p, err);
-        /* A not SPD to working precision under the automatic choice: D still serves */
-        if (rc && rc != NCP_ERR_NOMEM && sweep == NCP_GS_AUTO && p->has_dual && p->D) {
+        /* Under the automatic choice D still serves when A is not SPD to working precision, or
+         * when the problem carries a D that is not J A^{-1} J^T (a file's regularised D; not
+         * checked where the Delassus operator verified it already) */
+        int differs = !rc && sweep == NCP_GS_AUTO && !blocks_match(g, p);
+        if (differs || (rc && rc != NCP_ERR_NOMEM && sweep == NCP_GS_AUTO && p->has_dual && p->D)) {
             ncp_error_clear(err);
             double *dblk = g->dblk;
             g->dblk = NULL;

@@ -131,7 +131,9 @@ int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err
  * blocks (g->dblk), v_f (g->vf) and the route's data; g->route records the route taken.
  * The D routes need p's D and v_f (NCP_ERR_INPUT otherwise); the velocity route reads no D
  * (A factorised block by block, core/sparse_chol.h); NCP_GS_AUTO falls back to the Delassus
- * route when A is not positive definite and p has a D. Errors: NCP_ERR_INPUT, NCP_ERR_NUMERIC
+ * route when A is not positive definite and p has a D, or when p's D is not J A^{-1} J^T (its
+ * diagonal blocks differ by more than 1e-10 of their largest diagonal entry: a regularised D;
+ * skipped when p->dop_route says the operator verified D). Errors: NCP_ERR_INPUT, NCP_ERR_NUMERIC
  * (A not SPD on the velocity route), NCP_ERR_NOMEM. g must not be copied afterwards (it points
  * into itself). */
 int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, ncp_error *err);

@@ -16,8 +16,8 @@
  * still takes the velocity form (v_f from b), its diagonal blocks are D's, and three sweeps of
  * ncp_pgs_sweep_vel keep u = D lambda + v_f and agree with ncp_pgs_sweep on the dense D; Y holds
  * exactly the entries ncp_jmap_nnz predicts (6 per body a row touches); the automatic choice takes
- * the velocity form on the pile and on the capture; a route whose data are missing is refused
- * with NCP_ERR_INPUT. */
+ * the velocity form on the pile and on the capture, and keeps the problem's D when that D is not
+ * J A^{-1} J^T (regularised); a route whose data are missing is refused with NCP_ERR_INPUT. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +283,28 @@ static void test_route(const ncp_problem *p, int pi)
     ncp_gs_vel_free(&g);
     CHECK_OK(ncp_gs_vel_route(&dual, NCP_GS_AUTO, &route, &err), &err);
     CHECK(route == NCP_GS_DELASSUS);
+
+    /* a D that is not J A^{-1} J^T (regularised on its diagonal): the automatic choice keeps
+     * the problem's D; the velocity form asked for explicitly still runs from the primal data */
+    double *Dreg = malloc((size_t)m * m * sizeof(double));
+    CHECK(Dreg != NULL);
+    if (Dreg) {
+        memcpy(Dreg, p->D, (size_t)m * m * sizeof(double));
+        for (int i = 0; i < m; i++) Dreg[i + (size_t)i * m] *= 1.0 + 1e-6;
+        ncp_problem r = *p;
+        r.D = Dreg;
+        r.dop_route = 0;
+        CHECK_OK(ncp_gs_vel_setup(&g, &r, NCP_GS_AUTO, u1, &err), &err);
+        CHECK(g.route == NCP_GS_DELASSUS);
+        ncp_gs_vel_free(&g);
+        CHECK_OK(ncp_gs_vel_setup(&g, &r, NCP_GS_VELOCITY, u1, &err), &err);
+        CHECK(g.route == NCP_GS_VELOCITY);
+        ncp_gs_vel_free(&g);
+        CHECK_OK(ncp_gs_vel_setup(&g, p, NCP_GS_AUTO, u1, &err), &err);
+        CHECK(g.route == NCP_GS_VELOCITY || pi == 0);
+        ncp_gs_vel_free(&g);
+        free(Dreg);
+    }
 done:
     free(step);
     free(step1);

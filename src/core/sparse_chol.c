@@ -543,13 +543,6 @@ int ncp_sparse_chol_jmap(ncp_sparse_chol *F, const ncp_csr *J, ncp_jmap *Y, ncp_
     return rc;
 }
 
-int ncp_sparse_chol_blocks(const ncp_sparse_chol *F, const int **block, const int **start)
-{
-    if (block) *block = F->block;
-    if (start) *start = F->start;
-    return F->nblocks;
-}
-
 double ncp_csr_max_asymmetry(const ncp_csr *A, int *row, int *col)
 {
     double worst = 0.0;

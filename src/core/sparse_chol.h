@@ -58,9 +58,6 @@ int ncp_sparse_chol_delassus(ncp_sparse_chol *F, const double *b, const ncp_csr 
  * j): block[i] (n entries) numbered 0, 1, ... by their smallest DOF. Returns the number of
  * components, or -NCP_ERR_NOMEM. The blocks of ncp_sparse_chol_factor. */
 int ncp_csr_components(const ncp_csr *A, int *block, ncp_error *err);
-/* F's blocks: *block (n: block of each DOF) and *start (nblocks + 1: block k holds
- * start[k + 1] - start[k] DOFs); returns nblocks. Borrowed from F. */
-int ncp_sparse_chol_blocks(const ncp_sparse_chol *F, const int **block, const int **start);
 
 /* Y = A^{-1} J^T (n x m) kept sparse, for the velocity form of Gauss–Seidel (solvers/common.h):
  * A is block diagonal, so column i of Y (row i of J) is nonzero only on the DOFs of the blocks
