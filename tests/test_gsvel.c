@@ -171,22 +171,6 @@ static void test_family(const ncp_problem *p, int pi)
 
 /* ---- the route itself ---- */
 
-/* max_i |u_i - (D lambda + v_f)_i| relative to max_i (|v_f,i| + sum_j |D_ij lambda_j|). */
-static double velocity_error(const ncp_problem *p, const double *lambda, const double *u)
-{
-    double e = 0.0, sc = 0.0;
-    for (int i = 0; i < p->m; i++) {
-        double s = p->vf[i], a = fabs(p->vf[i]);
-        for (int j = 0; j < p->m; j++) {
-            s += p->D[i + (size_t)j * p->m] * lambda[j];
-            a += fabs(p->D[i + (size_t)j * p->m] * lambda[j]);
-        }
-        e = fmax(e, fabs(u[i] - s));
-        sc = fmax(sc, a);
-    }
-    return e / sc;
-}
-
 static void test_route(const ncp_problem *p, int pi)
 {
     const int m = p->m;
@@ -257,18 +241,18 @@ static void test_route(const ncp_problem *p, int pi)
     CHECK(tutil_reldiff((size_t)p->nblocks, step1, step, 0.0) <= 1e-12);
     ncp_copy(m, p->vf, u0);
     ncp_gs_vel_start(&g, l1);
-    CHECK(velocity_error(p, l1, u1) < 1e-12);
+    CHECK(tutil_velocity_error(p, l1, u1) < 1e-12);
     for (int it = 0; it < 3; it++) {
         double d0 = ncp_pgs_sweep(p, step, 1.0, 2, l0, u0);
         double d1 = ncp_pgs_sweep_vel(&q, &g, step, 1.0, 2, l1);
         CHECK(d0 > 0.0);
         CHECK_NEAR(d1, d0, 1e-10 * fmax(1.0, d0));
-        CHECK(velocity_error(p, l1, u1) < 1e-12);
+        CHECK(tutil_velocity_error(p, l1, u1) < 1e-12);
         CHECK(tutil_maxdiff(m, l0, l1) <= 1e-10 * fmax(1.0, ncp_norminf(m, l0)));
     }
     /* a warm start: u = D lambda + v_f through Y */
     ncp_gs_vel_start(&g, l0);
-    CHECK(velocity_error(p, l0, u1) < 1e-12);
+    CHECK(tutil_velocity_error(p, l0, u1) < 1e-12);
     ncp_gs_vel_free(&g);
 
     /* the routes on D need D; the velocity form needs the primal data */
