@@ -117,7 +117,8 @@ int ref_pgs_init(ref_pgs *k, int nc, int nv, const int *rowptr, const int *col,
             for (int q = k->yptr[r]; q < k->yptr[r + 1]; q++) w[k->ycol[q]] = 0.0;
         }
         for (int b = 0; b < 3; b++)
-            for (int a = 0; a < b; a++) G[a + 3 * b] = G[b + 3 * a] = 0.5 * (G[a + 3 * b] + G[b + 3 * a]);
+            for (int a = 0; a < b; a++)
+                G[a + 3 * b] = G[b + 3 * a] = 0.5 * (G[a + 3 * b] + G[b + 3 * a]);
         double l = lmax3(G);
         k->step[c] = l > 0.0 ? 1.0 / l : 0.0;
     }

@@ -23,7 +23,8 @@
  * Parameters (defaults): omega 1, omega_min 0.7, omega_decay 0.99, desaxce 0, stall_tol 1e-15.
  * The harness's common metric measures the NCP; on a CCP solution it stays above tol, so
  * runs end by the stall test (STALLED) or the budget.
- * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the CCP relaxation (desaxce = 0).
+ * sweep 0 (the cheaper of the velocity form and D, solvers/common.h). Needs: dual (D, v_f), or
+ * the primal data for the velocity form. Warm start: in->lambda0. Solves: the CCP relaxation (desaxce = 0).
  */
 #include "solvers/common.h"
 #include "solvers/registry.h"

@@ -15,7 +15,8 @@
  * Parameters (defaults): omega 1, omega_min 0.7, omega_decay 0.99, bisect_tol 1e-12 rad,
  * stall_tol 1e-15 (solvers/splitting.h). The bracketing constants (first step 0.01 rad, x1.3
  * growth, x0.5 shrink) are fixed, and each phase takes at most 200 steps.
- * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the NCP (Preclik's QCP friction model).
+ * sweep 0 (the cheaper of the velocity form and D, solvers/common.h). Needs: dual (D, v_f), or
+ * the primal data for the velocity form. Warm start: in->lambda0. Solves: the NCP (Preclik's QCP friction model).
  */
 #include "solvers/common.h"
 #include "solvers/registry.h"

@@ -27,7 +27,8 @@
  *
  * Parameters (defaults): omega 1, omega_min 0.7, omega_decay 0.99, bisect_tol 1e-12 rad,
  * local_iter 1, stall_tol 1e-15 (solvers/splitting.h).
- * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the NCP.
+ * sweep 0 (the cheaper of the velocity form and D, solvers/common.h). Needs: dual (D, v_f), or
+ * the primal data for the velocity form. Warm start: in->lambda0. Solves: the NCP.
  */
 #include "solvers/common.h"
 #include "solvers/registry.h"

@@ -14,8 +14,9 @@
  * Parameters (defaults): es_tol 1e-8 (MuJoCo's default `tolerance`; the paper gives none),
  * inertia 0 (= tr(A)), omega 1, omega_min 0.7, omega_decay 0.99, bisect_tol 1e-12 rad,
  * local_iter 1, stall_tol 1e-15 (solvers/splitting.h).
- * Needs: dual (D, v_f); uses A when present. Warm start: in->lambda0. Solves: the NCP (to the
- * accuracy its early stop allows).
+ * sweep 0 (the cheaper of the velocity form and D, solvers/common.h). Needs: dual (D, v_f), or
+ * the primal data for the velocity form; uses A when present. Warm start: in->lambda0. Solves:
+ * the NCP (to the accuracy its early stop allows).
  */
 #include "solvers/common.h"
 #include "solvers/registry.h"
