@@ -75,14 +75,32 @@ int ncp_solver_need_dual(const ncp_solver_desc *d, const ncp_problem *p, ncp_err
 
 /* ---------- the sweep ---------- */
 
-/* Largest eigenvalue of the 3x3 diagonal block of D at row r (symmetrised copy). */
-static int block_max_eig(int m, const double *D, int r, double *lmax, ncp_error *err)
+/* Entry (a, b) of block bi's diagonal block: from dblk (9 per block) or p's D. */
+static double dentry(const ncp_problem *p, const double *dblk, int bi, int a, int b)
+{
+    if (dblk) return dblk[9 * (size_t)bi + a + 3 * b];
+    const int r = p->blocks[bi].row;
+    return p->D[(r + a) + (size_t)(r + b) * p->m];
+}
+
+/* Largest diagonal entry of D (from the blocks: every row is in one). */
+static double diag_max(const ncp_problem *p, const double *dblk)
+{
+    double dscale = 0.0;
+    for (int bi = 0; bi < p->nblocks; bi++)
+        for (int i = 0; i < ncp_block_type_size(p->blocks[bi].type); i++)
+            dscale = fmax(dscale, dentry(p, dblk, bi, i, i));
+    return dscale;
+}
+
+/* Largest eigenvalue of the 3x3 diagonal block bi (symmetrised copy). */
+static int block_max_eig(const ncp_problem *p, const double *dblk, int bi, double *lmax,
+                         ncp_error *err)
 {
     double B[9], ev[3];
     for (int j = 0; j < 3; j++)
         for (int i = 0; i < 3; i++)
-            B[i + 3 * j] =
-                0.5 * (D[(r + i) + (size_t)(r + j) * m] + D[(r + j) + (size_t)(r + i) * m]);
+            B[i + 3 * j] = 0.5 * (dentry(p, dblk, bi, i, j) + dentry(p, dblk, bi, j, i));
     int rc = ncp_sym_eig(3, B, ev, err);
     *lmax = ev[2];
     return rc;
@@ -90,23 +108,27 @@ static int block_max_eig(int m, const double *D, int r, double *lmax, ncp_error 
 
 int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error *err)
 {
-    int m = p->m;
+    return ncp_block_steps_diag(p, NULL, step, scale, err);
+}
+
+int ncp_block_steps_diag(const ncp_problem *p, const double *dblk, double *step, double *scale,
+                         ncp_error *err)
+{
     /* A curvature below 1e-14 of the largest diagonal entry is treated as zero (no
      * self-influence). */
-    double dscale = 0.0;
-    for (int i = 0; i < m; i++) dscale = fmax(dscale, p->D[i + (size_t)i * m]);
+    double dscale = diag_max(p, dblk);
     double dmin = 1e-14 * dscale;
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
         double d;
         if (b->type == NCP_CONTACT) {
-            int rc = block_max_eig(m, p->D, b->row, &d, err);
+            int rc = block_max_eig(p, dblk, bi, &d, err);
             if (rc) {
                 ncp_error_prefix(err, "contact block at row %d: ", b->row);
                 return rc;
             }
         } else {
-            d = p->D[b->row + (size_t)b->row * m];
+            d = dentry(p, dblk, bi, 0, 0);
         }
         int tiny = !(d > dmin && d > 0.0);
         step[bi] = tiny ? 0.0 : 1.0 / d;
@@ -115,36 +137,39 @@ int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error
     return NCP_OK;
 }
 
-/* ---------- the velocity during a sweep ---------- */
-
-/* Binds u to op with no route data yet. */
-static void gs_vel_bind(ncp_gs_vel *g, const ncp_dop *op, double *u)
+double ncp_gs_diag_max(const ncp_problem *p, const double *dblk)
 {
-    g->op = op;
-    g->u = u;
-    g->t = g->Ft = NULL;
-    g->run_ptr = NULL;
-    g->run = NULL;
+    return diag_max(p, dblk);
 }
 
-int ncp_gs_vel_init(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
+/* ---------- the velocity during a sweep ---------- */
+
+/* Binds u to op with no route data yet (g zeroed: no velocity route, nothing owned). */
+static void gs_vel_bind(ncp_gs_vel *g, const ncp_dop *op, double *u)
 {
-    gs_vel_bind(g, op, u);
+    memset(g, 0, sizeof *g);
+    g->op = op;
+    g->u = u;
+}
+
+/* The low-rank route's F^T when op has rank > 0 (nothing on the dense route). */
+static int gs_vel_lowrank(ncp_gs_vel *g, ncp_error *err)
+{
+    const ncp_dop *op = g->op;
     const int m = op->m, r = op->rank;
     if (r == 0) return NCP_OK;
     if (!(g->t = ncp_calloc(err, (size_t)r, sizeof(double))) ||
-        !(g->Ft = ncp_malloc(err, (size_t)r * m, sizeof(double)))) {
-        ncp_gs_vel_free(g);
+        !(g->Ft = ncp_malloc(err, (size_t)r * m, sizeof(double))))
         return NCP_ERR_NOMEM;
-    }
     for (int i = 0; i < m; i++)
         for (int c = 0; c < r; c++) g->Ft[c + (size_t)i * r] = op->F[i + (size_t)c * m];
     return NCP_OK;
 }
 
-int ncp_gs_vel_init_nonzeros(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
+/* The nonzeros route's runs of D's columns. */
+static int gs_vel_nonzeros(ncp_gs_vel *g, ncp_error *err)
 {
-    gs_vel_bind(g, op, u);
+    const ncp_dop *op = g->op;
     if (op->rank != 0 || op->chol || !op->D)
         return ncp_error_set(err, NCP_ERR_INPUT,
                              "the Gauss-Seidel sweep on D's nonzeros needs the dense D (route "
@@ -173,13 +198,213 @@ int ncp_gs_vel_init_nonzeros(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_er
         }
         if (pass == 0) {
             g->run_ptr[m] = nr;
-            if (!(g->run = ncp_malloc(err, 2 * (nr > 0 ? nr : 1), sizeof(int)))) {
-                ncp_gs_vel_free(g);
+            if (!(g->run = ncp_malloc(err, 2 * (nr > 0 ? nr : 1), sizeof(int))))
                 return NCP_ERR_NOMEM;
-            }
         }
     }
     return NCP_OK;
+}
+
+int ncp_gs_vel_init(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
+{
+    gs_vel_bind(g, op, u);
+    int rc = gs_vel_lowrank(g, err);
+    if (rc) ncp_gs_vel_free(g);
+    return rc;
+}
+
+int ncp_gs_vel_init_nonzeros(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err)
+{
+    gs_vel_bind(g, op, u);
+    int rc = gs_vel_nonzeros(g, err);
+    if (rc) ncp_gs_vel_free(g);
+    return rc;
+}
+
+/* Whether p has the primal data of the velocity route: J, e, A (dense or A_sparse), and v_f or
+ * b to build it from. */
+static int has_velocity_data(const ncp_problem *p)
+{
+    int J = p->nv > 0 && p->J.rowptr && p->J.m == p->m && p->J.n == p->nv;
+    int dense = p->has_primal && p->A;
+    int sparse = p->has_sparse_primal && p->A_sparse.rowptr && p->A_sparse.m == p->nv &&
+                 p->A_sparse.n == p->nv;
+    int vf = (p->has_dual && p->vf) || p->b;
+    return J && (dense || sparse) && p->e && vf;
+}
+
+/* A as CSR: A_sparse, or the dense A's nonzero entries in own (its block pattern). */
+static int primal_csr(const ncp_problem *p, ncp_csr *own, const ncp_csr **A, ncp_error *err)
+{
+    memset(own, 0, sizeof *own);
+    if (p->has_sparse_primal && p->A_sparse.rowptr) {
+        *A = &p->A_sparse;
+        return NCP_OK;
+    }
+    *A = own;
+    return ncp_csr_from_dense(own, p->nv, p->nv, p->A, 0.0, err);
+}
+
+int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err)
+{
+    *route = sweep;
+    if (sweep == NCP_GS_VELOCITY && !has_velocity_data(p))
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "problem '%s' has no primal data (A, J, e, and v_f or b) for the "
+                             "velocity-form sweep (sweep = 3)", p->name ? p->name : "?");
+    if (sweep != NCP_GS_AUTO) return NCP_OK;
+    *route = NCP_GS_DELASSUS;
+    if (!has_velocity_data(p)) return NCP_OK;
+    ncp_csr own;
+    const ncp_csr *A;
+    int rc = primal_csr(p, &own, &A, err);
+    const int nv = p->nv;
+    int *block = rc ? NULL : ncp_malloc(err, (size_t)nv, sizeof(int));
+    int *size = rc ? NULL : ncp_calloc(err, (size_t)nv, sizeof(int));
+    int *mark = rc ? NULL : ncp_malloc(err, (size_t)nv, sizeof(int));
+    if (!rc && (!block || !size || !mark)) rc = NCP_ERR_NOMEM;
+    if (!rc) {
+        int nb = ncp_csr_components(A, block, err);
+        if (nb < 0) {
+            rc = -nb;
+        } else {
+            for (int i = 0; i < nv; i++) size[block[i]]++;
+            const double m = p->m;
+            double vel = 2.0 * p->J.nnz + (double)ncp_jmap_nnz(nb, block, size, &p->J, mark);
+            double del = m * m;
+            if (p->has_primal && p->A && 4 * nv <= p->m) del = fmin(del, 3.0 * m * nv);
+            if (vel <= del) *route = NCP_GS_VELOCITY;
+        }
+    }
+    ncp_csr_free(&own);
+    free(block);
+    free(size);
+    free(mark);
+    return rc;
+}
+
+/* The velocity route: A factorised block by block, Y = A^{-1} J^T, D_kk = J_k Y_k, v_f. */
+static int gs_vel_velocity(ncp_gs_vel *g, const ncp_problem *p, ncp_error *err)
+{
+    const int nv = p->nv;
+    ncp_csr own;
+    const ncp_csr *A;
+    ncp_sparse_chol *F = NULL;
+    int rc = primal_csr(p, &own, &A, err);
+    if (!rc) rc = ncp_sparse_chol_factor(A, NULL, &F, err);
+    if (rc == NCP_ERR_NUMERIC || rc == NCP_ERR_INPUT) ncp_error_prefix(err, "mass matrix A: ");
+    if (!rc) rc = ncp_sparse_chol_jmap(F, &p->J, &g->Y, err);
+    if (!rc && !(p->has_dual && p->vf)) { /* v_f = J A^{-1} b + e, block by block */
+        if (!(g->vf_own = ncp_malloc(err, (size_t)(p->m > 0 ? p->m : 1), sizeof(double))))
+            rc = NCP_ERR_NOMEM;
+        else
+            rc = ncp_sparse_chol_delassus(F, p->b, &p->J, p->e, NULL, g->vf_own, err);
+    }
+    g->vf = (p->has_dual && p->vf) ? p->vf : g->vf_own;
+    ncp_sparse_chol_free(F);
+    ncp_csr_free(&own);
+    if (!rc && !(g->dv = ncp_calloc(err, (size_t)nv, sizeof(double)))) rc = NCP_ERR_NOMEM;
+    if (rc) return rc;
+    g->J = &p->J;
+    /* D_kk(a, b) = J_{k,a} . Y_{k,b}: Y's column scattered into dv (zero again after) */
+    const ncp_jmap *Y = &g->Y;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        const int k = ncp_block_type_size(b->type);
+        for (int c = 0; c < k; c++) {
+            const int col = b->row + c;
+            for (size_t q = Y->ptr[col]; q < Y->ptr[col + 1]; q++) g->dv[Y->idx[q]] += Y->val[q];
+            for (int a = 0; a < k; a++)
+                g->dblk[9 * (size_t)bi + a + 3 * c] = ncp_csr_row_dot(&p->J, b->row + a, g->dv);
+            for (size_t q = Y->ptr[col]; q < Y->ptr[col + 1]; q++) g->dv[Y->idx[q]] = 0.0;
+        }
+    }
+    return NCP_OK;
+}
+
+/* Whether the diagonal blocks J_k Y_k agree with the problem's D to 1e-10 of the block's largest
+ * diagonal entry (1 when p has no D or its route was verified against J A^{-1} J^T). O(m). */
+static int blocks_match(const ncp_gs_vel *g, const ncp_problem *p)
+{
+    if (!p->has_dual || !p->D || p->dop_route == 1 || p->dop_route == 2) return 1;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const int k = ncp_block_type_size(p->blocks[bi].type);
+        double sc = 0.0;
+        for (int a = 0; a < k; a++) sc = fmax(sc, fabs(dentry(p, NULL, bi, a, a)));
+        for (int c = 0; c < k; c++)
+            for (int a = 0; a < k; a++)
+                if (!(fabs(g->dblk[9 * (size_t)bi + a + 3 * c] - dentry(p, NULL, bi, a, c)) <=
+                      1e-10 * sc))
+                    return 0;
+    }
+    return 1;
+}
+
+int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, ncp_error *err)
+{
+    gs_vel_bind(g, NULL, u);
+    int route, rc = ncp_gs_vel_route(p, sweep, &route, err);
+    if (!rc && !(g->dblk = ncp_calloc(err, 9 * (size_t)(p->nblocks > 0 ? p->nblocks : 1),
+                                      sizeof(double))))
+        rc = NCP_ERR_NOMEM;
+    if (!rc && route == NCP_GS_VELOCITY) {
+        rc = gs_vel_velocity(g, p, err);
+        /* Under the automatic choice D still serves when A is not SPD to working precision, or
+         * when the problem carries a D that is not J A^{-1} J^T (a file's regularised D; not
+         * checked where the Delassus operator verified it already) */
+        int differs = !rc && sweep == NCP_GS_AUTO && !blocks_match(g, p);
+        if (differs || (rc && rc != NCP_ERR_NOMEM && sweep == NCP_GS_AUTO && p->has_dual && p->D)) {
+            ncp_error_clear(err);
+            double *dblk = g->dblk;
+            g->dblk = NULL;
+            ncp_gs_vel_free(g);
+            gs_vel_bind(g, NULL, u);
+            g->dblk = dblk;
+            route = NCP_GS_DELASSUS;
+            rc = NCP_OK;
+        }
+    }
+    g->route = route;
+    if (!rc && route != NCP_GS_VELOCITY) {
+        if (!(p->has_dual && p->D && p->vf))
+            rc = ncp_error_set(err, NCP_ERR_INPUT,
+                               "problem '%s' has no dual data (D, v_f) for the Gauss-Seidel sweep "
+                               "on D (sweep = %d)", p->name ? p->name : "?", route);
+        else if (!(rc = ncp_dop_init(&g->own, p,
+                                     route == NCP_GS_NONZEROS ? NCP_DOP_DENSE : NCP_DOP_AUTO,
+                                     err))) {
+            g->op = &g->own;
+            g->vf = p->vf;
+            rc = route == NCP_GS_NONZEROS ? gs_vel_nonzeros(g, err) : gs_vel_lowrank(g, err);
+            for (int bi = 0; !rc && bi < p->nblocks; bi++) {
+                const int k = ncp_block_type_size(p->blocks[bi].type);
+                for (int c = 0; c < k; c++)
+                    for (int a = 0; a < k; a++)
+                        g->dblk[9 * (size_t)bi + a + 3 * c] = dentry(p, NULL, bi, a, c);
+            }
+        }
+    }
+    if (rc) ncp_gs_vel_free(g);
+    return rc;
+}
+
+void ncp_gs_vel_start(ncp_gs_vel *g, const double *lambda)
+{
+    const int m = g->op ? g->op->m : g->Y.m;
+    if (g->dv) { /* u = v_f + J (Y lambda) */
+        const ncp_jmap *Y = &g->Y;
+        ncp_zero(Y->n, g->dv);
+        for (int i = 0; i < m; i++) {
+            if (lambda[i] == 0.0) continue;
+            for (size_t q = Y->ptr[i]; q < Y->ptr[i + 1]; q++)
+                g->dv[Y->idx[q]] += Y->val[q] * lambda[i];
+        }
+        for (int i = 0; i < m; i++) g->u[i] = g->vf[i] + ncp_csr_row_dot(g->J, i, g->dv);
+        ncp_zero(Y->n, g->dv);
+        return;
+    }
+    ncp_copy(m, g->vf, g->u);
+    ncp_dop_apply(&g->own, 1.0, lambda, 1.0, g->u);
 }
 
 void ncp_gs_vel_free(ncp_gs_vel *g)
@@ -188,24 +413,39 @@ void ncp_gs_vel_free(ncp_gs_vel *g)
     free(g->Ft);
     free(g->run_ptr);
     free(g->run);
-    g->t = g->Ft = NULL;
-    g->run_ptr = NULL;
-    g->run = NULL;
+    ncp_jmap_free(&g->Y);
+    free(g->dv);
+    free(g->dblk);
+    free(g->vf_own);
+    ncp_dop_free(&g->own);
+    double *u = g->u;
+    memset(g, 0, sizeof *g);
+    g->u = u;
 }
 
 void ncp_gs_vel_begin(ncp_gs_vel *g)
 {
     if (g->t) ncp_zero(g->op->rank, g->t);
+    if (g->dv) ncp_zero(g->Y.n, g->dv);
 }
 
 void ncp_gs_vel_end(ncp_gs_vel *g)
 {
+    if (g->dv) { /* u += J dv */
+        const ncp_csr *J = g->J;
+        for (int i = 0; i < J->m; i++) g->u[i] += ncp_csr_row_dot(J, i, g->dv);
+        return;
+    }
     const ncp_dop *op = g->op;
     if (g->t && op->m > 0) ncp_gemv(0, op->m, op->rank, 1.0, op->F, g->t, 1.0, g->u);
 }
 
 void ncp_gs_vel_get(const ncp_gs_vel *g, int r, int n, double *out)
 {
+    if (g->dv) { /* u_i + J_i dv */
+        for (int i = 0; i < n; i++) out[i] = g->u[r + i] + ncp_csr_row_dot(g->J, r + i, g->dv);
+        return;
+    }
     const int k = g->op->rank;
     for (int i = 0; i < n; i++) {
         double s = g->u[r + i];
@@ -222,7 +462,12 @@ void ncp_gs_vel_add(ncp_gs_vel *g, int r, int n, const double *dl)
     const ncp_dop *op = g->op;
     for (int j = 0; j < n; j++) {
         if (dl[j] == 0.0) continue;
-        if (g->t) { /* t += F_{r+j,:}^T dl_j */
+        if (g->dv) { /* dv += Y_{:, r+j} dl_j */
+            const ncp_jmap *Y = &g->Y;
+            const int *idx = Y->idx;
+            const double *val = Y->val;
+            for (size_t q = Y->ptr[r + j]; q < Y->ptr[r + j + 1]; q++) g->dv[idx[q]] += val[q] * dl[j];
+        } else if (g->t) { /* t += F_{r+j,:}^T dl_j */
             const double *f = g->Ft + (size_t)(r + j) * op->rank;
             for (int c = 0; c < op->rank; c++) g->t[c] += f[c] * dl[j];
         } else if (g->run_ptr) { /* u += D(:, r+j) dl_j over the column's nonzero runs */
@@ -240,12 +485,15 @@ void ncp_gs_vel_add(ncp_gs_vel *g, int r, int n, const double *dl)
 /* ---------- projected Gauss–Seidel ---------- */
 
 /* One contact block: local projected steps, then the coupling update. Returns max |delta|. */
-static double sweep_contact(const ncp_problem *p, ncp_gs_vel *g, const ncp_block *b, double step,
+static double sweep_contact(const ncp_problem *p, ncp_gs_vel *g, int bi, double step,
                             double omega, int local_iter, double *lambda)
 {
-    int m = p->m, row = b->row;
+    const ncp_block *b = &p->blocks[bi];
+    int row = b->row;
     double *lam = lambda + row;
-    const double *Dk = p->D + row + (size_t)row * m; /* D_kk(i, j) = Dk[i + j m] */
+    /* D_kk(i, j) = Dk[i + j m] */
+    const size_t m = g->dblk ? 3 : (size_t)p->m;
+    const double *Dk = g->dblk ? g->dblk + 9 * (size_t)bi : p->D + row + (size_t)row * m;
     double ul[3], old[3], z[3], x[3], dl[3];
     ncp_gs_vel_get(g, row, 3, ul);
     for (int i = 0; i < 3; i++) old[i] = lam[i];
@@ -257,7 +505,7 @@ static double sweep_contact(const ncp_problem *p, ncp_gs_vel *g, const ncp_block
         /* local velocity follows lambda through D_kk only (other rows are frozen) */
         for (int i = 0; i < 3; i++) dl[i] = lam[i] - prev[i];
         for (int i = 0; i < 3; i++)
-            ul[i] += Dk[i] * dl[0] + Dk[i + (size_t)m] * dl[1] + Dk[i + 2 * (size_t)m] * dl[2];
+            ul[i] += Dk[i] * dl[0] + Dk[i + m] * dl[1] + Dk[i + 2 * m] * dl[2];
         if (dl[0] == 0.0 && dl[1] == 0.0 && dl[2] == 0.0) break;
     }
     double dmax = 0.0;
@@ -310,7 +558,7 @@ double ncp_pgs_sweep_vel(const ncp_problem *p, ncp_gs_vel *g, const double *step
         const ncp_block *b = &p->blocks[bi];
         if (step[bi] == 0.0) continue; /* no self-influence: Gauss–Seidel has nothing to say */
         double d = (b->type == NCP_CONTACT)
-                       ? sweep_contact(p, g, b, step[bi], omega, local_iter, lambda)
+                       ? sweep_contact(p, g, bi, step[bi], omega, local_iter, lambda)
                        : ncp_pgs_scalar(g, b, step[bi], omega, lambda);
         dmax = fmax(dmax, d);
     }

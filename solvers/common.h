@@ -56,33 +56,91 @@ int ncp_solver_need_dual(const ncp_solver_desc *d, const ncp_problem *p, ncp_err
  *   D = 0), so that it is always a positive normaliser (nsn-nm's rho_k = rho_scale / scale[bi]).
  * Fails (NCP_ERR_NUMERIC, message naming the block's row) only if the eigensolver fails. */
 int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error *err);
+/* The same from the diagonal blocks dblk (9 per block, as ncp_gs_vel.dblk; NULL: p's D). */
+int ncp_block_steps_diag(const ncp_problem *p, const double *dblk, double *step, double *scale,
+                         ncp_error *err);
+/* Largest diagonal entry of D from the diagonal blocks dblk (NULL: p's D): the scale of the
+ * negligibility threshold 1e-14 x max D_ii above. */
+double ncp_gs_diag_max(const ncp_problem *p, const double *dblk);
 
-/* The velocity u = D lambda + v_f kept current through a Gauss–Seidel sweep, on either route of
- * the Delassus operator (core/dop.h):
+/* The velocity u = D lambda + v_f kept current through a Gauss–Seidel sweep, on one of four
+ * routes:
  *   dense     u is brought up to date by one column axpy per changed row (O(m) per row, O(m^2)
  *             per sweep);
- *   low rank  D = F F^T: u keeps its value from the start of the sweep and t = F^T (lambda -
- *             lambda_start) (rank entries) collects the changes; a block's current velocity is
- *             u_I + F_I t (O(rank) per row) and the end of the sweep adds F t to u: O(m rank) per
- *             sweep, the "velocity-based" Gauss–Seidel of rigid-body engines (Erleben 2007, ACM
- *             TOG 26(2)), with t in the role of the body velocities.
+ *   low rank  D = F F^T (core/dop.h): u keeps its value from the start of the sweep and
+ *             t = F^T (lambda - lambda_start) (rank entries) collects the changes; a block's
+ *             current velocity is u_I + F_I t (O(rank) per row) and the end of the sweep adds
+ *             F t to u: O(m rank) per sweep;
  *   nonzeros  (ncp_gs_vel_init_nonzeros) the dense D's columns, read only where they are nonzero
  *             (runs of consecutive nonzero rows found once): O(nnz(D)) per sweep, the dual
  *             Gauss–Seidel on the assembled Delassus matrix, whose cost grows with how many
  *             contacts each contact is coupled to (Lee et al. 2025 §VII-A: a large, dense D
- *             "slows down the iteration scheme").
+ *             "slows down the iteration scheme");
+ *   velocity  (ncp_gs_vel_setup, from the primal data; D is never read) the velocity form of
+ *             rigid-body engines (Erleben 2007, ACM TOG 26(2), §4; Catto's sequential impulses):
+ *             with v = A^{-1}(b + J^T lambda), u = J v + e; dv = v - v_start (nv) collects the
+ *             changes, a row's current velocity is u_i + J_i dv (O(nnz J_i)) and a change of
+ *             lambda_i moves dv by Y_i dlambda_i, Y = A^{-1} J^T kept sparse (core/sparse_chol.h
+ *             ncp_jmap: nonzero only on the DOFs of the bodies row i touches, A being block
+ *             diagonal); the end of the sweep adds J dv to u. O(2 nnz(J) + nnz(Y)) per sweep,
+ *             linear in the contacts for bodies of bounded size; the diagonal blocks D_kk =
+ *             J_k Y_k are computed once at setup.
  * All give the same velocities up to rounding. */
 typedef struct ncp_gs_vel {
-    const ncp_dop *op;
+    const ncp_dop *op; /* dense, low-rank and nonzeros routes */
     double *u;       /* m: the caller's velocity (current after ncp_gs_vel_end) */
     double *t;       /* rank (low-rank route), else NULL */
     double *Ft;      /* rank x m: F^T, so that a row of F is contiguous (low-rank route) */
     size_t *run_ptr; /* m + 1 (nonzeros route), else NULL: column j's runs are
                       * run[2 run_ptr[j] .. 2 run_ptr[j+1]) */
     int *run;        /* pairs (first row, length) of the runs of nonzero entries */
+    /* velocity route */
+    const ncp_csr *J; /* the problem's J (borrowed) */
+    ncp_jmap Y;       /* A^{-1} J^T, sparse */
+    double *dv;       /* nv: v - v at the start of the sweep */
+    /* ncp_gs_vel_setup only (NULL / zero after ncp_gs_vel_init) */
+    int route;        /* NCP_GS_* the setup chose (never NCP_GS_AUTO) */
+    ncp_dop own;      /* the Delassus operator of the dense / low-rank / nonzeros routes */
+    double *dblk;     /* 9 per block: D_kk column-major (contact) or D_rr at [0] (other) */
+    const double *vf; /* v_f: the problem's, or vf_own built from the primal data */
+    double *vf_own;
 } ncp_gs_vel;
 
-/* Binds u (m, = D lambda + v_f on entry to each sweep) to op. NCP_ERR_NOMEM. */
+/* The routes a solver of the Gauss–Seidel family can take (its `sweep` parameter). */
+enum {
+    NCP_GS_AUTO = 0,     /* the cheapest per sweep by the estimate of ncp_gs_vel_route */
+    NCP_GS_NONZEROS = 1, /* the assembled D's nonzeros (needs D) */
+    NCP_GS_DELASSUS = 2, /* the Delassus operator's route: D's columns, or F F^T (needs D) */
+    NCP_GS_VELOCITY = 3  /* the velocity form on sparse J and A's blocks (needs the primal) */
+};
+#define NCP_GS_DOC_SWEEP                                                                       \
+    {"sweep", 0.0,                                                                             \
+     "how u = D lambda + v_f follows the sweep: 0 the cheapest per sweep (flops estimated from "\
+     "nnz(J), A's blocks and m; the velocity form whenever it costs no more than the Delassus "\
+     "route); 1 the assembled D's nonzeros, O(nnz D) (a dual Gauss-Seidel on the Delassus "   \
+     "matrix); 2 the Delassus operator (D's columns, or F F^T when nv << m); 3 the velocity "  \
+     "form v = A^-1 (b + J^T lambda), O(nnz J + nnz A^-1 J^T), never reading D"}
+
+/* The route NCP_GS_AUTO takes on p, without building anything: the velocity form when p has
+ * primal data (dense A, or A_sparse, with J, e, and v_f or b) and 2 nnz(J) + nnz(Y) <= the
+ * Delassus route's cost per sweep (m^2 for D's columns; 3 m nv for F F^T when A is dense and
+ * nv <= m / 4), else NCP_GS_DELASSUS. Another sweep is returned as given. NCP_ERR_NOMEM;
+ * NCP_ERR_INPUT for NCP_GS_VELOCITY without primal data. */
+int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err);
+/* Builds the route `sweep` (NCP_GS_*) for p, with u (m) the velocity it keeps: the diagonal
+ * blocks (g->dblk), v_f (g->vf) and the route's data; g->route records the route taken.
+ * The D routes need p's D and v_f (NCP_ERR_INPUT otherwise); the velocity route reads no D
+ * (A factorised block by block, core/sparse_chol.h); NCP_GS_AUTO falls back to the Delassus
+ * route when A is not positive definite and p has a D, or when p's D is not J A^{-1} J^T (its
+ * diagonal blocks differ by more than 1e-10 of their largest diagonal entry: a regularised D;
+ * skipped when p->dop_route says the operator verified D). Errors: NCP_ERR_INPUT, NCP_ERR_NUMERIC
+ * (A not SPD on the velocity route), NCP_ERR_NOMEM. g must not be copied afterwards (it points
+ * into itself). */
+int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, ncp_error *err);
+/* u = D lambda + v_f on g's route (after ncp_gs_vel_setup). */
+void ncp_gs_vel_start(ncp_gs_vel *g, const double *lambda);
+/* Binds u (m, = D lambda + v_f on entry to each sweep) to op: dense or low-rank route.
+ * NCP_ERR_NOMEM. */
 int ncp_gs_vel_init(ncp_gs_vel *g, const ncp_dop *op, double *u, ncp_error *err);
 /* The nonzeros route: op must be on the dense route (NCP_DOP_DENSE: rank 0, D present), else
  * NCP_ERR_INPUT. Scans D once (O(m^2)). NCP_ERR_NOMEM. */
@@ -100,7 +158,7 @@ void ncp_gs_vel_add(ncp_gs_vel *g, int r, int n, const double *dl);
  * report 2025 Alg. 5): each block with step[bi] > 0 is updated from the current u, and u follows
  * (ncp_gs_vel: O(m^2) per sweep with the dense D, O(m rank) with a low-rank one). omega in
  * (0, 2) multiplies the step inside the projection; local_iter >= 1 local steps per contact (the
- * local velocity follows through p's diagonal block D_kk). lambda (m) and g->u (m, = D lambda +
+ * local velocity follows through the diagonal block D_kk: g->dblk when set, else p's D). lambda (m) and g->u (m, = D lambda +
  * v_f on entry) are updated in place. Returns the largest |change| of any entry of lambda. */
 double ncp_pgs_sweep_vel(const ncp_problem *p, ncp_gs_vel *g, const double *step, double omega,
                          int local_iter, double *lambda);

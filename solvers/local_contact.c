@@ -48,9 +48,9 @@ int ncp_local_contact_init(ncp_local_contact *lc, const double *D, int m, int ro
             return NCP_OK;
     }
     return ncp_error_set(err, NCP_ERR_NUMERIC,
-                         "contact block at row %d: its 3x3 Delassus block cannot be factorised "
-                         "even with regularisation 1e-4 tr(D_kk) (%s)",
-                         row, local.msg);
+                         "its 3x3 Delassus block (rows %d-%d of the given matrix) cannot be "
+                         "factorised even with regularisation 1e-4 tr(D_kk) (%s)",
+                         row, row + 2, local.msg);
 }
 
 /* z = G lambda + c + s (the local augmented velocity, NCP report 2025 Algs. 2-3 line 1). */

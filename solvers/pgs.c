@@ -31,14 +31,18 @@
  * Rows whose diagonal is (numerically) zero do not influence their own velocity; Gauss–Seidel has
  * no information for them, so their lambda is left as it is.
  *
- * Cost: u = D lambda + v_f is kept up to date incrementally (ncp_gs_vel: one column axpy per
- * updated row, O(m^2) per sweep; with a low-rank D = F F^T (core/dop.h) O(m rank) per sweep).
+ * Cost: u = D lambda + v_f is kept up to date incrementally (ncp_gs_vel, parameter `sweep`): by
+ * default the cheaper per sweep of the velocity form on sparse J (v = A^{-1}(b + J^T lambda)
+ * followed through Y = A^{-1} J^T restricted to the bodies each row touches: O(nnz J + nnz Y),
+ * linear in the contacts, D never read) and the Delassus route (one column axpy of D per updated
+ * row, O(m^2); O(m rank) with a low-rank D = F F^T, core/dop.h).
  * The steps and the sweep live in solvers/common.c (ncp_block_steps, ncp_pgs_sweep), shared with
  * nsn-nm's Gauss–Seidel fallback; this file holds the parameters and the iteration loop.
  *
  * Parameters (defaults): omega 1, local_iter 1, stall_tol 1e-15 (stop with STALLED when a sweep
- * changes lambda by <= stall_tol * max(1, ||lambda||_inf) in the max norm).
- * Needs: dual (D, v_f). Warm start: in->lambda0.
+ * changes lambda by <= stall_tol * max(1, ||lambda||_inf) in the max norm), sweep 0 (the cheaper
+ * route; solvers/common.h NCP_GS_*).
+ * Needs: dual (D, v_f), or primal data for the velocity form. Warm start: in->lambda0.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -54,19 +58,19 @@ static const ncp_param_doc pgs_params[] = {
      "projected steps per contact per sweep (integer >= 1), Gamma re-estimated each step"},
     {"stall_tol", 1e-15,
      "stop (STALLED) when a sweep changes lambda by <= stall_tol * max(1, |lambda|_inf)"},
+    NCP_GS_DOC_SWEEP,
     {NULL, 0.0, NULL},
 };
 
 /* The iterations, from the warm start (or zero), on allocated lambda, velocity and steps. */
 static void pgs_iterate(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, double omega,
                         int local_iter, double stall_tol, const double *step, double *lambda,
-                        ncp_dop *op, ncp_gs_vel *g)
+                        ncp_gs_vel *g)
 {
     const ncp_problem *p = in->prob;
     int m = p->m;
     if (in->lambda0) ncp_copy(m, in->lambda0, lambda);
-    ncp_copy(m, p->vf, g->u);
-    ncp_dop_apply(op, 1.0, lambda, 1.0, g->u); /* u = D lambda0 + v_f */
+    ncp_gs_vel_start(g, lambda); /* u = D lambda0 + v_f */
 
     int status = -1, k = 0;
     if (ncp_run_setup_done(run) == 0) {
@@ -84,31 +88,29 @@ static int pgs_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
     const ncp_solver_desc *self = &ncp_solver_pgs;
     const ncp_problem *p = in->prob;
     double omega, stall_tol;
-    int local_iter, rc;
+    int local_iter, sweep, rc;
     if ((rc = ncp_solver_param_real(self, in->params, "omega", 0.0, 2.0,
                                     NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &omega, err)) ||
         (rc = ncp_solver_param_int(self, in->params, "local_iter", 1, 1000000, &local_iter,
                                    err)) ||
         (rc = ncp_solver_param_real(self, in->params, "stall_tol", 0.0, INFINITY, 0, &stall_tol,
                                     err)) ||
-        (rc = ncp_solver_need_dual(self, p, err)))
+        (rc = ncp_solver_param_int(self, in->params, "sweep", NCP_GS_AUTO, NCP_GS_VELOCITY,
+                                   &sweep, err)))
         return rc;
 
     double *lambda = ncp_calloc(err, (size_t)p->m, sizeof(double));
     double *u = ncp_calloc(err, (size_t)p->m, sizeof(double)); /* D lambda + v_f, kept current */
     double *step = ncp_calloc(err, (size_t)p->nblocks, sizeof(double)); /* 0 = skip the block */
-    ncp_dop op = {0};
     ncp_gs_vel g = {0};
     if (!lambda || !u || !step)
         rc = NCP_ERR_NOMEM;
-    else if ((rc = ncp_block_steps(p, step, NULL, err)) ||
-             (rc = ncp_dop_init(&op, p, NCP_DOP_AUTO, err)) ||
-             (rc = ncp_gs_vel_init(&g, &op, u, err)))
+    else if ((rc = ncp_gs_vel_setup(&g, p, sweep, u, err)) ||
+             (rc = ncp_block_steps_diag(p, g.dblk, step, NULL, err)))
         ncp_error_prefix(err, "pgs: ");
     else
-        pgs_iterate(in, out, run, omega, local_iter, stall_tol, step, lambda, &op, &g);
+        pgs_iterate(in, out, run, omega, local_iter, stall_tol, step, lambda, &g);
     ncp_gs_vel_free(&g);
-    ncp_dop_free(&op);
     free(lambda);
     free(u);
     free(step);

@@ -23,8 +23,10 @@
  * Parameters (defaults): omega 1, omega_min 0.7, omega_decay 0.99, desaxce 0, stall_tol 1e-15.
  * The harness's common metric measures the NCP; on a CCP solution it stays above tol, so
  * runs end by the stall test (STALLED) or the budget.
- * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the CCP relaxation (desaxce = 0).
+ * sweep 0 (the cheaper of the velocity form and D, solvers/common.h). Needs: dual (D, v_f), or
+ * the primal data for the velocity form. Warm start: in->lambda0. Solves: the CCP relaxation (desaxce = 0).
  */
+#include "solvers/common.h"
 #include "solvers/registry.h"
 #include "solvers/splitting.h"
 
@@ -35,7 +37,7 @@ static const ncp_param_doc pgs_ccp_params[] = {
     {"desaxce", 0.0,
      "1: add the De Saxcé estimate Gamma(u_k) (Table I literally; then it targets the NCP)"},
     NCP_SPLIT_DOC_STALL_TOL,
-    {NULL, 0.0, NULL},
+    NCP_GS_DOC_SWEEP, {NULL, 0.0, NULL},
 };
 
 static int pgs_ccp_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)

@@ -28,20 +28,23 @@
  *     default decays omega to 0.7), one local solve per contact, no De Saxcé term;
  *   - block order of the assembly (bilateral, unilateral, contact, soft; scalar rows by their
  *     exact 1-D solves, as pgs);
- *   - W = D and v_f are rebuilt here from the primal data (ncp_delassus: Cholesky of A, solves
- *     for A^{-1} J^T) and counted as setup time, as the paper counts the dual construction in
- *     PGS's cost; pgs and pgs-ncp take the captured D for free;
+ *   - what the sweep needs is rebuilt here from the primal data and counted as setup time, as
+ *     the paper counts the dual construction in PGS's cost (pgs and pgs-ncp take the captured
+ *     v_f for free): W = D and v_f (ncp_delassus: Cholesky of A, solves for A^{-1} J^T) on the
+ *     Delassus routes; v_f, Y = A^{-1} J^T and the diagonal blocks of D on the velocity form;
  *   - warm start from in->lambda0; stop by the harness's tolerance and budgets, own stall test
  *     (a sweep changing lambda by <= stall_tol max(1, |lambda|_inf) ends with STALLED);
- *   - how u = D lambda + v_f follows the sweep (`sweep`): by default through the Delassus
- *     operator's cheapest route, which for a few bodies with many contacts is the low-rank
- *     F F^T (O(m nv) per sweep, bolt-nut: nv = 6, m = 360); `sweep=1` reads the assembled D's
+ *   - how u = D lambda + v_f follows the sweep (`sweep`, solvers/common.h): by default the
+ *     cheaper per sweep of the velocity form on sparse J (O(nnz J + nnz A^{-1} J^T): linear in
+ *     the contacts, no D built; bolt-nut: nv = 6, m = 360) and the Delassus operator's route
+ *     (D's columns, or F F^T); `sweep=1` reads the assembled D's
  *     nonzeros, O(nnz D) per sweep, the dual PGS the paper describes: "the Delassus operator
  *     becomes large and dense (i.e., many contacts are coupled), which slows down the iteration
  *     scheme" (§VII-A), "the computation time for each Gauss-Seidel iteration step increases near
  *     linearly" with the particles, whose D is sparse (§VII-C). The Lee et al. 2025 figures run
  *     sweep=1 (src/figures/fig_lee2025.c); both give the same iterates up to rounding.
- * Parameters (defaults): stall_tol 1e-15, sweep 0. Needs: primal (A, b, J, e). Solves the NCP.
+ * Parameters (defaults): stall_tol 1e-15, sweep 0 (2: the Delassus operator's route, 3: the
+ * velocity form). Needs: primal (A, b, J, e). Solves the NCP.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -53,7 +56,7 @@
 
 static const ncp_param_doc pgs_decoupled_params[] = {
     NCP_SPLIT_DOC_STALL_TOL,
-    NCP_SPLIT_DOC_SWEEP,
+    NCP_GS_DOC_SWEEP,
     {NULL, 0.0, NULL},
 };
 
@@ -74,6 +77,20 @@ static int pgs_decoupled_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_r
     if (!p->has_primal || !p->A || !p->b || !p->e)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' has no primal data (A, b, J, e)",
                              self->name, p->name ? p->name : "?");
+    /* a view of p without its dual data: whatever the route needs is built (and timed) here */
+    ncp_problem q = *p;
+    q.has_dual = 0;
+    q.D = q.vf = NULL;
+    q.dop_route = 0;
+    ncp_solve_in qin = *in;
+    qin.prob = &q;
+    int route;
+    if ((rc = ncp_gs_vel_route(&q, o.sweep, &route, err))) {
+        ncp_error_prefix(err, "%s: ", self->name);
+        return rc;
+    }
+    o.sweep = route;
+    if (route == NCP_GS_VELOCITY) return ncp_split_solve(self, &o, &qin, out, run, err);
     size_t m = (size_t)(p->m > 0 ? p->m : 1);
     double *D = ncp_calloc(err, m * m, sizeof(double));
     double *vf = ncp_calloc(err, m, sizeof(double));
@@ -82,12 +99,9 @@ static int pgs_decoupled_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_r
     } else if ((rc = ncp_delassus(p->nv, p->A, p->b, &p->J, p->e, D, vf, err))) {
         ncp_error_prefix(err, "%s: ", self->name);
     } else {
-        ncp_problem q = *p; /* a view of p with the dual data built (and timed) here */
         q.D = D;
         q.vf = vf;
         q.has_dual = 1;
-        ncp_solve_in qin = *in;
-        qin.prob = &q;
         rc = ncp_split_solve(self, &o, &qin, out, run, err);
     }
     free(D);

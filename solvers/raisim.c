@@ -15,14 +15,16 @@
  * Parameters (defaults): omega 1, omega_min 0.7, omega_decay 0.99, bisect_tol 1e-12 rad,
  * stall_tol 1e-15 (solvers/splitting.h). The bracketing constants (first step 0.01 rad, x1.3
  * growth, x0.5 shrink) are fixed, and each phase takes at most 200 steps.
- * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the NCP (Preclik's QCP friction model).
+ * sweep 0 (the cheaper of the velocity form and D, solvers/common.h). Needs: dual (D, v_f), or
+ * the primal data for the velocity form. Warm start: in->lambda0. Solves: the NCP (Preclik's QCP friction model).
  */
+#include "solvers/common.h"
 #include "solvers/registry.h"
 #include "solvers/splitting.h"
 
 static const ncp_param_doc raisim_params[] = {
     NCP_SPLIT_DOC_OMEGA,      NCP_SPLIT_DOC_OMEGA_MIN, NCP_SPLIT_DOC_OMEGA_DECAY,
-    NCP_SPLIT_DOC_BISECT_TOL, NCP_SPLIT_DOC_STALL_TOL, {NULL, 0.0, NULL},
+    NCP_SPLIT_DOC_BISECT_TOL, NCP_SPLIT_DOC_STALL_TOL, NCP_GS_DOC_SWEEP, {NULL, 0.0, NULL},
 };
 
 static int raisim_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)

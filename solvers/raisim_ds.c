@@ -27,15 +27,17 @@
  *
  * Parameters (defaults): omega 1, omega_min 0.7, omega_decay 0.99, bisect_tol 1e-12 rad,
  * local_iter 1, stall_tol 1e-15 (solvers/splitting.h).
- * Needs: dual (D, v_f). Warm start: in->lambda0. Solves: the NCP.
+ * sweep 0 (the cheaper of the velocity form and D, solvers/common.h). Needs: dual (D, v_f), or
+ * the primal data for the velocity form. Warm start: in->lambda0. Solves: the NCP.
  */
+#include "solvers/common.h"
 #include "solvers/registry.h"
 #include "solvers/splitting.h"
 
 static const ncp_param_doc raisim_ds_params[] = {
     NCP_SPLIT_DOC_OMEGA,      NCP_SPLIT_DOC_OMEGA_MIN,  NCP_SPLIT_DOC_OMEGA_DECAY,
     NCP_SPLIT_DOC_BISECT_TOL, NCP_SPLIT_DOC_LOCAL_ITER, NCP_SPLIT_DOC_STALL_TOL,
-    {NULL, 0.0, NULL},
+    NCP_GS_DOC_SWEEP, {NULL, 0.0, NULL},
 };
 
 static int raisim_ds_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)

@@ -14,9 +14,11 @@
  * Parameters (defaults): es_tol 1e-8 (MuJoCo's default `tolerance`; the paper gives none),
  * inertia 0 (= tr(A)), omega 1, omega_min 0.7, omega_decay 0.99, bisect_tol 1e-12 rad,
  * local_iter 1, stall_tol 1e-15 (solvers/splitting.h).
- * Needs: dual (D, v_f); uses A when present. Warm start: in->lambda0. Solves: the NCP (to the
- * accuracy its early stop allows).
+ * sweep 0 (the cheaper of the velocity form and D, solvers/common.h). Needs: dual (D, v_f), or
+ * the primal data for the velocity form; uses A when present. Warm start: in->lambda0. Solves:
+ * the NCP (to the accuracy its early stop allows).
  */
+#include "solvers/common.h"
 #include "solvers/registry.h"
 #include "solvers/splitting.h"
 
@@ -29,7 +31,7 @@ static const ncp_param_doc raisim_ds_es_params[] = {
     NCP_SPLIT_DOC_BISECT_TOL,
     NCP_SPLIT_DOC_LOCAL_ITER,
     NCP_SPLIT_DOC_STALL_TOL,
-    {NULL, 0.0, NULL},
+    NCP_GS_DOC_SWEEP, {NULL, 0.0, NULL},
 };
 
 static int raisim_ds_es_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,

@@ -59,8 +59,8 @@ int ncp_split_params(const ncp_solver_desc *self, const ncp_params *ps, ncp_spli
     if (!rc && documents(self, "inertia"))
         rc = ncp_solver_param_real(self, p, "inertia", 0.0, INFINITY, 0, &o->inertia, err);
     if (!rc && documents(self, "sweep"))
-        rc = ncp_solver_param_int(self, p, "sweep", NCP_SPLIT_SWEEP_OPERATOR,
-                                  NCP_SPLIT_SWEEP_NONZEROS, &o->sweep, err);
+        rc = ncp_solver_param_int(self, p, "sweep", NCP_GS_AUTO, NCP_GS_VELOCITY, &o->sweep,
+                                  err);
     return rc;
 }
 
@@ -71,8 +71,7 @@ typedef struct split_ws {
     double *step;           /* nblocks: ncp_block_steps (scalar rows); 0 = skip the block */
     ncp_local_contact *lc;  /* nblocks (only contact entries are used) */
     double *lambda, *u;
-    ncp_dop op;             /* D, dense or low rank (core/dop.h); dense for the nonzeros sweep */
-    ncp_gs_vel vel;         /* u = D lambda + v_f through the sweep */
+    ncp_gs_vel vel;         /* u = D lambda + v_f through the sweep (route o->sweep) */
 } split_ws;
 
 /* The local projector of the configuration. */
@@ -143,10 +142,10 @@ static double sweep(split_ws *w, double omega)
 }
 
 /* f(lambda) = 1/2 lambda^T D lambda + lambda^T v_f = 1/2 lambda^T (u + v_f) (eq. 17a). */
-static double objective(const ncp_problem *p, const double *lambda, const double *u)
+static double objective(const split_ws *w)
 {
     double f = 0.0;
-    for (int i = 0; i < p->m; i++) f += lambda[i] * (u[i] + p->vf[i]);
+    for (int i = 0; i < w->p->m; i++) f += w->lambda[i] * (w->u[i] + w->vel.vf[i]);
     return 0.5 * f;
 }
 
@@ -169,10 +168,9 @@ static void iterate(split_ws *w, const ncp_solve_in *in, ncp_solve_out *out, ncp
     const ncp_split_opts *o = w->o;
     int m = p->m;
     if (in->lambda0) ncp_copy(m, in->lambda0, w->lambda);
-    ncp_copy(m, p->vf, w->u);
-    ncp_dop_apply(&w->op, 1.0, w->lambda, 1.0, w->u); /* u = D lambda0 + v_f */
+    ncp_gs_vel_start(&w->vel, w->lambda); /* u = D lambda0 + v_f */
     double inertia = total_inertia(p, o);
-    double f_old = objective(p, w->lambda, w->u);
+    double f_old = objective(w);
     double omega = o->omega;
 
     int status = -1, k = 0;
@@ -181,7 +179,7 @@ static void iterate(split_ws *w, const ncp_solve_in *in, ncp_solve_out *out, ncp
             double dmax = sweep(w, omega);
             int stalled = dmax <= o->stall_tol * fmax(1.0, ncp_norminf(m, w->lambda));
             if (o->es_tol > 0.0) {
-                double f = objective(p, w->lambda, w->u);
+                double f = objective(w);
                 if (fabs(f - f_old) / inertia <= o->es_tol) stalled = 1; /* eq. 160 */
                 f_old = f;
             }
@@ -196,9 +194,7 @@ int ncp_split_solve(const ncp_solver_desc *self, const ncp_split_opts *o, const 
                     ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
     const ncp_problem *p = in->prob;
-    int rc = ncp_solver_need_dual(self, p, err);
-    if (rc) return rc;
-    int m = p->m;
+    int m = p->m, rc;
     split_ws w = {.p = p, .o = o};
     w.step = ncp_calloc(err, (size_t)p->nblocks, sizeof(double));
     w.lc = ncp_calloc(err, (size_t)p->nblocks, sizeof(ncp_local_contact));
@@ -208,20 +204,20 @@ int ncp_split_solve(const ncp_solver_desc *self, const ncp_split_opts *o, const 
         rc = NCP_ERR_NOMEM;
         goto done;
     }
-    const int nonzeros = o->sweep == NCP_SPLIT_SWEEP_NONZEROS;
-    if ((rc = ncp_block_steps(p, w.step, NULL, err)) ||
-        (rc = ncp_dop_init(&w.op, p, nonzeros ? NCP_DOP_DENSE : NCP_DOP_AUTO, err)) ||
-        (rc = nonzeros ? ncp_gs_vel_init_nonzeros(&w.vel, &w.op, w.u, err)
-                       : ncp_gs_vel_init(&w.vel, &w.op, w.u, err)))
+    if ((rc = ncp_gs_vel_setup(&w.vel, p, o->sweep, w.u, err)) ||
+        (rc = ncp_block_steps_diag(p, w.vel.dblk, w.step, NULL, err)))
         goto fail;
     /* the same negligibility threshold as ncp_block_steps */
-    double dscale = 0.0;
-    for (int i = 0; i < m; i++) dscale = fmax(dscale, p->D[i + (size_t)i * m]);
+    double dmin = 1e-14 * ncp_gs_diag_max(p, w.vel.dblk);
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
         if (b->type != NCP_CONTACT) continue;
-        rc = ncp_local_contact_init(&w.lc[bi], p->D, m, b->row, b->mu, 1e-14 * dscale, err);
-        if (rc) goto fail;
+        rc = ncp_local_contact_init(&w.lc[bi], w.vel.dblk + 9 * (size_t)bi, 3, 0, b->mu, dmin,
+                                    err);
+        if (rc) {
+            ncp_error_prefix(err, "contact block at row %d: ", b->row);
+            goto fail;
+        }
     }
     iterate(&w, in, out, run);
     goto done;
@@ -229,7 +225,6 @@ fail:
     ncp_error_prefix(err, "%s: ", self->name);
 done:
     ncp_gs_vel_free(&w.vel);
-    ncp_dop_free(&w.op);
     free(w.step);
     free(w.lc);
     free(w.lambda);

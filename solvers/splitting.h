@@ -36,8 +36,10 @@
  *       r_f = |f(lambda^i) - f(lambda^{i-1})| / I_total <= es_tol,
  *     f = 1/2 lambda^T D lambda + lambda^T v_f (eq. 17a) and I_total the sum of the diagonal of
  *     the mass matrix A (MuJoCo's PGS scales its improvement by mean inertia x n_v = tr(A)).
- * Cost per sweep O(m^2) (one column axpy per changed row); local solves are O(1) per contact.
- * Needs the dual (D, v_f); warm start in->lambda0.
+ * Cost per sweep (ncp_gs_vel, parameter `sweep`, solvers/common.h): by default the cheaper of the
+ * velocity form on sparse J, O(nnz J + nnz A^{-1} J^T) (linear in the contacts; D never read),
+ * and the Delassus route (O(m^2), or O(m nv) with a low-rank D); local solves are O(1) per
+ * contact. Needs the dual (D, v_f) or the primal data (A, J, e, b); warm start in->lambda0.
  */
 #ifndef NCP_SPLITTING_H
 #define NCP_SPLITTING_H
@@ -63,14 +65,8 @@ typedef struct ncp_split_opts {
     double stall_tol;   /* >= 0 */
     double es_tol;      /* > 0: early stopping on eq. 160; 0: off */
     double inertia;     /* I_total of eq. 160; <= 0: tr(A), or m when the problem is dual-only */
-    int sweep;          /* NCP_SPLIT_SWEEP_* */
+    int sweep;          /* NCP_GS_* (solvers/common.h): how u = D lambda + v_f follows */
 } ncp_split_opts;
-
-/* How a sweep keeps u = D lambda + v_f current (solvers/common.h, ncp_gs_vel). */
-enum {
-    NCP_SPLIT_SWEEP_OPERATOR = 0, /* the Delassus operator's cheapest route (core/dop.h) */
-    NCP_SPLIT_SWEEP_NONZEROS = 1  /* the assembled D's nonzeros, O(nnz D) per sweep */
-};
 
 /* The shared parameters' documentation (ncp_param_doc rows), one text for every solver file. */
 #define NCP_SPLIT_DOC_OMEGA                                                                    \
@@ -85,18 +81,13 @@ enum {
      "stop (STALLED) when a sweep changes lambda by <= stall_tol * max(1, |lambda|_inf)"}
 #define NCP_SPLIT_DOC_BISECT_TOL                                                               \
     {"bisect_tol", 1e-12, "bisection stops when the angle bracket is <= bisect_tol rad wide"}
-#define NCP_SPLIT_DOC_SWEEP                                                                    \
-    {"sweep", 0.0,                                                                             \
-     "0: u = D lambda + v_f follows through the Delassus operator's cheapest route (low rank F F^T "\
-     "when nv << m); 1: through the assembled D's nonzero entries, O(nnz D) per sweep (a dual "  \
-     "Gauss-Seidel on the Delassus matrix)"}
 #define NCP_SPLIT_DOC_LOCAL_ITER                                                               \
     {"local_iter", 1.0,                                                                        \
      "local solves per contact per sweep (integer >= 1), Gamma re-estimated between them"}
 
 /* Defaults: omega 1, omega_min 0.7, omega_decay 0.99, local_iter 1, stall_tol 1e-15, es_tol 0
  * (off), inertia 0, desaxce 0, tangent_max 0, exact NB, bisect_tol 1e-12, 200 steps, sweep
- * through the operator. */
+ * NCP_GS_AUTO. */
 void ncp_split_defaults(ncp_split_opts *o);
 
 /* Reads into o every shared parameter that self's table documents (omega, omega_min,

@@ -122,22 +122,6 @@ static void test_solvers(void)
     }
 }
 
-/* max_i |u_i - (D lambda + v_f)_i| relative to max_i (|v_f,i| + sum_j |D_ij lambda_j|). */
-static double velocity_error(const ncp_problem *p, const double *lambda, const double *u)
-{
-    double e = 0.0, sc = 0.0;
-    for (int i = 0; i < p->m; i++) {
-        double s = p->vf[i], a = fabs(p->vf[i]);
-        for (int j = 0; j < p->m; j++) {
-            s += p->D[i + (size_t)j * p->m] * lambda[j];
-            a += fabs(p->D[i + (size_t)j * p->m] * lambda[j]);
-        }
-        e = fmax(e, fabs(u[i] - s));
-        sc = fmax(sc, a);
-    }
-    return e / sc;
-}
-
 /* Problem pi of the route tests: 0 the one-body problem of make_problem (D full, rank 6), 1 a
  * pile of 8 bodies kept sparse with 40 contacts (D with zero blocks between contacts that share
  * no body). Nonzero when it could not be made (already counted as a failed check). */
@@ -215,7 +199,7 @@ static void test_sweep_velocity(void)
                 double d1 = ncp_pgs_sweep_vel(&p, &g, step, 1.0, 2, l1);
                 CHECK(d0 > 0.0);
                 CHECK_NEAR(d1, d0, 1e-10 * fmax(1.0, d0));
-                CHECK(velocity_error(&p, l1, u1) < 1e-12);
+                CHECK(tutil_velocity_error(&p, l1, u1) < 1e-12);
                 CHECK(tutil_maxdiff(m, l0, l1) <= 1e-10 * fmax(1.0, ncp_norminf(m, l0)));
             }
             ncp_gs_vel_free(&g);

@@ -412,6 +412,21 @@ double tutil_ref_natural_map(const ncp_problem *p, const double *lambda, int ccp
     return tutil_ref_check(p, lambda, ccp, NULL).nat;
 }
 
+double tutil_velocity_error(const ncp_problem *p, const double *lambda, const double *u)
+{
+    double e = 0.0, sc = 0.0;
+    for (int i = 0; i < p->m; i++) {
+        double s = p->vf[i], a = fabs(p->vf[i]);
+        for (int j = 0; j < p->m; j++) {
+            s += p->D[i + (size_t)j * p->m] * lambda[j];
+            a += fabs(p->D[i + (size_t)j * p->m] * lambda[j]);
+        }
+        e = fmax(e, fabs(u[i] - s));
+        sc = fmax(sc, a);
+    }
+    return e / sc;
+}
+
 double tutil_maxdiff(int n, const double *a, const double *b)
 {
     double d = 0.0;

@@ -122,6 +122,9 @@ double tutil_ref_natural_map(const ncp_problem *p, const double *lambda, int ccp
 void tutil_check_two_step_read(const char *path, int rc_full, const ncp_error *err_full,
                                const ncp_problem *q, int n);
 double tutil_maxdiff(int n, const double *a, const double *b);
+/* max_i |u_i - (D lambda + v_f)_i| relative to max_i (|v_f,i| + sum_j |D_ij lambda_j|), with
+ * p's dense D: a kept velocity checked against an independent product. */
+double tutil_velocity_error(const ncp_problem *p, const double *lambda, const double *u);
 /* max_i |a_i - b_i| / max(floor, max_i |b_i|); with floor 0 and b = 0, the absolute difference */
 double tutil_reldiff(size_t n, const double *a, const double *b, double floor);
 

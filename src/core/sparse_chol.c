@@ -57,33 +57,48 @@ void ncp_sparse_chol_free(ncp_sparse_chol *F)
     free(F);
 }
 
-/* Connected components of the sparsity graph of A, numbered by their smallest DOF. */
+int ncp_csr_components(const ncp_csr *A, int *block, ncp_error *err)
+{
+    const int n = A->n;
+    int *parent = ncp_malloc(err, (size_t)(n > 0 ? n : 1), sizeof(int));
+    int *id = ncp_malloc(err, (size_t)(n > 0 ? n : 1), sizeof(int));
+    if (!parent || !id) {
+        free(parent);
+        free(id);
+        return -NCP_ERR_NOMEM;
+    }
+    for (int i = 0; i < n; i++) parent[i] = i;
+    for (int i = 0; i < A->m; i++)
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            int a = uf_find(parent, i), b = uf_find(parent, A->col[q]);
+            if (a != b) parent[a > b ? a : b] = a < b ? a : b;
+        }
+    int nb = 0;
+    for (int i = 0; i < n; i++) id[i] = -1;
+    for (int i = 0; i < n; i++) {
+        int r = uf_find(parent, i);
+        if (id[r] < 0) id[r] = nb++;
+        block[i] = id[r];
+    }
+    free(parent);
+    free(id);
+    return nb;
+}
+
+/* Connected components of the sparsity graph of A (ncp_csr_components), DOFs sorted by block. */
 static int find_blocks(ncp_sparse_chol *F, const ncp_csr *A, ncp_error *err)
 {
     int n = F->n;
-    int *parent = ncp_malloc(err, (size_t)n, sizeof(int));
-    int *id = ncp_malloc(err, (size_t)n, sizeof(int));
-    F->block = ncp_malloc(err, (size_t)n, sizeof(int));
-    F->pos = ncp_malloc(err, (size_t)n, sizeof(int));
-    F->dof = ncp_malloc(err, (size_t)n, sizeof(int));
-    int rc = (!parent || !id || !F->block || !F->pos || !F->dof) ? NCP_ERR_NOMEM : NCP_OK;
+    int *id = ncp_malloc(err, (size_t)(n > 0 ? n : 1), sizeof(int));
+    F->block = ncp_malloc(err, (size_t)(n > 0 ? n : 1), sizeof(int));
+    F->pos = ncp_malloc(err, (size_t)(n > 0 ? n : 1), sizeof(int));
+    F->dof = ncp_malloc(err, (size_t)(n > 0 ? n : 1), sizeof(int));
+    int rc = (!id || !F->block || !F->pos || !F->dof) ? NCP_ERR_NOMEM : NCP_OK;
     if (!rc) {
-        for (int i = 0; i < n; i++) parent[i] = i;
-        for (int i = 0; i < n; i++)
-            for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
-                int a = uf_find(parent, i), b = uf_find(parent, A->col[q]);
-                if (a != b) parent[a > b ? a : b] = a < b ? a : b;
-            }
-        int nb = 0;
-        for (int i = 0; i < n; i++) id[i] = -1;
-        for (int i = 0; i < n; i++) {
-            int r = uf_find(parent, i);
-            if (id[r] < 0) id[r] = nb++;
-            F->block[i] = id[r];
-        }
+        int nb = ncp_csr_components(A, F->block, err);
+        if (nb < 0) rc = -nb;
         F->nblocks = nb;
-        F->start = ncp_calloc(err, (size_t)nb + 1, sizeof(int));
-        if (!F->start) rc = NCP_ERR_NOMEM;
+        if (!rc && !(F->start = ncp_calloc(err, (size_t)nb + 1, sizeof(int)))) rc = NCP_ERR_NOMEM;
     }
     if (!rc) {
         /* counting sort of the DOFs by block keeps them ascending within a block */
@@ -100,7 +115,6 @@ static int find_blocks(ncp_sparse_chol *F, const ncp_csr *A, ncp_error *err)
             F->dof[id[k]++] = i;
         }
     }
-    free(parent);
     free(id);
     return rc;
 }
@@ -296,72 +310,138 @@ int ncp_sparse_chol_solve(ncp_sparse_chol *F, int nrhs, double *B, ncp_error *er
     return rc;
 }
 
-int ncp_sparse_chol_delassus(ncp_sparse_chol *F, const double *b, const ncp_csr *J,
-                             const double *e, double *D, double *vf, ncp_error *err)
+/* The rows of J grouped by the blocks of F they touch, for the block-by-block passes over
+ * A^{-1} J^T (ncp_sparse_chol_delassus, ncp_sparse_chol_jmap): J's column structure once, then
+ * per block the rows R touching it and their entries in it (block positions). */
+typedef struct block_rows {
+    int *cp, *ri;   /* column structure of J: rows of column j at ri[cp[j] .. cp[j + 1]) */
+    int *mark;      /* m: last block that listed the row */
+    int *R, *eo;    /* the block's rows, and their entries at eo[t] .. eo[t + 1] */
+    int *ep;        /* the entries' block positions */
+    double *ev;     /* and values */
+} block_rows;
+
+static void block_rows_free(block_rows *br)
 {
+    free(br->cp);
+    free(br->ri);
+    free(br->mark);
+    free(br->R);
+    free(br->eo);
+    free(br->ep);
+    free(br->ev);
+}
+
+static int block_rows_init(block_rows *br, const ncp_sparse_chol *F, const ncp_csr *J,
+                           ncp_error *err)
+{
+    memset(br, 0, sizeof *br);
     const int n = F->n, m = J->m;
     if (J->n != n)
         return ncp_error_set(err, NCP_ERR_INPUT, "J has %d columns but A is %d x %d", J->n, n, n);
     size_t nnz = (size_t)J->nnz;
-    int *cp = ncp_calloc(err, (size_t)n + 1, sizeof(int));  /* column structure of J */
-    int *ri = ncp_malloc(err, nnz, sizeof(int));
-    int *mark = ncp_malloc(err, (size_t)m, sizeof(int));
-    int *R = ncp_malloc(err, (size_t)m, sizeof(int));       /* rows touching the block */
-    int *eo = ncp_malloc(err, (size_t)m + 1, sizeof(int));  /* their entries in the block */
-    int *ep = ncp_malloc(err, nnz, sizeof(int));
-    double *ev = ncp_malloc(err, nnz, sizeof(double));
-    double *X = NULL;
-    int rc = (!cp || !ri || !mark || !R || !eo || !ep || !ev) ? NCP_ERR_NOMEM : NCP_OK;
-    if (!rc) {
-        for (size_t q = 0; q < nnz; q++) cp[J->col[q] + 1]++;
-        for (int j = 0; j < n; j++) cp[j + 1] += cp[j];
-        for (int i = 0; i < m; i++) {
-            mark[i] = -1;
-            for (int q = J->rowptr[i]; q < J->rowptr[i + 1]; q++) ri[cp[J->col[q]]++] = i;
-        }
-        for (int j = n; j > 0; j--) cp[j] = cp[j - 1];
-        cp[0] = 0;
-        if (D) memset(D, 0, (size_t)m * (size_t)m * sizeof(double));
-        if (vf) memset(vf, 0, (size_t)m * sizeof(double));
-        /* room for the largest chunk of any block: s * min(m, CHUNK / s) doubles, s >= 1 */
-        size_t xn = (size_t)F->max_block * (size_t)m, cap = CHUNK_BYTES / sizeof(double);
-        if (xn > cap) xn = cap;
-        if (xn < (size_t)F->max_block) xn = (size_t)F->max_block;
-        X = ncp_malloc(err, xn, sizeof(double));
-        if (!X) rc = NCP_ERR_NOMEM;
+    br->cp = ncp_calloc(err, (size_t)n + 1, sizeof(int));
+    br->ri = ncp_malloc(err, nnz > 0 ? nnz : 1, sizeof(int));
+    br->mark = ncp_malloc(err, (size_t)(m > 0 ? m : 1), sizeof(int));
+    br->R = ncp_malloc(err, (size_t)(m > 0 ? m : 1), sizeof(int));
+    br->eo = ncp_malloc(err, (size_t)m + 1, sizeof(int));
+    br->ep = ncp_malloc(err, nnz > 0 ? nnz : 1, sizeof(int));
+    br->ev = ncp_malloc(err, nnz > 0 ? nnz : 1, sizeof(double));
+    if (!br->cp || !br->ri || !br->mark || !br->R || !br->eo || !br->ep || !br->ev) {
+        block_rows_free(br);
+        return NCP_ERR_NOMEM;
     }
+    int *cp = br->cp;
+    for (size_t q = 0; q < nnz; q++) cp[J->col[q] + 1]++;
+    for (int j = 0; j < n; j++) cp[j + 1] += cp[j];
+    for (int i = 0; i < m; i++) {
+        br->mark[i] = -1;
+        for (int q = J->rowptr[i]; q < J->rowptr[i + 1]; q++) br->ri[cp[J->col[q]]++] = i;
+    }
+    for (int j = n; j > 0; j--) cp[j] = cp[j - 1];
+    cp[0] = 0;
+    return NCP_OK;
+}
+
+/* Block k's rows (ascending by first touching DOF) and entries; returns their number. */
+static int block_rows_of(block_rows *br, const ncp_sparse_chol *F, const ncp_csr *J, int k)
+{
+    const int s = F->start[k + 1] - F->start[k];
+    const int *d = F->dof + F->start[k];
+    int r = 0;
+    for (int a = 0; a < s; a++)
+        for (int q = br->cp[d[a]]; q < br->cp[d[a] + 1]; q++)
+            if (br->mark[br->ri[q]] != k) {
+                br->mark[br->ri[q]] = k;
+                br->R[r++] = br->ri[q];
+            }
+    /* the entries of those rows that fall in the block, in row order, at block positions */
+    br->eo[0] = 0;
+    for (int t = 0; t < r; t++) {
+        int o = br->eo[t];
+        for (int q = J->rowptr[br->R[t]]; q < J->rowptr[br->R[t] + 1]; q++)
+            if (F->block[J->col[q]] == k) {
+                br->ep[o] = F->pos[J->col[q]];
+                br->ev[o++] = J->val[q];
+            }
+        br->eo[t + 1] = o;
+    }
+    return r;
+}
+
+/* Right-hand sides per chunk of block k (s DOFs, r rows): the chunk stays within CHUNK_BYTES. */
+static int block_chunk(int s, int r)
+{
+    size_t kc = CHUNK_BYTES / ((size_t)s * sizeof(double));
+    if (kc < 1) kc = 1;
+    if (kc > (size_t)r) kc = (size_t)r;
+    return (int)kc;
+}
+
+/* Room for the largest chunk of any block: s * min(m, CHUNK / s) doubles, s >= 1. */
+static double *chunk_alloc(const ncp_sparse_chol *F, int m, ncp_error *err)
+{
+    size_t xn = (size_t)F->max_block * (size_t)m, cap = CHUNK_BYTES / sizeof(double);
+    if (xn > cap) xn = cap;
+    if (xn < (size_t)F->max_block) xn = (size_t)F->max_block;
+    return ncp_malloc(err, xn > 0 ? xn : 1, sizeof(double));
+}
+
+/* X (s x w) = the columns R[j0 .. j0 + w) of A_k^{-1} J^T on block k. */
+static int block_solve_rows(ncp_sparse_chol *F, const block_rows *br, int k, int j0, int w,
+                            double *X, ncp_error *err)
+{
+    const int s = F->start[k + 1] - F->start[k];
+    memset(X, 0, (size_t)s * (size_t)w * sizeof(double));
+    for (int j = 0; j < w; j++)
+        for (int o = br->eo[j0 + j]; o < br->eo[j0 + j + 1]; o++)
+            X[br->ep[o] + (size_t)j * s] += br->ev[o];
+    return solve_block(F, k, w, X, err);
+}
+
+int ncp_sparse_chol_delassus(ncp_sparse_chol *F, const double *b, const ncp_csr *J,
+                             const double *e, double *D, double *vf, ncp_error *err)
+{
+    const int m = J->m;
+    block_rows br;
+    int rc = block_rows_init(&br, F, J, err);
+    if (rc) return rc;
+    if (D) memset(D, 0, (size_t)m * (size_t)m * sizeof(double));
+    if (vf) memset(vf, 0, (size_t)m * sizeof(double));
+    double *X = chunk_alloc(F, m, err);
+    if (!X) rc = NCP_ERR_NOMEM;
     for (int k = 0; !rc && k < F->nblocks; k++) {
         const int s = F->start[k + 1] - F->start[k];
         const int *d = F->dof + F->start[k];
-        int r = 0;
-        for (int a = 0; a < s; a++)
-            for (int q = cp[d[a]]; q < cp[d[a] + 1]; q++)
-                if (mark[ri[q]] != k) {
-                    mark[ri[q]] = k;
-                    R[r++] = ri[q];
-                }
+        const int r = block_rows_of(&br, F, J, k);
         if (r == 0) continue;
-        /* the entries of those rows that fall in the block, in row order, at block positions */
-        eo[0] = 0;
-        for (int t = 0; t < r; t++) {
-            int o = eo[t];
-            for (int q = J->rowptr[R[t]]; q < J->rowptr[R[t] + 1]; q++)
-                if (F->block[J->col[q]] == k) {
-                    ep[o] = F->pos[J->col[q]];
-                    ev[o++] = J->val[q];
-                }
-            eo[t + 1] = o;
-        }
-        size_t kc = CHUNK_BYTES / ((size_t)s * sizeof(double));
-        if (kc < 1) kc = 1;
-        if (kc > (size_t)r) kc = (size_t)r;
+        const int *R = br.R, *eo = br.eo, *ep = br.ep;
+        const double *ev = br.ev;
+        const int kc = block_chunk(s, r);
         /* D: columns R[j0 .. j1) of A^{-1} J^T, then the rows of J against them */
-        for (int j0 = 0; !rc && D && j0 < r; j0 += (int)kc) {
-            int w = r - j0 < (int)kc ? r - j0 : (int)kc;
-            memset(X, 0, (size_t)s * (size_t)w * sizeof(double));
-            for (int j = 0; j < w; j++)
-                for (int o = eo[j0 + j]; o < eo[j0 + j + 1]; o++) X[ep[o] + (size_t)j * s] += ev[o];
-            rc = solve_block(F, k, w, X, err);
+        for (int j0 = 0; !rc && D && j0 < r; j0 += kc) {
+            int w = r - j0 < kc ? r - j0 : kc;
+            rc = block_solve_rows(F, &br, k, j0, w, X, err);
             for (int t = 0; !rc && t < r; t++)
                 for (int j = 0; j < w; j++) {
                     const double *x = X + (size_t)j * s;
@@ -382,14 +462,84 @@ int ncp_sparse_chol_delassus(ncp_sparse_chol *F, const double *b, const ncp_csr 
     }
     if (!rc && D) ncp_symmetrize(m, D); /* as ncp_delassus: D_ij and D_ji use different sums */
     if (!rc && vf && e) ncp_axpy(m, 1.0, e, vf);
-    free(cp);
-    free(ri);
-    free(mark);
-    free(R);
-    free(eo);
-    free(ep);
-    free(ev);
+    block_rows_free(&br);
     free(X);
+    return rc;
+}
+
+void ncp_jmap_free(ncp_jmap *Y)
+{
+    if (!Y) return;
+    free(Y->ptr);
+    free(Y->idx);
+    free(Y->val);
+    memset(Y, 0, sizeof *Y);
+}
+
+size_t ncp_jmap_nnz(int nblocks, const int *block, const int *size, const ncp_csr *J, int *mark)
+{
+    size_t nnz = 0;
+    for (int k = 0; k < nblocks; k++) mark[k] = -1;
+    for (int i = 0; i < J->m; i++)
+        for (int q = J->rowptr[i]; q < J->rowptr[i + 1]; q++) {
+            const int k = block[J->col[q]];
+            if (mark[k] != i) {
+                mark[k] = i;
+                nnz += (size_t)size[k];
+            }
+        }
+    return nnz;
+}
+
+int ncp_sparse_chol_jmap(ncp_sparse_chol *F, const ncp_csr *J, ncp_jmap *Y, ncp_error *err)
+{
+    memset(Y, 0, sizeof *Y);
+    const int m = J->m;
+    block_rows br;
+    int rc = block_rows_init(&br, F, J, err);
+    if (rc) return rc;
+    Y->m = m;
+    Y->n = F->n;
+    Y->ptr = ncp_calloc(err, (size_t)m + 1, sizeof(size_t));
+    size_t *fill = ncp_malloc(err, (size_t)m + 1, sizeof(size_t));
+    double *X = chunk_alloc(F, m, err);
+    if (!Y->ptr || !fill || !X) rc = NCP_ERR_NOMEM;
+    /* column i holds the DOFs of every block row i touches */
+    for (int k = 0; !rc && k < F->nblocks; k++) {
+        const int s = F->start[k + 1] - F->start[k], r = block_rows_of(&br, F, J, k);
+        for (int t = 0; t < r; t++) Y->ptr[br.R[t] + 1] += (size_t)s;
+    }
+    if (!rc) {
+        for (int i = 0; i < m; i++) Y->ptr[i + 1] += Y->ptr[i];
+        memcpy(fill, Y->ptr, ((size_t)m + 1) * sizeof(size_t));
+        size_t nnz = Y->ptr[m] > 0 ? Y->ptr[m] : 1;
+        Y->idx = ncp_malloc(err, nnz, sizeof(int));
+        Y->val = ncp_malloc(err, nnz, sizeof(double));
+        if (!Y->idx || !Y->val) rc = NCP_ERR_NOMEM;
+        for (int i = 0; i < m; i++) br.mark[i] = -1; /* the second pass lists every row again */
+    }
+    for (int k = 0; !rc && k < F->nblocks; k++) {
+        const int s = F->start[k + 1] - F->start[k];
+        const int *d = F->dof + F->start[k];
+        const int r = block_rows_of(&br, F, J, k);
+        const int kc = r > 0 ? block_chunk(s, r) : 1;
+        for (int j0 = 0; !rc && j0 < r; j0 += kc) {
+            int w = r - j0 < kc ? r - j0 : kc;
+            rc = block_solve_rows(F, &br, k, j0, w, X, err);
+            for (int j = 0; !rc && j < w; j++) {
+                size_t o = fill[br.R[j0 + j]];
+                for (int a = 0; a < s; a++) {
+                    Y->idx[o + (size_t)a] = d[a];
+                    Y->val[o + (size_t)a] = X[a + (size_t)j * s];
+                }
+                fill[br.R[j0 + j]] = o + (size_t)s;
+            }
+        }
+    }
+    block_rows_free(&br);
+    free(fill);
+    free(X);
+    if (rc) ncp_jmap_free(Y);
     return rc;
 }
 

@@ -54,6 +54,30 @@ void ncp_sparse_chol_solve1(const ncp_sparse_chol *F, double *b, double *work);
 int ncp_sparse_chol_delassus(ncp_sparse_chol *F, const double *b, const ncp_csr *J,
                              const double *e, double *D, double *vf, ncp_error *err);
 
+/* Connected components of the sparsity graph of a square CSR A (A_ij != 0 stored joins i and
+ * j): block[i] (n entries) numbered 0, 1, ... by their smallest DOF. Returns the number of
+ * components, or -NCP_ERR_NOMEM. The blocks of ncp_sparse_chol_factor. */
+int ncp_csr_components(const ncp_csr *A, int *block, ncp_error *err);
+
+/* Y = A^{-1} J^T (n x m) kept sparse, for the velocity form of Gauss–Seidel (solvers/common.h):
+ * A is block diagonal, so column i of Y (row i of J) is nonzero only on the DOFs of the blocks
+ * that row i of J touches, and is stored on exactly those: entries ptr[i] .. ptr[i + 1] of
+ * idx (DOF) and val, block by block, DOFs ascending within a block. */
+typedef struct ncp_jmap {
+    int m, n;
+    size_t *ptr; /* m + 1 */
+    int *idx;
+    double *val;
+} ncp_jmap;
+
+/* Y from F and J (m x n CSR): per block, the rows touching it solved together (BLAS-3 chunks
+ * of at most 64 MB). NCP_ERR_NOMEM, NCP_ERR_INPUT when J's columns do not match A. */
+int ncp_sparse_chol_jmap(ncp_sparse_chol *F, const ncp_csr *J, ncp_jmap *Y, ncp_error *err);
+void ncp_jmap_free(ncp_jmap *Y);
+/* Entries Y would hold for the partition block[] (n DOFs, nblocks blocks of size[k] DOFs), in
+ * O(nnz(J)) without factorising; mark: nblocks ints of scratch. */
+size_t ncp_jmap_nnz(int nblocks, const int *block, const int *size, const ncp_csr *J, int *mark);
+
 /* Largest |A_ij - A_ji| of a CSR matrix (a missing entry counts as 0), with its position. */
 double ncp_csr_max_asymmetry(const ncp_csr *A, int *row, int *col);
 
