@@ -35,28 +35,30 @@ namespace {
 class Dantzig : public btDantzigSolver
 {
 public:
-    // x of the failed run (m_x), its limit
+    // the answer of the failed run (m_x), and the limit
     const btScalar *answer() const { return m_x.size() ? &m_x[0] : nullptr; }
     btScalar limit() const { return m_acceptableUpperLimitSolution; }
 };
 
-void why_dantzig(const Dantzig &s, int n, ncp_engine_call *c)
+// Why btDantzigSolver::solveMLCP said false. In 3.24 it returns false when btSolveDantzigLCP
+// does, then when its answer m_x holds a NaN, then when the x it was GIVEN (the start, not its
+// answer) reaches its limit.
+void why_dantzig(const Dantzig &s, const btVectorXu &start, int n, ncp_engine_call *c)
 {
     const btScalar *x = s.answer();
-    for (int i = 0; x && i < n; i++) {
+    for (int i = 0; x && i < n; i++)
         if (!std::isfinite(x[i])) {
-            std::snprintf(c->msg, sizeof c->msg, "btDantzigSolver: non-finite answer at row %d",
-                          i);
+            std::snprintf(c->msg, sizeof c->msg, "btDantzigSolver: no finite answer (row %d)", i);
             return;
         }
-        if (std::fabs(x[i]) >= s.limit()) {
+    for (int i = 0; i < n; i++)
+        if (std::fabs(start[i]) >= s.limit()) {
             std::snprintf(c->msg, sizeof c->msg,
-                          "btDantzigSolver: |x| = %.3g at row %d is beyond Bullet's accepted "
-                          "%.0f (m_acceptableUpperLimitSolution)",
-                          std::fabs(x[i]), i, s.limit());
+                          "btDantzigSolver: the start |x| = %.3g at row %d reaches Bullet's "
+                          "limit %.0f (m_acceptableUpperLimitSolution)",
+                          std::fabs(start[i]), i, s.limit());
             return;
         }
-    }
     std::snprintf(c->msg, sizeof c->msg,
                   "btDantzigSolver: btSolveDantzigLCP found no solution (its pivoting failed)");
 }
@@ -87,8 +89,9 @@ int run(const ncp_boxlcp *lcp, double *xio, ncp_engine_call *c)
     }
     case NCP_ENGINE_BULLET_DANTZIG: {
         Dantzig s;
+        btVectorXu start(x);
         ok = s.solveMLCP(A, b, x, lo, hi, dep, c->max_iter, true);
-        if (!ok) why_dantzig(s, n, c);
+        if (!ok) why_dantzig(s, start, n, c);
         break;
     }
     case NCP_ENGINE_BULLET_LEMKE: {

@@ -108,7 +108,7 @@ int run(ncp_boxlcp *lcp, double *x, ncp_engine_call *c)
         return NCP_ENGINE_SOLVED;
     }
     if (!ok) {
-        std::snprintf(c->msg, sizeof c->msg, "%s: no solution found by the pivoting%s%s",
+        std::snprintf(c->msg, sizeof c->msg, "%s: no solution found by the pivoting%s%.150s",
                       c->solver == NCP_ENGINE_DART_DANTZIG ? "DantzigBoxedLcpSolver (early termination)"
                                                            : "dSolveLCP",
                       ode_text[0] ? "; " : "", ode_text);
