@@ -63,6 +63,19 @@ static ncp_harness_opts opts(double tol, int max_iter)
     return o;
 }
 
+/* Runs the engine `name` on p through the harness; 0 when it gave a result (r to be freed). */
+static int run(const char *name, const ncp_problem *p, const ncp_params *ps,
+               const ncp_harness_opts *o, ncp_result *r)
+{
+    const ncp_solver_desc *s = ncp_solver_find(name);
+    CHECK(s != NULL);
+    if (!s || tutil_solve_opts(s, p, ps, NULL, NULL, o, r)) {
+        CHECK(0);
+        return 1;
+    }
+    return 0;
+}
+
 static void test_registry(void)
 {
     for (int i = 0; i < NENG; i++) {
@@ -84,13 +97,9 @@ static void one_contact(const char *what, const double G[9], const double vf[3],
     ncp_problem p;
     CHECK_OK(tutil_one_contact(&p, G, vf, mu, &err), &err);
     for (int i = 0; i < NENG; i++) {
-        const ncp_solver_desc *s = ncp_solver_find(NAMES[i]);
         ncp_harness_opts o = opts(1e-300, 200);
         ncp_result r;
-        if (!s || tutil_solve_opts(s, &p, NULL, NULL, NULL, &o, &r)) {
-            CHECK(0);
-            continue;
-        }
+        if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         const double *w = is_lemke(NAMES[i]) && want_lemke ? want_lemke : want;
         double d = tutil_maxdiff(3, r.lambda, w);
         if (!(d <= 1e-9))
@@ -156,25 +165,17 @@ static void test_soft(void)
     p.blocks[0].phi = 0.5;
     p.blocks[0].c = 1.0;
     for (int i = 0; i < NENG; i++) {
-        const ncp_solver_desc *s = ncp_solver_find(NAMES[i]);
         ncp_harness_opts o = opts(1e-300, 100);
         ncp_result r;
-        if (!s || tutil_solve_opts(s, &p, NULL, NULL, NULL, &o, &r)) {
-            CHECK(0);
-            continue;
-        }
+        if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         CHECK_NEAR(r.lambda[0], -0.5, 1e-12);
         ncp_result_free(&r);
     }
     p.blocks[0].c = 0.0;
     for (int i = 0; i < NENG; i++) {
-        const ncp_solver_desc *s = ncp_solver_find(NAMES[i]);
         ncp_harness_opts o = opts(1e-10, 100);
         ncp_result r;
-        if (!s || tutil_solve_opts(s, &p, NULL, NULL, NULL, &o, &r)) {
-            CHECK(0);
-            continue;
-        }
+        if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         CHECK(r.status == NCP_STATUS_UNSUPPORTED);
         CHECK(strstr(r.note, "soft rows with c = 0") != NULL);
         ncp_result_free(&r);
@@ -193,8 +194,7 @@ static void test_random(void)
         for (int b = 0; b < p.nblocks && b < 16; b++) mu0[b] = p.blocks[b].mu;
         CHECK(p.nblocks <= 16);
         for (int i = 0; i < NENG; i++) {
-            const ncp_solver_desc *s = ncp_solver_find(NAMES[i]);
-            if (!s || is_lemke(NAMES[i])) continue; /* its own model has fixed friction boxes */
+            if (is_lemke(NAMES[i])) continue; /* its own model has fixed friction boxes */
             const int pgs = is_pgs(NAMES[i]);
             /* ODE's Dantzig (all three pivoting peers) sets a friction row's bounds from the
              * normal impulses its pivoting has when it reaches that row and does not revisit
@@ -210,10 +210,7 @@ static void test_random(void)
             }
             ncp_harness_opts o = opts(1e-300, pgs ? 20000 : 10);
             ncp_result r;
-            if (tutil_solve_opts(s, &p, &ps, NULL, NULL, &o, &r)) {
-                CHECK(0);
-                continue;
-            }
+            if (run(NAMES[i], &p, &ps, &o, &r)) continue;
             const double want = pgs ? 1e-6 : 1e-9;
             if (!(r.final.boxlcp_residual <= want))
                 fprintf(stderr, "  random %d %s: boxlcp_residual %g, status %s: %s\n", seed,
@@ -235,13 +232,9 @@ static void test_reject(void)
         ncp_problem p;
         CHECK_OK(tutil_one_contact(&p, c == 0 ? Z : small, vf, 0.5, &err), &err);
         for (int i = 0; i < NENG; i++) {
-            const ncp_solver_desc *s = ncp_solver_find(NAMES[i]);
-            if (!s) continue;
             ncp_harness_opts o = opts(1e-10, 100);
             ncp_result r;
-            int rc = tutil_solve_opts(s, &p, NULL, NULL, NULL, &o, &r);
-            CHECK_OK(rc, &err); /* a result, whatever the engine does: never a crash */
-            if (rc) continue;
+            if (run(NAMES[i], &p, NULL, &o, &r)) continue; /* a result, never a crash */
             /* D = 0: DART's Dantzig (early termination) gives up. lambda_n = 1e4 on D = 1e-4:
              * Bullet's Dantzig accepts only |x| < 1000 but tests the start, not its answer
              * (engine_bullet.cpp): every engine solves it */
@@ -280,15 +273,11 @@ static void test_budget(void)
     CHECK_OK(tutil_random_problem(&p, 7, 30, 6, 0, 0, 0, &err), &err);
     for (int i = 0; i < NENG; i++) {
         if (!is_pgs(NAMES[i])) continue;
-        const ncp_solver_desc *s = ncp_solver_find(NAMES[i]);
         ncp_harness_opts o = opts(1e-300, 7);
         o.trace = count_rows;
         rows = 0;
         ncp_result r;
-        if (!s || tutil_solve_opts(s, &p, NULL, NULL, NULL, &o, &r)) {
-            CHECK(0);
-            continue;
-        }
+        if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         CHECK(rows == 1);
         if (!strcmp(NAMES[i], "bullet-pgs")) {
             CHECK(r.iterations == 7);
