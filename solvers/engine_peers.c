@@ -30,6 +30,7 @@
  */
 #if defined(NCP_HAVE_BULLET) || defined(NCP_HAVE_DART)
 
+#define _GNU_SOURCE /* close_range (glibc >= 2.34): the child keeps only its own pipe */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -221,8 +222,12 @@ static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const doubl
     fflush(stderr);
     pid_t pid = fork();
     if (pid == 0) {
-        close(fds[0]);
-        child_run(cfg, l, x, &c, fds[1]);
+        /* only its pipe stays open: a copy of another solve's pipe (-j N) would hide that
+         * child's end from its parent until this one ends (siconos.c does the same) */
+        if ((fds[1] == 3 ? 3 : dup2(fds[1], 3)) != 3) _exit(3);
+        (void)close_range(4, ~0u, 0);
+        if (fds[0] != 3) close(fds[0]);
+        child_run(cfg, l, x, &c, 3);
     }
     close(fds[1]);
     if (pid < 0) {
