@@ -25,7 +25,8 @@
  *       engine gives a row, never a crash; D = 1e-4 I: every engine gives lambda_n = 1e4 (Bullet's
  *       Dantzig limit 1000 judges its start, not its answer);
  *   (f) budgets: bullet-pgs reports max_iter iterations (status max_iter), dart-pgs at most
- *       max_iter; one trace row per solve.
+ *       max_iter; one trace row per solve; a bullet-pgs run past the time budget is killed:
+ *       status timeout, the start point kept.
  */
 #include <math.h>
 #include <stdio.h>
@@ -285,6 +286,20 @@ static void test_budget(void)
         } else {
             CHECK(r.iterations >= 1 && r.iterations <= 7);
         }
+        ncp_result_free(&r);
+        /* Bullet's 10^8 sweeps (it has no stop of its own; DART's stops where x no longer
+         * changes) cannot end within 50 ms: the child is killed at the budget, the row keeps
+         * the start point with status timeout (and the test ends) */
+        if (strcmp(NAMES[i], "bullet-pgs")) continue;
+        o = opts(1e-300, 100000000);
+        o.budget.time_ms = 50.0;
+        if (run(NAMES[i], &p, NULL, &o, &r)) continue;
+        if (r.status != NCP_STATUS_TIMEOUT)
+            fprintf(stderr, "  %s: status %s after %g ms\n", NAMES[i], ncp_status_name(r.status),
+                    r.setup_ms + r.solve_ms);
+        CHECK(r.status == NCP_STATUS_TIMEOUT);
+        CHECK(r.iterations <= 1);
+        CHECK(tutil_maxdiff(p.m, r.lambda, (double[18]){0}) == 0.0);
         ncp_result_free(&r);
     }
     ncp_problem_free(&p);
