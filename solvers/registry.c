@@ -98,7 +98,9 @@ int ncp_registry_family_count(void) { return NFAMILIES; }
 
 const char *ncp_registry_family_at(int i) { return i >= 0 && i < NFAMILIES ? families[i] : NULL; }
 
-enum { PEER_FAMILY = 5 }; /* families[PEER_FAMILY] and every family after it are peers */
+/* families[PEER_FAMILY] and every family after it are peers; from ENGINE_FAMILY on, the engine
+ * peers (box-friction LCP solvers) */
+enum { PEER_FAMILY = 5, ENGINE_FAMILY = 6 };
 
 int ncp_registry_is_peer(const char *solver_name)
 {
@@ -106,6 +108,14 @@ int ncp_registry_is_peer(const char *solver_name)
     for (int i = PEER_FAMILY; f && i < NFAMILIES; i++)
         if (f == families[i]) return 1;
     return 0;
+}
+
+const char *ncp_registry_model(const char *solver_name)
+{
+    const char *f = ncp_registry_family(solver_name);
+    for (int i = ENGINE_FAMILY; f && i < NFAMILIES; i++)
+        if (f == families[i]) return "box-friction LCP (friction rows boxed by mu |lambda_n|)";
+    return NULL;
 }
 
 const char *ncp_registry_family(const char *solver_name)

@@ -77,6 +77,10 @@ const char *ncp_registry_family(const char *solver_name);
  * give on this problem?", not "which solver should I use?", and on dense low-rank problems
  * they spend their whole time budget (boltnut: 198 of 215 s with Siconos's). */
 int ncp_registry_is_peer(const char *solver_name);
+/* The problem a registered solver solves when it is neither the Coulomb NCP nor the CCP its
+ * descriptor's ccp flag names: "box-friction LCP" for the engine peers (solvers/engine_peers.h),
+ * NULL for every other name. For `ncpbench list solvers`. */
+const char *ncp_registry_model(const char *solver_name);
 /* The family (panel, `list` line) of every plugin solver (solve/plugin_load.h). */
 #define NCP_REGISTRY_PLUGIN_FAMILY "plugin solvers"
 

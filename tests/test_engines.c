@@ -2,7 +2,7 @@
  * solvers), run through the harness as the benchmark runs them. Built only with -Dbullet or
  * -Ddart (tests/meson.build); each check covers the engines that are built.
  *
- *   (a) the registry lists them as peers;
+ *   (a) the registry lists them as peers solving the box-friction LCP;
  *   (b) one contact, D = I, hand answers of the box-friction LCP (engine_peers.h):
  *       sliding v_f = (-1, 0.5, 0), mu = 0.3: lambda = (1, -0.3, 0) (also the Coulomb answer);
  *       sticking v_f = (-1, 0.1, -0.05), mu = 0.5: lambda = (1, -0.1, 0.05), u = 0;
@@ -84,8 +84,11 @@ static void test_registry(void)
         CHECK(s != NULL);
         CHECK(ncp_registry_is_peer(NAMES[i]));
         CHECK(s && (s->needs & NCP_NEEDS_DUAL));
+        CHECK(ncp_registry_model(NAMES[i]) != NULL); /* `list`: solves the box-friction LCP */
     }
     CHECK(!ncp_registry_is_peer("pgs"));
+    CHECK(ncp_registry_model("pgs") == NULL);
+    CHECK(ncp_registry_model("siconos-nsgs") == NULL);
 }
 
 /* Runs every engine on p and checks the answer want (3 entries per engine, or the lemke
