@@ -11,7 +11,12 @@ FC=${3:-/work/shared/fclib-samples}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 export OPENBLAS_NUM_THREADS=1
 mkdir -p "$OUT/cap"
-SCENES="box-on-plane incline sphere-stack boxes-fixed fourbar-fixed nunchuk boltnut boltnut-tight dishes laikago8 quadruped arm-pick"
+# every shipped scene but tasora-test2 (the full wrecking ball; tasora-test2-quick stands for it)
+SCENES="box-on-plane incline sphere-stack boxes-fixed fourbar-fixed fourbar-free nunchuk boltnut
+  boltnut-tight boltnut-screw dishes laikago8 laikago27 quadruped arm-pick arm7d
+  castro-spring-cylinder castro-clutter castro-clutter-nowalls castro-clutter-200
+  castro-clutter-nowalls-200 tasora-test1a tasora-test1b tasora-test2-quick ncpreport-bdx
+  ncpreport-gazelle ncpreport-ironman ncpreport-lima ncpreport-misha ncpreport-walker pouring"
 for s in $SCENES; do
   [ -f "$OUT/cap/$s.h5" ] || "$B" capture "$SRC/scenes/$s.json" -o "$OUT/cap/$s.h5" --quick
 done
