@@ -45,6 +45,7 @@
 #include "solvers/common.h"
 #include "solvers/engine_peers.h"
 #include "solvers/registry.h"
+#include "util/isolate.h"
 
 /* The upper bound of a contact's normal row (and a unilateral row) per engine (engine_peers.h). */
 enum { ENGINE_BULLET = 0, ENGINE_DART = 1 };
@@ -151,27 +152,12 @@ static int engine_call(const engine_cfg *cfg, ncp_boxlcp *l, double *x, ncp_engi
     return NCP_ENGINE_REJECTED;
 }
 
-/* Moves len bytes through fd (reading or writing), across EINTR. 0 when done, -1 on error or
- * end of file. */
-static int io_all(int fd, void *buf, size_t len, int writing)
-{
-    char *b = buf;
-    while (len > 0) {
-        ssize_t n = writing ? write(fd, b, len) : read(fd, b, len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return -1;
-        b += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* The child: one engine call, its outcome (header, then x) written to fd. Never returns. */
 static void child_run(const engine_cfg *cfg, ncp_boxlcp *l, double *x, ncp_engine_call *c, int fd)
 {
     int rc = engine_call(cfg, l, x, c);
-    if (io_all(fd, &rc, sizeof rc, 1) || io_all(fd, c, sizeof *c, 1) ||
-        io_all(fd, x, (size_t)l->n * sizeof(double), 1))
+    if (ncp_write_all(fd, &rc, sizeof rc) || ncp_write_all(fd, c, sizeof *c) ||
+        ncp_write_all(fd, x, (size_t)l->n * sizeof(double)))
         _exit(3);
     _exit(0);
 }
@@ -250,8 +236,9 @@ static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const doubl
         ncp_copy(m, start, x);
         return NCP_OK;
     }
-    int got = io_all(fds[0], &erc, sizeof erc, 0) == 0 && io_all(fds[0], &c, sizeof c, 0) == 0 &&
-              io_all(fds[0], x, (size_t)m * sizeof(double), 0) == 0;
+    int got = ncp_read_all(fds[0], &erc, sizeof erc) == sizeof erc &&
+              ncp_read_all(fds[0], &c, sizeof c) == sizeof c &&
+              ncp_read_all(fds[0], x, (size_t)m * sizeof(double)) == (size_t)m * sizeof(double);
     close(fds[0]);
     reap(pid, &wst, !got);
     c.msg[sizeof c.msg - 1] = '\0';
