@@ -297,6 +297,29 @@ static double active_contacts(const ncp_problem *p, const double *lambda)
     return n;
 }
 
+/* Sum of squares of the box-friction LCP's natural map over the blocks (metrics.h,
+ * boxlcp_residual): w = u, lambda_j in [lo, hi], w_j >= 0 at lo, <= 0 at hi, = 0 between; the
+ * friction rows' bounds -+mu |lambda_n| follow the block's normal impulse (ODE's findex). */
+static double boxlcp_sq(const ncp_problem *p, const double *lambda, const double *u)
+{
+    double s = 0.0, nm2 = 0.0, nminf = 0.0;
+    for (int b = 0; b < p->nblocks; b++) {
+        const ncp_block *bk = &p->blocks[b];
+        if (bk->type != NCP_CONTACT) {
+            block_natural_map(bk, lambda, u, &nm2, &nminf, NULL);
+            continue;
+        }
+        const double *l = lambda + bk->row, *v = u + bk->row;
+        const double f = fmin(l[0], v[0]), bound = bk->mu * fabs(l[0]);
+        s += f * f;
+        for (int j = 1; j < 3; j++) {
+            const double t = fmin(bound, fmax_(-bound, l[j] - v[j])), g = l[j] - t;
+            s += g * g;
+        }
+    }
+    return s + nm2;
+}
+
 /* u = D lambda + v_f into ws->u; 0 when lambda or u is not finite. */
 static int compute_u(ncp_metrics_ws *ws, const double *lambda)
 {
@@ -553,5 +576,6 @@ int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out,
     out->sap_momentum = rel(snum, sden);
     out->sap_compl = ncp_sap_compl(p, &ws->sap, lambda, u, ws->vf);
     out->active_contacts = active_contacts(p, lambda);
+    out->boxlcp_residual = rel(sqrt(boxlcp_sq(p, lambda, u)), ws->nvf);
     return NCP_OK;
 }

@@ -47,7 +47,18 @@
  *                           impulse or force); 1e-3: a contact below it moves the body by less
  *                           than 0.1 % of what the most loaded one does, and it stays far above
  *                           the 1e-8 relative accuracy the benchmarks solve to. A count, not a
- *                           residual (not meant as a stopping metric). */
+ *                           residual (not meant as a stopping metric).
+ *   boxlcp_residual         ||F_box||_2 / ||v_f||_2: the natural map of the box-friction LCP that
+ *                           Bullet, DART and ODE solve instead of the Coulomb NCP (the engine
+ *                           peers' own model, solvers/engine_peers.h), at lambda, normalised as
+ *                           natural_map_rel_acary. Contact block: normal row
+ *                           min(lambda_n, u_n); each friction row j the box natural map
+ *                           lambda_j - clamp(lambda_j - u_j, -mu |lambda_n|, mu |lambda_n|) (the
+ *                           bound follows the normal impulse, ODE's findex rule; no De Saxcé
+ *                           shift, no disk: the two directions are boxed apart); other rows as in
+ *                           the natural map. Set beside natural_map_rel_acary it separates the
+ *                           formulation gap (the box model's answer is not a Coulomb answer)
+ *                           from the solver's error on its own model. */
 #define NCP_METRIC_COLUMNS(X) \
     X(al_residual, "Lee et al. 2025 §VII: ||lambda - T_strict(lambda - u)|| over contact rows / #contacts") \
     X(al_residual_other, "same over non-contact rows (their own T), not divided") \
@@ -62,7 +73,8 @@
     X(penetration, "max over contacts of max(0, -(phi + h u_n)) after the step") \
     X(sap_momentum, "Castro et al. 2023 eq. 32: SAP momentum error of lambda in SAP's compliant model (beta 1, sigma 1e-3)") \
     X(sap_compl, "Castro et al. 2023 eq. 33: SAP complementarity error mean |g_i . lambda_i| / l_p") \
-    X(active_contacts, "contacts carrying load: #{i : lambda_n,i > 1e-3 max_k lambda_n,k} (a count, not a residual)")
+    X(active_contacts, "contacts carrying load: #{i : lambda_n,i > 1e-3 max_k lambda_n,k} (a count, not a residual)") \
+    X(boxlcp_residual, "||F_box|| / ||v_f||: natural map of the box-friction LCP (Bullet/DART/ODE's model: friction rows in +-mu |lambda_n|), the engine peers' own-model residual")
 
 /* Threshold of active_contacts, relative to the case's largest normal impulse. */
 #define NCP_ACTIVE_REL 1e-3

@@ -40,6 +40,16 @@ static const ncp_solver_desc *const registry[] = {
     &ncp_solver_siconos_admm,
     &ncp_solver_siconos_vi_eg,
 #endif
+#ifdef NCP_HAVE_BULLET
+    &ncp_solver_bullet_pgs,
+    &ncp_solver_bullet_dantzig,
+    &ncp_solver_bullet_lemke,
+#endif
+#ifdef NCP_HAVE_DART
+    &ncp_solver_dart_pgs,
+    &ncp_solver_dart_dantzig,
+    &ncp_solver_ode_dantzig,
+#endif
 };
 
 enum { REGISTRY_COUNT = (int)(sizeof registry / sizeof registry[0]) };
@@ -62,7 +72,7 @@ const ncp_solver_desc *ncp_solver_find(const char *name) { return ncp_catalog_fi
  * are drawn together so the paper's ablation reads as one panel. */
 static const char *const families[] = {
     "Gauss-Seidel / Jacobi sweeps", "ADMM", "Newton & augmented Lagrangian", "CCP solvers",
-    "Lee et al. 2025 variants", "peers (Siconos)",
+    "Lee et al. 2025 variants", "peers (Siconos)", "peers (Bullet)", "peers (DART/ODE)",
 };
 enum { NFAMILIES = (int)(sizeof families / sizeof families[0]) };
 
@@ -80,18 +90,32 @@ static const struct {
     {"admm-nobody", 4},
     {"siconos-nsgs", 5}, {"siconos-nsn-ac", 5}, {"siconos-nsn-fb", 5}, {"siconos-nsn-nm", 5},
     {"siconos-prox", 5}, {"siconos-admm", 5}, {"siconos-vi-eg", 5},
+    {"bullet-pgs", 6}, {"bullet-dantzig", 6}, {"bullet-lemke", 6},
+    {"dart-pgs", 7}, {"dart-dantzig", 7}, {"ode-dantzig", 7},
 };
 
 int ncp_registry_family_count(void) { return NFAMILIES; }
 
 const char *ncp_registry_family_at(int i) { return i >= 0 && i < NFAMILIES ? families[i] : NULL; }
 
-enum { PEER_FAMILY = 5 }; /* families[PEER_FAMILY] */
+/* families[PEER_FAMILY] and every family after it are peers; from ENGINE_FAMILY on, the engine
+ * peers (box-friction LCP solvers) */
+enum { PEER_FAMILY = 5, ENGINE_FAMILY = 6 };
 
 int ncp_registry_is_peer(const char *solver_name)
 {
     const char *f = ncp_registry_family(solver_name);
-    return f && f == families[PEER_FAMILY];
+    for (int i = PEER_FAMILY; f && i < NFAMILIES; i++)
+        if (f == families[i]) return 1;
+    return 0;
+}
+
+const char *ncp_registry_model(const char *solver_name)
+{
+    const char *f = ncp_registry_family(solver_name);
+    for (int i = ENGINE_FAMILY; f && i < NFAMILIES; i++)
+        if (f == families[i]) return "box-friction LCP (friction rows boxed by mu |lambda_n|)";
+    return NULL;
 }
 
 const char *ncp_registry_family(const char *solver_name)

@@ -44,6 +44,19 @@ extern const ncp_solver_desc ncp_solver_siconos_admm;
 extern const ncp_solver_desc ncp_solver_siconos_vi_eg;
 #endif
 
+#ifdef NCP_HAVE_BULLET
+/* solvers/engine_peers.c: Bullet 3.24's MLCP solvers on the box-friction LCP, engine peers */
+extern const ncp_solver_desc ncp_solver_bullet_pgs;
+extern const ncp_solver_desc ncp_solver_bullet_dantzig;
+extern const ncp_solver_desc ncp_solver_bullet_lemke;
+#endif
+#ifdef NCP_HAVE_DART
+/* solvers/engine_peers.c: DART 6.12's boxed-LCP solvers and ODE's dSolveLCP, engine peers */
+extern const ncp_solver_desc ncp_solver_dart_pgs;
+extern const ncp_solver_desc ncp_solver_dart_dantzig;
+extern const ncp_solver_desc ncp_solver_ode_dantzig;
+#endif
+
 /* The registry: a constant table, in the order `ncpbench list` shows it. No mutable state. */
 const ncp_solver_catalog *ncp_registry_catalog(void);
 int ncp_solver_count(void);
@@ -57,12 +70,17 @@ const ncp_solver_desc *ncp_solver_find(const char *name);
 int ncp_registry_family_count(void);
 const char *ncp_registry_family_at(int i);
 const char *ncp_registry_family(const char *solver_name);
-/* 1 for a peer: an adaptor that runs another library's solver as a cross-check (the Siconos
- * family). A run without a solver list leaves the peers out (`--solvers all` or `peers` adds
- * them): they answer "does ncpbench agree with an independent implementation?", not "which
- * solver should I use?", and on dense low-rank problems they spend their whole time budget
- * (boltnut: 198 of 215 s with them). */
+/* 1 for a peer: an adaptor that runs another library's solver (the Siconos family, and the
+ * engine peers: Bullet's, DART's and ODE's solvers on their box-friction LCP). A run without a
+ * solver list leaves the peers out (`--solvers all` or `peers` adds them): they answer "does
+ * ncpbench agree with an independent implementation?" and "what do the engines' own solvers
+ * give on this problem?", not "which solver should I use?", and on dense low-rank problems
+ * they spend their whole time budget (boltnut: 198 of 215 s with Siconos's). */
 int ncp_registry_is_peer(const char *solver_name);
+/* The problem a registered solver solves when it is neither the Coulomb NCP nor the CCP its
+ * descriptor's ccp flag names: "box-friction LCP" for the engine peers (solvers/engine_peers.h),
+ * NULL for every other name. For `ncpbench list solvers`. */
+const char *ncp_registry_model(const char *solver_name);
 /* The family (panel, `list` line) of every plugin solver (solve/plugin_load.h). */
 #define NCP_REGISTRY_PLUGIN_FAMILY "plugin solvers"
 

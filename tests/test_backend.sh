@@ -11,12 +11,14 @@
 #     LAPACKE, Siconos) binds any symbol to OpenBLAS, which is mapped but unused;
 #     openblas: dgemm_ and dgetrf_ bind to OpenBLAS;
 #   - SICONOS=1: ncpbench links libsiconos_numerics and lists the siconos-* solvers; SICONOS=0:
-#     neither;
+#     neither; likewise ENGINES=bullet,dart (-Dbullet, -Ddart: the engine peers, libBulletDynamics
+#     and libdart);
 #   - the solver sets (bench/pipeline.h): a solve without --solvers runs every listed solver but
 #     the peers; `peers` the peers alone, `all` every one, `pgs,default` pgs first and no repeat.
 . "$(dirname "$0")/shell_prologue.sh"
 BLAS=${BLAS:?}
 SICONOS=${SICONOS:?}
+ENGINES=${ENGINES?}
 
 v=$("$NCPBENCH" --version) || fail "ncpbench --version exited non-zero"
 case "$v" in
@@ -61,10 +63,25 @@ else
   grep -q 'siconos-' "$T/list" && fail "Siconos disabled but siconos-* solvers are listed"
 fi
 
+for e in bullet:libBulletDynamics-float64:pgs,dantzig,lemke dart:libdart-external-odelcpsolver:pgs,dantzig; do
+  name=${e%%:*}; lib=${e#*:}; lib=${lib%%:*}; sol=${e##*:}
+  case ",$ENGINES," in
+  *",$name,"*)
+    grep -q "$lib" "$T/ldd" || fail "-D$name found it but ncpbench does not link $lib"
+    for s in $(echo "$sol" | tr ',' ' '); do
+      grep -q "$name-$s " "$T/list" || fail "$name-$s is not listed"
+    done ;;
+  *)
+    grep -q "$lib" "$T/ldd" && fail "$name disabled but ncpbench links $lib"
+    grep -q "^  $name-" "$T/list" && fail "$name disabled but $name-* solvers are listed" ;;
+  esac
+done
+
 # solver sets, counted from the list and from what a solve ran
 listed=$(grep -cE '^  [a-z0-9][^ ]* ' "$T/list")
-npeer=$(grep -c 'family: peers (Siconos)' "$T/list")
-[ "$SICONOS" = 1 ] && [ "$npeer" -ne 7 ] && fail "$npeer peers listed, expected Siconos's 7"
+nsic=$(grep -c 'family: peers (Siconos)' "$T/list")
+npeer=$(grep -c 'family: peers (' "$T/list")
+[ "$SICONOS" = 1 ] && [ "$nsic" -ne 7 ] && fail "$nsic Siconos peers listed, expected 7"
 "$NCPBENCH" capture scenes/box-on-plane.json -o "$T/cap.h5" --quick > /dev/null || fail "capture"
 ran() { # SOLVERS-ARGS...: the distinct solvers of the solve's metrics.csv, in order
   rm -rf "$T/s"
@@ -78,10 +95,10 @@ d=$(ran); n=$(echo "$d" | tr ',' '\n' | grep -c .)
 echo "$d" | grep -q siconos && fail "a default run ran a peer: $d"
 a=$(ran --solvers all); [ "$(echo "$a" | tr ',' '\n' | grep -c .)" -eq "$listed" ] || fail "--solvers all ran $a"
 p=$(ran --solvers pgs,default); [ "$p" = "$d" ] || fail "--solvers pgs,default ran $p, not $d"
-if [ "$SICONOS" = 1 ]; then
+if [ "$npeer" -gt 0 ]; then
   q=$(ran --solvers peers)
-  [ "$(echo "$q" | tr ',' '\n' | grep -c '^siconos-')" -eq 7 ] && [ "$(echo "$q" | tr ',' '\n' | grep -c .)" -eq 7 ] \
-    || fail "--solvers peers ran $q"
+  [ "$(echo "$q" | tr ',' '\n' | grep -c '^siconos-')" -eq "$nsic" ] && [ "$(echo "$q" | tr ',' '\n' | grep -c .)" -eq "$npeer" ] \
+    || fail "--solvers peers ran $q, expected the $npeer peers"
 fi
-echo "backend: blas=$BLAS siconos=$SICONOS; dgemm_ from $(providers dgemm_ | tr '\n' ' ')"
+echo "backend: blas=$BLAS siconos=$SICONOS engines=$ENGINES; dgemm_ from $(providers dgemm_ | tr '\n' ' ')"
 [ "$fails" -eq 0 ]

@@ -516,7 +516,7 @@ static ncp_metrics ref_metrics(const ncp_problem *p, const double *lambda, const
 {
     ncp_metrics r;
     memset(&r, 0, sizeof r);
-    double al = 0, alo = 0, F2 = 0, Finf = 0, nvf = 0, nl = 0, nu = 0;
+    double al = 0, alo = 0, F2 = 0, Finf = 0, nvf = 0, nl = 0, nu = 0, box2 = 0;
     for (int i = 0; i < p->m; i++) {
         nvf += vf[i] * vf[i];
         nl += lambda[i] * lambda[i];
@@ -558,12 +558,21 @@ static ncp_metrics ref_metrics(const ncp_problem *p, const double *lambda, const
             ref_proj(1, mu, uh, t);
             for (int j = 0; j < 3; j++) r.ncp_dual = fmax(r.ncp_dual, fabs(uh[j] - t[j]));
             r.ncp_compl = fmax(r.ncp_compl, fabs(l[0] * uh[0] + l[1] * uh[1] + l[2] * uh[2]));
+            /* box-friction LCP: the normal row's min, each friction row's box natural map with
+             * the bound mu |lambda_n| written as the three cases of a boxed LCP */
+            double bn = l[0] - fmax(0.0, l[0] - v[0]), hi = mu * fabs(l[0]);
+            box2 += bn * bn;
+            for (int j = 1; j < 3; j++) {
+                double y = l[j] - v[j], g = y < -hi ? l[j] + hi : y > hi ? l[j] - hi : v[j];
+                box2 += g * g;
+            }
             if (p->contacts && bk->contact >= 0)
                 r.penetration =
                     fmax(r.penetration, -(p->contacts[bk->contact].gap + p->h * v[0]));
         }
         for (int j = 0; j < nF; j++) {
             F2 += F[j] * F[j];
+            if (bk->type != NCP_CONTACT) box2 += F[j] * F[j]; /* the natural map's own rows */
             Finf = fmax(Finf, fabs(F[j]));
         }
     }
@@ -583,6 +592,7 @@ static ncp_metrics ref_metrics(const ncp_problem *p, const double *lambda, const
     r.natural_map_rel_acary = sqrt(F2) / sqrt(nvf);
     r.natural_map_rel_siconos = sqrt(F2) / fmax(sqrt(nvf), fmax(sqrt(nl), sqrt(nu)));
     r.natural_map_rel_fclib = sqrt(F2) / (1.0 + sqrt(sqrt(nvf)));
+    r.boxlcp_residual = sqrt(box2) / sqrt(nvf);
     return r;
 }
 
@@ -1082,8 +1092,8 @@ static void test_names(void)
         "natural_map_inf",       "natural_map_rel_acary", "natural_map_rel_siconos",
         "natural_map_rel_fclib", "ncp_primal",        "ncp_dual",
         "ncp_compl",             "penetration",       "sap_momentum",
-        "sap_compl",             "active_contacts"};
-    enum { N = 14 };
+        "sap_compl",             "active_contacts",   "boxlcp_residual"};
+    enum { N = 15 };
     CHECK(ncp_metrics_count() == N);
     for (int i = 0; i < N; i++) {
         CHECK(ncp_metrics_name(i) && strcmp(ncp_metrics_name(i), want[i]) == 0);
@@ -1094,7 +1104,7 @@ static void test_names(void)
     CHECK(ncp_metrics_index("natural_map") == -1);
     CHECK(ncp_metrics_index(NULL) == -1);
     /* values() follows the struct order */
-    ncp_metrics mt = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+    ncp_metrics mt = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     double v[N];
     ncp_metrics_values(&mt, v);
     for (int i = 0; i < N; i++) CHECK_NEAR(v[i], i + 1.0, 0.0);
@@ -1103,6 +1113,52 @@ static void test_names(void)
     CHECK_NEAR(v[ncp_metrics_index("sap_momentum")], mt.sap_momentum, 0.0);
     CHECK_NEAR(v[ncp_metrics_index("sap_compl")], mt.sap_compl, 0.0);
     CHECK_NEAR(v[ncp_metrics_index("active_contacts")], mt.active_contacts, 0.0);
+}
+
+/* boxlcp_residual by hand: one contact, D = I, mu = 0.3.
+ *   v_f = (-1, 0.5, 0): the box LCP's answer (1, -0.3, 0) (u = (0, 0.2, 0): the friction row at
+ *   its bound -0.3 with u_t1 > 0) is also the Coulomb answer (sliding along t1): both 0.
+ *   v_f = (-1, 0.5, 0.5): the box answer (1, -0.3, -0.3) has |lambda_t| = 0.3 sqrt 2 > mu
+ *   lambda_n: box residual 0, Coulomb natural map not; the Coulomb answer (1, -0.3 / sqrt 2 each)
+ *   leaves each friction row 0.3 - 0.3 / sqrt 2 inside a box it should sit at the edge of
+ *   (lambda_j - u_j = -0.5 is clamped to -0.3): box residual sqrt 2 (0.3 - 0.3 / sqrt 2) /
+ *   ||v_f||, ||v_f|| = sqrt 1.5. Bilateral and unilateral rows count as in the natural map. */
+static void test_boxlcp(void)
+{
+    ncp_error err;
+    ncp_problem p;
+    int types[] = {NCP_CONTACT, NCP_BILATERAL, NCP_UNILATERAL};
+    mk_problem(&p, 3, types, &err);
+    p.blocks[0].mu = 0.3;
+    double l[5] = {1.0, -0.3, 0.0, 0.0, 0.0}, u[5] = {0.0, 0.2, 0.0, 0.0, 0.0};
+    set_u(&p, l, u); /* v_f = u - lambda = (-1, 0.5, 0) */
+    ncp_metrics mt = eval(&p, l);
+    CHECK_NEAR(mt.boxlcp_residual, 0.0, TOL);
+    CHECK_NEAR(mt.natural_map_abs, 0.0, TOL);
+    u[2] = 0.2;
+    l[2] = -0.3;
+    set_u(&p, l, u); /* v_f = (-1, 0.5, 0.5) */
+    mt = eval(&p, l);
+    CHECK_NEAR(mt.boxlcp_residual, 0.0, TOL);
+    CHECK(mt.natural_map_abs > 0.05);
+    const double s = 0.3 / sqrt(2.0);
+    l[1] = l[2] = -s;
+    u[1] = u[2] = 0.5 - s;
+    mt = eval(&p, l);
+    CHECK_NEAR(mt.natural_map_abs, 0.0, TOL);
+    CHECK_NEAR(mt.boxlcp_residual, sqrt(2.0) * (0.3 - s) / sqrt(1.5), TOL);
+    /* a bilateral row's u = 0.1 and a unilateral row with lambda = 0.2, u = -0.05 add their
+     * natural-map rows 0.1 and -0.05 (v_f changes with them: the norm recomputed) */
+    l[4] = 0.2;
+    u[3] = 0.1;
+    u[4] = -0.05;
+    set_u(&p, l, u);
+    double nvf2 = 0.0;
+    for (int i = 0; i < 5; i++) nvf2 += (u[i] - l[i]) * (u[i] - l[i]);
+    mt = eval(&p, l);
+    CHECK_NEAR(mt.boxlcp_residual,
+               sqrt(2.0 * (0.3 - s) * (0.3 - s) + 0.01 + 0.0025) / sqrt(nvf2), TOL);
+    ncp_problem_free(&p);
 }
 
 /* active_contacts by hand: five contacts and a unilateral row, D = I. Normal impulses
@@ -1212,6 +1268,7 @@ int main(void)
 {
     test_names();
     test_active_contacts();
+    test_boxlcp();
     test_open();
     test_stick();
     test_sap_hand();

@@ -508,7 +508,10 @@ static void list_solvers(const ncp_solver_catalog *cat)
         printf("  %-14s needs: %s%s%s%s; solves the %s%s; file %s\n", "",
                d->needs & NCP_NEEDS_DUAL ? "dual " : "", d->needs & NCP_NEEDS_PRIMAL ? "primal " : "",
                d->needs & NCP_NEEDS_STRUCTURE ? "structure " : "",
-               d->needs & NCP_NEEDS_SYMMETRIC ? "symmetric-D " : "", d->ccp ? "CCP relaxation" : "NCP",
+               d->needs & NCP_NEEDS_SYMMETRIC ? "symmetric-D " : "",
+               !plugin && ncp_registry_model(d->name) ? ncp_registry_model(d->name)
+               : d->ccp                               ? "CCP relaxation"
+                                                      : "NCP",
                d->takes_v0 ? "; starts from the previous velocity v0" : "",
                d->file ? d->file : plugin ? plugin : "?");
         for (const ncp_param_doc *p = d->params; p && p->name; p++)

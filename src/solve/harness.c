@@ -399,8 +399,10 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
         rc = unsupported(s, p0, opts, NCP_UNSUP_SOLVER, why, res, err);
         goto done;
     }
-    if (src != NCP_OK) { /* numerical failure inside the solver: a result, not an error */
+    if (src != NCP_OK) { /* numerical failure inside the solver: a result, not an error; its
+                            * message (the solver's or the engine's reason) goes to the note */
         out.status = NCP_STATUS_FAILED;
+        if (err->msg[0]) note_add(res, err->msg);
         ncp_error_clear(err);
     }
     res->monitor_ms = run.monitor_ms;

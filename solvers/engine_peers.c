@@ -1,0 +1,396 @@
+/* bullet-pgs, bullet-dantzig, bullet-lemke, dart-pgs, dart-dantzig, ode-dantzig — the boxed-LCP
+ * solvers that Bullet 3.24, DART 6.12 and ODE ship, run as peers on the captured problems: the
+ * descriptors, the formulation (solvers/engine_peers.h: our problem as the engines' boxed LCP)
+ * and one driver. The library calls are in the C++ adapters engine_bullet.cpp and
+ * engine_dart.cpp, built with -Dbullet / -Ddart; without them this file registers nothing.
+ *
+ * What they solve: the box-friction LCP of engine_peers.h, not the Coulomb NCP. Their answers
+ * are graded on the Coulomb NCP by metrics/ like every solver's; metrics/ boxlcp_residual
+ * grades the same answer on the box model, so a row shows both how well the engine solved its
+ * own model and how far that model's answer is from a Coulomb one (docs/design.md, "Engine
+ * peers").
+ *
+ * How a run goes: the setup builds the LCP (a dense copy of D with the engine's row stride;
+ * timed as setup). Then the engine runs in a child process (fork): one call of the engine's
+ * solver under its iteration cap (max_iter: Bullet's PGS sweeps, DART's PGS sweeps, Lemke's
+ * pivots; the Dantzig solvers have none), whose answer comes back over a pipe and is reported
+ * once (one trace row), as siconos-admm's: none of these calls can report an iterate or be
+ * stopped between its iterations. The child is killed when the time budget runs out (the row
+ * keeps the start point, status timeout). Why a child: ODE's assertions are compiled into
+ * Debian's library (their default handler aborts), ODE's handlers are process-wide, and a run
+ * past the time budget can only be ended by killing it. A child that dies is a failed row
+ * naming the signal; an engine that reports failure (Dantzig's pivoting finds no solution,
+ * Bullet's answer limits) is a failed row with the engine's reason in the note. Cost: one fork
+ * per solve, counted as setup.
+ *
+ * Iterations reported: bullet-pgs max_iter (its own stop test never fires, engine_bullet.cpp);
+ * dart-pgs max_iter when it used every sweep, else 1 (its own test ended it; DART does not say
+ * after how many sweeps); 1 for the others. Warm start: in->lambda0 is the start of the PGS
+ * solvers; the Dantzig and Lemke solvers ignore it. Needs: dual (D, v_f).
+ */
+#if defined(NCP_HAVE_BULLET) || defined(NCP_HAVE_DART)
+
+#define _GNU_SOURCE /* close_range (glibc >= 2.34): the child keeps only its own pipe */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/la.h"
+#include "solvers/common.h"
+#include "solvers/engine_peers.h"
+#include "solvers/registry.h"
+#include "util/isolate.h"
+
+/* The upper bound of a contact's normal row (and a unilateral row) per engine (engine_peers.h). */
+enum { ENGINE_BULLET = 0, ENGINE_DART = 1 };
+static const double bullet_normal_hi = 1e10; /* btSequentialImpulseConstraintSolver's contacts */
+
+/* Bullet's Lemke works on dense 2m x 2m and 2m x 4m arrays (about 120 m^2 bytes) and pivots
+ * through them; beyond this many rows it is declined (1000 rows: 120 MB). */
+enum { LEMKE_MAX_ROWS = 1000 };
+
+/* ODE's and DART's row stride (their dPAD): a multiple of 4. */
+static int pad4(int n) { return n > 1 ? ((n - 1) | 3) + 1 : n; }
+
+typedef struct engine_cfg {
+    const ncp_solver_desc *self;
+    int solver; /* ncp_engine_solver */
+    int engine; /* ENGINE_* */
+} engine_cfg;
+
+static void boxlcp_free(ncp_boxlcp *l)
+{
+    free(l->A);
+    free(l->b);
+    free(l->lo);
+    free(l->hi);
+    free(l->findex);
+}
+
+/* The soft rows that no boxed LCP holds (c = 0, engine_peers.h): their count. */
+static int fixed_soft_rows(const ncp_problem *p)
+{
+    int n = 0;
+    for (int b = 0; b < p->nblocks; b++) n += p->blocks[b].type == NCP_SOFT && !(p->blocks[b].c > 0.0);
+    return n;
+}
+
+/* Our problem as the engines' boxed LCP (engine_peers.h), row for row. */
+static int boxlcp_build(const ncp_problem *p, int engine, ncp_boxlcp *l, ncp_error *err)
+{
+    const int m = p->m, stride = engine == ENGINE_DART ? pad4(m) : m;
+    const double nhi = engine == ENGINE_BULLET ? bullet_normal_hi : INFINITY;
+    memset(l, 0, sizeof *l);
+    l->n = m;
+    l->stride = stride;
+    l->A = ncp_calloc(err, (size_t)m * (size_t)stride + 1, sizeof(double));
+    l->b = ncp_malloc(err, (size_t)m + 1, sizeof(double));
+    l->lo = ncp_malloc(err, (size_t)m + 1, sizeof(double));
+    l->hi = ncp_malloc(err, (size_t)m + 1, sizeof(double));
+    l->findex = ncp_malloc(err, (size_t)m + 1, sizeof(int));
+    if (!l->A || !l->b || !l->lo || !l->hi || !l->findex) {
+        boxlcp_free(l);
+        return NCP_ERR_NOMEM;
+    }
+    /* A_ij = D_ij, row-major (D is column-major): w = A x - b is u = D lambda + v_f row for
+     * row, for a non-symmetric D (an FCLib W kept as given) too */
+    for (int j = 0; j < m; j++) {
+        const double *col = p->D + (size_t)j * (size_t)m;
+        for (int i = 0; i < m; i++) l->A[(size_t)i * (size_t)stride + j] = col[i];
+    }
+    for (int i = 0; i < m; i++) {
+        l->b[i] = -p->vf[i];
+        l->findex[i] = -1;
+    }
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *bk = &p->blocks[bi];
+        const int r = bk->row;
+        switch (bk->type) {
+        case NCP_CONTACT:
+            l->lo[r] = 0.0;
+            l->hi[r] = nhi;
+            for (int j = 1; j < 3; j++) {
+                l->lo[r + j] = -bk->mu;
+                l->hi[r + j] = bk->mu;
+                l->findex[r + j] = r;
+            }
+            break;
+        case NCP_UNILATERAL:
+            l->lo[r] = 0.0;
+            l->hi[r] = nhi;
+            break;
+        case NCP_SOFT: /* c > 0 (checked): constraint force mixing 1/c */
+            l->A[(size_t)r * (size_t)stride + r] += 1.0 / bk->c;
+            l->b[r] -= bk->k * bk->phi / bk->c;
+            l->lo[r] = -INFINITY;
+            l->hi[r] = INFINITY;
+            break;
+        default: /* bilateral */
+            l->lo[r] = -INFINITY;
+            l->hi[r] = INFINITY;
+            break;
+        }
+    }
+    return NCP_OK;
+}
+
+static int engine_call(const engine_cfg *cfg, ncp_boxlcp *l, double *x, ncp_engine_call *c)
+{
+#ifdef NCP_HAVE_BULLET
+    if (cfg->engine == ENGINE_BULLET) return ncp_engine_bullet_run(l, x, c);
+#endif
+#ifdef NCP_HAVE_DART
+    if (cfg->engine == ENGINE_DART) return ncp_engine_dart_run(l, x, c);
+#endif
+    snprintf(c->msg, sizeof c->msg, "%s: its engine is not built in", cfg->self->name);
+    return NCP_ENGINE_REJECTED;
+}
+
+/* The child: one engine call, its outcome (header, then x) written to fd. Never returns. */
+static void child_run(const engine_cfg *cfg, ncp_boxlcp *l, double *x, ncp_engine_call *c, int fd)
+{
+    int rc = engine_call(cfg, l, x, c);
+    if (ncp_write_all(fd, &rc, sizeof rc) || ncp_write_all(fd, c, sizeof *c) ||
+        ncp_write_all(fd, x, (size_t)l->n * sizeof(double)))
+        _exit(3);
+    _exit(0);
+}
+
+/* Waits for fd to be readable within the time budget left; 1 readable, 0 the budget ran out. */
+static int wait_readable(int fd, const ncp_solve_in *in, ncp_run *run)
+{
+    for (;;) {
+        int timeout = -1;
+        if (in->budget.time_ms > 0.0) {
+            double left = in->budget.time_ms - ncp_run_elapsed_ms(run);
+            if (left <= 0.0) return 0;
+            timeout = left > 1e9 ? 1000000000 : (int)ceil(left);
+        }
+        struct pollfd pf = {fd, POLLIN, 0};
+        int n = poll(&pf, 1, timeout);
+        if (n > 0) return 1;
+        if (n < 0 && errno != EINTR) return 1; /* let the read report it */
+    }
+}
+
+static void reap(pid_t pid, int *wst, int kill_first)
+{
+    if (kill_first) kill(pid, SIGKILL);
+    while (waitpid(pid, wst, 0) < 0 && errno == EINTR) {
+    }
+}
+
+/* Forks the engine, hands its answer to the harness. *k, *status and x as for the harness;
+ * returns NCP_OK or NCP_ERR_NUMERIC (the engine rejected the problem or died: a failed row
+ * with the reason). */
+static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const double opt[2],
+                      ncp_run *run, ncp_boxlcp *l, double *x, double *start, int *k, int *status,
+                      ncp_error *err)
+{
+    const int m = l->n;
+    const char *name = cfg->self->name;
+    ncp_engine_call c;
+    memset(&c, 0, sizeof c);
+    c.solver = cfg->solver;
+    c.max_iter = in->budget.max_iter;
+    c.opt[0] = opt[0];
+    c.opt[1] = opt[1];
+    int fds[2];
+    if (pipe(fds))
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "%s: pipe: %s", name, strerror(errno));
+    fflush(stdout); /* the child's copies of unwritten output must be empty */
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* only its pipe stays open: a copy of another solve's pipe (-j N) would hide that
+         * child's end from its parent until this one ends (siconos.c does the same) */
+        if ((fds[1] == 3 ? 3 : dup2(fds[1], 3)) != 3) _exit(3);
+        (void)close_range(4, ~0u, 0);
+        if (fds[0] != 3) close(fds[0]);
+        child_run(cfg, l, x, &c, 3);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        close(fds[0]);
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "%s: fork: %s", name, strerror(errno));
+    }
+    int wst = 0, rc = NCP_OK, erc = -1;
+    if (ncp_run_setup_done(run)) { /* the time budget is spent */
+        reap(pid, &wst, 1);
+        close(fds[0]);
+        return NCP_OK;
+    }
+    if (!wait_readable(fds[0], in, run)) {
+        /* out of time: the engine's answer is never seen; the start point is the row's answer
+         * (reported after the budget: status timeout) */
+        reap(pid, &wst, 1);
+        close(fds[0]);
+        *k = 1;
+        ncp_solver_iter_end(run, *k, m, start, 0, status);
+        ncp_copy(m, start, x);
+        return NCP_OK;
+    }
+    int got = ncp_read_all(fds[0], &erc, sizeof erc) == sizeof erc &&
+              ncp_read_all(fds[0], &c, sizeof c) == sizeof c &&
+              ncp_read_all(fds[0], x, (size_t)m * sizeof(double)) == (size_t)m * sizeof(double);
+    close(fds[0]);
+    reap(pid, &wst, !got);
+    c.msg[sizeof c.msg - 1] = '\0';
+    if (!got || !WIFEXITED(wst) || WEXITSTATUS(wst) != 0) {
+        ncp_copy(m, start, x);
+        if (WIFSIGNALED(wst))
+            return ncp_error_set(err, NCP_ERR_NUMERIC,
+                                 "%s: the engine died with signal %d%s", name, WTERMSIG(wst),
+                                 WTERMSIG(wst) == SIGABRT ? " (an abort inside the engine)" : "");
+        return ncp_error_set(err, NCP_ERR_NUMERIC, "%s: the engine's process ended abnormally",
+                             name);
+    }
+    if (erc != NCP_ENGINE_SOLVED) {
+        ncp_copy(m, start, x);
+        rc = ncp_error_set(err, NCP_ERR_NUMERIC, "%s: %s", name,
+                           c.msg[0] ? c.msg : "the engine reports failure");
+        return rc;
+    }
+    for (int i = 0; i < m; i++)
+        if (!isfinite(x[i])) { /* reported as success: a failure all the same, said so */
+            double bad = x[i];
+            ncp_copy(m, start, x);
+            return ncp_error_set(err, NCP_ERR_NUMERIC,
+                                 "%s: the engine reports success with a non-finite answer "
+                                 "(x[%d] = %g)",
+                                 name, i, bad);
+        }
+    *k = c.iterations > 0 ? c.iterations : 1;
+    ncp_solver_iter_end(run, *k, m, x, 0, status);
+    return NCP_OK;
+}
+
+static int engine_solve(const engine_cfg *cfg, const ncp_solve_in *in, ncp_solve_out *out,
+                        ncp_run *run, ncp_error *err)
+{
+    const ncp_solver_desc *self = cfg->self;
+    const ncp_problem *p = in->prob;
+    const int m = p->m;
+    int rc = ncp_solver_need_dual(self, p, err);
+    if (rc) return rc;
+    double opt[2] = {0.0, 0.0};
+    if (cfg->solver == NCP_ENGINE_DART_PGS &&
+        ((rc = ncp_solver_param_real(self, in->params, "dx_threshold", 0.0, INFINITY, 0, &opt[0],
+                                     err)) ||
+         (rc = ncp_solver_param_real(self, in->params, "rel_dx_tol", 0.0, INFINITY, 0, &opt[1],
+                                     err))))
+        return rc;
+    /* problems that are not the engines': declined before running (unsupported, reason in err) */
+    int fixed = fixed_soft_rows(p);
+    if (fixed > 0 || (cfg->solver == NCP_ENGINE_BULLET_LEMKE && m > LEMKE_MAX_ROWS)) {
+        if (fixed > 0)
+            ncp_error_set(err, NCP_ERR_INPUT,
+                          "%s: %d soft rows with c = 0 fix lambda = -k phi, which no boxed-LCP "
+                          "row with lo <= 0 <= hi holds",
+                          self->name, fixed);
+        else
+            ncp_error_set(err, NCP_ERR_INPUT,
+                          "%s: %d rows; Bullet's Lemke works on dense 2m x 4m arrays and is run "
+                          "up to %d rows",
+                          self->name, m, LEMKE_MAX_ROWS);
+        out->status = NCP_STATUS_UNSUPPORTED;
+        out->iterations = 0;
+        return NCP_OK;
+    }
+    int k = 0, status = -1;
+    double *x = ncp_calloc(err, (size_t)m + 1, sizeof(double));
+    double *start = ncp_calloc(err, (size_t)m + 1, sizeof(double));
+    ncp_boxlcp l;
+    memset(&l, 0, sizeof l);
+    if (!x || !start) rc = NCP_ERR_NOMEM;
+    if (!rc && in->lambda0) {
+        ncp_copy(m, in->lambda0, start);
+        ncp_copy(m, in->lambda0, x);
+    }
+    if (!rc && m == 0) { /* nothing to solve: the empty answer, without the engine */
+        if (ncp_run_setup_done(run) == 0) {
+            k = 1;
+            ncp_solver_iter_end(run, k, 0, x, 0, &status);
+        }
+    } else if (!rc && !(rc = boxlcp_build(p, cfg->engine, &l, err))) {
+        rc = run_engine(cfg, in, opt, run, &l, x, start, &k, &status, err);
+    }
+    if (!rc) ncp_solver_finish(out, m, x, k, status);
+    boxlcp_free(&l);
+    free(x);
+    free(start);
+    return rc;
+}
+
+/* ---------- descriptors ---------- */
+
+static const ncp_param_doc no_params[] = {{NULL, 0.0, NULL}};
+static const ncp_param_doc dart_pgs_params[] = {
+    {"dx_threshold", 1e-6,
+     "DART's mDeltaXThreshold: the first sweep ends the run when no |dx_i| exceeds it"},
+    {"rel_dx_tol", 1e-3,
+     "DART's mRelativeDeltaXTolerance: a later sweep ends the run when no |dx_i / x_i| exceeds "
+     "it"},
+    {NULL, 0.0, NULL},
+};
+
+#define ENGINE_SOLVER(CNAME, SNAME, SOLVER, ENGINE, PARAMS, SOURCE, SUMMARY)                   \
+    static int CNAME##_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,        \
+                             ncp_error *err);                                                  \
+    const ncp_solver_desc ncp_solver_##CNAME = {                                               \
+        .name = SNAME,                                                                         \
+        .source = SOURCE,                                                                      \
+        .summary = SUMMARY,                                                                    \
+        .needs = NCP_NEEDS_DUAL,                                                               \
+        .ccp = 0,                                                                              \
+        .file = "solvers/engine_peers.c",                                                      \
+        .params = PARAMS,                                                                      \
+        .solve = CNAME##_solve,                                                                \
+    };                                                                                         \
+    static const engine_cfg CNAME##_cfg = {&ncp_solver_##CNAME, SOLVER, ENGINE};               \
+    static int CNAME##_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,        \
+                             ncp_error *err)                                                   \
+    {                                                                                          \
+        return engine_solve(&CNAME##_cfg, in, out, run, err);                                  \
+    }
+
+#ifdef NCP_HAVE_BULLET
+ENGINE_SOLVER(bullet_pgs, "bullet-pgs", NCP_ENGINE_BULLET_PGS, ENGINE_BULLET, no_params,
+              "Bullet 3.24 btSolveProjectedGaussSeidel (btMLCPSolverInterface::solveMLCP)",
+              "Bullet's MLCP projected Gauss-Seidel on the box-friction LCP (engine peer): "
+              "max_iter sweeps, final answer reported once")
+ENGINE_SOLVER(bullet_dantzig, "bullet-dantzig", NCP_ENGINE_BULLET_DANTZIG, ENGINE_BULLET,
+              no_params, "Bullet 3.24 btDantzigSolver (btSolveDantzigLCP, ODE's Dantzig)",
+              "Bullet's Dantzig pivoting on the box-friction LCP (engine peer); answer "
+              "reported once")
+ENGINE_SOLVER(bullet_lemke, "bullet-lemke", NCP_ENGINE_BULLET_LEMKE, ENGINE_BULLET, no_params,
+              "Bullet 3.24 btLemkeSolver (btLemkeAlgorithm, Kilian Grundl / MBSim)",
+              "Bullet's Lemke on the boxed LCP (engine peer): ignores the friction dependency, "
+              "so friction is boxed by +-mu; max_iter pivots, up to 1000 rows")
+#endif
+#ifdef NCP_HAVE_DART
+ENGINE_SOLVER(dart_pgs, "dart-pgs", NCP_ENGINE_DART_PGS, ENGINE_DART, dart_pgs_params,
+              "DART 6.12 dart::constraint::PgsBoxedLcpSolver",
+              "DART's boxed-LCP projected Gauss-Seidel (engine peer): max_iter sweeps or its "
+              "own dx test, final answer reported once")
+ENGINE_SOLVER(dart_dantzig, "dart-dantzig", NCP_ENGINE_DART_DANTZIG, ENGINE_DART, no_params,
+              "DART 6.12 dart::constraint::DantzigBoxedLcpSolver (ODE's dSolveLCP, early "
+              "termination)",
+              "DART's Dantzig as its constraint solver calls it (early termination: gives up "
+              "when the pivoting fails) (engine peer)")
+ENGINE_SOLVER(ode_dantzig, "ode-dantzig", NCP_ENGINE_ODE_DANTZIG, ENGINE_DART, no_params,
+              "ODE dSolveLCP (Smith's Dantzig LCP, DART 6.12's external odelcpsolver)",
+              "ODE's Dantzig as ODE's stepper calls it (no early termination: its fallbacks "
+              "carry on) (engine peer)")
+#endif
+
+#else
+/* ISO C forbids an empty translation unit. */
+typedef int ncp_engine_peers_disabled;
+#endif
