@@ -1,7 +1,10 @@
 /* Speed of SDF contact generation (issue 4 "Speed"; numbers go to results/REPORT.md,
  * "Geometry"). Not a test: it times and prints, it asserts nothing.
  *
- *   ./build/tests/bench_geometry [repeats]        (from the repository root)
+ *   ./build/benchmarks/bench_geometry [repeats]             (from the repository root)
+ *   ./build/benchmarks/bench_geometry repeats SCENE...      only item 1, on these scenes
+ *
+ * (the second form times the scaling family's collision: benchmarks/README.md "Scaling").
  *
  * 1. For the bolt-nut, dish and pouring scenes at their initial (contact) state: the time of
  *    the whole collision stage (broad phase + SDF narrow phase + reduction), median of
@@ -9,7 +12,7 @@
  * 2. One bolt-nut state: the time of each registered solver on the assembled problem
  *    (tol 1e-6 on natural_map_rel_acary, at most 1000 iterations): "a fast solve".
  * 3. Broad phase with many bodies: N spheres in a grid resting on a plane (every sphere
- *    touches its neighbours), collision time per body for N = 125 ... 8000. */
+ *    touches its neighbours), collision time per body for N = 125 ... 27000. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,6 +163,11 @@ int main(int argc, char **argv)
     if (reps < 1) reps = 1;
     printf("contact generation at the initial state (median of %d runs):\n\n", reps);
     printf("| scene | bodies | contacts | collision (ms) |\n|---|---|---|---|\n");
+    if (argc > 2) {
+        int rc = 0;
+        for (int i = 2; i < argc; i++) rc |= bench_scene(argv[i], reps, 0);
+        return rc;
+    }
     int rc = bench_scene("scenes/boltnut.json", reps, 0);
     rc |= bench_scene("scenes/dishes.json", reps, 0);
     rc |= bench_scene("scenes/pouring.json", reps, 0);
@@ -167,6 +175,6 @@ int main(int argc, char **argv)
     rc |= bench_scene("scenes/boltnut.json", 1, 1);
     printf("\nbroad phase, N spheres in a grid on a plane:\n\n| N | contacts | collision (ms) | us per body |\n"
            "|---|---|---|---|\n");
-    for (int n = 5; n <= 20; n += 5) bench_broadphase(n, reps > 5 ? 5 : reps);
+    for (int n = 5; n <= 30; n += 5) bench_broadphase(n, reps > 5 ? 5 : reps);
     return rc;
 }

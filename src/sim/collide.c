@@ -1,5 +1,5 @@
-/* Collision of the world (collide.h): broad phase by sweep and prune on x over the posed
- * shapes, narrow phase per pair (geometry/collision.h), pairs the model excludes dropped. */
+/* Collision of the world (collide.h): broad phase by a uniform grid over the posed shapes,
+ * narrow phase per pair (geometry/collision.h), pairs the model excludes dropped. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,14 +38,6 @@ static void geom_aabb(const ncp_geom *g, double inflate, aabb *bx)
     }
 }
 
-static int cmp_aabb(const void *x, const void *y)
-{
-    const aabb *a = x, *b = y;
-    if (a->lo[0] < b->lo[0]) return -1;
-    if (a->lo[0] > b->lo[0]) return 1;
-    return (a->shape > b->shape) - (a->shape < b->shape); /* total order: deterministic */
-}
-
 typedef struct pair {
     int a, b;
 } pair;
@@ -76,14 +68,100 @@ static int pair_wanted(const ncp_model *m, int a, int b)
     return ba != bb && (m->bodies[ba].dynamic || m->bodies[bb].dynamic);
 }
 
+/* Closed intervals in all three axes: the pairs a sweep over every pair would keep. */
+static int aabb_overlap(const aabb *a, const aabb *b)
+{
+    for (int k = 0; k < 3; k++)
+        if (!(a->lo[k] <= b->hi[k] && b->lo[k] <= a->hi[k])) return 0;
+    return 1;
+}
+
+/* The grid: cubic cells of side `size` from `origin`; a shape is entered in every cell its AABB
+ * touches, unless that is more than GRID_MAX_CELLS cells (a floor slab, a long wall, a shape
+ * much larger than the typical one), then it is tested against every shape instead. */
+#define GRID_MAX_CELLS 64
+
+typedef struct grid {
+    double origin[3], size;
+} grid;
+
+typedef struct cell_entry {
+    long long c[3];
+    int box;
+} cell_entry;
+
+/* The one rounding both the cell ranges and the owner cell of a pair use: monotonic in x, so an
+ * overlapping pair's owner cell lies in both shapes' ranges. */
+static long long cell_of(const grid *g, int k, double x)
+{
+    return (long long)floor((x - g->origin[k]) / g->size);
+}
+
+static int cmp_cell(const void *x, const void *y)
+{
+    const cell_entry *a = x, *b = y;
+    for (int k = 0; k < 3; k++)
+        if (a->c[k] != b->c[k]) return (a->c[k] > b->c[k]) - (a->c[k] < b->c[k]);
+    return (a->box > b->box) - (a->box < b->box);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Cell side: the median over the shapes of their AABB's longest edge, so that a typical shape
+ * touches 1 to 8 cells and a cell holds a few shapes (piles and walls of similar bodies). */
+static int grid_make(const aabb *boxes, int nbox, grid *g, ncp_error *err)
+{
+    double *ext = ncp_malloc(err, (size_t)nbox, sizeof(double));
+    if (!ext) return NCP_ERR_NOMEM;
+    int ne = 0;
+    for (int k = 0; k < 3; k++) g->origin[k] = HUGE_VAL;
+    for (int i = 0; i < nbox; i++) {
+        double e = 0.0;
+        for (int k = 0; k < 3; k++) {
+            e = fmax(e, boxes[i].hi[k] - boxes[i].lo[k]);
+            if (isfinite(boxes[i].lo[k])) g->origin[k] = fmin(g->origin[k], boxes[i].lo[k]);
+        }
+        if (isfinite(e) && e > 0.0) ext[ne++] = e;
+    }
+    qsort(ext, (size_t)ne, sizeof(double), cmp_double);
+    g->size = ne ? ext[ne / 2] : 1.0;
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(g->origin[k])) g->origin[k] = 0.0;
+    free(ext);
+    return NCP_OK;
+}
+
+/* The cells box b touches (lo, hi per axis); 0 when it goes to the list of large shapes (too
+ * many cells, or a non-finite box of a diverged state, which overlaps nothing). */
+static int grid_range(const grid *g, const aabb *b, long long lo[3], long long hi[3])
+{
+    double cells = 1.0;
+    for (int k = 0; k < 3; k++) {
+        double a = (b->lo[k] - g->origin[k]) / g->size, z = (b->hi[k] - g->origin[k]) / g->size;
+        if (!(isfinite(a) && isfinite(z) && fabs(a) < 1e15 && fabs(z) < 1e15)) return 0;
+        lo[k] = cell_of(g, k, b->lo[k]);
+        hi[k] = cell_of(g, k, b->hi[k]);
+        cells *= (double)(hi[k] - lo[k] + 1);
+    }
+    return cells <= GRID_MAX_CELLS;
+}
+
 /* The broad phase: shape pairs (a < b) whose world AABBs, grown by `inflate`, overlap, planes
- * paired with every finite shape of another body; unordered (caller frees *out). */
+ * paired with every finite shape of another body; unordered (caller frees *out). The same set
+ * as testing every pair of AABBs (tests/test_physics.c checks the contacts against that), in
+ * O(n log n) plus the pairs for shapes of similar size. */
 static int broad_phase(const ncp_world *w, double inflate, pair **out, int *npairs, ncp_error *err)
 {
     const ncp_model *m = w->model;
-    int ns = m->nshapes, nbox = 0, np = 0, capp = 0, rc = NCP_OK;
+    int ns = m->nshapes, nbox = 0, np = 0, capp = 0, nent = 0, nlarge = 0, rc = NCP_OK;
     aabb *boxes = ncp_malloc(err, (size_t)ns, sizeof(aabb));
     pair *pairs = NULL;
+    cell_entry *ent = NULL;
+    int *large = NULL;
     *out = NULL;
     *npairs = 0;
     if (!boxes) return NCP_ERR_NOMEM;
@@ -98,16 +176,63 @@ static int broad_phase(const ncp_world *w, double inflate, pair **out, int *npai
         geom_aabb(&w->geoms[s], inflate, &boxes[nbox]);
         boxes[nbox++].shape = s;
     }
-    /* sweep and prune along x */
-    qsort(boxes, (size_t)nbox, sizeof(aabb), cmp_aabb);
-    for (int i = 0; i < nbox && !rc; i++)
-        for (int j = i + 1; j < nbox && boxes[j].lo[0] <= boxes[i].hi[0] && !rc; j++) {
-            if (boxes[j].lo[1] > boxes[i].hi[1] || boxes[i].lo[1] > boxes[j].hi[1] ||
-                boxes[j].lo[2] > boxes[i].hi[2] || boxes[i].lo[2] > boxes[j].hi[2])
+    grid g = {{0.0, 0.0, 0.0}, 1.0};
+    if (!rc && nbox > 1) rc = grid_make(boxes, nbox, &g, err);
+    if (!rc && nbox > 1) {
+        size_t cap = (size_t)nbox * 8;
+        ent = ncp_malloc(err, cap, sizeof(cell_entry));
+        large = ncp_malloc(err, (size_t)nbox, sizeof(int));
+        if (!ent || !large) rc = NCP_ERR_NOMEM;
+        for (int i = 0; i < nbox && !rc; i++) {
+            long long lo[3], hi[3];
+            if (!grid_range(&g, &boxes[i], lo, hi)) {
+                large[nlarge++] = i;
                 continue;
-            if (pair_wanted(m, boxes[i].shape, boxes[j].shape))
+            }
+            for (long long x = lo[0]; x <= hi[0] && !rc; x++)
+                for (long long y = lo[1]; y <= hi[1] && !rc; y++)
+                    for (long long z = lo[2]; z <= hi[2] && !rc; z++) {
+                        if ((size_t)nent == cap) {
+                            cell_entry *ne = realloc(ent, 2 * cap * sizeof(cell_entry));
+                            if (!ne) {
+                                rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory in the broad phase");
+                                break;
+                            }
+                            ent = ne;
+                            cap *= 2;
+                        }
+                        ent[nent++] = (cell_entry){{x, y, z}, i};
+                    }
+        }
+    }
+    if (!rc && nent > 1) qsort(ent, (size_t)nent, sizeof(cell_entry), cmp_cell);
+    /* pairs within a cell, each reported once: in the cell holding the low corner of the
+     * intersection of the two AABBs */
+    for (int r0 = 0, r1; r0 < nent && !rc; r0 = r1) {
+        for (r1 = r0 + 1; r1 < nent && !memcmp(ent[r1].c, ent[r0].c, sizeof ent[0].c); r1++) {}
+        for (int i = r0; i < r1 && !rc; i++)
+            for (int j = i + 1; j < r1 && !rc; j++) {
+                const aabb *a = &boxes[ent[i].box], *b = &boxes[ent[j].box];
+                if (!aabb_overlap(a, b)) continue;
+                int owner = 1;
+                for (int k = 0; k < 3 && owner; k++)
+                    owner = cell_of(&g, k, fmax(a->lo[k], b->lo[k])) == ent[r0].c[k];
+                if (owner && pair_wanted(m, a->shape, b->shape))
+                    rc = push_pair(&pairs, &np, &capp, a->shape, b->shape, err);
+            }
+    }
+    /* the large shapes against every shape (a pair of two large shapes once: from the later) */
+    for (int l = 0; l < nlarge && !rc; l++) {
+        int i = large[l];
+        for (int j = 0, next = 0; j < nbox && !rc; j++) {
+            while (next < nlarge && large[next] < j) next++;
+            if (j == i || (next < nlarge && large[next] == j && j > i)) continue;
+            if (aabb_overlap(&boxes[i], &boxes[j]) && pair_wanted(m, boxes[i].shape, boxes[j].shape))
                 rc = push_pair(&pairs, &np, &capp, boxes[i].shape, boxes[j].shape, err);
         }
+    }
+    free(ent);
+    free(large);
     free(boxes);
     if (rc) {
         free(pairs);
