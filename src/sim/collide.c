@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/spatial.h"
+#include "util/stats.h"
 #include "geometry/collision.h"
 #include "geometry/sdf_contact.h"
 #include "sim/collide.h"
@@ -105,12 +106,6 @@ static int cmp_cell(const void *x, const void *y)
     return (a->box > b->box) - (a->box < b->box);
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* Cell side: the median over the shapes of their AABB's longest edge, so that a typical shape
  * touches 1 to 8 cells and a cell holds a few shapes (piles and walls of similar bodies). */
 static int grid_make(const aabb *boxes, int nbox, grid *g, ncp_error *err)
@@ -127,8 +122,7 @@ static int grid_make(const aabb *boxes, int nbox, grid *g, ncp_error *err)
         }
         if (isfinite(e) && e > 0.0) ext[ne++] = e;
     }
-    qsort(ext, (size_t)ne, sizeof(double), cmp_double);
-    g->size = ne ? ext[ne / 2] : 1.0;
+    g->size = ne ? ncp_median(ext, ne) : 1.0;
     for (int k = 0; k < 3; k++)
         if (!isfinite(g->origin[k])) g->origin[k] = 0.0;
     free(ext);
