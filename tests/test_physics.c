@@ -332,10 +332,12 @@ static void test_narrow_phase(void)
 
 /* n random finite shapes (one per body, every 7th static) above a plane, spread over a cube of
  * side `side`, sizes scaled by a factor drawn in [1, size_spread]; with `slabs`, two long static
- * boxes (a floor slab and a wall) that cover more cells than the grid takes. ncp_collide must
+ * boxes (a floor slab and a wall) that cover more cells than the grid takes; with `far`, every
+ * other shape moved 40 sides away (a sparse grid: the sorted route). ncp_collide must
  * give exactly the contacts of brute force over every eligible pair, in the same order, bit
  * for bit (the order fixes the rows of the captured problem). */
-static void broad_phase_case(uint64_t rng_seed, int n, double side, double size_spread, int slabs)
+static void broad_phase_case(uint64_t rng_seed, int n, double side, double size_spread, int slabs,
+                             int far)
 {
     trng r = {rng_seed};
     size_t cap = 4096 + (size_t)n * 400, len = 0;
@@ -359,6 +361,7 @@ static void broad_phase_case(uint64_t rng_seed, int n, double side, double size_
                                 3.0 * side, 0.3 * side);
     for (int i = 0; i < n; i++) {
         double x = side * trng_uniform(&r), y = side * trng_uniform(&r), z = 0.6 * side * trng_uniform(&r);
+        if (far && i % 2) x += 40.0 * side, y += 40.0 * side, z += 40.0 * side;
         double ax = trng_normal(&r), ay = trng_normal(&r), az = trng_normal(&r), an = 3 * trng_uniform(&r);
         double f = 1.0 + (size_spread - 1.0) * trng_uniform(&r);
         char shape[160];
@@ -416,10 +419,11 @@ static void broad_phase_case(uint64_t rng_seed, int n, double side, double size_
 
 static void test_broad_phase(void)
 {
-    broad_phase_case(12345, 40, 1.0, 1.0, 0);    /* a few shapes of one size */
-    broad_phase_case(777, 400, 2.0, 1.0, 0);     /* a dense pile: many shapes per cell */
-    broad_phase_case(2024, 300, 2.5, 6.0, 1);    /* mixed sizes, slabs beyond the cell cap */
-    broad_phase_case(99, 200, 0.5, 3.0, 1);      /* everything overlapping */
+    broad_phase_case(12345, 40, 1.0, 1.0, 0, 0);  /* a few shapes of one size */
+    broad_phase_case(777, 400, 2.0, 1.0, 0, 0);   /* a dense pile: many shapes per cell */
+    broad_phase_case(2024, 300, 2.5, 6.0, 1, 0);  /* mixed sizes, slabs beyond the cell cap */
+    broad_phase_case(99, 200, 0.5, 3.0, 1, 0);    /* everything overlapping */
+    broad_phase_case(4242, 300, 2.0, 2.0, 0, 1);  /* two clusters far apart: a sparse grid */
 }
 
 /* ---------------------------------------------------------------- mass properties */
