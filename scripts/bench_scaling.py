@@ -129,10 +129,12 @@ def solve(args, solver, cap, out):
         return dict(rec, status="skipped", note="time cap %g s" % args.time_cap_s)
     if rc != 0:
         return dict(rec, status="skipped", note="exit %d: %s" % (rc, last_line(log)))
-    per_iter, statuses = [], {}
+    per_iter, statuses, reasons = [], {}, []
     with open(os.path.join(d, "metrics.csv")) as f:
         for row in csv.DictReader(f):
             statuses[row["status"]] = statuses.get(row["status"], 0) + 1
+            if row["status"] == "unsupported" and row.get("note") and row["note"] not in reasons:
+                reasons.append(row["note"])
             it = int(row["iterations"] or 0)
             if it > 0 and row["solve_ms"]:
                 per_iter.append(float(row["solve_ms"]) / it)
@@ -144,6 +146,8 @@ def solve(args, solver, cap, out):
     except (OSError, ValueError, AttributeError):
         pass
     note = " ".join("%s:%d" % kv for kv in sorted(statuses.items()))
+    if reasons:
+        note += " (" + "; ".join(reasons) + ")"
     if not per_iter:
         return dict(rec, status="skipped", note="no iterations (%s)" % note)
     return dict(rec, status="ok", ms_per_iter=statistics.median(per_iter), clock=clock, note=note)
