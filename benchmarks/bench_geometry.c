@@ -1,7 +1,10 @@
 /* Speed of SDF contact generation (issue 4 "Speed"; numbers go to results/REPORT.md,
  * "Geometry"). Not a test: it times and prints, it asserts nothing.
  *
- *   ./build/tests/bench_geometry [repeats]        (from the repository root)
+ *   ./build/benchmarks/bench_geometry [repeats]             (from the repository root)
+ *   ./build/benchmarks/bench_geometry repeats SCENE...      only item 1, on these scenes
+ *
+ * (the second form times the scaling family's collision: benchmarks/README.md "Scaling").
  *
  * 1. For the bolt-nut, dish and pouring scenes at their initial (contact) state: the time of
  *    the whole collision stage (broad phase + SDF narrow phase + reduction), median of
@@ -9,14 +12,14 @@
  * 2. One bolt-nut state: the time of each registered solver on the assembled problem
  *    (tol 1e-6 on natural_map_rel_acary, at most 1000 iterations): "a fast solve".
  * 3. Broad phase with many bodies: N spheres in a grid resting on a plane (every sphere
- *    touches its neighbours), collision time per body for N = 125 ... 8000. */
+ *    touches its neighbours), collision time per body for N = 125 ... 27000. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "capture/driver.h"
-#include "util/clock.h"
 #include "geometry/collision.h"
 #include "solve/harness.h"
 #include "scene/scene.h"
@@ -32,7 +35,16 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median collision time (ms) of the world's current state. */
+/* The thread's CPU time (ms): the collision times below are CPU times, so that a loaded machine
+ * does not inflate them. */
+static double cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+
+/* Median collision time (CPU ms) of the world's current state. */
 static double time_collide(ncp_world *w, int reps, int *ncontacts)
 {
     ncp_contact_list cl = {0, 0, NULL};
@@ -40,12 +52,12 @@ static double time_collide(ncp_world *w, int reps, int *ncontacts)
     double *t = malloc((size_t)reps * sizeof(double));
     if (!t) return NAN;
     for (int r = 0; r < reps; r++) {
-        double t0 = ncp_now_ms();
+        double t0 = cpu_ms();
         if (ncp_world_collide(w, &cl, &err)) {
             fprintf(stderr, "collide: %s\n", err.msg);
             break;
         }
-        t[r] = ncp_now_ms() - t0;
+        t[r] = cpu_ms() - t0;
     }
     *ncontacts = cl.n;
     qsort(t, (size_t)reps, sizeof(double), cmp_d);
@@ -159,14 +171,19 @@ int main(int argc, char **argv)
     int reps = argc > 1 ? atoi(argv[1]) : 21;
     if (reps < 1) reps = 1;
     printf("contact generation at the initial state (median of %d runs):\n\n", reps);
-    printf("| scene | bodies | contacts | collision (ms) |\n|---|---|---|---|\n");
+    printf("| scene | bodies | contacts | collision (CPU ms) |\n|---|---|---|---|\n");
+    if (argc > 2) {
+        int rc = 0;
+        for (int i = 2; i < argc; i++) rc |= bench_scene(argv[i], reps, 0);
+        return rc;
+    }
     int rc = bench_scene("scenes/boltnut.json", reps, 0);
     rc |= bench_scene("scenes/dishes.json", reps, 0);
     rc |= bench_scene("scenes/pouring.json", reps, 0);
     printf("\n");
     rc |= bench_scene("scenes/boltnut.json", 1, 1);
-    printf("\nbroad phase, N spheres in a grid on a plane:\n\n| N | contacts | collision (ms) | us per body |\n"
+    printf("\nbroad phase, N spheres in a grid on a plane:\n\n| N | contacts | collision (CPU ms) | us per body |\n"
            "|---|---|---|---|\n");
-    for (int n = 5; n <= 20; n += 5) bench_broadphase(n, reps > 5 ? 5 : reps);
+    for (int n = 5; n <= 30; n += 5) bench_broadphase(n, reps > 5 ? 5 : reps);
     return rc;
 }

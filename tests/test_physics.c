@@ -330,31 +330,54 @@ static void test_narrow_phase(void)
 
 /* ---------------------------------------------------------------- broad phase */
 
-static void test_broad_phase(void)
+/* n random finite shapes (one per body, every 7th static) above a plane, spread over a cube of
+ * side `side`, sizes scaled by a factor drawn in [1, size_spread]; with `slabs`, two long static
+ * boxes (a floor slab and a wall) that cover more cells than the grid takes; with `far`, every
+ * other shape moved 40 sides away (a sparse grid: the sorted route). ncp_collide must
+ * give exactly the contacts of brute force over every eligible pair, in the same order, bit
+ * for bit (the order fixes the rows of the captured problem). */
+static void broad_phase_case(uint64_t rng_seed, int n, double side, double size_spread, int slabs,
+                             int far)
 {
-    /* 40 random finite shapes (one per body) above a plane: ncp_collide must find exactly the
-     * contacts of brute force over every eligible pair, in the same order. */
-    trng r = {12345};
-    char *json = malloc(1 << 16);
-    size_t len = 0;
-    len += (size_t)snprintf(json + len, 65536 - len,
-                            "{\"name\":\"bp\",\"timestep\":0.01,\"steps\":1,"
-                            "\"contact\":{\"margin\":0.02},\"bodies\":[{\"name\":\"g\",\"type\":\"static\","
-                            "\"shapes\":[{\"type\":\"plane\"}]}");
-    for (int i = 0; i < 40; i++) {
-        double x = trng_uniform(&r), y = trng_uniform(&r), z = 0.6 * trng_uniform(&r);
-        double ax = trng_normal(&r), ay = trng_normal(&r), az = trng_normal(&r), an = 3 * trng_uniform(&r);
-        int t = i % 3;
-        const char *shape = t == 0 ? "{\"type\":\"sphere\",\"radius\":0.12}"
-                          : t == 1 ? "{\"type\":\"box\",\"half_extents\":[0.1,0.07,0.05]}"
-                                   : "{\"type\":\"capsule\",\"radius\":0.05,\"half_length\":0.1}";
-        len += (size_t)snprintf(json + len, 65536 - len,
-                                ",{\"name\":\"b%d\",\"type\":\"%s\",%s\"position\":[%.6f,%.6f,%.6f],"
-                                "\"axis\":[%.6f,%.6f,%.6f],\"angle\":%.6f,\"shapes\":[%s]}",
-                                i, i % 7 == 3 ? "static" : "dynamic", i % 7 == 3 ? "" : "\"density\":500,",
-                                x, y, z, ax, ay, az, an, shape);
+    trng r = {rng_seed};
+    size_t cap = 4096 + (size_t)n * 400, len = 0;
+    char *json = malloc(cap);
+    if (!json) {
+        CHECK(0);
+        return;
     }
-    snprintf(json + len, 65536 - len, "]}");
+    len += (size_t)snprintf(json + len, cap - len,
+                            "{\"name\":\"bp\",\"timestep\":0.01,\"steps\":1,"
+                            "\"contact\":{\"margin\":0.02},\"materials\":[{\"name\":\"a\",\"friction\":0.3},"
+                            "{\"name\":\"b\",\"friction\":0.7}],\"bodies\":[{\"name\":\"g\",\"type\":\"static\","
+                            "\"shapes\":[{\"type\":\"plane\",\"material\":\"a\"}]}");
+    if (slabs)
+        len += (size_t)snprintf(json + len, cap - len,
+                                ",{\"name\":\"slab\",\"type\":\"static\",\"position\":[%.6f,%.6f,0.02],"
+                                "\"shapes\":[{\"type\":\"box\",\"half_extents\":[%.6f,%.6f,0.05]}]},"
+                                "{\"name\":\"wall\",\"type\":\"static\",\"position\":[%.6f,0,%.6f],"
+                                "\"shapes\":[{\"type\":\"box\",\"half_extents\":[0.05,%.6f,%.6f]}]}",
+                                0.5 * side, 0.5 * side, 3.0 * side, 3.0 * side, 0.5 * side, 0.3 * side,
+                                3.0 * side, 0.3 * side);
+    for (int i = 0; i < n; i++) {
+        double x = side * trng_uniform(&r), y = side * trng_uniform(&r), z = 0.6 * side * trng_uniform(&r);
+        if (far && i % 2) x += 40.0 * side, y += 40.0 * side, z += 40.0 * side;
+        double ax = trng_normal(&r), ay = trng_normal(&r), az = trng_normal(&r), an = 3 * trng_uniform(&r);
+        double f = 1.0 + (size_spread - 1.0) * trng_uniform(&r);
+        char shape[160];
+        int t = i % 3;
+        if (t == 0) snprintf(shape, sizeof shape, "{\"type\":\"sphere\",\"radius\":%.6f", 0.12 * f);
+        else if (t == 1) snprintf(shape, sizeof shape, "{\"type\":\"box\",\"half_extents\":[%.6f,%.6f,%.6f]",
+                                  0.1 * f, 0.07 * f, 0.05 * f);
+        else snprintf(shape, sizeof shape, "{\"type\":\"capsule\",\"radius\":%.6f,\"half_length\":%.6f",
+                      0.05 * f, 0.1 * f);
+        len += (size_t)snprintf(json + len, cap - len,
+                                ",{\"name\":\"b%d\",\"type\":\"%s\",%s\"position\":[%.6f,%.6f,%.6f],"
+                                "\"axis\":[%.6f,%.6f,%.6f],\"angle\":%.6f,\"shapes\":[%s,\"material\":\"%s\"}]}",
+                                i, i % 7 == 3 ? "static" : "dynamic", i % 7 == 3 ? "" : "\"density\":500,",
+                                x, y, z, ax, ay, az, an, shape, i % 2 ? "a" : "b");
+    }
+    snprintf(json + len, cap - len, "]}");
     ncp_scene *s = parse(json);
     free(json);
     if (!s) return;
@@ -369,31 +392,38 @@ static void test_broad_phase(void)
         for (int b = a + 1; b < m->nshapes; b++) {
             int ba = m->shapes[a].body, bb = m->shapes[b].body;
             if (ba == bb || (!m->bodies[ba].dynamic && !m->bodies[bb].dynamic)) continue;
-            int s0 = a, s1 = b;
-            if (m->bodies[ba].dynamic && !m->bodies[bb].dynamic) s0 = b, s1 = a;
+            int s0 = a, s1 = b; /* body[0] static if one is, else the lower body */
+            if (m->bodies[ba].dynamic && (!m->bodies[bb].dynamic || bb < ba)) s0 = b, s1 = a;
             ncp_contact c[NCP_MAX_PAIR_CONTACTS];
-            int n = ncp_collide_geoms(&w->geoms[s0], &w->geoms[s1], m->margin, c);
-            if (n) pairs++;
-            if (n && m->shapes[a].type != NCP_SHAPE_PLANE && m->shapes[b].type != NCP_SHAPE_PLANE) finite_pairs++;
-            for (int i = 0; i < n; i++, k++) {
-                if (k >= cl.n) {
-                    mismatch++;
-                    continue;
-                }
-                const ncp_contact *d = &cl.c[k];
-                if (d->shape[0] != s0 || d->shape[1] != s1 || d->feature != c[i].feature ||
-                    d->dist != c[i].dist || d->body[0] != m->shapes[s0].body)
-                    mismatch++;
+            int nc = ncp_collide_geoms(&w->geoms[s0], &w->geoms[s1], m->margin, c);
+            if (nc) pairs++;
+            if (nc && m->shapes[a].type != NCP_SHAPE_PLANE && m->shapes[b].type != NCP_SHAPE_PLANE) finite_pairs++;
+            for (int i = 0; i < nc; i++, k++) {
+                c[i].shape[0] = s0;
+                c[i].shape[1] = s1;
+                c[i].body[0] = m->shapes[s0].body;
+                c[i].body[1] = m->shapes[s1].body;
+                c[i].mu = m->pair_friction[m->shapes[s0].material * m->nmaterials + m->shapes[s1].material];
+                if (k >= cl.n || memcmp(&cl.c[k], &c[i], sizeof c[i]) != 0) mismatch++;
             }
         }
     CHECK(k == cl.n);
     CHECK(mismatch == 0);
-    CHECK(finite_pairs >= 5); /* the sweep itself is exercised, not only the plane pairs */
+    CHECK(finite_pairs >= 5); /* the grid itself is exercised, not only the plane pairs */
     printf("broad phase: %d contacts from %d touching pairs (%d without the plane) of %d shapes\n",
            cl.n, pairs, finite_pairs, m->nshapes);
     ncp_contact_list_free(&cl);
     ncp_world_free(w);
     ncp_scene_free(s);
+}
+
+static void test_broad_phase(void)
+{
+    broad_phase_case(12345, 40, 1.0, 1.0, 0, 0);  /* a few shapes of one size */
+    broad_phase_case(777, 400, 2.0, 1.0, 0, 0);   /* a dense pile: many shapes per cell */
+    broad_phase_case(2024, 300, 2.5, 6.0, 1, 0);  /* mixed sizes, slabs beyond the cell cap */
+    broad_phase_case(99, 200, 0.5, 3.0, 1, 0);    /* everything overlapping */
+    broad_phase_case(4242, 300, 2.0, 2.0, 0, 1);  /* two clusters far apart: a sparse grid */
 }
 
 /* ---------------------------------------------------------------- mass properties */

@@ -458,7 +458,7 @@ static void test_ranges(void)
     CHECK(ncp_scene_range_find("robots[].q0.knee.extra") == NULL);
     /* every shipped scene and robot model: every number covered and inside its range */
     int n = check_dir_ranges("scenes", "") + check_dir_ranges("scenes/tasks", "") +
-            check_dir_ranges("scenes/pouring-sweep", "");
+            check_dir_ranges("scenes/pouring-sweep", "") + check_dir_ranges("scenes/scaling", "");
     int nr = check_dir_ranges("scenes/robots", "robots[]");
     CHECK(n >= 20 && nr >= 5);
     /* strict: a number no entry covers is named */

@@ -1,6 +1,8 @@
 /* Collision of the world: every contact of the world in its current pose. Broad phase: world
- * AABBs of finite shapes, sorted along x (sweep and prune); planes are infinite and are
- * paired with every finite shape of another, moving body. Narrow phase: geometry/collision.h. */
+ * AABBs of finite shapes in a uniform grid (cells the median shape's size; a shape spanning
+ * too many cells is tested against all), O(n log n) plus the pairs found for piles and walls of
+ * similar bodies; planes are infinite and are paired with every finite shape of another,
+ * moving body. Narrow phase: geometry/collision.h. */
 #ifndef NCP_COLLIDE_H
 #define NCP_COLLIDE_H
 
