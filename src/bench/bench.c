@@ -895,7 +895,7 @@ static int write_task(const bench_ctx *c, writers *w, task *tk, ncp_error *err)
         double own = r->setup_ms + r->solve_ms;
         w->prof.solver_ms += own;
         w->prof.monitor_ms += r->monitor_ms;
-        w->prof.harness_ms += fmax(0.0, r->wall_ms - r->solver_wall_ms - r->monitor_ms);
+        w->prof.harness_ms += fmax(0.0, r->total_ms - own - r->monitor_ms);
     }
     int rc = write_task_rows(c, w, tk, err);
     w->prof.write_ms += ncp_now_ms() - t0;

@@ -116,8 +116,10 @@ typedef struct ncp_solver_summary {
     double max[NCP_NMETRICS];
 } ncp_solver_summary;
 
-/* Where the time of a run goes (summary.json "profile", `--profile`), wall milliseconds. The
- * per-solve parts are sums over the solves (with -j N or MPI they add up to more than the wall
+/* Where the time of a run goes (summary.json "profile", `--profile`), milliseconds: the
+ * per-solve parts on the run's clock (summary.json "clock"), the pipeline parts (capture, load,
+ * the solve phase, write, figures) on the wall clock. The per-solve parts are sums over the
+ * solves (with -j N or MPI they add up to more than the wall
  * time of the solve phase); the pipeline parts are wall times of their phase. */
 typedef struct ncp_profile {
     double capture_ms;    /* simulating the scene and writing problems.h5 (run) */

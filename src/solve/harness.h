@@ -100,6 +100,8 @@ typedef struct ncp_result {
                            preparation and final evaluation (wall clock) */
     double solver_wall_ms; /* setup_ms + solve_ms measured on the wall clock, whichever clock
                               the budget ran on (monitor excluded) */
+    double total_ms;    /* the whole call as wall_ms, but on the run's clock: what the harness's
+                           own share (profile harness_ms) is measured against */
     int clock;          /* the clock of setup_ms, solve_ms, monitor_ms (ncp_clock_kind) */
     /* --repeat N (bench.c; the harness leaves repeats 0): the solve was run N times with the
      * same answer, setup_ms / solve_ms / solver_wall_ms / monitor_ms are the repeat of median
