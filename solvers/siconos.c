@@ -111,6 +111,7 @@
 #include "solvers/common.h"
 #include "solvers/registry.h"
 #include "solvers/siconos.h"
+#include "util/clock.h"
 
 /* ---------- conversion (solvers/siconos.h) ---------- */
 
@@ -238,15 +239,6 @@ typedef struct sic_msg {
     double cpu_ms; /* the child's CPU time since the fork, when it sent this */
 } sic_msg;
 
-/* CPU time of a process (every thread of it, e.g. a threaded BLAS) in ms; pid 0: this one.
- * NaN when it cannot be read (the process is gone). */
-static double process_cpu_ms(pid_t pid)
-{
-    clockid_t id = CLOCK_PROCESS_CPUTIME_ID;
-    struct timespec ts;
-    if ((pid && clock_getcpuclockid(pid, &id)) || clock_gettime(id, &ts)) return NAN;
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
 enum { SIC_TEXT = 256 };
 
 /* Moves len bytes over the socket: reads into buf (IO_READ), or writes it, with write(2) in the
@@ -283,7 +275,7 @@ typedef struct sic_child {
  * end. A parent that is gone ends the child. */
 static int report(sic_child *c, const double *r)
 {
-    sic_msg h = {MSG_ITERATE, ++c->k, 0, process_cpu_ms(0)};
+    sic_msg h = {MSG_ITERATE, ++c->k, 0, ncp_process_cpu_ms(0)};
     unsigned char stop = 1;
     memcpy(c->last, r, (size_t)c->n * sizeof(double));
     if (io_all(c->fd, &h, sizeof h, IO_WRITE) ||
@@ -399,7 +391,7 @@ static _Noreturn void child_run(sic_child *c, FrictionContactProblem *fp, double
         (c->k == 0 || c->cfg->mode == SIC_ONESHOT ||
          memcmp(r, c->last, (size_t)c->n * sizeof(double)) != 0))
         report(c, r);
-    sic_msg h = {MSG_END, c->k, info == -100, process_cpu_ms(0)};
+    sic_msg h = {MSG_END, c->k, info == -100, ncp_process_cpu_ms(0)};
     char text[SIC_TEXT] = "";
     snprintf(text, sizeof text, "%s", msg ? msg : "(no message)");
     int bad = io_all(c->fd, &h, sizeof h, IO_WRITE) || io_all(c->fd, text, sizeof text, IO_WRITE);
@@ -426,7 +418,7 @@ static int wait_child(ncp_run *run, double budget_ms, int fd, pid_t pid, double 
         int r = poll(&pf, 1, timeout);
         if (r < 0 && errno == EINTR) continue;
         if (r != 0) return 0; /* data, end of file or an error: the caller's read tells */
-        double now = process_cpu_ms(pid);
+        double now = ncp_process_cpu_ms(pid);
         double add = now > *charged ? now - *charged : 0.0;
         if (add > 0.0) *charged = now;
         if (ncp_run_add_cpu_ms(run, add) || ncp_run_elapsed_ms(run) >= budget_ms) return 1;

@@ -1,5 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "util/clock.h"
@@ -14,6 +16,14 @@ static double read_ms(clockid_t id)
 double ncp_now_ms(void) { return read_ms(CLOCK_MONOTONIC); }
 
 double ncp_thread_cpu_ms(void) { return read_ms(CLOCK_THREAD_CPUTIME_ID); }
+
+double ncp_process_cpu_ms(long pid)
+{
+    clockid_t id = CLOCK_PROCESS_CPUTIME_ID;
+    struct timespec ts;
+    if ((pid && clock_getcpuclockid((pid_t)pid, &id)) || clock_gettime(id, &ts)) return NAN;
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 const char *ncp_clock_name(int kind)
 {

@@ -8,6 +8,9 @@
 
 double ncp_now_ms(void);        /* CLOCK_MONOTONIC in milliseconds: progress, ETAs, profiles */
 double ncp_thread_cpu_ms(void); /* CPU time of the calling thread in milliseconds */
+/* CPU time of process pid (every thread of it) in ms, 0: this process; NaN when it cannot be
+ * read (gone). A solver that runs in a child process charges this (ncp_run_add_cpu_ms). */
+double ncp_process_cpu_ms(long pid);
 
 typedef enum ncp_clock_kind {
     NCP_CLOCK_CPU = 0, /* the solving thread's CPU time (+ what ncp_clock_add_cpu charges) */
