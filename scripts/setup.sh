@@ -11,13 +11,14 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 
 # libsiconos-numerics-dev: the Siconos peers (-Dsiconos, solvers/siconos.c); it pulls in OpenBLAS
 # and switches the run-time alternatives (pinned back below). libsuitesparse-dev: CHOLMOD
-# (-Dsuitesparse). libopenmpi-dev, openmpi-bin: mpirun -n N ncpbench (-Dmpi). libbullet-dev,
-# libdart-dev, libdart-external-odelcpsolver-dev: the engine peers (-Dbullet, -Ddart,
-# solvers/engine_peers.c; C++). libdart-dev pulls in Boost, Eigen, FCL and Assimp (about 110
-# packages, ~1 min of CI); ENGINES=0 leaves the engine packages out.
+# (-Dsuitesparse). libopenmpi-dev, openmpi-bin: mpirun -n N ncpbench (-Dmpi). libopenblas-dev:
+# the -Dblas=openblas build (its pkg-config file), which scripts/test.sh builds and tests.
+# libbullet-dev, libdart-dev, libdart-external-odelcpsolver-dev: the engine peers (-Dbullet,
+# -Ddart, solvers/engine_peers.c; C++). libdart-dev pulls in Boost, Eigen, FCL and Assimp (about
+# 110 packages, ~1 min of CI); ENGINES=0 leaves the engine packages out.
 PKGS=(build-essential meson ninja-build pkg-config liblapack-dev libblas-dev liblapacke-dev
       libcjson-dev libhdf5-dev zlib1g-dev hdf5-tools gnuplot-nox libfclib-dev
-      libsiconos-numerics-dev libsuitesparse-dev
+      libsiconos-numerics-dev libsuitesparse-dev libopenblas-dev
       python3-numpy python3-h5py python3-scipy procps libopenmpi-dev openmpi-bin)
 if [ "${ENGINES:-1}" != 0 ]; then
   PKGS+=(g++ libbullet-dev libdart-dev libdart-external-odelcpsolver-dev)

@@ -2,7 +2,8 @@
 # The whole test suite: build and run every test (meson test) in the default build (which
 # registers the Siconos peers when libsiconos-numerics-dev is installed: -Dsiconos=auto), again
 # under AddressSanitizer + UndefinedBehaviorSanitizer, then a -Dsiconos=disabled build with the
-# tests that depend on the option (below), then the solver-accuracy regression check against
+# tests that depend on the option (below), an OpenBLAS build with the peers' tests, then the
+# solver-accuracy regression check against
 # results/baselines/quick.json, then 4000 inputs of fuzzing per fuzz target when clang is present.
 # Prints "N passed, N failed" last.
 set -uo pipefail
@@ -40,6 +41,13 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 # end to end on every scene (about a minute, not the whole suite again).
 run_suite "tests without Siconos (subset)" build-nosiconos "solvers harness backend e2e badinput" \
   -Dsiconos=disabled
+
+# The OpenBLAS backend (-Dblas=openblas: Debian's Siconos binds OpenBLAS; the default build pins
+# reference LAPACK for ours and the peers alike): the backend check (every dgemm_/dgetrf_ binds
+# to OpenBLAS, the peers are linked and listed), the Siconos peers end to end (answers, traces,
+# CPU time and the kill at the budget) and the harness. A release build: its compile is the cost.
+run_suite "OpenBLAS build (subset)" build-ob "backend siconos siconos_xcheck harness" \
+  -Dblas=openblas --buildtype=release
 
 # Release (-O3, GCC) with the numerical unit tests, and a Clang debug build (compile only: GCC's
 # and Clang's warnings differ, and -Werror makes each a build failure).

@@ -15,8 +15,9 @@
  * solver under its iteration cap (max_iter: Bullet's PGS sweeps, DART's PGS sweeps, Lemke's
  * pivots; the Dantzig solvers have none), whose answer comes back over a pipe and is reported
  * once (one trace row), as siconos-admm's: none of these calls can report an iterate or be
- * stopped between its iterations. The child is killed when the time budget runs out (the row
- * keeps the start point, status timeout). Why a child: ODE's assertions are compiled into
+ * stopped between its iterations. Its time is the child's CPU time (read while the parent waits
+ * and charged to the solver clock, ncp_run_add_cpu_ms); the child is killed when the time budget
+ * runs out (the row keeps the start point, status timeout). Why a child: ODE's assertions are compiled into
  * Debian's library (their default handler aborts), ODE's handlers are process-wide, and a run
  * past the time budget can only be ended by killing it. A child that dies is a failed row
  * naming the signal; an engine that reports failure (Dantzig's pivoting finds no solution,
@@ -45,6 +46,7 @@
 #include "solvers/common.h"
 #include "solvers/engine_peers.h"
 #include "solvers/registry.h"
+#include "util/clock.h"
 #include "util/isolate.h"
 
 /* The upper bound of a contact's normal row (and a unilateral row) per engine (engine_peers.h). */
@@ -162,20 +164,34 @@ static void child_run(const engine_cfg *cfg, ncp_boxlcp *l, double *x, ncp_engin
     _exit(0);
 }
 
-/* Waits for fd to be readable within the time budget left; 1 readable, 0 the budget ran out. */
-static int wait_readable(int fd, const ncp_solve_in *in, ncp_run *run)
+/* Charges the child's CPU time since the last charge (*charged) to the solver clock: under the
+ * CPU clock (the default) the engine's time is its process's, not the parent's wait. */
+static void charge_child(ncp_run *run, pid_t pid, double *charged)
+{
+    double now = ncp_process_cpu_ms(pid);
+    if (now > *charged) {
+        ncp_run_add_cpu_ms(run, now - *charged);
+        *charged = now;
+    }
+}
+
+/* Waits for fd to be readable within the time budget left; 1 readable, 0 the budget ran out.
+ * Looks at the child's CPU time at least every 100 ms. */
+static int wait_readable(int fd, pid_t pid, const ncp_solve_in *in, ncp_run *run,
+                         double *charged)
 {
     for (;;) {
         int timeout = -1;
         if (in->budget.time_ms > 0.0) {
             double left = in->budget.time_ms - ncp_run_elapsed_ms(run);
             if (left <= 0.0) return 0;
-            timeout = left > 1e9 ? 1000000000 : (int)ceil(left);
+            timeout = left >= 100.0 ? 100 : (int)ceil(left);
         }
         struct pollfd pf = {fd, POLLIN, 0};
         int n = poll(&pf, 1, timeout);
         if (n > 0) return 1;
         if (n < 0 && errno != EINTR) return 1; /* let the read report it */
+        charge_child(run, pid, charged);
     }
 }
 
@@ -226,7 +242,8 @@ static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const doubl
         close(fds[0]);
         return NCP_OK;
     }
-    if (!wait_readable(fds[0], in, run)) {
+    double charged = 0.0;
+    if (!wait_readable(fds[0], pid, in, run, &charged)) {
         /* out of time: the engine's answer is never seen; the start point is the row's answer
          * (reported after the budget: status timeout) */
         reap(pid, &wst, 1);
@@ -240,6 +257,7 @@ static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const doubl
               ncp_read_all(fds[0], &c, sizeof c) == sizeof c &&
               ncp_read_all(fds[0], x, (size_t)m * sizeof(double)) == (size_t)m * sizeof(double);
     close(fds[0]);
+    charge_child(run, pid, &charged); /* up to its answer (it exits right after) */
     reap(pid, &wst, !got);
     c.msg[sizeof c.msg - 1] = '\0';
     if (!got || !WIFEXITED(wst) || WEXITSTATUS(wst) != 0) {

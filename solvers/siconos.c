@@ -43,14 +43,15 @@
  *             final iterate is reported once (one trace row). The time budget cannot interrupt
  *             it. Siconos's error divides by max(|q|, |r|, |u|) >= |q| = |v_f|, so it can stop
  *             before natural_map_rel_acary reaches the same tolerance; lower siconos_tol then.
+ *             (The time budget ends it all the same: see "time" below.)
  * A run that Siconos ends on its own (NSGS stagnating exactly, the trivial case r = 0 when
  * every q_n >= 0, which Siconos's driver returns without iterating) reports its final answer
  * once more if it differs from the last iterate reported; its status is then the harness's
  * default (stalled) unless the metrics say converged.
  *
  * Each solve runs Siconos in a child process (fork), which sends every iterate to this one over
- * a socket and waits for the harness's verdict (the harness's clock, wall time, runs meanwhile
- * and pauses for the metrics as for any solver). Why: Debian's Siconos 4.4 is built with its
+ * a socket and waits for the harness's verdict (the harness's clock runs meanwhile and pauses
+ * for the metrics as for any solver). Why: Debian's Siconos 4.4 is built with its
  * assertions on, and one of them (a square root's argument >= 0 in its generated
  * Fischer-Burmeister code) fails on round-off on real problems: abort() would end the whole
  * benchmark; a dead child is a failed solve instead ("Siconos died with signal 6"), its last
@@ -64,6 +65,19 @@
  * solvers (NSN's matrix copies, ADMM's factorisation) happen after the setup and count as
  * solve time.
  *
+ * Time: the peer is timed by its own CPU time, not by the round trips. The child sends its
+ * process CPU time (CLOCK_PROCESS_CPUTIME_ID: every thread of it, a threaded BLAS's too) with
+ * every message, and the parent charges it to the solver clock (ncp_run_add_cpu_ms) before
+ * handing the iterate on; the parent's own thread only waits meanwhile (poll), so under the CPU
+ * clock (the default) a row's time is Siconos's work plus the parent's few microseconds of
+ * copying per iterate. Under --clock wall it is the parent's elapsed time, round trips included.
+ * With a time budget the parent waits at most until the budget would be spent, reading the
+ * child's CPU clock (clock_getcpuclockid) at least every 100 ms: a child still inside one
+ * Siconos call when it is spent (a PROX step, ADMM's one call, a long NSN iteration) is killed
+ * there with SIGKILL, the status is timeout, the answer the last iterate it reported and the
+ * note "time budget spent inside iteration k" (harness). The stop mechanics above are unchanged:
+ * they end a run between iterations; the kill ends one inside an iteration.
+ *
  * Parameters: siconos-admm has siconos_tol; the others none. Needs: dual (D, v_f), contact-only.
  * Warm start: in->lambda0 is Siconos's initial reaction.
  */
@@ -74,12 +88,14 @@
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <FrictionContactProblem.h>
@@ -95,6 +111,7 @@
 #include "solvers/common.h"
 #include "solvers/registry.h"
 #include "solvers/siconos.h"
+#include "util/clock.h"
 
 /* ---------- conversion (solvers/siconos.h) ---------- */
 
@@ -219,7 +236,9 @@ typedef struct sic_msg {
     int kind;
     int k;    /* MSG_ITERATE: the iteration number */
     int code; /* MSG_END: 0, or 1 after a Siconos fatal error (text follows) */
+    double cpu_ms; /* the child's CPU time since the fork, when it sent this */
 } sic_msg;
+
 enum { SIC_TEXT = 256 };
 
 /* Moves len bytes over the socket: reads into buf (IO_READ), or writes it, with write(2) in the
@@ -256,7 +275,7 @@ typedef struct sic_child {
  * end. A parent that is gone ends the child. */
 static int report(sic_child *c, const double *r)
 {
-    sic_msg h = {MSG_ITERATE, ++c->k, 0};
+    sic_msg h = {MSG_ITERATE, ++c->k, 0, ncp_process_cpu_ms(0)};
     unsigned char stop = 1;
     memcpy(c->last, r, (size_t)c->n * sizeof(double));
     if (io_all(c->fd, &h, sizeof h, IO_WRITE) ||
@@ -372,7 +391,7 @@ static _Noreturn void child_run(sic_child *c, FrictionContactProblem *fp, double
         (c->k == 0 || c->cfg->mode == SIC_ONESHOT ||
          memcmp(r, c->last, (size_t)c->n * sizeof(double)) != 0))
         report(c, r);
-    sic_msg h = {MSG_END, c->k, info == -100};
+    sic_msg h = {MSG_END, c->k, info == -100, ncp_process_cpu_ms(0)};
     char text[SIC_TEXT] = "";
     snprintf(text, sizeof text, "%s", msg ? msg : "(no message)");
     int bad = io_all(c->fd, &h, sizeof h, IO_WRITE) || io_all(c->fd, text, sizeof text, IO_WRITE);
@@ -381,18 +400,56 @@ static _Noreturn void child_run(sic_child *c, FrictionContactProblem *fp, double
     _exit(bad ? 3 : 0);
 }
 
-/* The parent: relays the child's iterates to the harness until the end. Fills *k, *status and
- * lambda (the last iterate, our row order); returns NCP_OK or NCP_ERR_NUMERIC (Siconos's fatal
- * error, or the child died: an assertion inside Siconos aborts). */
-static int parent_run(const sic_cfg *cfg, const ncp_problem *p, ncp_run *run, int fd, pid_t pid,
-                      double *rbuf, double *lambda, int *k, int *status, ncp_error *err)
+/* Waits until the child has something to say (0), or until the time budget is spent while it
+ * works (1: the harness has set the status timeout, unless it had decided already and the
+ * child is only finishing). Without a time budget it only waits. The child's CPU time is
+ * charged as it goes (*charged: what was charged so far), so the budget is the child's CPU
+ * time (the CPU clock) or the elapsed time (the wall clock). */
+static int wait_child(ncp_run *run, double budget_ms, int fd, pid_t pid, double *charged)
+{
+    for (;;) {
+        int timeout = -1;
+        if (budget_ms > 0.0) {
+            /* at most 100 ms between looks (a threaded child's CPU runs faster than the wall) */
+            double left = budget_ms - ncp_run_elapsed_ms(run);
+            timeout = left >= 100.0 ? 100 : left >= 1.0 ? (int)ceil(left) : 1;
+        }
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r = poll(&pf, 1, timeout);
+        if (r < 0 && errno == EINTR) continue;
+        if (r != 0) return 0; /* data, end of file or an error: the caller's read tells */
+        double now = ncp_process_cpu_ms(pid);
+        double add = now > *charged ? now - *charged : 0.0;
+        if (add > 0.0) *charged = now;
+        if (ncp_run_add_cpu_ms(run, add) || ncp_run_elapsed_ms(run) >= budget_ms) return 1;
+    }
+}
+
+/* The parent: relays the child's iterates to the harness until the end, charging the child's
+ * CPU time to the solver clock. Fills *k, *status and lambda (the last iterate, our row order);
+ * returns NCP_OK or NCP_ERR_NUMERIC (Siconos's fatal error, or the child died: an assertion
+ * inside Siconos aborts). A child still working when the time budget is spent is killed there:
+ * status timeout (the harness's), the answer its last iterate. */
+static int parent_run(const sic_cfg *cfg, const ncp_problem *p, ncp_run *run, double budget_ms,
+                      int fd, pid_t pid, double *rbuf, double *lambda, int *k, int *status,
+                      ncp_error *err)
 {
     const size_t n = (size_t)p->m;
     char text[SIC_TEXT] = "";
-    int ended = 0, code = 0;
+    int ended = 0, code = 0, killed = 0;
+    double charged = 0.0;
     for (;;) {
         sic_msg h;
+        if (wait_child(run, budget_ms, fd, pid, &charged)) {
+            killed = 1;
+            break;
+        }
         if (io_all(fd, &h, sizeof h, IO_READ)) break;
+        /* its CPU time up to this message (the waits above charged part of it already) */
+        if (h.cpu_ms > charged) {
+            ncp_run_add_cpu_ms(run, h.cpu_ms - charged);
+            charged = h.cpu_ms;
+        }
         if (h.kind == MSG_END) {
             ended = io_all(fd, text, sizeof text, IO_READ) == 0;
             text[SIC_TEXT - 1] = '\0';
@@ -406,9 +463,10 @@ static int parent_run(const sic_cfg *cfg, const ncp_problem *p, ncp_run *run, in
         if (io_all(fd, &stop, 1, IO_SEND)) break;
     }
     int wst = 0;
-    if (!ended) kill(pid, SIGKILL); /* a child gone astray is not left running */
+    if (!ended) kill(pid, SIGKILL); /* at the budget, or a child gone astray: not left running */
     while (waitpid(pid, &wst, 0) < 0 && errno == EINTR) {
     }
+    if (killed) return NCP_OK;
     if (ended && code)
         return ncp_error_set(err, NCP_ERR_NUMERIC, "%s: Siconos fatal error: %s", cfg->self->name,
                              text);
@@ -503,7 +561,8 @@ static int run_siconos(const sic_cfg *cfg, const ncp_solve_in *in, ncp_run *run,
             while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
             }
         } else {
-            rc = parent_run(cfg, p, run, sv[0], pid, r, lambda, k, status, err);
+            rc = parent_run(cfg, p, run, in->budget.time_ms, sv[0], pid, r, lambda, k, status,
+                            err);
         }
         close(sv[0]);
     }

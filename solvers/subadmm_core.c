@@ -25,6 +25,7 @@
 #include "core/la.h"
 #include "core/sparse_chol.h"
 #include "solvers/al_operator.h"
+#include "util/clock.h"
 
 /* ====================== workspace ====================== */
 
@@ -88,6 +89,9 @@ typedef struct sa_ws {
     double *lam, *v, *g;  /* g: NOSUB, beta z + lambda per row */
     double beta;
     int nosub_factor;     /* NOSUB: 0 auto, 1 dense, 2 sparse (the settings' value) */
+    double factor_beta;   /* the beta of factor_all's items */
+    double worker_ms;     /* CPU time of the workers but the caller's thread since the last
+                             charge to the solver clock (par_for, charge_workers) */
     double mscale;        /* eq. 43's mass scale m* (kg), mass_scale() */
 } sa_ws;
 
@@ -354,11 +358,39 @@ static void solve_sub(sa_ws *w, int j, double *x)
     else ncp_chol_solve(S->n, S->K, 1, x, NULL); /* cannot fail: n, nrhs, ld are valid */
 }
 
+/* f(w, 0..n-1) over w->nt threads (static schedule: results do not depend on nt). The threads
+ * but the caller's read their own CPU clock at the start and end of the region (the barrier at
+ * the loop's end included, the pool's idle spinning between regions not) and add it up in
+ * w->worker_ms, which charge_workers hands to the solver clock (docs/design.md §5.3). */
+static void par_for(sa_ws *w, int n, void (*f)(sa_ws *w, int i))
+{
+#pragma omp parallel num_threads(w->nt) if (w->nt > 1)
+    {
+        const int worker = omp_get_thread_num() != 0;
+        const double t0 = worker ? ncp_thread_cpu_ms() : 0.0;
+#pragma omp for schedule(static)
+        for (int i = 0; i < n; i++) f(w, i);
+        if (worker) {
+            const double dt = ncp_thread_cpu_ms() - t0;
+#pragma omp atomic
+            w->worker_ms += dt;
+        }
+    }
+}
+
+static void charge_workers(sa_ws *w, ncp_run *run)
+{
+    if (run && w->worker_ms > 0.0) ncp_run_add_cpu_ms(run, w->worker_ms);
+    w->worker_ms = 0.0;
+}
+
+static void factor_item(sa_ws *w, int j) { w->subs[j].fail = factor_sub(w, j, w->factor_beta); }
+
 /* All subsystems at beta, in parallel; 0 or -1 if any is not positive definite. */
 static int factor_all(sa_ws *w, double beta)
 {
-#pragma omp parallel for num_threads(w->nt) schedule(static) if (w->nt > 1)
-    for (int j = 0; j < w->nsub; j++) w->subs[j].fail = factor_sub(w, j, beta);
+    w->factor_beta = beta;
+    par_for(w, w->nsub, factor_item);
     for (int j = 0; j < w->nsub; j++)
         if (w->subs[j].fail) return -1;
     return 0;
@@ -1346,17 +1378,12 @@ static int sa_run(const ncp_subadmm_config *cfg, const ncp_subadmm_settings *set
         status = NCP_STATUS_FAILED;
         goto finish;
     }
+    charge_workers(&w, run);
     if (run && ncp_run_setup_done(run)) goto finish;
     for (l = 1;; l++) {
-        /* eq. 34, per subsystem */
-#pragma omp parallel for num_threads(w.nt) schedule(static) if (w.nt > 1)
-        for (int j = 0; j < w.nsub; j++) v_update(&w, j);
-        /* eqs. 35-39, per constraint */
-#pragma omp parallel for num_threads(w.nt) schedule(static) if (w.nt > 1)
-        for (int i = 0; i < w.nb; i++) block_update(&w, i);
-        /* eq. 42 */
-#pragma omp parallel for num_threads(w.nt) schedule(static) if (w.nt > 1)
-        for (int j = 0; j < w.nsub; j++) dual_res(&w, j);
+        par_for(&w, w.nsub, v_update);     /* eq. 34, per subsystem */
+        par_for(&w, w.nb, block_update);   /* eqs. 35-39, per constraint */
+        par_for(&w, w.nsub, dual_res);     /* eq. 42 */
         double tp = 0.0, td = 0.0, sp = 0.0, sd = 0.0;
         int changed = 0;
         for (int i = 0; i < w.nb; i++) {
@@ -1376,6 +1403,7 @@ static int sa_run(const ncp_subadmm_config *cfg, const ncp_subadmm_settings *set
             break;
         }
         st->iterations = l;
+        charge_workers(&w, run);
         if (run ? ncp_run_iterate(run, l, w.lam, w.v) : l >= max_iter) break;
         if (set->theta_th > 0.0 && tp + td < set->theta_th) { /* Alg. 2 line 13 */
             status = NCP_STATUS_STALLED;

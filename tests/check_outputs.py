@@ -13,13 +13,14 @@ reason in its note, NaN metrics and no answer in solutions.h5. Exit status 1 on 
 """
 import csv
 import json
+import re
 import sys
 
 import h5py
 import numpy as np
 import scipy.sparse
 
-REQUIRED = ["problem", "solver", "iterations", "converged", "setup_ms", "solve_ms",
+REQUIRED = ["problem", "solver", "iterations", "converged", "setup_ms", "solve_ms", "wall_ms",
             "al_residual", "natural_map_abs", "natural_map_rel_acary",
             "natural_map_rel_siconos", "natural_map_rel_fclib", "ncp_primal", "ncp_dual",
             "ncp_compl", "penetration"]
@@ -99,6 +100,39 @@ def check_profile(d, rows):
     return bad
 
 
+def check_clock(d, rows):
+    """summary.json names the clock, the machine and the problem set's checksum; every row that
+    ran has its wall time beside the time on that clock (and equal to it under the wall clock)."""
+    with open(f"{d}/summary.json") as f:
+        s = json.load(f)
+    bad = 0
+    m = s.get("machine") or {}
+    la = m.get("load_average_at_start")
+    if s.get("clock") not in ("cpu", "wall") or not isinstance(m.get("cpu"), str) or \
+            not (isinstance(m.get("cores"), int) and m["cores"] >= 1) or \
+            not (isinstance(la, list) and len(la) == 3) or \
+            not re.fullmatch(r"[0-9a-f]{16}", s.get("problem_set_checksum", "")) or \
+            not s.get("blas"):
+        print(f"summary.json: clock {s.get('clock')!r}, machine {m!r}, checksum "
+              f"{s.get('problem_set_checksum')!r}, blas {s.get('blas')!r}")
+        bad += 1
+    for r in rows:
+        if r["status"] == "unsupported":
+            continue
+        t, w = float(r["setup_ms"]) + float(r["solve_ms"]), float(r["wall_ms"])
+        if not w >= 0 or (s.get("clock") == "wall" and abs(t - w) > 1e-9 * max(1.0, w)):
+            print(f"{r['problem']} {r['solver']}: wall_ms {w} beside setup_ms + solve_ms {t} "
+                  f"({s.get('clock')} clock)")
+            bad += 1
+        lo, hi = float(r["time_min_ms"]), float(r["time_max_ms"])
+        if not lo <= t * (1 + 1e-12) + 1e-12 or not t <= hi * (1 + 1e-12) + 1e-12 or \
+                (s.get("repeat") == 1 and lo != hi):
+            print(f"{r['problem']} {r['solver']}: time {t} outside [{lo}, {hi}] "
+                  f"(repeat {s.get('repeat')})")
+            bad += 1
+    return bad
+
+
 def main(d):
     bad = 0
     with open(f"{d}/metrics.csv", newline="") as f:
@@ -152,6 +186,7 @@ def main(d):
                 bad += 1
         checked += 1
     bad += check_profile(d, rows)
+    bad += check_clock(d, rows)
     print(f"check_outputs: {checked} rows recomputed, {bad} mismatches")
     return 1 if bad or checked == 0 else 0
 

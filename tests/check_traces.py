@@ -41,7 +41,7 @@ def main():
         rd = csv.reader(f)
         header = next(rd)
         mrows = list(rd)
-    metric_cols = header[header.index("ms_per_iter") + 1:header.index("note")]
+    metric_cols = header[header.index("wall_ms") + 1:header.index("note")]
     iters = {(r[1], r[0]): int(r[2]) for r in mrows if r[4] != "unsupported"}
     f = h5py.File(f"{out}/traces.h5", "r")
     T = f["traces"]

@@ -25,7 +25,8 @@
  *       engine gives a row, never a crash; D = 1e-4 I: every engine gives lambda_n = 1e4 (Bullet's
  *       Dantzig limit 1000 judges its start, not its answer);
  *   (f) budgets: bullet-pgs reports max_iter iterations (status max_iter), dart-pgs at most
- *       max_iter; one trace row per solve; a bullet-pgs run past the time budget is killed:
+ *       max_iter; one trace row per solve; a bullet-pgs run past the time budget (the child's
+ *       CPU time, charged as it runs) is killed:
  *       status timeout, the start point kept.
  */
 #include <math.h>
@@ -36,6 +37,7 @@
 #include "core/la.h"
 #include "metrics/metrics.h"
 #include "solve/harness.h"
+#include "util/clock.h"
 #include "solvers/registry.h"
 #include "tcheck.h"
 #include "testutil.h"
@@ -303,6 +305,8 @@ static void test_budget(void)
         CHECK(r.status == NCP_STATUS_TIMEOUT);
         CHECK(r.iterations <= 1);
         CHECK(tutil_maxdiff(p.m, r.lambda, (double[18]){0}) == 0.0);
+        /* its time is the child's CPU time (the default clock), charged up to the budget */
+        CHECK(r.clock == NCP_CLOCK_CPU && r.setup_ms + r.solve_ms >= 50.0);
         ncp_result_free(&r);
     }
     ncp_problem_free(&p);

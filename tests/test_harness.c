@@ -1,5 +1,6 @@
 /* Harness: budgets, clock pausing during the monitor, answer = last reported iterate, status
  * bookkeeping. Uses a test-only solver that reports a scripted sequence of iterates. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +15,12 @@
 #include "testutil.h"
 #include "solve/params.h"
 
-/* Spins for about `ms` of wall time (the solver's "work"). */
+/* Spins for `ms` of this thread's CPU time (the solver's "work", on the solver clock). */
 static void spin(double ms)
 {
-    double t0 = ncp_now_ms();
+    double t0 = ncp_thread_cpu_ms();
     volatile double x = 0;
-    while (ncp_now_ms() - t0 < ms) x += 1.0;
+    while (ncp_thread_cpu_ms() - t0 < ms) x += 1.0;
     (void)x; /* the volatile store is the work; clang flags it as set but unused */
 }
 
@@ -33,8 +34,17 @@ static int scripted_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *r
     const double *target = in->lambda0;
     spin(ncp_params_get(in->params, "setup_ms", 0.0));
     if (ncp_run_setup_done(run)) return NCP_OK;
+    const double sleep_ms = ncp_params_get(in->params, "sleep_ms", 0.0);
+    const double charge = ncp_params_get(in->params, "charge_ms", 0.0);
     for (int k = 1;; k++) {
         spin(work);
+        if (sleep_ms > 0.0) { /* waiting: wall time without CPU time */
+            struct timespec ts = {0, (long)(sleep_ms * 1e6)};
+            while (nanosleep(&ts, &ts) && errno == EINTR) {
+            }
+        }
+        /* CPU time a worker spent for the solve (ncp_run_add_cpu_ms); over the budget: stop */
+        if (charge > 0.0 && ncp_run_add_cpu_ms(run, charge)) break;
         double f = 1.0 - ldexp(1.0, -k);
         for (int i = 0; i < m; i++) out->lambda[i] = target ? f * target[i] : 0.0;
         out->iterations = k;
@@ -66,6 +76,89 @@ static int slow_cb(void *ctx, int iter, double t, const ncp_metrics *mt)
     s->last_t = t;
     spin(s->sleep_ms);
     return 0;
+}
+
+/* The solver clock (util/clock.h): CPU by default, wall with --clock wall; the other one is
+ * recorded beside it (solver_wall_ms); CPU charged by the solver counts under the CPU clock
+ * only and can end the solve at the budget between iterates. */
+static void test_clocks(const ncp_problem *p, const double *sol)
+{
+    ncp_error err = {0};
+    ncp_harness_opts o;
+    ncp_result r;
+    ncp_params ps = {0};
+    ncp_harness_opts_default(&o);
+    o.budget.tol = 0.0;
+    o.budget.max_iter = 5;
+    CHECK(o.clock == NCP_CLOCK_CPU);
+    CHECK(ncp_clock_parse("cpu") == NCP_CLOCK_CPU && ncp_clock_parse("wall") == NCP_CLOCK_WALL);
+    CHECK(ncp_clock_parse("Wall") < 0 && ncp_clock_parse("") < 0 && ncp_clock_parse(NULL) < 0);
+    /* 5 iterations sleeping 10 ms each: 50 ms of wall time, next to no CPU time */
+    ncp_params_set(&ps, "sleep_ms", 10.0, &err);
+    CHECK_OK(ncp_harness_solve(&scripted, p, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.clock == NCP_CLOCK_CPU && r.iterations == 5);
+    CHECK(r.solver_wall_ms >= 50.0);
+    CHECK(r.setup_ms + r.solve_ms < 0.5 * r.solver_wall_ms); /* sleeping is not CPU */
+    CHECK(r.setup_ms >= 0.0 && r.solve_ms >= 0.0);
+    ncp_result_free(&r);
+    o.clock = NCP_CLOCK_WALL;
+    CHECK_OK(ncp_harness_solve(&scripted, p, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.clock == NCP_CLOCK_WALL);
+    CHECK(r.setup_ms + r.solve_ms >= 50.0);
+    CHECK_NEAR(r.setup_ms + r.solve_ms, r.solver_wall_ms, 1e-9); /* one clock, read once */
+    ncp_result_free(&r);
+    /* 7 ms charged per iterate: counted by the CPU clock (>= 35 ms over 5), not the wall's */
+    ps.n = 0;
+    ncp_params_set(&ps, "charge_ms", 7.0, &err);
+    CHECK_OK(ncp_harness_solve(&scripted, p, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.iterations == 5 && r.status == NCP_STATUS_MAX_ITER);
+    CHECK(r.setup_ms + r.solve_ms < 35.0);
+    ncp_result_free(&r);
+    o.clock = NCP_CLOCK_CPU;
+    CHECK_OK(ncp_harness_solve(&scripted, p, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.iterations == 5 && r.status == NCP_STATUS_MAX_ITER);
+    CHECK(r.setup_ms + r.solve_ms >= 35.0);
+    CHECK(r.solver_wall_ms < r.setup_ms + r.solve_ms); /* the charge is not wall time */
+    CHECK(strcmp(r.note, "") == 0);
+    ncp_result_free(&r);
+    /* a 20 ms budget: the third charge (21 ms) spends it inside iteration 3; the answer is
+     * iterate 2 and the note says where the solve was ended */
+    o.budget.time_ms = 20.0;
+    o.budget.max_iter = 100;
+    CHECK_OK(ncp_harness_solve(&scripted, p, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.status == NCP_STATUS_TIMEOUT);
+    CHECK(r.iterations == 2);
+    CHECK(r.setup_ms + r.solve_ms >= 20.0);
+    CHECK(strstr(r.note, "time budget spent inside iteration 3") != NULL);
+    ncp_result_free(&r);
+}
+
+/* The problem set's checksum (bench.h): the same for a copy, another for one changed bit of the
+ * data it covers or another order, unchanged by derived data (D of a primal problem). */
+static void test_checksum(const ncp_problem *dual_only)
+{
+    ncp_error err = {0};
+    ncp_problem a, b;
+    ncp_problem_init(&a);
+    ncp_problem_init(&b);
+    CHECK_OK(tutil_random_problem(&a, 7, 6, 3, 1, 1, 0, &err), &err);
+    CHECK_OK(ncp_problem_copy(&b, &a, &err), &err);
+    const uint64_t h0 = NCP_CHECKSUM_START;
+    uint64_t ha = ncp_bench_problem_checksum(h0, &a);
+    CHECK(ha != h0 && ha == ncp_bench_problem_checksum(h0, &b));
+    uint64_t ab = ncp_bench_problem_checksum(ncp_bench_problem_checksum(h0, &a), dual_only);
+    uint64_t ba = ncp_bench_problem_checksum(ncp_bench_problem_checksum(h0, dual_only), &a);
+    CHECK(ab != ba);
+    uint64_t bits;
+    memcpy(&bits, &b.b[0], sizeof bits);
+    bits ^= 1; /* the last bit of b's first entry */
+    memcpy(&b.b[0], &bits, sizeof bits);
+    CHECK(ncp_bench_problem_checksum(h0, &b) != ha);
+    CHECK(a.has_primal && a.has_dual && a.D);
+    a.D[0] += 1.0; /* derived from the primal data: not covered */
+    CHECK(ncp_bench_problem_checksum(h0, &a) == ha);
+    ncp_problem_free(&a);
+    ncp_problem_free(&b);
 }
 
 /* What the scripted solver below was handed (a test-only record, one solve at a time). */
@@ -534,6 +627,8 @@ int main(void)
 
     test_unsupported_and_reconstructions(&p);
     test_note_parse();
+    test_clocks(&p, sol);
+    test_checksum(&p);
     ncp_problem_free(&p);
     return tcheck_exit("harness");
 }

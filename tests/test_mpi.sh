@@ -20,7 +20,8 @@ cat > "$T/same.py" <<'EOF'
 # some rank: the rows after it finished elsewhere), and every other row equals A's.
 import csv, sys, h5py, numpy as np
 a, b, finished = sys.argv[1], sys.argv[2], "--finished" in sys.argv
-TIMING = {"setup_ms", "solve_ms", "ms_per_iter", "time_ms"}
+TIMING = {"setup_ms", "solve_ms", "ms_per_iter", "time_min_ms", "time_max_ms", "wall_ms",
+          "time_ms"}
 bad = []
 def rows(d):
     with open(d + "/metrics.csv") as f:

@@ -145,7 +145,8 @@ import h5py, numpy as np
 T = sys.argv[1]
 bad = []
 runs = {}
-skip = {"problem", "solver", "setup_ms", "solve_ms", "ms_per_iter", "note", "title", "description"}
+skip = {"problem", "solver", "setup_ms", "solve_ms", "ms_per_iter", "time_min_ms", "time_max_ms",
+        "wall_ms", "note", "title", "description"}
 for run in ("D", "R"):
     rows = list(csv.DictReader(open(f"{T}/{run}/metrics.csv")))
     by = {(r["problem"], r["solver"]): r for r in rows}

@@ -11,7 +11,10 @@
 #   - a plugin solver drives a scene's simulation (benchmark.driver, for capture, run and task):
 #     the captures equal those driven by the built-in pgs, bit for bit; without --plugin the
 #     scene is refused (exit 2, naming the solver);
-#   - the ASan build reports a plugin that writes past out->lambda (heap-buffer-overflow).
+#   - the ASan build reports a plugin that writes past out->lambda (heap-buffer-overflow);
+#   - --repeat 3: every row's answer equals a single run's, its time lies in [time_min_ms,
+#     time_max_ms], summary.json says repeat 3; a solver whose answer changes from one call to
+#     the next (plugin-flaky) ends the run with exit 3 naming it.
 . "$(dirname "$0")/shell_prologue.sh"
 P=${PLUGINDIR:?}
 GOOD=$P/plugin_good.so
@@ -37,7 +40,7 @@ grep -q "plugin: test-good ($GOOD)" "$T/list" || fail "list: plugin file/name mi
 grep -q "family: plugin solvers" "$T/list" || fail "list: plugin family missing"
 NCPBENCH_PLUGINS="$CRASH::$GOOD" "$NCPBENCH" list solvers --plugin "$GOOD" > "$T/list2" 2>&1 \
   || fail "list with \$NCPBENCH_PLUGINS: exit $?"
-for s in plugin-pgs plugin-crash plugin-overflow; do
+for s in plugin-pgs plugin-crash plugin-overflow plugin-flaky; do
   [ "$(grep -c "^  $s " "$T/list2")" = 1 ] || fail "list with both: $s not listed once"
 done
 "$NCPBENCH" list solvers | grep -q plugin-pgs && fail "plugin solver listed without --plugin"
@@ -48,7 +51,7 @@ OUT=$T/good
   --tol 1e-8 --no-progress > "$T/good.log" 2>&1 || fail "solve with plugin: exit $?"
 n_plugin=$(grep -c ',plugin-pgs,' "$OUT/metrics.csv")
 [ "$n_plugin" = "$N" ] || fail "plugin-pgs has $n_plugin rows, expected $N"
-# identical to pgs in every column but the times (setup_ms, solve_ms, ms_per_iter)
+# identical to pgs in every column but the times (setup_ms, solve_ms, ms_per_iter, wall_ms)
 awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i ~ /_ms$|ms_per_iter/) skip[i] = 1; next}
          {key = ""; for (i = 3; i <= NF; i++) if (!skip[i]) key = key "," $i
           if ($2 == "pgs") a[$1] = key; else if ($2 == "plugin-pgs") b[$1] = key}
@@ -184,6 +187,26 @@ done
   > /dev/null 2> "$T/err" && fail "figures with a missing plugin: exit 0"
 grep -q "nosuch.so: cannot load it" "$T/err" || fail "figures: missing plugin not named"
 [ -e "$T/fig-bad" ] && fail "figures with a missing plugin left an output folder"
+
+# ---- --repeat: the same answers, the median's time within the spread; a flaky solver refused ----
+"$NCPBENCH" solve "$T/p.h5" --solvers pgs,nsn-fb --out "$T/rep1" --no-figures --no-progress   > /dev/null 2>&1 || fail "solve (one repeat)"
+"$NCPBENCH" solve "$T/p.h5" --solvers pgs,nsn-fb --repeat 3 --out "$T/rep3" --no-figures   --no-progress > /dev/null 2>&1 || fail "solve --repeat 3: exit $?"
+"$PY" "$(dirname "$0")/check_same_results.py" "$T/rep1" "$T/rep3"   || fail "--repeat 3 gives other answers than one repeat"
+"$PY" - "$T/rep3" <<'PYEOF' || fail "--repeat 3: times or summary"
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/metrics.csv")))
+assert rows and json.load(open(d + "/summary.json"))["repeat"] == 3
+for r in rows:
+    t = float(r["setup_ms"]) + float(r["solve_ms"])
+    lo, hi = float(r["time_min_ms"]), float(r["time_max_ms"])
+    assert 0 <= lo <= t * (1 + 1e-12) and t <= hi * (1 + 1e-12), r
+PYEOF
+"$NCPBENCH" solve "$T/p.h5" --plugin "$CRASH" --solvers plugin-flaky --repeat 2   --out "$T/flaky" --no-figures --no-progress > /dev/null 2> "$T/err"
+rc=$?
+[ $rc = 3 ] || fail "--repeat with a flaky solver: exit $rc, want 3"
+grep -q "plugin-flaky on problem .* is not deterministic" "$T/err" \
+  || { cat "$T/err"; fail "--repeat: the flaky solver is not named"; }
 
 # ---- a plugin writing past out->lambda: the sanitizer build catches it ----
 if [ $ASAN = 1 ]; then

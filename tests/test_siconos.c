@@ -16,7 +16,13 @@
  *       an independent implementation, and our natural_map_rel_siconos column;
  *   (f) a problem with bilateral / unilateral / soft rows is refused (unsupported or an input
  *       error naming the count); the iteration budget is used exactly; warm start from a
- *       solution stops within one iteration; an empty problem; siconos_tol validated.
+ *       solution stops within one iteration; an empty problem; siconos_tol validated;
+ *   (g) the clock: a peer's time is its own process's CPU time, sent with each iterate (under
+ *       the CPU clock it stays within the wall time the parent saw; under the wall clock it is
+ *       that wall time), and a peer still inside a call when the time budget is spent is killed
+ *       there: siconos-admm (one uninterruptible call, header of solvers/siconos.c) set to run
+ *       1e8 iterations ends at a 200 ms budget with status timeout, no iterate, a note saying
+ *       so, its time at least the budget and far below what the call would take.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +37,7 @@
 #include "solve/harness.h"
 #include "solvers/registry.h"
 #include "solvers/siconos.h"
+#include "util/clock.h"
 #include "tcheck.h"
 #include "testutil.h"
 
@@ -256,6 +263,50 @@ static void test_refusals_budgets_warm(void)
     ncp_problem_free(&p);
 }
 
+/* (g) */
+static void test_clock_and_kill(void)
+{
+    ncp_error err;
+    ncp_problem p;
+    ncp_error_clear(&err);
+    CHECK_OK(rand_problem(&p, 3, &err), &err);
+    const ncp_solver_desc *nsgs = ncp_solver_find("siconos-nsgs");
+    for (int clock = NCP_CLOCK_CPU; nsgs && clock <= NCP_CLOCK_WALL; clock++) {
+        ncp_harness_opts o = rel_opts(1e-300, 50);
+        o.clock = clock;
+        ncp_result r;
+        if (tutil_solve_opts(nsgs, &p, NULL, NULL, NULL, &o, &r)) continue;
+        double t = r.setup_ms + r.solve_ms;
+        CHECK(r.iterations >= 1 && r.clock == clock && t > 0.0); /* may stagnate first */
+        if (clock == NCP_CLOCK_WALL) CHECK_NEAR(t, r.solver_wall_ms, 1e-9);
+        else CHECK(t <= r.solver_wall_ms + 1.0); /* one process works while the other waits */
+        ncp_result_free(&r);
+    }
+    ncp_problem_free(&p);
+
+    /* 100 contacts, D SPD (nv = m + 3): an ADMM iteration costs a product with a 300 x 300 D */
+    CHECK_OK(tutil_random_problem(&p, 0x51c0002u, 303, 100, 0, 0, 0, &err), &err);
+    const ncp_solver_desc *admm = ncp_solver_find("siconos-admm");
+    for (int clock = NCP_CLOCK_CPU; admm && clock <= NCP_CLOCK_WALL; clock++) {
+        ncp_harness_opts o = rel_opts(1e-300, 100000000);
+        o.clock = clock;
+        o.budget.time_ms = 200.0;
+        ncp_result r;
+        if (tutil_solve_opts(admm, &p, NULL, NULL, NULL, &o, &r)) continue;
+        double t = r.setup_ms + r.solve_ms;
+        CHECK(r.status == NCP_STATUS_TIMEOUT && r.iterations == 0);
+        CHECK(strstr(r.note, "time budget spent inside iteration 1") != NULL);
+        CHECK(t >= 200.0 && r.solver_wall_ms < 20000.0);
+        CHECK(r.lambda && ncp_all_zero(p.m, r.lambda)); /* the start point */
+        if (r.status != NCP_STATUS_TIMEOUT || !(t >= 200.0))
+            fprintf(stderr, "  siconos-admm, %s clock, 200 ms budget: %s after %.1f ms (%.1f ms "
+                    "wall), note '%s'\n", ncp_clock_name(clock), ncp_status_name(r.status), t,
+                    r.solver_wall_ms, r.note);
+        ncp_result_free(&r);
+    }
+    ncp_problem_free(&p);
+}
+
 int main(void)
 {
     test_registry();
@@ -265,5 +316,6 @@ int main(void)
     test_random(24);
     test_siconos_error(6);
     test_refusals_budgets_warm();
+    test_clock_and_kill();
     return tcheck_exit("siconos");
 }

@@ -19,6 +19,8 @@
 #include "figures/figures.h"
 #include "bench/plot.h"
 #include "store/store.h"
+#include "util/clock.h"
+#include "util/machine.h"
 #include "util/membudget.h"
 #include "solvers/registry.h"
 #include "store/fclib_io.h"
@@ -41,6 +43,13 @@ static const char *COMMON_HELP =
     "                      presets: high = 1e-8, low = 1e-4 (high and low accuracy)\n"
     "  --max-iter N        iteration budget per solve (default: scene, else 1000)\n"
     "  --budget-ms X       solver-time budget per solve in ms, setup included (default: none)\n"
+    "  --clock cpu|wall    the solver clock of budgets and reported times (default cpu: the\n"
+    "                      solving thread's CPU time, plus its worker threads' and a peer\n"
+    "                      process's; wall: elapsed time, which the machine's load changes).\n"
+    "                      The wall time is recorded beside it (metrics.csv wall_ms)\n"
+    "  --repeat N          solve every problem x solver pair N times (default 1): the row's\n"
+    "                      times are the repeat of median time, time_min_ms / time_max_ms the\n"
+    "                      spread; the answers must be identical bits, else the run fails\n"
     "  --stop-metric NAME  metric compared with --tol (default natural_map_rel_acary;\n"
     "                      see `ncpbench list metrics`)\n"
     "  --param S.NAME=X    solver parameter, e.g. --param pgs.omega=1.2 (repeatable)\n"
@@ -211,6 +220,15 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
             if (parse_double(v, &d) || d <= 0) return bad(c, "--budget-ms: expected a number > 0, got '%s'%s", v, "");
             c->po.budget.time_ms = d;
             c->po.time_set = 1;
+        } else if (!strcmp(a, "--clock")) {
+            NEED_VALUE();
+            int k = ncp_clock_parse(v);
+            if (k < 0) return bad(c, "--clock: expected cpu or wall, got '%s'%s", v, "");
+            c->po.clock = k;
+        } else if (!strcmp(a, "--repeat")) {
+            NEED_VALUE();
+            if (parse_int(v, 1, 1000, &l)) return bad(c, "--repeat: expected an integer in 1..1000, got '%s'%s", v, "");
+            c->po.repeat = (int)l;
         } else if (!strcmp(a, "--stop-metric")) {
             NEED_VALUE();
             c->po.stop_metric = v;
@@ -524,7 +542,8 @@ static void list_metrics(void)
     printf("Metrics (%d; columns of metrics.csv and of the traces):\n", ncp_metrics_count());
     for (int i = 0; i < ncp_metrics_count(); i++)
         printf("  %-24s %s\n", ncp_metrics_name(i), ncp_metrics_doc(i));
-    printf("  plus per row: iterations, converged, status, setup_ms, solve_ms, ms_per_iter, and\n"
+    printf("  plus per row: iterations, converged, status, setup_ms, solve_ms, ms_per_iter,\n"
+           "  wall_ms, and\n"
            "  at the end note, problem_title, problem_description\n");
 }
 
@@ -707,8 +726,9 @@ static int cmd_task(cli *c, int help)
                "verdict, solve-time percentiles, steps over budget, max penetration, wall time),\n"
                "OUT/task.md and the figures OUT/task_timeseries.{png,svg} (residual and penetration\n"
                "over time) and OUT/task_solve_hist.{png,svg} (solve time per step, budget marked).\n"
-               "OUT defaults to results/<scene name>/task. The budget is wall-clock time: the\n"
-               "trajectories depend on the machine's speed and load (recorded in task.json).\n\n"
+               "OUT defaults to results/<scene name>/task. The budget is the solving thread's CPU\n"
+               "time: the trajectories depend on the machine's speed (the load is recorded in\n"
+               "task.json, each step's wall time in steps.csv).\n\n"
                "  --solvers a,b       solvers (default: the task's list, else the scene's driver)\n"
                "  --step-budget-ms X  per-step budget in ms (default: task.step_budget_ms)\n"
                "  --steps N           simulate only the first N steps\n"
@@ -772,7 +792,7 @@ static int cmd_task(cli *c, int help)
         return report(c, &err);
     }
     double load[3];
-    int have_load = ncp_task_load_average(load);
+    int have_load = ncp_load_average(load);
     ncp_task_result *r = calloc((size_t)n, sizeof *r);
     if (!r) {
         ncp_scene_free(scene);

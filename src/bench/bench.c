@@ -16,6 +16,7 @@
 #include "metrics/metrics.h"
 #include "store/solutions.h"
 #include "util/clock.h"
+#include "util/machine.h"
 #include "util/fsutil.h"
 #include "util/isolate.h"
 #include "util/progress.h"
@@ -405,6 +406,117 @@ static int batch_state_alloc(bench_ctx *c, int nranks, ncp_error *err)
     return NCP_OK;
 }
 
+/* One solve of the pair into tk->res (and its trace rows into tk->trace). */
+static void solve_once(bench_ctx *c, task *tk, const ncp_solver_desc *s, const ncp_problem *p,
+                       const double *l0, const double *v0, const ncp_harness_opts *ho)
+{
+    tk->ntrace = 0; /* the trace of the last repeat is kept */
+    if (c->o->isolate)
+        isolated_solve(c, tk, s, p, l0, v0, ho);
+    else
+        tk->rc = ncp_harness_solve(s, p, params_for(c->o, s->name), l0, v0, ho, &tk->res,
+                                   &tk->err);
+}
+
+/* Whether two solves of one pair gave the same answer, to the bit: iterations, status, every
+ * final metric, lambda, u and v. */
+static int same_answer(const ncp_result *a, const ncp_result *b, const ncp_problem *p)
+{
+    double va[NCP_NMETRICS], vb[NCP_NMETRICS];
+    ncp_metrics_values(&a->final, va);
+    ncp_metrics_values(&b->final, vb);
+    const size_t m = (size_t)p->m * sizeof(double);
+    return a->iterations == b->iterations && a->status == b->status &&
+           a->converged == b->converged &&
+           !memcmp(va, vb, (size_t)ncp_metrics_count() * sizeof *va) &&
+           (!a->lambda) == (!b->lambda) && (!a->lambda || !memcmp(a->lambda, b->lambda, m)) &&
+           (!a->u) == (!b->u) && (!a->u || !memcmp(a->u, b->u, m)) && (!a->v) == (!b->v) &&
+           (!a->v || !memcmp(a->v, b->v, (size_t)p->nv * sizeof(double)));
+}
+
+static int cmp_time(const void *x, const void *y)
+{
+    const double *a = x, *b = y; /* {setup + solve, repeat index} */
+    return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* The pair solved o->repeat times (bench.h "repeat"). */
+static void solve_repeated(bench_ctx *c, task *tk, const ncp_solver_desc *s,
+                           const ncp_problem *p, const double *l0, const double *v0,
+                           const ncp_harness_opts *ho)
+{
+    const int n = c->o->repeat > 1 ? c->o->repeat : 1;
+    solve_once(c, tk, s, p, l0, v0, ho);
+    if (tk->rc || n == 1 || tk->res.status == NCP_STATUS_UNSUPPORTED ||
+        tk->res.status == NCP_STATUS_CRASHED)
+        return;
+    double(*t)[2] = ncp_malloc(&tk->err, (size_t)n, sizeof *t);
+    double(*parts)[4] = ncp_malloc(&tk->err, (size_t)n, sizeof *parts);
+    if (!t || !parts) {
+        free(t);
+        free(parts);
+        tk->rc = NCP_ERR_NOMEM;
+        return;
+    }
+    ncp_result first = tk->res;
+    int timed_out = first.status == NCP_STATUS_TIMEOUT, it_lo = first.iterations,
+        it_hi = first.iterations;
+    for (int k = 0; k < n; k++) {
+        if (k > 0) {
+            memset(&tk->res, 0, sizeof tk->res);
+            solve_once(c, tk, s, p, l0, v0, ho);
+            if (tk->rc || tk->res.status == NCP_STATUS_CRASHED) {
+                ncp_result_free(&first); /* the crashed repeat's row is the pair's */
+                break;
+            }
+            timed_out |= tk->res.status == NCP_STATUS_TIMEOUT;
+            it_lo = tk->res.iterations < it_lo ? tk->res.iterations : it_lo;
+            it_hi = tk->res.iterations > it_hi ? tk->res.iterations : it_hi;
+            if (!timed_out && !same_answer(&first, &tk->res, p)) {
+                tk->rc = ncp_error_set(&tk->err, NCP_ERR_INTERNAL,
+                                       "--repeat: %s on problem %s is not deterministic: repeat "
+                                       "%d gave %s after %d iterations, repeat 1 %s after %d "
+                                       "(or other bits of the answer differ); its timings "
+                                       "cannot be repeated",
+                                       s->name, p->name, k + 1,
+                                       ncp_status_name(tk->res.status), tk->res.iterations,
+                                       ncp_status_name(first.status), first.iterations);
+                ncp_result_free(&first);
+                ncp_result_free(&tk->res);
+                break;
+            }
+        }
+        const ncp_result *r = k ? &tk->res : &first;
+        t[k][0] = r->setup_ms + r->solve_ms;
+        t[k][1] = k;
+        parts[k][0] = r->setup_ms;
+        parts[k][1] = r->solve_ms;
+        parts[k][2] = r->solver_wall_ms;
+        parts[k][3] = r->monitor_ms;
+        if (k > 0) ncp_result_free(&tk->res);
+    }
+    if (!tk->rc && tk->res.status != NCP_STATUS_CRASHED) {
+        tk->res = first;
+        qsort(t, (size_t)n, sizeof *t, cmp_time);
+        const int med = (int)t[(n - 1) / 2][1]; /* the lower median for an even n */
+        tk->res.setup_ms = parts[med][0];
+        tk->res.solve_ms = parts[med][1];
+        tk->res.solver_wall_ms = parts[med][2];
+        tk->res.monitor_ms = parts[med][3];
+        tk->res.repeats = n;
+        tk->res.time_min_ms = t[0][0];
+        tk->res.time_max_ms = t[n - 1][0];
+        if (timed_out) {
+            size_t len = strlen(tk->res.note);
+            snprintf(tk->res.note + len, sizeof tk->res.note - len,
+                     "%s--repeat: the time budget stopped a repeat (iterations %d to %d over %d "
+                     "repeats; the answer is repeat 1's)", len ? "; " : "", it_lo, it_hi, n);
+        }
+    }
+    free(t);
+    free(parts);
+}
+
 static void run_task(bench_ctx *c, task *tk)
 {
     ncp_error_clear(&tk->err);
@@ -420,6 +532,7 @@ static void run_task(bench_ctx *c, task *tk)
     ho.allow = c->o->allow;
     ho.dense_max_bytes = c->o->max_memory;
     ho.unsupported_ok = 1;
+    ho.clock = c->o->clock;
     if (c->o->traces) {
         ho.trace = trace_cb;
         ho.trace_ctx = tk;
@@ -428,11 +541,7 @@ static void run_task(bench_ctx *c, task *tk)
     int guess = c->o->warm_start == NCP_WARM_GUESS, vel = c->o->warm_start == NCP_WARM_VELOCITY;
     const double *l0 = guess ? p->guess_lambda : NULL;
     const double *v0 = (guess && l0) || vel ? p->guess_v : NULL;
-    if (c->o->isolate)
-        isolated_solve(c, tk, s, p, l0, v0, &ho);
-    else
-        tk->rc = ncp_harness_solve(s, p, params_for(c->o, s->name), l0, v0, &ho, &tk->res,
-                                   &tk->err);
+    solve_repeated(c, tk, s, p, l0, v0, &ho);
     if (tk->rc) return;
     snprintf(tk->note, sizeof tk->note, "%s", tk->res.note);
     if (tk->res.status == NCP_STATUS_UNSUPPORTED || tk->res.status == NCP_STATUS_CRASHED) return;
@@ -786,7 +895,7 @@ static int write_task(const bench_ctx *c, writers *w, task *tk, ncp_error *err)
         double own = r->setup_ms + r->solve_ms;
         w->prof.solver_ms += own;
         w->prof.monitor_ms += r->monitor_ms;
-        w->prof.harness_ms += fmax(0.0, r->wall_ms - own - r->monitor_ms);
+        w->prof.harness_ms += fmax(0.0, r->total_ms - own - r->monitor_ms);
     }
     int rc = write_task_rows(c, w, tk, err);
     w->prof.write_ms += ncp_now_ms() - t0;
@@ -808,7 +917,12 @@ static int write_task_rows(const bench_ctx *c, writers *w, task *tk, ncp_error *
                       .note = tk->note, .title = p->title, .description = p->description,
                       .iterations = res->iterations, .converged = res->converged,
                       .status = res->status, .setup_ms = res->setup_ms,
-                      .solve_ms = res->solve_ms, .metrics = vals,
+                      .solve_ms = res->solve_ms, .wall_ms = res->solver_wall_ms,
+                      .time_min_ms = res->repeats > 1 ? res->time_min_ms
+                                                      : res->setup_ms + res->solve_ms,
+                      .time_max_ms = res->repeats > 1 ? res->time_max_ms
+                                                      : res->setup_ms + res->solve_ms,
+                      .metrics = vals,
                       .nmetrics = ncp_metrics_count(), .has_answer = answer,
                       .lambda = res->lambda, .u = res->u, .m = answer ? p->m : 0,
                       .v = res->v, .nv = answer && res->v ? tk->nv : 0};
@@ -874,7 +988,8 @@ static int rebuild(writers *w, ncp_error *err)
         if ((rc = ncp_resume_read(w->rs, w->order[i], &jr, err))) break;
         memcpy(vals, jr.metrics, (size_t)jr.nmetrics * sizeof *vals);
         if (ncp_out_metrics_row_vals(mf.f, jr.problem, jr.solver, jr.iterations, jr.converged,
-                                     jr.status, jr.setup_ms, jr.solve_ms, vals, jr.note,
+                                     jr.status, jr.setup_ms, jr.solve_ms, jr.time_min_ms,
+                                     jr.time_max_ms, jr.wall_ms, vals, jr.note,
                                      jr.title, jr.description)) {
             rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", mf.path);
             break;
@@ -1110,6 +1225,57 @@ static int array_next(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
     return NCP_OK;
 }
 
+/* FNV-1a over 64-bit words (bench.h ncp_bench_problem_checksum). */
+static uint64_t fnv_word(uint64_t h, uint64_t w) { return (h ^ w) * 0x100000001b3ull; }
+
+static uint64_t fnv_doubles(uint64_t h, const double *x, size_t n)
+{
+    for (size_t i = 0; x && i < n; i++) {
+        uint64_t w;
+        memcpy(&w, &x[i], sizeof w);
+        h = fnv_word(h, w);
+    }
+    return h;
+}
+
+static uint64_t fnv_ints(uint64_t h, const int *x, size_t n)
+{
+    for (size_t i = 0; x && i < n; i++) h = fnv_word(h, (uint64_t)(int64_t)x[i]);
+    return h;
+}
+
+static uint64_t fnv_csr(uint64_t h, const ncp_csr *S)
+{
+    h = fnv_ints(h, S->rowptr, S->rowptr ? (size_t)S->m + 1 : 0);
+    h = fnv_ints(h, S->col, (size_t)S->nnz);
+    return fnv_doubles(h, S->val, (size_t)S->nnz);
+}
+
+uint64_t ncp_bench_problem_checksum(uint64_t h, const ncp_problem *p)
+{
+    for (const char *s = p->name ? p->name : ""; *s; s++) h = fnv_word(h, (unsigned char)*s);
+    const int sizes[3] = {p->m, p->nv, p->nblocks};
+    h = fnv_ints(h, sizes, 3);
+    h = fnv_doubles(h, &p->h, 1);
+    for (int k = 0; k < p->nblocks; k++) {
+        h = fnv_ints(h, &p->blocks[k].type, 1);
+        h = fnv_ints(h, &p->blocks[k].row, 1);
+        h = fnv_doubles(h, &p->blocks[k].mu, 1);
+    }
+    const size_t m = (size_t)p->m, nv = (size_t)p->nv;
+    if (p->has_primal || p->has_sparse_primal) {
+        if (p->has_primal) h = fnv_doubles(h, p->A, nv * nv);
+        else h = fnv_csr(h, &p->A_sparse);
+        h = fnv_doubles(h, p->b, nv);
+        h = fnv_csr(h, &p->J);
+        h = fnv_doubles(h, p->e, m);
+    } else {
+        h = fnv_doubles(h, p->D, m * m);
+        h = fnv_doubles(h, p->vf, m);
+    }
+    return h;
+}
+
 int ncp_bench_run(const ncp_problem *probs, int nprobs, const ncp_bench_opts *o,
                   ncp_bench_summary *sum, ncp_error *err)
 {
@@ -1125,6 +1291,9 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     memset(sum, 0, sizeof *sum);
     if (o->nsolvers > (int)(sizeof sum->solvers / sizeof sum->solvers[0]))
         return ncp_error_set(err, NCP_ERR_INPUT, "too many solvers (%d)", o->nsolvers);
+    sum->problem_checksum = NCP_CHECKSUM_START;
+    if (!ncp_load_average(sum->load_start)) sum->load_start[0] = sum->load_start[1] =
+        sum->load_start[2] = NAN;
     /* the first batch is read before any output exists: bad input leaves nothing behind */
     const ncp_problem *probs = NULL;
     int n = 0;
@@ -1170,6 +1339,8 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
         }
         c.probs = probs;
         c.nprobs = n;
+        for (int i = 0; i < n; i++)
+            sum->problem_checksum = ncp_bench_problem_checksum(sum->problem_checksum, &probs[i]);
         solved += n;
         pg.total = (solved > src->total_hint ? solved : src->total_hint) * o->nsolvers;
         w.nproblems += n;

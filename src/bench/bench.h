@@ -56,6 +56,13 @@ typedef struct ncp_bench_opts {
     unsigned allow;         /* NCP_RECON_* (--reconstruct-primal, --primal dense, --symmetrize) */
     double max_memory;      /* --max-memory (util/membudget.h): limit of a densified A; <= 0 default */
     int warm_start;         /* NCP_WARM_* */
+    int clock;              /* the solver clock (util/clock.h ncp_clock_kind; 0 = CPU) */
+    /* --repeat N (>= 1; 0 counts as 1): every pair solved N times; the row reports the repeat
+     * of median time (setup + solve) and the min / max (ncp_result.repeats). The answers must
+     * be the same bits (iterations, status, lambda, every metric): a solver that differs ends
+     * the run with an internal error naming the pair. A pair stopped by the time budget in
+     * any repeat is exempt (the budget decides its iterate): its note says so. */
+    int repeat;
     /* Resume (bench/resume.h): the configuration text recorded in OUT's journal
      * (ncp_resume_config); NULL = a fresh run that keeps nothing. `fresh` discards results of
      * any configuration. `input`: what the problems are captured from (ncpbench run: the
@@ -109,8 +116,10 @@ typedef struct ncp_solver_summary {
     double max[NCP_NMETRICS];
 } ncp_solver_summary;
 
-/* Where the time of a run goes (summary.json "profile", `--profile`), wall milliseconds. The
- * per-solve parts are sums over the solves (with -j N or MPI they add up to more than the wall
+/* Where the time of a run goes (summary.json "profile", `--profile`), milliseconds: the
+ * per-solve parts on the run's clock (summary.json "clock"), the pipeline parts (capture, load,
+ * the solve phase, write, figures) on the wall clock. The per-solve parts are sums over the
+ * solves (with -j N or MPI they add up to more than the wall
  * time of the solve phase); the pipeline parts are wall times of their phase. */
 typedef struct ncp_profile {
     double capture_ms;    /* simulating the scene and writing problems.h5 (run) */
@@ -124,6 +133,8 @@ typedef struct ncp_profile {
 } ncp_profile;
 
 typedef struct ncp_bench_summary {
+    double load_start[3]; /* /proc/loadavg when the solve phase started (NaN: unreadable) */
+    uint64_t problem_checksum; /* ncp_bench_problem_checksum over the run's problems in order */
     int nsolvers;
     ncp_solver_summary solvers[NCP_BENCH_MAX_SOLVERS];
     int nproblems;
@@ -132,6 +143,17 @@ typedef struct ncp_bench_summary {
     int dropped;      /* earlier rows of problems no longer in the collection, not kept */
     ncp_profile profile;
 } ncp_bench_summary;
+
+/* The checksum of a problem set (summary.json "problem_set_checksum"): FNV-1a 64 over 64-bit
+ * words, chained over the problems in the run's order; per problem its name (bytes), m, nv,
+ * nblocks, h, each block's type, first row and mu, then the data that define it as read: with
+ * primal data A (dense nv x nv, or A_sparse's row pointers, columns and values), b, J (row
+ * pointers, columns, values) and e; without, D (m x m) and v_f. Derived data (D of a primal
+ * problem) are not covered: they follow from what is. Doubles are hashed as their bits, so the
+ * same file read twice gives the same sum and any changed bit another. Start from
+ * NCP_CHECKSUM_START. */
+#define NCP_CHECKSUM_START 14695981039346656037ull
+uint64_t ncp_bench_problem_checksum(uint64_t h, const ncp_problem *p);
 
 /* What a row's note says, parsed back (the note is the one record of it in metrics.csv). */
 typedef struct ncp_note_info {

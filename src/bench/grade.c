@@ -469,7 +469,9 @@ int ncp_grade_run(const ncp_grade_opts *o, ncp_grade_report *rep, char *note, si
     for (int i = 0; i < np; i++) {
         const ncp_problem *p = &probs[i];
         ncp_jresult jr = {.problem = p->name, .solver = name, .title = p->title,
-                          .description = p->description, .nmetrics = nm};
+                          .description = p->description, .nmetrics = nm,
+                          .wall_ms = NAN /* the program timed itself, on its own clock */,
+                          .time_min_ms = NAN, .time_max_ms = NAN};
         char nt[600];
         long long off;
         if (ans_of[i] < 0) {
@@ -499,6 +501,7 @@ int ncp_grade_run(const ncp_grade_opts *o, ncp_grade_report *rep, char *note, si
         /* the program's time is its whole time: no setup of its own is known */
         jr.setup_ms = isnan(a->time_ms) ? NAN : 0.0;
         jr.solve_ms = a->time_ms;
+        jr.time_min_ms = jr.time_max_ms = a->time_ms;
         jr.metrics = vals;
         jr.has_answer = 1;
         jr.lambda = res.lambda;

@@ -6,7 +6,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/clock.h"
 #include "util/csv.h"
+#include "util/machine.h"
 #include "util/fsutil.h"
 #include "util/safefile.h"
 #include "ncp_config.h"
@@ -23,7 +25,8 @@ static void put_num(FILE *f, double x)
 
 /* The columns before and after the metric columns. */
 static const char *const COLS_HEAD[] = {"problem", "solver", "iterations", "converged", "status",
-                                        "setup_ms", "solve_ms", "ms_per_iter"};
+                                        "setup_ms", "solve_ms", "ms_per_iter", "time_min_ms",
+                                        "time_max_ms", "wall_ms"};
 static const char *const COLS_TAIL[] = {"note", "problem_title", "problem_description"};
 enum { NHEAD = sizeof COLS_HEAD / sizeof COLS_HEAD[0], NTAIL = sizeof COLS_TAIL / sizeof COLS_TAIL[0] };
 
@@ -71,12 +74,16 @@ int ncp_out_metrics_row(FILE *f, const ncp_problem *p, const char *solver, const
     double vals[NCP_NMETRICS];
     ncp_metrics_values(&r->final, vals);
     return ncp_out_metrics_row_vals(f, p->name, solver, r->iterations, r->converged, r->status,
-                                    r->setup_ms, r->solve_ms, vals, note, p->title,
+                                    r->setup_ms, r->solve_ms,
+                                    r->repeats > 1 ? r->time_min_ms : r->setup_ms + r->solve_ms,
+                                    r->repeats > 1 ? r->time_max_ms : r->setup_ms + r->solve_ms,
+                                    r->solver_wall_ms, vals, note, p->title,
                                     p->description);
 }
 
 int ncp_out_metrics_row_vals(FILE *f, const char *problem, const char *solver, int iterations,
                              int converged, int status, double setup_ms, double solve_ms,
+                             double time_min_ms, double time_max_ms, double wall_ms,
                              const double *vals, const char *note, const char *title,
                              const char *description)
 {
@@ -89,6 +96,12 @@ int ncp_out_metrics_row_vals(FILE *f, const char *problem, const char *solver, i
     put_num(f, solve_ms);
     fputc(',', f);
     put_num(f, iterations > 0 ? solve_ms / iterations : NAN);
+    fputc(',', f);
+    put_num(f, time_min_ms);
+    fputc(',', f);
+    put_num(f, time_max_ms);
+    fputc(',', f);
+    put_num(f, wall_ms);
     for (int i = 0; i < ncp_metrics_count(); i++) {
         fputc(',', f);
         put_num(f, vals[i]);
@@ -338,6 +351,28 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
     if (!bad) {
         bad |= add(root, "ncpbench_version", cJSON_CreateString(NCP_VERSION));
         bad |= add(root, "blas", cJSON_CreateString(NCP_BLAS_BACKEND));
+        const char *bt = getenv("OPENBLAS_NUM_THREADS");
+        bad |= add(root, "openblas_num_threads", bt ? cJSON_CreateString(bt) : cJSON_CreateNull());
+        /* the clock of every setup_ms, solve_ms, ms_per_iter and trace time (wall_ms: wall) */
+        bad |= add(root, "clock", cJSON_CreateString(ncp_clock_name(o->clock)));
+        bad |= add(root, "repeat", num(o->repeat > 1 ? o->repeat : 1));
+        cJSON *mach = cJSON_CreateObject(), *la = cJSON_CreateArray();
+        char cpu[256];
+        ncp_cpu_model(cpu, sizeof cpu);
+        for (int i = 0; la && i < 3; i++) cJSON_AddItemToArray(la, num(s->load_start[i]));
+        if (mach && la) {
+            bad |= add(mach, "cpu", cJSON_CreateString(cpu));
+            bad |= add(mach, "cores", num(ncp_cpu_cores()));
+            bad |= add(mach, "load_average_at_start", la);
+            la = NULL;
+        } else {
+            bad = 1;
+        }
+        cJSON_Delete(la);
+        bad |= add(root, "machine", mach);
+        char sum64[24];
+        snprintf(sum64, sizeof sum64, "%016llx", (unsigned long long)s->problem_checksum);
+        bad |= add(root, "problem_set_checksum", cJSON_CreateString(sum64));
         bad |= add(root, "scene", cJSON_CreateString(o->scene_name ? o->scene_name : ""));
         bad |= add(root, "source", cJSON_CreateString(o->source ? o->source : ""));
         bad |= add(root, "seed", num((double)o->seed));
@@ -691,6 +726,7 @@ cJSON *ncp_results_json(const ncp_results_grid *g, const ncp_results_row *rows,
     bad |= add(o, "iteration_shift", num(NCP_RESULTS_ITER_SHIFT));
     bad |= add(o, "time_measure",
                cJSON_CreateString("setup_ms + solve_ms of a converged row"));
+    if (c->clock) bad |= add(o, "clock", cJSON_CreateString(c->clock));
     bad |= add(o, "failure_time",
                cJSON_CreateString(c->time_ms > 0.0 ? "the time budget"
                                                    : "the largest time any solver took on the "
@@ -743,6 +779,10 @@ static void results_conditions(FILE *f, int np, const ncp_results_conditions *c)
     if (c->time_ms > 0.0) fprintf(f, ", %g ms per solve", c->time_ms);
     else fputs(", no time limit", f);
     fputs(".", f);
+    if (c->clock)
+        fprintf(f, " Times on the %s clock (%s).", c->clock,
+                strcmp(c->clock, "cpu") ? "elapsed time"
+                                        : "the solving thread's CPU time, its workers' included");
     if (c->note) fprintf(f, " %s", c->note);
     fputs("\n\n", f);
 }
@@ -828,7 +868,8 @@ int ncp_out_results(const char *dir, const ncp_bench_opts *o, cJSON **out, ncp_e
     if (!rc && !(rows = ncp_calloc(err, (size_t)g.ns + 1, sizeof *rows))) rc = NCP_ERR_NOMEM;
     if (!rc) rc = ncp_results_compute(&g, rows, err);
     ncp_results_conditions c = {o->budget.tol, ncp_metrics_name(o->stop_metric),
-                                o->budget.max_iter, o->budget.time_ms, NULL, o->catalog};
+                                o->budget.max_iter, o->budget.time_ms, NULL, o->catalog,
+                                ncp_clock_name(o->clock)};
     if (!rc) rc = ncp_results_markdown(md, "Results", &g, rows, &c, err);
     if (!rc && !(*out = ncp_results_json(&g, rows, &c)))
         rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory writing the results table");

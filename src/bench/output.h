@@ -13,7 +13,10 @@
 #include "util/stats.h" /* ncp_median, which the summary uses */
 
 /* metrics.csv: problem, solver, iterations, converged, status, setup_ms, solve_ms,
- * ms_per_iter, the metric columns, then note (why a row is unsupported, what was reconstructed,
+ * ms_per_iter (on the run's clock: summary.json "clock", CPU by default), time_min_ms and
+ * time_max_ms (the extremes of setup_ms + solve_ms over --repeat N, where the row's times are
+ * the repeat of median time; the time itself with one repeat), wall_ms (setup_ms + solve_ms
+ * measured on the wall clock; nan in rows journaled before it existed), the metric columns, then note (why a row is unsupported, what was reconstructed,
  * the warm start), problem_title and problem_description (the source file's, "" when absent).
  * Text fields are quoted when they need it (RFC 4180); line breaks and other control characters
  * in them become spaces (a row is one line). */
@@ -25,6 +28,7 @@ int ncp_out_metrics_row(FILE *f, const ncp_problem *p, const char *solver, const
 /* The same row from its values (vals: ncp_metrics_values order); not flushed. */
 int ncp_out_metrics_row_vals(FILE *f, const char *problem, const char *solver, int iterations,
                              int converged, int status, double setup_ms, double solve_ms,
+                             double time_min_ms, double time_max_ms, double wall_ms,
                              const double *vals, const char *note, const char *title,
                              const char *description);
 /* One CSV text field as above (no separator). */
@@ -143,6 +147,7 @@ typedef struct ncp_results_conditions {
     const char *note; /* NULL or a sentence more */
     const ncp_solver_catalog *catalog; /* NULL: the registry's; its plugin solvers' family is
                                         * NCP_REGISTRY_PLUGIN_FAMILY */
+    const char *clock; /* the clock of the times (ncp_clock_name), NULL: not said */
 } ncp_results_conditions;
 
 /* The "results_table" object of summary.json (NULL when out of memory). */

@@ -237,6 +237,8 @@ static void bench_opts(const ncp_pipeline_opts *o, const ncp_solver_desc **solve
     bo->allow = o->allow;
     bo->max_memory = o->max_memory;
     bo->warm_start = o->warm_start;
+    bo->clock = o->clock;
+    bo->repeat = o->repeat;
     bo->isolate = o->isolate;
     bo->catalog = o->catalog;
 }

@@ -35,6 +35,8 @@ typedef struct ncp_pipeline_opts {
     double max_memory;             /* --max-memory: budget of the readers and of a densified A
                                     * (util/membudget.h); <= 0: the default */
     int warm_start;                /* NCP_WARM_* (default velocity) */
+    int clock;                     /* --clock: solver clock, NCP_CLOCK_CPU (default) or _WALL */
+    int repeat;                    /* --repeat N: every pair solved N times (bench.h) */
     int fresh;                     /* discard earlier results in out_dir (--fresh) */
     int resume;                    /* keep the results of the same configuration in out_dir
                                       (bench/resume.h; the CLI's run and solve); 0 = start

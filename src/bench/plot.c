@@ -739,6 +739,8 @@ static void write_results(FILE *f, int html, const cJSON *sum)
              jnum(rt, "problems"), tol, stop ? stop : "the stopping metric", mi,
              isnan(tb) ? "no time limit" : "");
     if (!isnan(tb)) snprintf(cond + strlen(cond), sizeof cond - strlen(cond), "%g ms per solve", tb);
+    const char *clk = jstr(rt, "clock");
+    if (clk) snprintf(cond + strlen(cond), sizeof cond - strlen(cond), "; times on the %s clock", clk);
     snprintf(cond + strlen(cond), sizeof cond - strlen(cond),
              ". Shifted geometric means (SGM; shifts %g ms and %g iterations; a failure counted "
              "at %s and at max_iter) normalised to the best solver; rho(tau) of the Dolan-More "

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "ncp_config.h"
+#include "util/clock.h"
 #include "util/fsutil.h"
 #include "util/safefile.h"
 
@@ -111,6 +112,11 @@ int ncp_resume_config(const ncp_bench_opts *o, char **text, ncp_error *err)
         cJSON_AddItemToObject(c, "warm_start",
                               cJSON_CreateString(ncp_warm_start_name(o->warm_start)));
         cJSON_AddItemToObject(c, "traces", cJSON_CreateBool(o->traces != 0));
+        /* the wall clock is what every run before --clock measured: recorded only for the CPU
+         * clock, so that an older run resumes under --clock wall and is refused under cpu */
+        if (o->clock != NCP_CLOCK_WALL)
+            cJSON_AddItemToObject(c, "clock", cJSON_CreateString(ncp_clock_name(o->clock)));
+        if (o->repeat > 1) cJSON_AddItemToObject(c, "repeat", jnum(o->repeat));
         /* recorded only when set, so that the records of runs before these options match */
         if (o->traces && o->traces_csv)
             cJSON_AddItemToObject(c, "traces_csv", cJSON_CreateBool(1));
@@ -457,6 +463,10 @@ int ncp_resume_append(ncp_resume *rs, const ncp_jresult *r, long long *off, ncp_
     ncp_jbuf_f64s(b, r->has_answer ? r->v : NULL, r->has_answer ? r->nv : 0);
     ncp_jbuf_i32(b, r->ncols);
     ncp_jbuf_f64s(b, r->trace, r->ntrace * r->ncols);
+    /* since the CPU clock and --repeat; absent from older records */
+    ncp_jbuf_f64(b, r->wall_ms);
+    ncp_jbuf_f64(b, r->time_min_ms);
+    ncp_jbuf_f64(b, r->time_max_ms);
     if (b->oom) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory journaling a result");
     /* compressed (REC_ZRESULT) when that is smaller; a compressor without memory stores the
      * payload as it is */
@@ -534,6 +544,13 @@ int ncp_resume_read(ncp_resume *rs, long long off, ncp_jresult *r, ncp_error *er
     r->v = ncp_jr_f64s(&q, &r->nv);
     r->ncols = ncp_jr_i32(&q);
     r->trace = ncp_jr_f64s(&q, &nt);
+    /* wall_ms, time_min_ms and time_max_ms end the records written since the CPU clock became
+     * the default; an older record ends before them (its row's wall_ms is nan, its min and
+     * max its time) */
+    int newer = !q.bad && q.n - q.at >= 3 * sizeof(double);
+    r->wall_ms = newer ? ncp_jr_f64(&q) : NAN;
+    r->time_min_ms = newer ? ncp_jr_f64(&q) : r->setup_ms + r->solve_ms;
+    r->time_max_ms = newer ? ncp_jr_f64(&q) : r->setup_ms + r->solve_ms;
     r->m = nl;
     r->ntrace = r->ncols > 0 ? nt / r->ncols : 0;
     if (q.bad || type != REC_RESULT || nl != nu || r->nmetrics != ncp_metrics_count() ||

@@ -30,6 +30,9 @@ typedef struct ncp_jresult {
     const char *problem, *solver, *note, *title, *description;
     int iterations, converged, status;
     double setup_ms, solve_ms;
+    double wall_ms;        /* setup + solve on the wall clock; NaN in records without it */
+    double time_min_ms, time_max_ms; /* extremes of setup + solve over --repeat (the time itself
+                                        with one repeat, and in records without them) */
     const double *metrics; /* nmetrics final metric values (ncp_metrics_values order) */
     int nmetrics;
     int has_answer;        /* 0: no solutions.h5 entry (unsupported) */

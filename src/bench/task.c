@@ -363,15 +363,6 @@ int ncp_task_keep_finished(ncp_task_result *r, int n)
     return kept;
 }
 
-int ncp_task_load_average(double out[3])
-{
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (!f) return 0;
-    int ok = fscanf(f, "%lf %lf %lf", &out[0], &out[1], &out[2]) == 3;
-    fclose(f);
-    return ok;
-}
-
 /* ---- outputs ---- */
 
 static void put_num(FILE *f, double x)
@@ -472,8 +463,9 @@ static const char *stop_metric_name(void)
 }
 
 static const char *LOAD_NOTE =
-    "The budget is wall-clock solver time (setup + iterations), so the trajectory of each "
-    "solver depends on this machine's speed and load: compare runs only at similar load.";
+    "The budget is the solving thread's CPU time (setup + iterations; util/clock.h), so the "
+    "trajectory of each solver depends on this machine's speed, and on its load only through "
+    "caches and memory bandwidth; the wall time of each step is in steps.csv.";
 
 static int write_json(const char *dir, const ncp_scene *s, const ncp_task_result *r, int n,
                       const double load[3], ncp_error *err)

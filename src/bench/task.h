@@ -118,9 +118,6 @@ void ncp_task_print(FILE *f, const ncp_task_result *r);
  * that finished, like `ncpbench run`. */
 int ncp_task_keep_finished(ncp_task_result *r, int n);
 
-/* The 1-, 5- and 15-minute load averages from /proc/loadavg; 0 if unreadable. */
-int ncp_task_load_average(double out[3]);
-
 /* Writes dir/steps.csv, dir/task.json, dir/task.md and (figures != 0, gnuplot on PATH) the
  * figures dir/task_timeseries.{png,svg} and dir/task_solve_hist.{png,svg} for the results
  * r[0..n-1] of scene s. load: the 1-, 5-, 15-minute load averages at the start (NULL: not

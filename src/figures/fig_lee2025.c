@@ -72,6 +72,7 @@
 #include "bench/task.h"
 #include "solve/params.h"
 #include "util/clock.h"
+#include "util/machine.h"
 #include "solvers/registry.h"
 #include "capture/capture.h"
 #include "capture/cases_capture.h"
@@ -1439,7 +1440,7 @@ static int p0_fig11(p0_ctx *c, ncp_error *err)
             rc = ncp_task_run(scene, names[k], &to, &r[k], err);
         }
         double load[3];
-        int haveload = ncp_task_load_average(load);
+        int haveload = ncp_load_average(load);
         if (!rc && !p0_interrupted(c))
             rc = ncp_task_write(dir, scene, r, n, haveload ? load : NULL, 0, err);
         double *buf = NULL;
@@ -1843,7 +1844,7 @@ static int p0_task(p0_ctx *c, const char *file, const char *sub, int pour_counts
     to.params = c->o->params;
     to.nparams = c->o->nparams;
     double load[3];
-    int haveload = ncp_task_load_average(load);
+    int haveload = ncp_load_average(load);
     if (pour_counts)
         printf("lee2025: %s: canal (5 iterations), subadmm, pgs-decoupled (100) each drive the "
                "simulation%s...\n", what, c->o->quick ? " (quick: truncated run)" : "");
@@ -1955,35 +1956,13 @@ static int p0_tasks(p0_ctx *c, ncp_error *err)
 /* ---------------------------------------------------------------------------------------- */
 /* Summary                                                                                     */
 
-static void p0_cpu(char *out, size_t cap)
-{
-    snprintf(out, cap, "unknown CPU");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "model name", 10) == 0) {
-            char *colon = strchr(line, ':');
-            if (colon) {
-                colon++;
-                while (*colon == ' ' || *colon == '\t') colon++;
-                size_t n = strcspn(colon, "\n");
-                snprintf(out, cap, "%.*s", (int)n, colon);
-            }
-            break;
-        }
-    fclose(f);
-}
 
 /* The 1-, 5- and 15-minute load averages ("?" where /proc/loadavg cannot be read). */
 static void p0_load(char *out, size_t cap)
 {
-    snprintf(out, cap, "?");
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (!f) return;
-    double a, b, d;
-    if (fscanf(f, "%lf %lf %lf", &a, &b, &d) == 3) snprintf(out, cap, "%.2f %.2f %.2f", a, b, d);
-    fclose(f);
+    double l[3];
+    if (ncp_load_average(l)) snprintf(out, cap, "%.2f %.2f %.2f", l[0], l[1], l[2]);
+    else snprintf(out, cap, "?");
 }
 
 /* Markdown table cell: '|' would split the cell. */
@@ -1999,7 +1978,7 @@ static void p0_write_claims(const p0_ctx *c, FILE *f)
 {
     const char *blas = getenv("OPENBLAS_NUM_THREADS");
     char cpu[256], load1[64];
-    p0_cpu(cpu, sizeof cpu);
+    ncp_cpu_model(cpu, sizeof cpu);
     p0_load(load1, sizeof load1);
     fprintf(f, "Measured by `%s` on %s (BLAS: %s, OPENBLAS_NUM_THREADS=%s; load average %s at "
                "the start, %s at the end)%s. Absolute times are this machine's: compare ratios. "

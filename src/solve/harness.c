@@ -30,9 +30,11 @@ struct ncp_run {
     int have_v;
     ncp_error *err;
     int metric_error;
-    double monitor_ms;     /* wall time spent in ncp_run_iterate (clock paused) */
+    double monitor_ms;     /* time spent in ncp_run_iterate (clock paused), on the clock's kind */
     int traced_iter;       /* last iterate handed to the trace callback (0: none) */
     double last_t;         /* solver time at the last reported iterate */
+    int cut_between;       /* the budget ran out between iterates (ncp_run_add_cpu_ms) */
+    double charged_ms;     /* CPU time charged with ncp_run_add_cpu_ms (CPU clock only) */
 };
 
 void ncp_harness_opts_default(ncp_harness_opts *o)
@@ -71,6 +73,18 @@ int ncp_run_setup_done(ncp_run *run)
 
 double ncp_run_elapsed_ms(const ncp_run *run) { return ncp_clock_ms(&run->clock); }
 
+int ncp_run_add_cpu_ms(ncp_run *run, double ms)
+{
+    ncp_clock_add_cpu(&run->clock, ms);
+    if (run->clock.kind == NCP_CLOCK_CPU && ms > 0.0) run->charged_ms += ms;
+    const double budget = run->opts->budget.time_ms;
+    if (run->status < 0 && budget > 0.0 && ncp_clock_ms(&run->clock) >= budget) {
+        run->status = NCP_STATUS_TIMEOUT;
+        run->cut_between = 1;
+    }
+    return run->status == NCP_STATUS_TIMEOUT;
+}
+
 /* The trace row of the last iterate under sampling (the harness stops the solver here, or the
  * solver returned on its own after it). */
 static int trace_last(ncp_run *run, const double *lambda, int iter, double t)
@@ -87,12 +101,14 @@ static int trace_last(ncp_run *run, const double *lambda, int iter, double t)
 int ncp_run_iterate(ncp_run *run, int iter, const double *lambda, const double *v)
 {
     /* one clock reading ends the solver's time and starts the monitor's, one ends the
-     * monitor's and restarts the solver's (ncp_clock_pause and _resume with the readings
-     * shared: half the clock reads per iterate, and no instant counted in neither) */
-    const double t0 = ncp_now_ms();
-    if (run->clock.started_at >= 0.0) {
-        run->clock.accumulated_ms += t0 - run->clock.started_at;
-        run->clock.started_at = -1.0;
+     * monitor's and restarts the solver's (half the clock reads per iterate, and no instant
+     * counted in neither) */
+    const ncp_instant t0 = ncp_clock_now(&run->clock);
+    ncp_clock_pause_at(&run->clock, t0);
+    if (run->cut_between) { /* the solver went on after ncp_run_add_cpu_ms said stop: this
+                               iterate is its answer, decided as any other */
+        run->cut_between = 0;
+        run->status = -1;
     }
     double t = ncp_clock_ms(&run->clock);
     if (!run->setup_done) { /* a solver that forgot: its setup counts as zero */
@@ -148,9 +164,9 @@ int ncp_run_iterate(ncp_run *run, int iter, const double *lambda, const double *
         }
     }
     run->last_t = t;
-    const double t1 = ncp_now_ms();
-    run->monitor_ms += t1 - t0;
-    run->clock.started_at = t1; /* ncp_clock_resume at t1 */
+    const ncp_instant t1 = ncp_clock_now(&run->clock);
+    run->monitor_ms += t1.t - t0.t;
+    ncp_clock_resume_at(&run->clock, t1);
     return stop;
 }
 
@@ -327,6 +343,8 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
 {
     memset(res, 0, sizeof *res);
     double wall0 = ncp_now_ms();
+    ncp_clock whole; /* the whole call on the run's clock (total_ms) */
+    ncp_clock_start(&whole, opts->clock);
     if (opts->stop_metric < 0 || opts->stop_metric >= ncp_metrics_count())
         return ncp_error_set(err, NCP_ERR_INTERNAL, "invalid stopping metric index %d",
                              opts->stop_metric);
@@ -371,16 +389,16 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
     /* a velocity of the problem's own primal form means nothing in a reconstructed one */
     ncp_solve_in in = {p, opts->budget, params, lambda0, nvo ? v0 : NULL};
     out.status = -1;
-    ncp_clock_start(&run.clock);
+    ncp_clock_start(&run.clock, opts->clock);
     int src = s->solve(&in, &out, &run, err);
     ncp_clock_pause(&run.clock);
     double total = ncp_clock_ms(&run.clock);
     /* a solver that returned on its own (stalled, failed): its last iterate's trace row */
     if (opts->trace && opts->trace_sample && run.iterations > 0 && !run.metric_error &&
         run.traced_iter != run.iterations) {
-        double t0 = ncp_now_ms();
+        ncp_instant t0 = ncp_clock_now(&run.clock);
         if (trace_last(&run, run.best_lambda, run.iterations, run.last_t)) run.metric_error = 1;
-        run.monitor_ms += ncp_now_ms() - t0;
+        run.monitor_ms += ncp_clock_now(&run.clock).t - t0.t;
     }
     if (run.metric_error) {
         rc = err->code ? err->code : NCP_ERR_INTERNAL;
@@ -408,6 +426,14 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
     res->monitor_ms = run.monitor_ms;
     res->setup_ms = run.setup_done ? run.setup_ms : total;
     res->solve_ms = total - res->setup_ms;
+    res->solver_wall_ms = ncp_clock_wall_ms(&run.clock);
+    res->clock = run.clock.kind;
+    if (run.cut_between) {
+        char t[160];
+        snprintf(t, sizeof t, "time budget spent inside iteration %d: the solve was ended there, "
+                 "its answer is iterate %d", run.iterations + 1, run.iterations);
+        note_add(res, t);
+    }
     res->iterations = run.iterations;
     /* The answer is the last iterate the solver reported (solver.h); with no iteration at all
      * (time budget used up by the setup, or failure) it is the start point. */
@@ -461,6 +487,7 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
 done:
     ncp_metrics_ws_free(run.ws);
     res->wall_ms = ncp_now_ms() - wall0;
+    res->total_ms = ncp_clock_ms(&whole) + run.charged_ms;
     free(run.best_lambda);
     free(run.best_v);
     free(out.lambda);

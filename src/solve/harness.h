@@ -65,9 +65,14 @@ typedef struct ncp_harness_opts {
      * ncp_result.note when set (the benchmark records a row); NCP_ERR_INPUT with the reason as
      * the message when 0 (callers with no row to record it in, e.g. the trajectory driver). */
     int unsupported_ok;
+    /* The solver clock (util/clock.h ncp_clock_kind): NCP_CLOCK_CPU (0, the default), the
+     * solving thread's CPU time plus what the solver charges with ncp_run_add_cpu_ms (worker
+     * threads, a peer's process); NCP_CLOCK_WALL, elapsed time (--clock wall). Budgets, setup_ms,
+     * solve_ms, monitor_ms and the trace's times are on it; solver_wall_ms is always wall. */
+    int clock;
 } ncp_harness_opts;
 
-/* Fills defaults: tol 1e-8, max_iter 1000, time unlimited, stop metric natural_map_rel_acary
+/* Fills defaults: tol 1e-8, max_iter 1000, time unlimited, the CPU clock, stop metric natural_map_rel_acary
  * (divides by the fixed norm of v_f: the Siconos form divides by max(||v_f||, ||lambda||, ||u||),
  * which a diverging iterate drives to zero, so it would report divergence as convergence), no
  * reconstruction, unsupported solves as errors. */
@@ -92,7 +97,17 @@ typedef struct ncp_result {
                            solve_ms: metrics after every iterate, the stopping test and the trace
                            callback (docs/design.md §5, "where the time goes") */
     double wall_ms;     /* the whole ncp_harness_solve call: solver + monitor + the harness's
-                           preparation and final evaluation */
+                           preparation and final evaluation (wall clock) */
+    double solver_wall_ms; /* setup_ms + solve_ms measured on the wall clock, whichever clock
+                              the budget ran on (monitor excluded) */
+    double total_ms;    /* the whole call as wall_ms, but on the run's clock: what the harness's
+                           own share (profile harness_ms) is measured against */
+    int clock;          /* the clock of setup_ms, solve_ms, monitor_ms (ncp_clock_kind) */
+    /* --repeat N (bench.c; the harness leaves repeats 0): the solve was run N times with the
+     * same answer, setup_ms / solve_ms / solver_wall_ms / monitor_ms are the repeat of median
+     * time, time_min_ms and time_max_ms the extremes of setup_ms + solve_ms */
+    int repeats;
+    double time_min_ms, time_max_ms;
     ncp_metrics final;  /* metrics of the returned lambda (all NaN when unsupported) */
     unsigned applied;   /* NCP_RECON_* the solver was given */
     int unsupported;    /* NCP_UNSUP_* when status is NCP_STATUS_UNSUPPORTED, else 0 */

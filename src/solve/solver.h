@@ -88,6 +88,13 @@ int ncp_run_setup_done(ncp_run *run);
 int ncp_run_iterate(ncp_run *run, int iter, const double *lambda, const double *v);
 /* Solver-clock milliseconds used so far (excluding monitor time). */
 double ncp_run_elapsed_ms(const ncp_run *run);
+/* Charges ms of CPU time spent for this solve outside the calling thread (the solver's own
+ * worker threads, a child process) to the solver clock: counted under the CPU clock (the
+ * default), ignored under the wall clock, which ran meanwhile. Call it before ncp_run_iterate
+ * with what the workers spent since the last call. Returns non-zero when the time budget is
+ * spent (status timeout): the solver must stop, its answer is its last reported iterate. May be
+ * called with 0 to ask only that (a solver waiting on a process it can end). */
+int ncp_run_add_cpu_ms(ncp_run *run, double ms);
 
 typedef struct ncp_solve_in {
     const ncp_problem *prob;

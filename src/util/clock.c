@@ -1,37 +1,93 @@
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "util/clock.h"
 
-double ncp_now_ms(void)
+static double read_ms(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-void ncp_clock_start(ncp_clock *c)
+double ncp_now_ms(void) { return read_ms(CLOCK_MONOTONIC); }
+
+double ncp_thread_cpu_ms(void) { return read_ms(CLOCK_THREAD_CPUTIME_ID); }
+
+double ncp_process_cpu_ms(long pid)
 {
-    c->accumulated_ms = 0.0;
-    c->started_at = ncp_now_ms();
+    clockid_t id = CLOCK_PROCESS_CPUTIME_ID;
+    struct timespec ts;
+    if ((pid && clock_getcpuclockid((pid_t)pid, &id)) || clock_gettime(id, &ts)) return NAN;
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-void ncp_clock_pause(ncp_clock *c)
+const char *ncp_clock_name(int kind)
 {
-    if (c->started_at >= 0.0) {
-        c->accumulated_ms += ncp_now_ms() - c->started_at;
-        c->started_at = -1.0;
+    switch (kind) {
+    case NCP_CLOCK_CPU: return "cpu";
+    case NCP_CLOCK_WALL: return "wall";
+    default: return NULL;
     }
 }
 
-void ncp_clock_resume(ncp_clock *c)
+int ncp_clock_parse(const char *s)
 {
-    if (c->started_at < 0.0) c->started_at = ncp_now_ms();
+    for (int k = NCP_CLOCK_CPU; s && k <= NCP_CLOCK_WALL; k++)
+        if (!strcmp(s, ncp_clock_name(k))) return k;
+    return -1;
+}
+
+ncp_instant ncp_clock_now(const ncp_clock *c)
+{
+    ncp_instant r;
+    r.wall = ncp_now_ms();
+    r.t = c->kind == NCP_CLOCK_WALL ? r.wall : ncp_thread_cpu_ms();
+    return r;
+}
+
+void ncp_clock_start(ncp_clock *c, int kind)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = kind == NCP_CLOCK_WALL ? NCP_CLOCK_WALL : NCP_CLOCK_CPU;
+    c->at = ncp_clock_now(c);
+    c->running = 1;
+}
+
+void ncp_clock_pause_at(ncp_clock *c, ncp_instant now)
+{
+    if (!c->running) return;
+    c->acc_ms += now.t - c->at.t;
+    c->acc_wall_ms += now.wall - c->at.wall;
+    c->running = 0;
+}
+
+void ncp_clock_resume_at(ncp_clock *c, ncp_instant now)
+{
+    if (c->running) return;
+    c->at = now;
+    c->running = 1;
+}
+
+void ncp_clock_pause(ncp_clock *c) { ncp_clock_pause_at(c, ncp_clock_now(c)); }
+
+void ncp_clock_resume(ncp_clock *c) { ncp_clock_resume_at(c, ncp_clock_now(c)); }
+
+void ncp_clock_add_cpu(ncp_clock *c, double ms)
+{
+    if (c->kind == NCP_CLOCK_CPU && ms > 0.0) c->acc_ms += ms;
 }
 
 double ncp_clock_ms(const ncp_clock *c)
 {
-    double t = c->accumulated_ms;
-    if (c->started_at >= 0.0) t += ncp_now_ms() - c->started_at;
-    return t;
+    if (!c->running) return c->acc_ms;
+    return c->acc_ms + ncp_clock_now(c).t - c->at.t;
+}
+
+double ncp_clock_wall_ms(const ncp_clock *c)
+{
+    return c->acc_wall_ms + (c->running ? ncp_now_ms() - c->at.wall : 0.0);
 }

@@ -1,17 +1,53 @@
-/* Monotonic wall clock with pause/resume, for solver timing. */
+/* Clocks for solver timing (docs/design.md §5.3, "Timing"): a solver's time is the CPU time of
+ * the thread that runs it by default (CLOCK_THREAD_CPUTIME_ID), so that the load of the machine
+ * does not decide which solve times out; the wall clock (CLOCK_MONOTONIC) is read beside it and
+ * can be chosen instead (--clock wall). A clock pauses and resumes (the harness pauses it while
+ * it grades an iterate). */
 #ifndef NCP_CLOCK_H
 #define NCP_CLOCK_H
 
-double ncp_now_ms(void); /* CLOCK_MONOTONIC in milliseconds */
+double ncp_now_ms(void);        /* CLOCK_MONOTONIC in milliseconds: progress, ETAs, profiles */
+double ncp_thread_cpu_ms(void); /* CPU time of the calling thread in milliseconds */
+/* CPU time of process pid (every thread of it) in ms, 0: this process; NaN when it cannot be
+ * read (gone). A solver that runs in a child process charges this (ncp_run_add_cpu_ms). */
+double ncp_process_cpu_ms(long pid);
+
+typedef enum ncp_clock_kind {
+    NCP_CLOCK_CPU = 0, /* the solving thread's CPU time (+ what ncp_clock_add_cpu charges) */
+    NCP_CLOCK_WALL = 1 /* elapsed real time */
+} ncp_clock_kind;
+
+/* "cpu" / "wall"; NULL for anything else. */
+const char *ncp_clock_name(int kind);
+/* The kind named s ("cpu", "wall"); -1 when s names none. */
+int ncp_clock_parse(const char *s);
+
+/* One reading: t on the clock's kind, wall on the wall clock (the same value for a wall clock). */
+typedef struct ncp_instant {
+    double t, wall;
+} ncp_instant;
 
 typedef struct ncp_clock {
-    double accumulated_ms;
-    double started_at;  /* < 0 when paused */
+    int kind;           /* ncp_clock_kind */
+    double acc_ms;      /* accumulated on the clock's kind */
+    double acc_wall_ms; /* accumulated on the wall clock over the same intervals */
+    ncp_instant at;     /* the reading at the last start or resume */
+    int running;
 } ncp_clock;
 
-void ncp_clock_start(ncp_clock *c);  /* reset and run */
+void ncp_clock_start(ncp_clock *c, int kind); /* reset and run */
+ncp_instant ncp_clock_now(const ncp_clock *c);
+/* Pause / resume at a reading taken with ncp_clock_now (one reading can end one interval and
+ * start the next); ncp_clock_pause / _resume read the clock themselves. */
+void ncp_clock_pause_at(ncp_clock *c, ncp_instant now);
+void ncp_clock_resume_at(ncp_clock *c, ncp_instant now);
 void ncp_clock_pause(ncp_clock *c);
 void ncp_clock_resume(ncp_clock *c);
-double ncp_clock_ms(const ncp_clock *c);
+/* CPU time spent for this clock's work outside the calling thread (a solver's worker threads,
+ * a peer's process): counted by a CPU clock, ignored by a wall clock (the wall clock already
+ * runs while they work). */
+void ncp_clock_add_cpu(ncp_clock *c, double ms);
+double ncp_clock_ms(const ncp_clock *c);      /* on the clock's kind */
+double ncp_clock_wall_ms(const ncp_clock *c); /* on the wall clock */
 
 #endif

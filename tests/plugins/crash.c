@@ -3,7 +3,9 @@
  *     where it dereferences NULL (SIGSEGV): --isolate must turn that solve alone into a row
  *     with status crashed;
  *   plugin-overflow: writes one double past out->lambda: the ASan build must report a
- *     heap-buffer-overflow. */
+ *     heap-buffer-overflow;
+ *   plugin-flaky: jacobi, from a start point that changes with every call (a count kept between
+ *     solves, the fault it stands for): `--repeat N` must refuse its timings. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,21 @@ static int overflow_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *r
     return 0;
 }
 
+static int flaky_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
+{
+    static int calls; /* deliberately global: the state a solver must not keep */
+    const int m = in->prob->m;
+    double *l0 = calloc((size_t)m + 1, sizeof *l0);
+    if (!l0) return NCP_ERR_NOMEM;
+    for (int i = 0; i < m; i++) l0[i] = 1e-3 * (calls % 7);
+    calls++;
+    ncp_solve_in in2 = *in;
+    in2.lambda0 = l0;
+    int rc = ncp_solver_jacobi.solve(&in2, out, run, err);
+    free(l0);
+    return rc;
+}
+
 static const ncp_param_doc no_params[] = {{NULL, 0.0, NULL}};
 
 static const ncp_solver_desc crash_desc = {
@@ -46,8 +63,14 @@ static const ncp_solver_desc overflow_desc = {
     .solve = overflow_solve,
 };
 
-static const ncp_solver_desc *const solvers[] = {&crash_desc, &overflow_desc};
+static const ncp_solver_desc flaky_desc = {
+    .name = "plugin-flaky", .source = "test plugin", .summary = "jacobi from a moving start",
+    .needs = NCP_NEEDS_DUAL, .file = "tests/plugins/crash.c", .params = no_params,
+    .solve = flaky_solve,
+};
 
-static const ncp_plugin_info info = {NCP_PLUGIN_ABI_VERSION, "test-crash", "1.0", 2, solvers};
+static const ncp_solver_desc *const solvers[] = {&crash_desc, &overflow_desc, &flaky_desc};
+
+static const ncp_plugin_info info = {NCP_PLUGIN_ABI_VERSION, "test-crash", "1.0", 3, solvers};
 
 NCP_PLUGIN_EXPORT const ncp_plugin_info *ncp_plugin_entry(void) { return &info; }
