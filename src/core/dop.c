@@ -55,7 +55,7 @@ void ncp_dop_describe(const ncp_dop *op, char *buf, size_t size)
 {
     double dense = 2.0 * (double)op->m * op->m;
     if (op->chol)
-        snprintf(buf, size, "D sparse J A^-1 J^T: est. %.2g flops/product x %.1g (dense %.2g)",
+        snprintf(buf, size, "D sparse J A^-1 J^T: est. %.2g flops/product x %.2g (dense %.2g)",
                  route_flops(op), NCP_DOP_SPARSE_FLOP, dense);
     else if (op->rank)
         snprintf(buf, size, "D low rank F F^T (r = %d): est. %.2g flops/product (dense %.2g)",
