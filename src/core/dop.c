@@ -26,9 +26,9 @@ static int has_sparse_data(const ncp_problem *p)
 
 /* The routes' costs per product, in flops of the dense product (2 m^2), with the times per flop
  * measured on the development machine (benchmarks/bench_dop.c, results/REPORT.md "Route costs";
- * reference BLAS, thread CPU clock): dense 0.28-0.33 ns/flop while D fits the caches, 0.55-0.65
- * from m = 3000 on (D streamed from memory); low rank (4 m r) 0.10-0.30; sparse (4 nnz(J) + 2
- * entries of A's block factors) 0.47-0.68. A route is taken when its product is estimated
+ * reference BLAS, thread CPU clock): dense 0.27-0.45 ns/flop while D fits the caches (m <= 1200),
+ * 0.49-0.56 at m = 3000 (D streamed from memory); low rank (4 m r) 0.10-0.25; sparse (4 nnz(J) +
+ * 2 entries of A's block factors) 0.49-0.72. A route is taken when its product is estimated
  * cheaper than the dense one by these constants (continuous in the sizes, no row threshold):
  *   sparse    NCP_DOP_SPARSE_FLOP x (4 nnz(J) + 2 factor entries) < 2 m^2, with the measured
  *             ratio 2.5 of its time per flop to the dense product's in cache (from m = 3000 on
