@@ -92,6 +92,7 @@ static int admm_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, 
     int rc = ncp_admm_read_params(self, in->params, &cfg, err);
     if (rc) return rc;
     rc = ncp_admm_setup(&a, self, in, &cfg, err);
+    if (!rc && !a.unsupported) ncp_run_note(run, "%s", a.route);
     if (!rc && a.unsupported) { /* too large for the dense form: the reason is in err */
         ncp_admm_free(&a);
         out->status = NCP_STATUS_UNSUPPORTED;

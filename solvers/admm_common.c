@@ -2,6 +2,7 @@
 #include "solvers/admm_common.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,31 +147,81 @@ static int is_brow(const ncp_admm *a, int i)
  * Cholesky, Davis 2006 §4.2), through the pattern builder SAP's A + J^T G J uses
  * (solvers/sap_sparse.h, with G = diag(1/d) on the E rows and 0 on the B rows, whose cliques
  * only store zeros). The wrecking ball's K (n_v 3606, 601 bodies, m 13 251) costs
- * 3606^3/3 = 1.6e10 flops dense, 3.6e6 sparse (nnz(L) 1.05e5). Auto (k_factor = 0): sparse when A is kept sparse (a->sparse_a)
- * or n_v > NCP_ADMM_SPARSE_K_NV, and the sparse factor needs NCP_ADMM_SPARSE_K_GAIN times fewer
- * flops than n_v^3/3 (the indirect addressing of the sparse kernel is slower per flop than
- * LAPACK's, as admm-nosub, sap and the AL solvers decide); k_factor = 1 / 2 forces dense / sparse.
- * Small dense problems keep the dense K they always had (their results unchanged, bit for bit). */
-#define NCP_ADMM_SPARSE_K_NV 600
+ * 3606^3/3 = 1.6e10 flops dense, 3.6e6 sparse (nnz(L) 1.05e5).
+ *
+ * The choices (form = 0, k_factor = 0) are by estimated cost per iteration, continuous in the
+ * problem's size (no row or dof threshold), in flops of the dense LAPACK kernels:
+ *   dense form   m^3/3 / R + 2 m^2                       (Cholesky of N + Theta; two triangular
+ *                                                         solves per iteration)
+ *   saddle form  K_f / R + K_s + 4 nnz(J) + 8 m           (K's factor and solve; v = K^-1(b + J^T
+ *                  + [nb K_s + 2 nnz(J_B) nb + nb^3/3] / R   t) and g = d^-1(q - J v); the Schur
+ *                  + 2 nv nb + 2 nb^2                      complement of the B rows)
+ *   K dense      K_f = nv^3/3,  K_s = 2 nv^2
+ *   K sparse     K_f = GAIN x flops(L),  K_s = GAIN x 4 nnz(L)   (from the symbolic analysis)
+ * R is the expected number of iterations per factorisation: the budget's iterations over the
+ * factorisations rho's balancing may cause (1 + min(max_rho_changes, max_iter / adapt_every)).
+ * GAIN = NCP_ADMM_SPARSE_K_GAIN charges the up-looking kernel's indirect addressing (it runs
+ * slower per flop than LAPACK's blocked Cholesky, as admm-nosub, sap and the AL solvers account
+ * for it). k_factor = 1 / 2 and form = 1 / 2 force a choice. The choice and both estimates go
+ * to the row's note (ncp_run_note). */
 #define NCP_ADMM_SPARSE_K_GAIN 4.0
-static int choose_k(ncp_admm *a, int k_factor, ncp_error *err)
+
+/* Expected iterations per factorisation of the gamma-update's matrix (R above). */
+static double admm_amortisation(const ncp_admm_cfg *cfg, int max_iter)
+{
+    double it = max_iter > 0 ? (double)max_iter : 1000.0;
+    double nf = 1.0;
+    if (cfg->adapt_every > 0) nf += fmin((double)cfg->max_changes, it / cfg->adapt_every);
+    return fmax(1.0, it / nf);
+}
+
+/* Estimated flops per iteration of the dense form (above). */
+double ncp_admm_cost_dense(int m, double R)
+{
+    double dm = m;
+    return dm * dm * dm / 3.0 / R + 2.0 * dm * dm;
+}
+
+/* Estimated flops per iteration of the saddle form given K's factor (kf) and solve (ks) costs. */
+static double cost_saddle(const ncp_admm *a, double kf, double ks, double R)
+{
+    const ncp_csr *J = &a->p->J;
+    double nb = a->nb, nv = a->p->nv, nnzb = 0.0;
+    for (int i = 0; i < a->m; i++)
+        if (is_brow(a, i)) nnzb += J->rowptr[i + 1] - J->rowptr[i];
+    return (kf + nb * ks + 2.0 * nnzb * nb + nb * nb * nb / 3.0) / R + ks +
+           4.0 * (double)J->nnz + 8.0 * a->m + 2.0 * nv * nb + 2.0 * nb * nb;
+}
+
+/* Decides K's factorisation (above) and returns the saddle form's cost estimate in *cost. */
+static int choose_k(ncp_admm *a, int k_factor, double R, double *cost, ncp_error *err)
 {
     const ncp_problem *p = a->p;
-    int nv = p->nv, rc;
+    double nv = p->nv;
+    int rc;
     a->sparse_k = 0;
-    if (k_factor == NCP_ADMM_KFACTOR_DENSE ||
-        (k_factor == NCP_ADMM_KFACTOR_AUTO && !a->sparse_a && nv <= NCP_ADMM_SPARSE_K_NV))
-        return NCP_OK;
+    /* a dense K above NCP_ADMM_SPARSE_MAX_NV dofs is out of memory's reach: sparse only */
+    double dense = p->nv <= NCP_ADMM_SPARSE_MAX_NV
+                       ? cost_saddle(a, nv * nv * nv / 3.0, 2.0 * nv * nv, R) : INFINITY;
+    *cost = dense;
+    if (k_factor == NCP_ADMM_KFACTOR_DENSE) {
+        if (p->nv <= NCP_ADMM_SPARSE_MAX_NV) return NCP_OK;
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: k_factor = 1 (dense K) with n_v = %d dofs, "
+                             "above the %d-dof limit of a dense K; use k_factor = 0 or 2",
+                             a->name, p->nv, NCP_ADMM_SPARSE_MAX_NV);
+    }
     const ncp_csr *As = &p->A_sparse;
     if (!a->sparse_a) {
-        if ((rc = ncp_csr_from_dense(&a->Aown, nv, nv, p->A, 0.0, err))) return rc;
+        if ((rc = ncp_csr_from_dense(&a->Aown, p->nv, p->nv, p->A, 0.0, err))) return rc;
         As = &a->Aown;
     }
     if ((rc = ncp_sap_hess_init(&a->hs, As, p, err))) return rc;
     double flops;
-    ncp_sap_hess_stats(&a->hs, NULL, NULL, &flops);
-    if (k_factor == NCP_ADMM_KFACTOR_AUTO &&
-        !(NCP_ADMM_SPARSE_K_GAIN * flops < (double)nv * nv * nv / 3.0)) {
+    size_t nnz_l;
+    ncp_sap_hess_stats(&a->hs, NULL, &nnz_l, &flops);
+    double sparse = cost_saddle(a, NCP_ADMM_SPARSE_K_GAIN * flops,
+                                NCP_ADMM_SPARSE_K_GAIN * 4.0 * (double)nnz_l, R);
+    if (k_factor == NCP_ADMM_KFACTOR_AUTO && !(sparse < dense)) {
         ncp_sap_hess_free(&a->hs); /* too much fill to pay: the dense K */
         ncp_csr_free(&a->Aown);
         return NCP_OK;
@@ -178,7 +229,18 @@ static int choose_k(ncp_admm *a, int k_factor, ncp_error *err)
     if (!(a->G9 = ncp_calloc(err, 9 * (size_t)p->nblocks + 1, sizeof(double))))
         return NCP_ERR_NOMEM;
     a->sparse_k = 1;
+    *cost = sparse;
     return NCP_OK;
+}
+
+/* Drops the saddle form's K choice (the dense form won). */
+static void drop_k(ncp_admm *a)
+{
+    ncp_sap_hess_free(&a->hs);
+    ncp_csr_free(&a->Aown);
+    free(a->G9);
+    a->G9 = NULL;
+    a->sparse_k = 0;
 }
 
 int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in *in,
@@ -214,15 +276,13 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
     int nb = 0;
     for (int i = 0; i < m; i++)
         if (is_brow(a, i)) nb++;
+    a->nb = nb;
     int have_primal = p->has_primal && p->A && p->J.rowptr && p->J.m == m && p->J.n == p->nv;
-    /* the simulator's block route (sim/dynamics.h: > 600 dofs) keeps A as a block-diagonal CSR;
-     * K = A + J_E^T d_E^{-1} J_E (nv x nv) is then factorised sparsely (choose_k), far cheaper
-     * than the dense form's m x m factor when m >> nv (the wrecking ball: nv 3606, m 13 260 at
-     * step 1) */
+    /* a problem that keeps A as a block-diagonal CSR (the simulator's block route, FCLib's M):
+     * the saddle form's K is built from it (choose_k), at any size */
     if (!have_primal && p->has_sparse_primal && p->A_sparse.rowptr && p->A_sparse.m == p->nv &&
         p->A_sparse.n == p->nv && p->b && p->e && p->J.rowptr && p->J.m == m &&
-        p->J.n == p->nv && p->nv <= NCP_ADMM_SPARSE_MAX_NV &&
-        (m >= NCP_ADMM_SPARSE_MIN_ROWS || cfg->form == NCP_ADMM_FORM_SADDLE)) {
+        p->J.n == p->nv) {
         have_primal = 1;
         a->sparse_a = 1;
         a->nv = p->nv;
@@ -232,16 +292,32 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
                              "%s: form = 2 (saddle point) needs the primal data (A, J), which "
                              "problem '%s' does not have; use form = 0 or 1",
                              a->name, p->name ? p->name : "?");
+    /* the forms' estimated costs per iteration (choose_k's comment); the dense form's only within
+     * its row limit */
+    double R = admm_amortisation(cfg, in->budget.max_iter);
+    a->cost_dense = m <= NCP_ADMM_DENSE_MAX_ROWS ? ncp_admm_cost_dense(m, R) : INFINITY;
+    a->cost_saddle = INFINITY;
+    if (have_primal && cfg->form != NCP_ADMM_FORM_DENSE &&
+        (rc = choose_k(a, cfg->k_factor, R, &a->cost_saddle, err)))
+        return rc;
     if (cfg->form == NCP_ADMM_FORM_AUTO)
-        a->form = (have_primal && p->nv + nb < m) ? NCP_ADMM_FORM_SADDLE : NCP_ADMM_FORM_DENSE;
+        a->form = have_primal && a->cost_saddle < a->cost_dense ? NCP_ADMM_FORM_SADDLE
+                                                                : NCP_ADMM_FORM_DENSE;
     else
         a->form = cfg->form;
+    if (a->form == NCP_ADMM_FORM_DENSE) drop_k(a);
+    snprintf(a->route, sizeof a->route, "form %s%s: est. %.2g flops/it, %s form %.2g",
+             a->form == NCP_ADMM_FORM_DENSE ? "dense" : "saddle",
+             a->form == NCP_ADMM_FORM_DENSE ? "" : a->sparse_k ? ", K sparse" : ", K dense",
+             a->form == NCP_ADMM_FORM_DENSE ? a->cost_dense : a->cost_saddle,
+             a->form == NCP_ADMM_FORM_DENSE ? "saddle" : "dense",
+             a->form == NCP_ADMM_FORM_DENSE ? a->cost_saddle : a->cost_dense);
     if (a->form == NCP_ADMM_FORM_DENSE && m > NCP_ADMM_DENSE_MAX_ROWS) {
         a->unsupported = 1;
         ncp_error_set(err, NCP_ERR_INPUT,
                       "%s: the dense form would factorise the %d x %d matrix D + diag(C + Theta) "
                       "(%.2g flops, %.2g GiB), above the %d-row limit; the saddle-point form needs "
-                      "the primal data with n_v + n_bilateral < m",
+                      "the primal data",
                       a->name, m, m, (double)m * m * m / 3.0,
                       8.0 * (double)m * m / 1073741824.0, NCP_ADMM_DENSE_MAX_ROWS);
         return NCP_OK;
@@ -259,8 +335,6 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
         if (!(a->s = ncp_calloc(err, mz, sizeof(double)))) return NCP_ERR_NOMEM;
     } else {
         int nv = p->nv;
-        a->nb = nb;
-        if ((rc = choose_k(a, cfg->k_factor, err))) return rc;
         if (!a->sparse_k && !(a->K = ncp_malloc(err, (size_t)nv * nv, sizeof(double))))
             return NCP_ERR_NOMEM;
         a->d = ncp_calloc(err, mz, sizeof(double));

@@ -34,10 +34,10 @@
  *           whose d = rho_b w is tiny, would make K ill-conditioned, so they are kept and solved
  *           through their Schur complement S_B = J_B K^{-1} J_B^T + d_B (n_b x n_b, SPD). The
  *           velocity v is a by-product (Corollary 2) and is reported.
- *   Cost per factorisation: dense m^3/3; saddle about n_v^3/3 (dense K; sparse K: the flops
- *   of its fill-reduced factor) + n_b n_v^2 + n_b^3/3 plus the sparse products. form = 0 (auto) takes the saddle form when the problem has primal data and
- *   n_v + n_b < m (more constraint rows than velocity unknowns: the many-contacts regime),
- *   else the dense form; form = 1 / 2 force one.
+ *   form = 0 (auto) takes the form of lower estimated cost per iteration (flops of the
+ *   factorisation amortised over the iterations between two rho changes, plus one solve; the
+ *   model is at choose_k in admm_common.c), continuous in the problem's size; form = 1 / 2
+ *   force one. The choice is recorded in the row's note (ncp_run_note).
  *
  * Iterate reported: g (the paper's output, eq. 31 / Alg. 1), not z (in Y by construction).
  * Identity used by the stopping test: after the gamma-update, N g + r = -y - Theta (z - z_old)
@@ -80,11 +80,11 @@ enum { NCP_ADMM_RHO_BALANCED = 1, NCP_ADMM_RHO_NORMALIZED = 2 };
      "rho is kept fixed after this many changes (ours: fixed-rho ADMM always converges)"},      \
     {"precond", 1.0, "1 = per-cone diagonal preconditioning (eq. 47), 0 = off"},                 \
     {"form", 0.0,                                                                                \
-     "0 = auto (saddle if primal data and n_v + n_bilateral < m), 1 = dense N + Theta, "         \
+     "0 = auto (the form of lower estimated flops per iteration), 1 = dense N + Theta, "          \
      "2 = saddle point on (A, J)"},                                                              \
     {"k_factor", 0.0,                                                                            \
-     "saddle form's K = A + J_E^T d_E^-1 J_E: 0 = sparse (ordered once per solve) when A is "    \
-     "kept sparse or nv > 600 and it needs 4x fewer flops, else dense; 1 = dense, 2 = sparse"},  \
+     "saddle form's K = A + J_E^T d_E^-1 J_E: 0 = sparse (ordered once per solve) when its "      \
+     "estimated cost is lower, else dense; 1 = dense, 2 = sparse"},                               \
     {"tol_ccp", 0.0,                                                                             \
      "own stop: CCP natural map <= tol_ccp ||v_f||_2 (0 = budget tol / 10), status stalled"}
 
@@ -136,6 +136,11 @@ typedef struct ncp_admm {
     double *tm;          /* m work */
     double *tb;          /* nb work */
     int sparse_a;        /* saddle form on the sparse primal data: A from A_sparse (block route) */
+    double cost_dense;   /* estimated flops per iteration of the dense form (INFINITY: above
+                            NCP_ADMM_DENSE_MAX_ROWS), see choose_k in admm_common.c */
+    double cost_saddle;  /* ... of the saddle form with the K chosen (INFINITY: no primal data,
+                            or form = 1 forced) */
+    char route[160];     /* the form and K chosen, with both estimates: for the row's note */
     int unsupported;     /* setup declined the problem (reason in err): report UNSUPPORTED */
 } ncp_admm;
 
@@ -144,16 +149,17 @@ typedef struct ncp_admm {
  * the reason instead of running for hours (Tasora et al. 2021's wrecking ball: 13 260 rows at
  * step 1). */
 #define NCP_ADMM_DENSE_MAX_ROWS NCP_DENSE_FACTOR_MAX_ROWS
-/* The saddle form takes a sparse (block-diagonal) A from A_sparse when asked for (form = 2, which
- * such a problem refused before) or, by default, on problems of at least this many rows; and only
- * while the dense nv x nv K stays below NCP_ADMM_SPARSE_MAX_NV^2 doubles. Smaller sparse problems
- * keep the dense form they always had (their results unchanged, bit for bit). */
-#define NCP_ADMM_SPARSE_MIN_ROWS 4096
+/* A dense nv x nv K is not formed above this many dofs (1.1 GB): the saddle form's K is then
+ * sparse, whatever its estimated cost. */
 #define NCP_ADMM_SPARSE_MAX_NV 12000
+
+/* Estimated flops per iteration of the dense form on m rows with R iterations per factorisation
+ * (m^3/3 / R + 2 m^2; the saddle form's estimate is in admm_common.c, choose_k). */
+double ncp_admm_cost_dense(int m, double R);
 
 /* Builds the row sets, preconditioner and form; does not factorise (call ncp_admm_factor). The
  * problem must have dual data; the saddle form also needs the primal data (dense A, or a sparse
- * A_sparse on a problem of >= NCP_ADMM_SPARSE_MIN_ROWS rows). A problem the solver cannot solve
+ * A_sparse). A problem the solver cannot solve
  * at its size (the dense form above NCP_ADMM_DENSE_MAX_ROWS rows) returns NCP_OK with
  * a->unsupported set and the reason in err: the caller reports NCP_STATUS_UNSUPPORTED. */
 int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in *in,

@@ -280,6 +280,7 @@ static int iterate(const ncp_solver_desc *d, const ncp_admm_prox_opts *o, const 
     project_dual(p, z, z);
 
     int status = -1, k = 0;
+    ncp_note_dop(run, &w->op);
     if (ncp_run_setup_done(run) == 0) {
         for (k = 1;; k++) {
             ncp_copy(m, x, w->xp);

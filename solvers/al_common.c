@@ -22,8 +22,7 @@
  *     degree) and analysed once per solve and refactorised numerically per Newton step; blocks
  *     whose G_i = 0 add explicit zeros. Each entry is summed in the dense route's order (A, then
  *     the blocks in index order), so the two routes differ by round-off only
- *     (tests/test_canal.c). Automatic rule (newton_factor 0): sparse when nv >= NCP_AL_SPARSE_NV
- *     and the sparse factorisation's flops (sum of squared column counts of L) are below the
+ *     (tests/test_canal.c). Automatic rule (newton_factor 0, any size): sparse when the sparse factorisation's flops (sum of squared column counts of L) are below the
  *     dense n^3/3 by the factor NCP_AL_SPARSE_GAIN, which the up-looking kernel's indirect
  *     addressing costs per flop against LAPACK (admm-nosub's rule, solvers/subadmm_core.c).
  *     On that route the mass matrix's own factor (problem_scale, initial_velocity) is also
@@ -83,10 +82,9 @@ struct ncp_al_lin {
     ncp_csr am;          /* A's non-zeros (diagonal included): its products and own factor */
 };
 
-/* Sparse route of canal's Newton system (see the file header): at least this many dofs, and a
- * sparse factorisation cheaper than the dense one by this factor in flops. Below 64 dofs a
- * dense factorisation takes microseconds (bolt-nut 6, the dish piles 30-48). */
-#define NCP_AL_SPARSE_NV 64
+/* Sparse route of canal's Newton system (see the file header): a sparse factorisation cheaper
+ * than the dense one by this factor in flops, at any size (a dense A whose pattern is full, as
+ * bolt-nut's 6 dofs, never passes it). */
 #define NCP_AL_SPARSE_GAIN 4.0
 
 /* Frees the sparse route's arrays (back to the dense route). */
@@ -228,7 +226,7 @@ static int lin_create(const ncp_problem *p, ncp_al_lin **out, ncp_error *err)
 static int lin_choose(const ncp_problem *p, ncp_al_lin *L, int mode, ncp_error *err)
 {
     int n = L->n, nb = L->nb, rc = NCP_OK;
-    if (mode == 1 || n == 0 || (mode == 0 && n < NCP_AL_SPARSE_NV)) return NCP_OK;
+    if (mode == 1 || n == 0) return NCP_OK;
     size_t n1 = (size_t)n;
     if ((rc = ncp_blockpat_build(n, L->aptr, L->aidx, nb, L->bptr, L->bcol, 0, &L->pat, err)))
         goto out;
@@ -785,6 +783,13 @@ static int al_run(const ncp_al_config *cfg, const ncp_al_settings *set, const nc
      * always dense per component */
     if ((rc = lin_choose(p, w.lin, cfg->cascade ? set->newton_factor : 1, err))) goto done;
     st->sparse_newton = w.lin->sp != NULL;
+    if (cfg->cascade) {
+        double flops = 0.0, dn = n;
+        if (w.lin->sp) ncp_spchol_stats(w.lin->sp, NULL, &flops);
+        ncp_run_note(run, w.lin->sp ? "Newton matrix sparse: %.2g flops/factorisation (dense %.2g)"
+                                    : "Newton matrix dense per component (at most %.2g flops)",
+                     w.lin->sp ? flops : dn * dn * dn / 3.0, dn * dn * dn / 3.0);
+    }
     rc = problem_scale(p, w.lin, in->lambda0, &dmean, &mom, err);
     if (!rc) {
         if (in->v0) ncp_copy(n, in->v0, w.v);

@@ -239,8 +239,10 @@ static int apgd_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, 
         rc = NCP_ERR_NOMEM;
     else if ((rc = ncp_dop_init(&w.op, p, NCP_DOP_AUTO, err)))
         ncp_error_prefix(err, "%s: ", self->name);
-    else
+    else {
+        ncp_note_dop(run, &w.op);
         apgd_iterate(in, out, run, &w);
+    }
     apgd_ws_free(&w);
     return rc;
 }

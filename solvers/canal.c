@@ -100,8 +100,8 @@ static const ncp_param_doc canal_params[] = {
     {"ls_tol", 1e-10, "exact line search: stop when |phi'(a)| <= ls_tol |phi'(0)|, in (0, 1)"},
     {"ls_max", 100.0, "exact line search: max evaluations of phi' (integer >= 2)"},
     {"newton_factor", 0.0,
-     "eq. 25's Cholesky: 0 = sparse (fixed pattern, analysed once per solve) when nv >= 64 and "
-     "4x fewer flops than dense, else dense per connected component; 1 = dense; 2 = sparse"},
+     "eq. 25's Cholesky: 0 = sparse (fixed pattern, analysed once per solve) when it needs 4x "
+     "fewer flops than dense, else dense per connected component; 1 = dense; 2 = sparse"},
     {NULL, 0.0, NULL},
 };
 

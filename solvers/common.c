@@ -703,3 +703,10 @@ void ncp_direct_io(const ncp_problem *p, const ncp_params *ps, int iterations,
     out->v = v;
     out->status = -1;
 }
+
+void ncp_note_dop(ncp_run *run, const ncp_dop *op)
+{
+    char text[160];
+    ncp_dop_describe(op, text, sizeof text);
+    ncp_run_note(run, "%s", text);
+}

@@ -223,4 +223,8 @@ void ncp_direct_io(const ncp_problem *p, const ncp_params *ps, int iterations,
                    const double *lambda0, const double *v0, double *lambda, double *v,
                    ncp_solve_in *in, ncp_solve_out *out);
 
+/* Records the Delassus operator's route and its estimated cost per product (ncp_dop_describe)
+ * in the row's note (ncp_run_note). */
+void ncp_note_dop(ncp_run *run, const ncp_dop *op);
+
 #endif

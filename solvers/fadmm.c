@@ -151,6 +151,7 @@ static int fadmm_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
                                    NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &eps_r, err);
     if (rc) return rc;
     rc = ncp_admm_setup(&a, self, in, &cfg, err);
+    if (!rc && !a.unsupported) ncp_run_note(run, "%s", a.route);
     if (!rc && a.unsupported) { /* too large for the dense form: the reason is in err */
         ncp_admm_free(&a);
         out->status = NCP_STATUS_UNSUPPORTED;

@@ -177,6 +177,7 @@ static int jacobi_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run
                (rc = ncp_dop_init(&w.op, p, NCP_DOP_AUTO, err))) {
         ncp_error_prefix(err, "jacobi: ");
     } else {
+        ncp_note_dop(run, &w.op);
         double theta = auto_scale ? jac_theta(p, &w) : 1.0;
         jac_iterate(in, out, run, omega, theta, stall_tol, &w);
     }

@@ -343,6 +343,7 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
         out->iterations = 0;
         return NCP_OK;
     }
+    ncp_note_dop(run, &w.op);
     /* Gauss–Seidel steps and rho_b = rho_scale / lambda_max(D_kk) or / D_rr (the largest
      * diagonal entry where that is negligible), see ncp_block_steps. */
     if ((rc = ncp_block_steps(p, w.gs, w.rho0, err))) {

@@ -23,8 +23,8 @@
  *   J_b^T G_b J_b, the pattern ordered and analysed once per solve, refactorised per Newton
  *   step; the paper's §IV-D exploits the same structure with a supernodal factorisation) when the
  *   problem keeps A sparse (the capture's block route above 600 dofs, FCLib's M) or, with a
- *   dense A, when nv > 600 and the sparse factorisation is at least 4x cheaper (parameter
- *   sparse). Both forms give the same iterates up to round-off (tests/test_sap.c).
+ *   dense A, when the sparse factorisation is at least 4x cheaper in flops, at any size
+ *   (parameter sparse; recorded in the row's note). Both forms give the same iterates up to round-off (tests/test_sap.c).
  * Contact space (dual-only problems, or contact_space = 1; derived, not in the paper):
  *   with v = v* + A^{-1} J^T lambda, l(lambda) = 1/2 lambda^T D lambda + sum_b l_b(D lambda + v_f +
  *   shift); the primal Newton direction mapped to lambda is (I + G D) dlambda = gamma - lambda
@@ -74,15 +74,15 @@ static const ncp_param_doc sap_params[] = {
      "0: Newton on v when A, J are present (the paper), 1: Newton on the contact impulses"},
     {"sparse", -1.0,
      "Newton matrix A + J^T G J: 0 dense Cholesky, 1 sparse (fixed pattern, analysed once), -1 "
-     "sparse when A is kept sparse, or nv > 600 and the sparse factor is 4x cheaper"},
+     "sparse when A is kept sparse, or when the sparse factor needs 4x fewer flops"},
     {NULL, 0.0, NULL},
 };
 
 enum { SAP_LS_MAX = 100 };
-/* -1 (auto) takes the sparse Newton matrix for a dense A above this size (the capture's own
- * block-route threshold, NCP_BLOCK_MASS_NDOF) when its factorisation needs SAP_SPARSE_GAIN
- * times fewer flops than the dense one (nv^3/3); a problem whose A is kept sparse always. */
-enum { SAP_SPARSE_NV = 600 };
+/* -1 (auto) takes the sparse Newton matrix for a dense A when its factorisation needs
+ * SAP_SPARSE_GAIN times fewer flops than the dense one (nv^3/3), the up-looking kernel's indirect
+ * addressing being slower per flop than LAPACK's (no size threshold: the choice is continuous in
+ * the flops); a problem whose A is kept sparse always. */
 static const double SAP_SPARSE_GAIN = 4.0;
 static const double SAP_ALPHA_MAX = 1.5;
 
@@ -408,7 +408,7 @@ static int choose_sparse(sap_ws *w, int want, ncp_error *err)
                                  "'%s' keeps A sparse (nv = %d)", p->name ? p->name : "?", nv);
         w->As = &p->A_sparse;
     } else {
-        if (want == 0 || (want < 0 && nv <= SAP_SPARSE_NV)) return NCP_OK;
+        if (want == 0) return NCP_OK;
         if ((rc = ncp_csr_from_dense(&w->Aown, nv, nv, p->A, 0.0, err))) return rc;
         w->As = &w->Aown;
     }
@@ -456,6 +456,14 @@ static int sap_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
     if (w.primal && (rc = choose_sparse(&w, want_sparse, err))) {
         sap_ws_free(&w);
         return rc;
+    }
+    if (w.primal) {
+        double flops = 0.0;
+        if (w.sparse) ncp_sap_hess_stats(&w.hs, NULL, NULL, &flops);
+        double dense = (double)w.nv * w.nv * w.nv / 3.0;
+        ncp_run_note(run, w.sparse ? "Newton matrix sparse: %.2g flops/factorisation (dense %.2g)"
+                                   : "Newton matrix dense: %.2g flops/factorisation",
+                     w.sparse ? flops : dense, dense);
     }
     int big = w.primal ? (w.sparse ? 0 : w.nv) : w.m;
     if (big > 46340) { /* n * n must fit the int lengths of la.h */

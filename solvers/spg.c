@@ -243,6 +243,7 @@ static int spg_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
                (rc = ncp_dop_init(&w.op, p, NCP_DOP_AUTO, err))) {
         ncp_error_prefix(err, "%s: ", self->name);
     } else {
+        ncp_note_dop(run, &w.op);
         /* the linear term s0 = g(0); the metric: P^-1 = the block's first-order step, or 1 */
         spg_gradient(p, w.l, p->vf, w.s0);
         double cmax = 0.0; /* largest block curvature in the metric: alpha_0 = 1 / cmax */

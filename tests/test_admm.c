@@ -15,6 +15,9 @@
  *       CCP); iteration counts of admm vs fadmm (reported);
  *   (d) the dense and saddle-point forms give the same iterates (to 1e-10) at every k, and so
  *       do the saddle form's sparse K (k_factor = 2) and dense K (k_factor = 1), lambda and v;
+ *       on a sparse (block-diagonal) A too; the default form is the one of lower estimated cost
+ *       (the documented model), and adding contacts to the same bodies moves it at most once,
+ *       from dense to saddle;
  *   (e) warm start from the solution stops within one iteration; the iteration budget is used
  *       exactly; descriptor, parameter defaults and validation; determinism.
  * Random problems: tutil_random_problem draws e freely, and with m > nv about 5% of draws have
@@ -29,6 +32,7 @@
 #include "solve/harness.h"
 #include "core/la.h"
 #include "metrics/metrics.h"
+#include "solvers/admm_common.h"
 #include "solvers/registry.h"
 #include "tcheck.h"
 #include "testutil.h"
@@ -554,6 +558,114 @@ static void test_forms_agree(void)
     printf("saddle point, sparse vs dense K: largest relative difference %.2g\n", worst_k);
 }
 
+/* ---------- (d') the forms on a sparse A; the cost-based choice ---------- */
+
+/* The forms of `p` as ncp_admm_setup decides them with the default parameters (form = 0). */
+static int t_setup(const ncp_problem *p, ncp_admm *a)
+{
+    ncp_error err;
+    ncp_error_clear(&err);
+    ncp_params ps;
+    memset(&ps, 0, sizeof ps);
+    ncp_admm_cfg cfg;
+    CHECK_OK(ncp_admm_read_params(S_ADMM, &ps, &cfg, &err), &err);
+    ncp_solve_in in = {.prob = p, .params = &ps};
+    in.budget.tol = 1e-8;
+    in.budget.max_iter = 1000;
+    int rc = ncp_admm_setup(a, S_ADMM, &in, &cfg, &err);
+    CHECK_OK(rc, &err);
+    if (rc) return 0;
+    /* the expected factorisations per solve with the defaults (adapt_every 5, 10 changes):
+     * R = 1000 / 11; the dense form's estimate is the documented m^3/3 / R + 2 m^2 */
+    double m = p->m, R = 1000.0 / 11.0;
+    CHECK(fabs(a->cost_dense - (m * m * m / 3.0 / R + 2.0 * m * m)) <= 1e-12 * a->cost_dense);
+    CHECK(isfinite(a->cost_saddle) && a->cost_saddle > 0.0);
+    /* the cheaper estimate wins, and the note says which */
+    int want = a->cost_saddle < a->cost_dense ? NCP_ADMM_FORM_SADDLE : NCP_ADMM_FORM_DENSE;
+    CHECK(a->form == want);
+    CHECK(strstr(a->route, want == NCP_ADMM_FORM_SADDLE ? "form saddle" : "form dense") ==
+          a->route);
+    return 1;
+}
+
+static void test_sparse_forms(void)
+{
+    ncp_error err;
+    ncp_error_clear(&err);
+    /* many contacts on few bodies (m = 240 rows, nv = 24): the saddle form's K (24 x 24) is far
+     * cheaper than the 240 x 240 factorisation; few contacts on many bodies (m = 12, nv = 360):
+     * the dense form's 12 x 12 one is */
+    ncp_problem many, few;
+    CHECK_OK(tutil_sparse_bodies_problem(&many, 41, 4, 80, &err), &err);
+    CHECK_OK(tutil_sparse_bodies_problem(&few, 42, 60, 4, &err), &err);
+    ncp_admm a;
+    if (t_setup(&many, &a)) CHECK(a.form == NCP_ADMM_FORM_SADDLE);
+    ncp_admm_free(&a);
+    if (t_setup(&few, &a)) CHECK(a.form == NCP_ADMM_FORM_DENSE);
+    ncp_admm_free(&a);
+    /* continuity: adding contacts to the same 20 bodies moves the choice at most once, from
+     * the dense form to the saddle form, and each estimate grows with the contacts */
+    int flips = 0, prev = NCP_ADMM_FORM_DENSE;
+    double pd = 0.0, pdense = 0.0;
+    for (int nc = 2; nc <= 120; nc += 6) {
+        ncp_problem p;
+        CHECK_OK(tutil_sparse_bodies_problem(&p, 43, 20, nc, &err), &err);
+        if (t_setup(&p, &a)) {
+            if (a.form != prev) flips++;
+            CHECK(!(a.form == NCP_ADMM_FORM_DENSE && prev == NCP_ADMM_FORM_SADDLE));
+            CHECK(a.cost_dense > pdense);
+            CHECK(a.cost_saddle >= pd);
+            prev = a.form;
+            pd = a.cost_saddle;
+            pdense = a.cost_dense;
+        }
+        ncp_admm_free(&a);
+        ncp_problem_free(&p);
+    }
+    CHECK(flips == 1 && prev == NCP_ADMM_FORM_SADDLE);
+    /* the dense m x m form against the saddle form with K sparse on the sparse A (block
+     * elimination on the primal data): the same iterates at every k, lambda to 1e-9. At a fixed
+     * rho: with the balancing (adapt_every 3) the forms' round-off flipped one of its discrete
+     * decisions by k = 40 (5e-6 apart afterwards); the refactorisation path is compared in (d) */
+    const int ks[] = {1, 7, 40};
+    double worst = 0.0;
+    const ncp_solver_desc *ss[2] = {S_ADMM, S_FADMM};
+    for (int si = 0; si < 2; si++)
+        for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+            ncp_params pdn, psp;
+            set_form(&pdn, 1);
+            set_form(&psp, 2);
+            CHECK_OK(ncp_params_set(&psp, "k_factor", 2, &err), &err);
+            CHECK_OK(ncp_params_set(&pdn, "adapt_every", 0, &err), &err);
+            CHECK_OK(ncp_params_set(&psp, "adapt_every", 0, &err), &err);
+            ncp_result rd, rs;
+            CHECK_OK(t_solve(ss[si], &many, &pdn, NULL, 1e-300, ks[ki], &rd), &err);
+            CHECK_OK(t_solve(ss[si], &many, &psp, NULL, 1e-300, ks[ki], &rs), &err);
+            CHECK(rd.iterations == ks[ki] && rs.iterations == ks[ki]);
+            if (rd.lambda && rs.lambda) {
+                double d = 0.0, sc = 1e-300;
+                for (int k = 0; k < many.m; k++) {
+                    d = fmax(d, fabs(rd.lambda[k] - rs.lambda[k]));
+                    sc = fmax(sc, fabs(rd.lambda[k]));
+                }
+                CHECK(d <= 1e-9 * sc);
+                if (d > 1e-9 * sc)
+                    fprintf(stderr, "  sparse A: %s k %d: dense vs saddle %.3g\n", ss[si]->name,
+                            ks[ki], d / sc);
+                worst = fmax(worst, d / sc);
+            }
+            /* the choice reaches the row's note */
+            CHECK(strstr(rd.note, "form dense") != NULL);
+            CHECK(strstr(rs.note, "form saddle, K sparse") != NULL);
+            ncp_result_free(&rd);
+            ncp_result_free(&rs);
+        }
+    printf("sparse A: dense vs saddle (sparse K) iterates: largest relative difference %.2g\n",
+           worst);
+    ncp_problem_free(&many);
+    ncp_problem_free(&few);
+}
+
 /* ---------- (e) warm start, budgets, parameters ---------- */
 
 static void test_warm_start(int count)
@@ -659,6 +771,7 @@ int main(void)
     }
     report_random(&st, 180);
     test_forms_agree();
+    test_sparse_forms();
     test_warm_start(12);
     test_max_iter();
     return tcheck_exit("admm");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/dop.h"
+#include "core/sparse_chol.h"
 #include "tcheck.h"
 #include "testutil.h"
 
@@ -241,11 +242,60 @@ static void check_sparse(uint64_t seed, int nb, int nc)
     ncp_problem_free(&p);
 }
 
+/* The route choice is by estimated cost, continuous in size: on piles of the same 12 bodies with
+ * more and more contacts the sparse route's product grows like nnz(J) and the dense one's like
+ * m^2, so AUTO goes from dense to sparse once and stays there, each time exactly when the rule
+ * stated in dop.c holds (2.5 x (4 nnz(J) + 2 factor entries) < 2 m^2, the factor entries counted
+ * here from a block factorisation of A of our own); the low-rank route likewise for dense data
+ * exactly when 2 x 4 m nv <= 2 m^2. ncp_dop_describe names the route taken. */
+static void check_route_costs(void)
+{
+    ncp_error err = {0};
+    int flips = 0, prev = 0;
+    for (int nc = 1; nc <= 40; nc++) {
+        ncp_problem p;
+        CHECK_OK(tutil_sparse_bodies_problem(&p, 77, 12, nc, &err), &err);
+        ncp_sparse_chol *F = NULL;
+        ncp_sparse_chol_opts opts = {.no_cholmod = 1};
+        CHECK_OK(ncp_sparse_chol_factor(&p.A_sparse, &opts, &F, &err), &err);
+        double cost = 4.0 * p.J.nnz + 2.0 * (double)ncp_sparse_chol_dense_entries(F);
+        ncp_sparse_chol_free(F);
+        int want = 2.5 * cost < 2.0 * (double)p.m * p.m;
+        ncp_dop op;
+        CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_AUTO, &err), &err);
+        int got = op.chol != NULL;
+        CHECK(got == want);
+        char text[160];
+        ncp_dop_describe(&op, text, sizeof text);
+        CHECK(strstr(text, got ? "D sparse" : "D dense") == text);
+        if (got != prev) flips++;
+        prev = got;
+        ncp_dop_free(&op);
+        ncp_problem_free(&p);
+    }
+    CHECK(flips == 1 && prev == 1);
+    flips = prev = 0;
+    for (int nc = 1; nc <= 30; nc++) { /* 10 dofs, m = 3 nc: low rank from m >= 40 on */
+        ncp_problem p;
+        CHECK_OK(tutil_random_problem(&p, 78, 10, nc, 0, 0, 0, &err), &err);
+        ncp_dop op;
+        CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_AUTO, &err), &err);
+        int got = op.rank > 0;
+        CHECK(got == (2.0 * 4.0 * p.m * p.nv <= 2.0 * (double)p.m * p.m));
+        if (got != prev) flips++;
+        prev = got;
+        ncp_dop_free(&op);
+        ncp_problem_free(&p);
+    }
+    CHECK(flips == 1 && prev == 1);
+}
+
 int main(void)
 {
     check_problem(1, 6, 40);   /* m = 120, nv = 6: low rank */
     check_problem(2, 12, 16);  /* m = 48, nv = 12: low rank (4 nv = m) */
     check_problem(3, 30, 8);   /* m = 24 < 4 nv: dense */
     check_sparse(4, 20, 100);  /* m = 300, nv = 120, 20 bodies: sparse */
+    check_route_costs();
     return tcheck_exit("dop");
 }

@@ -300,9 +300,10 @@ int main(void)
         ncp_result_free(&rb);
         ncp_result_free(&rd);
     }
-    /* the default form picks the dense form below NCP_ADMM_SPARSE_MIN_ROWS: also solves */
+    /* the default form (the cheaper by its estimate: the saddle form here) also solves */
     if (solve("admm", &pb, 0, &rb)) {
         CHECK(rb.converged);
+        CHECK(strstr(rb.note, "form saddle") != NULL);
         ncp_result_free(&rb);
     }
     /* 3. the saddle form's K kept sparse against the dense K */

@@ -2,6 +2,7 @@
 #include "core/dop.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,15 +24,54 @@ static int has_sparse_data(const ncp_problem *p)
            p->A_sparse.n == p->nv && p->J.rowptr && p->J.m == p->m && p->J.n == p->nv;
 }
 
+/* The routes' costs per product, in flops of the dense product (2 m^2), with the times per flop
+ * measured on the development machine (benchmarks/bench_dop.c, results/REPORT.md "Route costs";
+ * reference BLAS, thread CPU clock): dense 0.27-0.45 ns/flop while D fits the caches (m <= 1200),
+ * 0.49-0.56 at m = 3000 (D streamed from memory); low rank (4 m r) 0.10-0.25; sparse (4 nnz(J) +
+ * 2 entries of A's block factors) 0.49-0.72. A route is taken when its product is estimated
+ * cheaper than the dense one by these constants (continuous in the sizes, no row threshold):
+ *   sparse    NCP_DOP_SPARSE_FLOP x (4 nnz(J) + 2 factor entries) < 2 m^2, with the measured
+ *             ratio 2.5 of its time per flop to the dense product's in cache (from m = 3000 on
+ *             the dense product is slower still: a margin, not a cliff);
+ *   low rank  NCP_DOP_LOWRANK_FLOP x 4 m r <= 2 m^2, i.e. r <= m/4: the product alone would pay
+ *             up to r ~ 0.6 m (its flops are no slower than the dense ones), but the same route
+ *             serves the solvers' systems (nsn's Newton/LM systems of up to 2r x 2r against the
+ *             dense m x m, Woodbury's r x r capacitance) and builds F = J L^-T (r^3/3 + m r^2) once
+ *             per operator: 2 keeps the 2r x 2r LU within m^3/3 x (1/8) of the dense one.
+ * ncp_dop_describe states the route and both estimates for the results' notes. */
+#define NCP_DOP_SPARSE_FLOP 2.5
+#define NCP_DOP_LOWRANK_FLOP 2.0
+
+/* Estimated flops of one product on op's route (sparse: in sparse-kernel flops). */
+static double route_flops(const ncp_dop *op)
+{
+    if (op->chol)
+        return 4.0 * (double)op->J.nnz + 2.0 * (double)ncp_sparse_chol_dense_entries(op->chol);
+    if (op->rank) return 4.0 * (double)op->m * op->rank;
+    return 2.0 * (double)op->m * op->m;
+}
+
+void ncp_dop_describe(const ncp_dop *op, char *buf, size_t size)
+{
+    double dense = 2.0 * (double)op->m * op->m;
+    if (op->chol)
+        snprintf(buf, size, "D sparse J A^-1 J^T: est. %.2g flops/product x %.2g (dense %.2g)",
+                 route_flops(op), NCP_DOP_SPARSE_FLOP, dense);
+    else if (op->rank)
+        snprintf(buf, size, "D low rank F F^T (r = %d): est. %.2g flops/product (dense %.2g)",
+                 op->rank, route_flops(op), dense);
+    else
+        snprintf(buf, size, "D dense: %.2g flops/product", dense);
+}
+
 /* The sparse route: A_sparse factorised block by block (core/sparse_chol.h), never by CHOLMOD
- * (its solves allocate). With `auto_route` a factor that would not pay (a product above an
- * eighth of the dense 2 m^2 flops) is not kept: NCP_OK with op->chol NULL, the dense route
- * serves. */
+ * (its solves allocate). With `auto_route` a factor that would not pay (above) is not kept:
+ * NCP_OK with op->chol NULL, the dense route serves. */
 static int build_sparse(ncp_dop *op, const ncp_problem *p, int auto_route, ncp_error *err)
 {
     const double m2 = 2.0 * (double)p->m * (double)p->m;
     /* J^T x and J w: 4 nnz(J) flops, before anything is factorised */
-    if (auto_route && 8.0 * 4.0 * (double)p->J.nnz >= m2) return NCP_OK;
+    if (auto_route && NCP_DOP_SPARSE_FLOP * 4.0 * (double)p->J.nnz >= m2) return NCP_OK;
     ncp_sparse_chol_opts opts = {.no_cholmod = 1};
     int rc = ncp_sparse_chol_factor(&p->A_sparse, &opts, &op->chol, err);
     if (rc) {
@@ -41,7 +81,7 @@ static int build_sparse(ncp_dop *op, const ncp_problem *p, int auto_route, ncp_e
     int max_block = 0;
     ncp_sparse_chol_stats(op->chol, NULL, &max_block, NULL);
     double cost = 4.0 * (double)p->J.nnz + 2.0 * (double)ncp_sparse_chol_dense_entries(op->chol);
-    if (auto_route && 8.0 * cost >= m2) {
+    if (auto_route && NCP_DOP_SPARSE_FLOP * cost >= m2) {
         ncp_sparse_chol_free(op->chol);
         op->chol = NULL;
         return NCP_OK;
@@ -187,6 +227,12 @@ static int fall_back(ncp_dop *op, const ncp_problem *p, ncp_error *err)
     return oom ? NCP_ERR_NOMEM : NCP_OK;
 }
 
+/* The low-rank route's rule (above): NCP_DOP_LOWRANK_FLOP x 4 m r <= 2 m^2 with r = nv. */
+static int lowrank_pays(const ncp_problem *p)
+{
+    return NCP_DOP_LOWRANK_FLOP * 4.0 * (double)p->m * p->nv <= 2.0 * (double)p->m * p->m;
+}
+
 int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
 {
     memset(op, 0, sizeof *op);
@@ -200,7 +246,7 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
     if (route == NCP_DOP_DENSE || decided < 0) return dense_route(op, p, err);
     int rc;
     if (route == NCP_DOP_SPARSE || (route == NCP_DOP_AUTO && decided == 2) ||
-        (route == NCP_DOP_AUTO && decided == 0 && !(primal && 4 * p->nv <= p->m) && sparse &&
+        (route == NCP_DOP_AUTO && decided == 0 && !(primal && lowrank_pays(p)) && sparse &&
          op->D)) {
         if (!sparse)
             return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has no sparse primal data "
@@ -218,7 +264,7 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
         if (decided == 0 && !factor_matches(op, err)) return fall_back(op, p, err);
         return NCP_OK;
     }
-    if (route == NCP_DOP_AUTO && (!primal || 4 * p->nv > p->m)) return dense_route(op, p, err);
+    if (route == NCP_DOP_AUTO && (!primal || !lowrank_pays(p))) return dense_route(op, p, err);
     if (!primal)
         return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has no dense primal data (A, J) for "
                              "the low-rank Delassus operator", p->name ? p->name : "?");

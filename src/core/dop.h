@@ -20,9 +20,10 @@
  * everything other than products (diagonal blocks, shifted factorisations, Gauss–Seidel columns)
  * keeps using the dense D.
  *
- * The low-rank route is taken only when it is cheaper (nv <= m / 4), the sparse route only when
- * its product costs under an eighth of the dense one (the indexed loops run slower per flop);
- * either only after checking that the problem's D is J A^{-1} J^T (a D given by a file,
+ * A route is taken when its product is estimated cheaper than the dense one, by flops weighted
+ * with times per flop measured on this machine (dop.c: the low-rank route for nv <= m / 4, the
+ * sparse route when 2.5 x its flops < 2 m^2: the indexed loops run slower per flop); either
+ * only after checking that the problem's D is J A^{-1} J^T (a D given by a file,
  * regularised or symmetrised, need not be): one product with a fixed pseudo-random vector,
  * agreement to 1e-10 of sum_j |D_ij| |x_j|. Otherwise the dense D is used. All routes give the
  * same vectors up to rounding.
@@ -59,8 +60,8 @@ typedef struct ncp_dop {
 } ncp_dop;
 
 /* Builds the operator of p by `route` (NCP_DOP_*). NCP_DOP_AUTO takes the low-rank route for
- * dense primal data with nv <= m / 4, the sparse route for sparse primal data where it is much
- * cheaper, and falls back to dense when neither applies or when the problem's D is not
+ * dense primal data with nv <= m / 4, the sparse route for sparse primal data where it is
+ * estimated cheaper, and falls back to dense when neither applies or when the problem's D is not
  * J A^{-1} J^T. Errors: NCP_ERR_INPUT when the route needs data p lacks, NCP_ERR_NUMERIC when A
  * is not SPD (low-rank or sparse route requested), NCP_ERR_NOMEM. */
 int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err);
@@ -70,6 +71,9 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err);
  * already set. NCP_ERR_NOMEM only; a problem the operator cannot serve is left at 0. */
 int ncp_dop_check_problem(ncp_problem *p, ncp_error *err);
 void ncp_dop_free(ncp_dop *op);
+/* The route op took with its estimated flops per product and the dense route's, for the
+ * results' notes (e.g. "D sparse J A^-1 J^T: est. 3.1e+05 flops/product x 2.5 (dense 3.5e+08)"). */
+void ncp_dop_describe(const ncp_dop *op, char *buf, size_t size);
 
 /* y = alpha D x + beta y (x and y must not overlap). */
 void ncp_dop_apply(ncp_dop *op, double alpha, const double *x, double beta, double *y);

@@ -1,6 +1,7 @@
 /* One solver on one problem under a budget, with the solver clock paused while the common
  * metrics are evaluated (see harness.h). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct ncp_run {
     double last_t;         /* solver time at the last reported iterate */
     int cut_between;       /* the budget ran out between iterates (ncp_run_add_cpu_ms) */
     double charged_ms;     /* CPU time charged with ncp_run_add_cpu_ms (CPU clock only) */
+    char route[200];       /* the solver's ncp_run_note text, for res->note */
 };
 
 void ncp_harness_opts_default(ncp_harness_opts *o)
@@ -83,6 +85,21 @@ int ncp_run_add_cpu_ms(ncp_run *run, double ms)
         run->cut_between = 1;
     }
     return run->status == NCP_STATUS_TIMEOUT;
+}
+
+void ncp_run_note(ncp_run *run, const char *fmt, ...)
+{
+    if (!run) return;
+    size_t n = strlen(run->route);
+    if (n + 3 >= sizeof run->route) return;
+    if (n) {
+        memcpy(run->route + n, "; ", 3);
+        n += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(run->route + n, sizeof run->route - n, fmt, ap);
+    va_end(ap);
 }
 
 /* The trace row of the last iterate under sampling (the harness stops the solver here, or the
@@ -435,6 +452,7 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
         note_add(res, t);
     }
     res->iterations = run.iterations;
+    if (run.route[0]) note_add(res, run.route);
     /* The answer is the last iterate the solver reported (solver.h); with no iteration at all
      * (time budget used up by the setup, or failure) it is the start point. */
     if (run.iterations > 0) ncp_copy(m, run.best_lambda, res->lambda);

@@ -12,7 +12,7 @@
  *
  * The solvers a plugin lists use the one solver interface of solve/solver.h exactly as the
  * built-in ones (the files of solvers/) do: same ncp_solver_desc, same run context calls
- * (ncp_run_setup_done, ncp_run_iterate, ncp_run_elapsed_ms), graded by the same harness and
+ * (ncp_run_setup_done, ncp_run_iterate, ncp_run_elapsed_ms, ncp_run_note), graded by the same harness and
  * metrics. The run context calls are resolved from the ncpbench executable that loads the plugin
  * (it exports them); the helpers (cone projections, dense/sparse operators, parameters) come from
  * libncpbench (pkg-config ncpbench) or, equally, from the executable.

@@ -95,6 +95,12 @@ double ncp_run_elapsed_ms(const ncp_run *run);
  * spent (status timeout): the solver must stop, its answer is its last reported iterate. May be
  * called with 0 to ask only that (a solver waiting on a process it can end). */
 int ncp_run_add_cpu_ms(ncp_run *run, double ms);
+/* Records how the solver represents the problem when it chooses between routes by estimated
+ * cost (e.g. "form saddle, K sparse: est. 1.2e+06 flops/it, dense form 3.4e+09"): the text goes
+ * to the row's note (metrics.csv column note), "; "-separated after the harness's own. printf
+ * style, cut at 200 characters; a later call appends. run may be NULL (a solver called outside
+ * the harness, as tests do): nothing happens. */
+void ncp_run_note(ncp_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 typedef struct ncp_solve_in {
     const ncp_problem *prob;
