@@ -44,6 +44,8 @@ int ncp_solver_param_int(const ncp_solver_desc *d, const ncp_params *ps, const c
 
 /* NCP_ERR_INPUT "<solver>: problem '<name>' has no dual data (D, v_f)" unless p has D and v_f. */
 int ncp_solver_need_dual(const ncp_solver_desc *d, const ncp_problem *p, ncp_error *err);
+/* The same for an NCP_NEEDS_DUAL_OP solver: v_f and a Delassus operator (D or primal data). */
+int ncp_solver_need_dual_op(const ncp_solver_desc *d, const ncp_problem *p, ncp_error *err);
 
 /* ---- projected Gauss–Seidel on the dual (u = D lambda + v_f) ---- */
 

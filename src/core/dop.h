@@ -16,11 +16,15 @@
  * body or kinematic tree) and J sparse (each contact row touches two bodies): there D is full rank
  * but D x = J (A^{-1} (J^T x)) costs O(nnz(J) + the blocks' factors) instead of 2 m^2 (the
  * wrecking ball: m = 13 251, nnz(J) = 77 333, 601 blocks of 6: about 1/500 of the dense product,
- * which streams a 1.4 GB D through memory). This is the sparse route; its D stays full rank, so
- * everything other than products (diagonal blocks, shifted factorisations, Gauss–Seidel columns)
- * keeps using the dense D.
+ * which streams a 1.4 GB D through memory). This is the sparse route; diagonal blocks come from
+ * J and A's factor too (J_i A^{-1} J_i^T over the blocks of A row i touches); shifted
+ * factorisations and Gauss–Seidel columns need the dense D.
  *
- * The low-rank route is taken only when it is cheaper (nv <= m / 4), the sparse route only when
+ * A problem with primal data keeps no D (core/problem.h: built on demand only): NCP_DOP_AUTO
+ * then takes the low-rank route on dense primal data and the sparse one on sparse primal data,
+ * whatever they cost, exact by construction (nothing to check them against).
+ *
+ * With a D, the low-rank route is taken only when it is cheaper (nv <= m / 4), the sparse route only when
  * its product costs under an eighth of the dense one (the indexed loops run slower per flop);
  * either only after checking that the problem's D is J A^{-1} J^T (a D given by a file,
  * regularised or symmetrised, need not be): one product with a fixed pseudo-random vector,
@@ -66,8 +70,11 @@ typedef struct ncp_dop {
 int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err);
 /* Decides p->dop_route (core/problem.h) once: the route ncp_dop_init takes with NCP_DOP_AUTO
  * when p->dop_route is 0, so that later operators skip the check of F F^T against D (the same
- * decision, made once per problem instead of once per operator). Nothing when p->dop_route is
- * already set. NCP_ERR_NOMEM only; a problem the operator cannot serve is left at 0. */
+ * decision, made once per problem instead of once per operator). For a problem without D: 1
+ * when the low-rank product is cheaper than the dense one, 2 when the sparse one pays, -1 when
+ * the dense D would be the cheapest operator (solve/harness.c then builds it for a solve).
+ * Nothing when p->dop_route is already set. NCP_ERR_NOMEM only; a problem the operator cannot
+ * serve is left at 0. */
 int ncp_dop_check_problem(ncp_problem *p, ncp_error *err);
 void ncp_dop_free(ncp_dop *op);
 
