@@ -574,8 +574,8 @@ static void test_lazy_dual(void)
         ncp_harness_opts_default(&o);
         o.budget.max_iter = 50;
         o.budget.tol = 1e-300;
-        const char *names[] = {"apgd", "jacobi", "pgs", "nsn-fb"};
-        for (int si = 0; si < 4; si++) {
+        const char *names[] = {"apgd", "jacobi", "admm", "pgs", "nsn-fb"};
+        for (int si = 0; si < 5; si++) {
             const ncp_solver_desc *s = ncp_solver_find(names[si]);
             ncp_result re, rl;
             CHECK_OK(ncp_harness_solve(s, &eager, NULL, NULL, NULL, &o, &re, &err), &err);
