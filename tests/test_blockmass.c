@@ -182,7 +182,12 @@ int main(void)
     pb.driver = strdup("");
     CHECK_OK(ncp_store_create(path, "blockmass", "{}", 1, &st, &err), &err);
     if (st) {
-        CHECK_OK(ncp_store_append(st, &pb, &err), &err);
+        /* as captured: sparse primal data, v_f, no D (built on demand) */
+        ncp_problem pz;
+        CHECK_OK(ncp_problem_copy(&pz, &pb, &err), &err);
+        CHECK(ncp_problem_drop_dual(&pz) == 1 && !pz.has_dual && !pz.has_primal);
+        CHECK_OK(ncp_store_append(st, &pz, &err), &err);
+        ncp_problem_free(&pz);
         CHECK_OK(ncp_store_close(st, &err), &err);
     }
     ncp_problem *rd = NULL;

@@ -444,7 +444,7 @@ int ncp_store_append(ncp_store *st, const ncp_problem *p, ncp_error *err)
     char where[600];
     snprintf(where, sizeof where, "problem %s (writing %s)", p->name, st->path);
     rc = ncp_problem_validate(p, where, err);
-    if (!rc && !p->has_primal && !p->has_dual)
+    if (!rc && !p->has_primal && !p->has_sparse_primal && !p->has_dual)
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: has neither primal nor dual data", where);
     if (!rc && p->structure) rc = check_structure(p, p->structure, err);
     if (rc) return rc;
