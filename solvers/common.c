@@ -392,8 +392,16 @@ int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, 
         }
     }
     g->route = route;
+    /* a problem that keeps no D (core/problem.h): the low-rank route serves without it (F F^T
+     * and its diagonal blocks); the routes that read D build it here, in the solver's setup */
+    const int lowrank = route == NCP_GS_DELASSUS && !(p->has_dual && p->D) && p->dop_route == 1;
+    if (!rc && route != NCP_GS_VELOCITY && !lowrank && !(p->has_dual && p->D) &&
+        (p->has_primal || p->has_sparse_primal)) {
+        rc = ncp_problem_dual_view(p, &g->dview, &g->D_own, err);
+        p = &g->dview;
+    }
     if (!rc && route != NCP_GS_VELOCITY) {
-        if (!(p->has_dual && p->D && p->vf))
+        if (!((lowrank || (p->has_dual && p->D)) && p->vf))
             rc = ncp_error_set(err, NCP_ERR_INPUT,
                                "problem '%s' has no dual data (D, v_f) for the Gauss-Seidel sweep "
                                "on D (sweep = %d)", p->name ? p->name : "?", route);
@@ -405,9 +413,12 @@ int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, 
             rc = route == NCP_GS_NONZEROS ? gs_vel_nonzeros(g, err) : gs_vel_lowrank(g, err);
             for (int bi = 0; !rc && bi < p->nblocks; bi++) {
                 const int k = ncp_block_type_size(p->blocks[bi].type);
+                double B[9];
+                if (lowrank) ncp_dop_diag_block(&g->own, p->blocks[bi].row, k, B);
                 for (int c = 0; c < k; c++)
                     for (int a = 0; a < k; a++)
-                        g->dblk[9 * (size_t)bi + a + 3 * c] = dentry(p, NULL, bi, a, c);
+                        g->dblk[9 * (size_t)bi + a + 3 * c] =
+                            lowrank ? B[a + k * c] : dentry(p, NULL, bi, a, c);
             }
         }
     }
@@ -445,6 +456,7 @@ void ncp_gs_vel_free(ncp_gs_vel *g)
     free(g->dblk);
     free(g->vf_own);
     ncp_dop_free(&g->own);
+    free(g->D_own);
     double *u = g->u;
     memset(g, 0, sizeof *g);
     g->u = u;

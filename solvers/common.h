@@ -106,6 +106,10 @@ typedef struct ncp_gs_vel {
     double *dblk;     /* 9 per block: D_kk column-major (contact) or D_rr at [0] (other) */
     const double *vf; /* v_f: the problem's, or vf_own built from the primal data */
     double *vf_own;
+    /* a D route on a problem that keeps no D: the problem with D built in the setup
+     * (ncp_problem_dual_view), D_own its allocation */
+    ncp_problem dview;
+    double *D_own;
 } ncp_gs_vel;
 
 /* The routes a solver of the Gauss–Seidel family can take (its `sweep` parameter). */
