@@ -354,6 +354,9 @@ static int gs_vel_velocity(ncp_gs_vel *g, const ncp_problem *p, ncp_error *err)
 static int blocks_match(const ncp_gs_vel *g, const ncp_problem *p)
 {
     if (!p->has_dual || !p->D || p->dop_route == 1 || p->dop_route == 2) return 1;
+    /* a D that is not symmetric is no J A^{-1} J^T (the primal form read with it describes
+     * its symmetric part), whatever its diagonal blocks */
+    if (!p->dual_symmetric) return 0;
     for (int bi = 0; bi < p->nblocks; bi++) {
         const int k = ncp_block_type_size(p->blocks[bi].type);
         double sc = 0.0;
