@@ -73,9 +73,8 @@ double ncp_metrics_at(const ncp_metrics *mt, int i)
 struct ncp_metrics_ws {
     const ncp_problem *p; /* borrowed: must outlive the workspace */
     int m;
-    const double *D;      /* p->D, or D_own when the problem came without dual data */
-    const double *vf;
-    double *D_own;
+    const double *D;      /* p->D when the problem has it, else NULL (the operator serves) */
+    const double *vf;     /* p->vf, or vf_own for a problem never completed */
     double *vf_own;
     double *u;            /* m: u = D lambda + v_f */
     double nvf;           /* ||v_f||_2 */
@@ -89,7 +88,6 @@ struct ncp_metrics_ws {
 void ncp_metrics_ws_free(ncp_metrics_ws *ws)
 {
     if (!ws) return;
-    free(ws->D_own);
     free(ws->vf_own);
     free(ws->u);
     ncp_dop_free(&ws->op);
@@ -145,7 +143,7 @@ int ncp_metrics_ws_create(const ncp_problem *p, ncp_metrics_ws **wsp, ncp_error 
                              p->name ? p->name : "(unnamed)", p->m, p->nblocks);
     int rc = check_blocks(p, err);
     if (rc) return rc;
-    if (p->m > 0 && !p->has_dual && !p->has_primal)
+    if (p->m > 0 && !p->has_dual && !p->has_primal && !p->has_sparse_primal)
         return ncp_error_set(err, NCP_ERR_INPUT,
                              "metrics: problem %s has neither dual (D, v_f) nor primal "
                              "(A, b, J, e) data",
@@ -161,47 +159,42 @@ int ncp_metrics_ws_create(const ncp_problem *p, ncp_metrics_ws **wsp, ncp_error 
         ncp_metrics_ws_free(ws);
         return NCP_ERR_NOMEM;
     }
-    if (p->m > 0 && p->has_dual) {
-        if (!p->D || !p->vf) {
-            ncp_metrics_ws_free(ws);
-            return ncp_error_set(err, NCP_ERR_INPUT,
-                                 "metrics: problem %s claims dual data but D or v_f is missing",
-                                 p->name ? p->name : "(unnamed)");
-        }
-        ws->D = p->D;
-        ws->vf = p->vf;
-    } else if (p->m > 0) {
-        /* Primal-only problem: build D and v_f once here so that eval stays O(m^2). */
-        if (!p->A || !p->J.rowptr || p->J.m != p->m || p->J.n != p->nv) {
-            ncp_metrics_ws_free(ws);
-            return ncp_error_set(err, NCP_ERR_INPUT,
-                                 "metrics: problem %s: primal data inconsistent (A %s, J is "
-                                 "%d x %d, expected %d x %d)",
-                                 p->name ? p->name : "(unnamed)", p->A ? "present" : "missing",
-                                 p->J.m, p->J.n, p->m, p->nv);
-        }
-        ws->D_own = ncp_calloc(err, m * m, sizeof(double));
-        ws->vf_own = ncp_calloc(err, m, sizeof(double));
-        if (!ws->D_own || !ws->vf_own) {
+    if (p->m > 0 && p->has_dual && (!p->D || !p->vf)) {
+        ncp_metrics_ws_free(ws);
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "metrics: problem %s claims dual data but D or v_f is missing",
+                             p->name ? p->name : "(unnamed)");
+    }
+    if (p->m > 0 && !p->has_dual &&
+        (!p->J.rowptr || p->J.m != p->m || p->J.n != p->nv ||
+         (p->has_primal ? !p->A : !p->A_sparse.rowptr))) {
+        ncp_metrics_ws_free(ws);
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "metrics: problem %s: primal data inconsistent (A %s, J is "
+                             "%d x %d, expected %d x %d)",
+                             p->name ? p->name : "(unnamed)",
+                             p->A || p->A_sparse.rowptr ? "present" : "missing", p->J.m, p->J.n,
+                             p->m, p->nv);
+    }
+    /* D when the problem has it (dual-only, or a solve's view with the D it built), else
+     * nothing: u = D lambda + v_f goes through the operator's primal route (core/dop.h) */
+    ws->D = p->has_dual ? p->D : NULL;
+    ws->vf = p->vf;
+    if (p->m > 0 && !ws->vf) { /* a problem never completed: v_f from its primal data */
+        if (!(ws->vf_own = ncp_malloc(err, m, sizeof(double)))) {
             ncp_metrics_ws_free(ws);
             return NCP_ERR_NOMEM;
         }
-        rc = ncp_delassus(p->nv, p->A, p->b, &p->J, p->e, ws->D_own, ws->vf_own, err);
-        if (rc) {
-            ncp_error_prefix(err, "metrics: problem %s: ", p->name ? p->name : "(unnamed)");
+        if ((rc = ncp_problem_derive(p, NULL, ws->vf_own, err))) {
+            ncp_error_prefix(err, "metrics: ");
             ncp_metrics_ws_free(ws);
             return rc;
         }
-        ws->D = ws->D_own;
         ws->vf = ws->vf_own;
     }
     ws->nvf = ncp_norm2(p->m, ws->vf);
     if (p->m > 0) {
-        /* the operator sees the D the metrics use (the problem's, or the one built above) */
-        ncp_problem view = *p;
-        view.D = (double *)ws->D;
-        view.has_dual = 1;
-        if ((rc = ncp_dop_init(&ws->op, &view, NCP_DOP_AUTO, err))) {
+        if ((rc = ncp_dop_init(&ws->op, p, NCP_DOP_AUTO, err))) {
             ncp_error_prefix(err, "metrics: ");
             ncp_metrics_ws_free(ws);
             return rc;
@@ -215,7 +208,7 @@ int ncp_metrics_ws_create(const ncp_problem *p, ncp_metrics_ws **wsp, ncp_error 
         ncp_metrics_ws_free(ws);
         return NCP_ERR_NOMEM;
     }
-    rc = ncp_sap_model_build(p, ws->D, NCP_SAP_BETA, NCP_SAP_SIGMA, &ws->sap, err);
+    rc = ncp_sap_model_build(p, &ws->op, NCP_SAP_BETA, NCP_SAP_SIGMA, &ws->sap, err);
     if (rc) {
         ncp_error_prefix(err, "metrics (sap_momentum): ");
         ncp_metrics_ws_free(ws);
@@ -349,8 +342,8 @@ void ncp_metrics_velocity(ncp_metrics_ws *ws, const double *lambda, double *u)
     const int m = ws->m;
     ncp_copy(m, ws->vf, u);
     if (ncp_all_zero(m, lambda)) return;
-    if (ws->op.chol) ncp_dop_apply(&ws->op, 1.0, lambda, 1.0, u);
-    else ncp_dense_madd(m, m, ws->D, lambda, u);
+    if (ws->D && !ws->op.chol) ncp_dense_madd(m, m, ws->D, lambda, u);
+    else ncp_dop_apply(&ws->op, 1.0, lambda, 1.0, u);
 }
 
 /* The natural-map columns from their sums (same formulas in both evaluations). */

@@ -111,14 +111,16 @@ typedef struct ncp_metrics_ws ncp_metrics_ws;
 int ncp_metrics_ws_create(const ncp_problem *p, ncp_metrics_ws **ws, ncp_error *err);
 void ncp_metrics_ws_free(ncp_metrics_ws *ws);
 
-/* Evaluates every metric at lambda. Needs the dual data (D, v_f); al_residual additionally
+/* Evaluates every metric at lambda. D is applied through the workspace's operator (core/dop.h:
+ * the problem's D when it has one, else its primal route, no D built); al_residual additionally
  * uses the primal data when present (v = A^{-1}(b + J^T lambda), u = J v + e) and falls back
  * to u = D lambda + v_f otherwise (mathematically identical). */
 int ncp_metrics_eval(ncp_metrics_ws *ws, const double *lambda, ncp_metrics *out, ncp_error *err);
 
-/* u = D lambda + v_f (m entries) for an answer: through the workspace's operator on its sparse
- * route (core/dop.h: the dense D of a large problem is not streamed), else ncp_dense_madd on D
- * (the reference BLAS's bits); u = v_f at lambda = 0 without a product. */
+/* u = D lambda + v_f (m entries) for an answer: ncp_dense_madd on the problem's D when it has
+ * one and the operator is not on its sparse route (the reference BLAS's bits), else through the
+ * operator (the dense D of a large problem is neither streamed nor built); u = v_f at
+ * lambda = 0 without a product. */
 void ncp_metrics_velocity(ncp_metrics_ws *ws, const double *lambda, double *u);
 
 /* One metric column (index idx) at lambda, the same bits as ncp_metrics_eval gives for it; the

@@ -48,6 +48,7 @@ void ncp_admm_free(ncp_admm *a)
     free(a->theta);
     ncp_dop_shift_free(&a->N);
     ncp_dop_free(&a->op);
+    free(a->D_own);
     free(a->s);
     free(a->K);
     ncp_sap_hess_free(&a->hs);
@@ -122,7 +123,11 @@ static void setup_weights(ncp_admm *a, int precond)
             const ncp_block *b = &p->blocks[bi];
             int r = b->row, n = ncp_block_type_size(b->type);
             double s = 0.0;
-            for (int i = 0; i < n; i++) s += p->D[(r + i) + (size_t)(r + i) * m] + a->comp[r + i];
+            for (int i = 0; i < n; i++) {
+                double dii;
+                ncp_dop_diag_block(&a->op, r + i, 1, &dii);
+                s += dii + a->comp[r + i];
+            }
             for (int i = 0; i < n; i++) a->w[r + i] = s / n;
             wmax = fmax(wmax, s / n);
         }
@@ -256,7 +261,7 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
     a->policy = cfg->policy;
     a->rho_sqrt = cfg->rho_sqrt;
     a->max_changes = cfg->max_changes;
-    int rc = ncp_solver_need_dual(self, p, err);
+    int rc = ncp_solver_need_dual_op(self, p, err);
     if (rc) return rc;
     int m = a->m;
     size_t mz = (size_t)m;
@@ -271,7 +276,6 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
     if (!a->kind || !a->w || !a->sw || !a->comp || !a->shift || !a->fixed || !a->theta || !a->tm)
         return NCP_ERR_NOMEM;
     if ((rc = setup_rows(a, err))) return rc;
-    setup_weights(a, cfg->precond);
 
     int nb = 0;
     for (int i = 0; i < m; i++)
@@ -328,9 +332,15 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
      * terms of size 1/rho_b (lambda differed by 1e-7 relative after 400 iterations on
      * tests/test_lowrank.c's problems); the saddle form, which form = 0 picks for such problems,
      * is the stable elimination of the same system at O(m n_v^2). */
+    if (a->form == NCP_ADMM_FORM_DENSE && !p->has_dual) {
+        /* the dense form factorises D + diag(C + Theta): its D, built here (setup) */
+        if ((rc = ncp_problem_dual_view(p, &a->dview, &a->D_own, err))) return rc;
+        a->p = p = &a->dview;
+    }
     if ((rc = ncp_dop_init(&a->op, p, a->form == NCP_ADMM_FORM_DENSE ? NCP_DOP_DENSE : NCP_DOP_AUTO,
                            err)))
         return rc;
+    setup_weights(a, cfg->precond); /* D's diagonal through the operator */
     if (a->form == NCP_ADMM_FORM_DENSE) {
         if (!(a->s = ncp_calloc(err, mz, sizeof(double)))) return NCP_ERR_NOMEM;
     } else {

@@ -119,6 +119,9 @@ typedef struct ncp_admm {
     double *fixed;       /* m: the point of a one-point set (soft rows with c = 0) */
     double *theta;       /* m: current Theta_ii */
     ncp_dop op;          /* D: dense in the dense form, else as cheap as verified (core/dop.h) */
+    ncp_problem dview;   /* the dense form on a problem that keeps no D: p with D built for the
+                            solve (ncp_problem_dual_view; its setup), D_own its allocation */
+    double *D_own;
     /* dense form */
     ncp_dop_shift N;     /* N + Theta = D + diag(C + Theta), factorised */
     double *s;           /* m: C + Theta */

@@ -136,7 +136,11 @@ static double apgd_L0(const ncp_problem *p, apgd_ws *w)
     }
     if (!(L > 0.0) || !isfinite(L)) {
         L = 0.0;
-        for (int i = 0; i < m; i++) L = fmax(L, p->D[i + (size_t)i * m]);
+        for (int i = 0; i < m; i++) { /* D's diagonal through the operator (no dense D) */
+            double dii;
+            ncp_dop_diag_block(&w->op, i, 1, &dii);
+            L = fmax(L, dii);
+        }
         for (int bi = 0; bi < p->nblocks; bi++)
             if (p->blocks[bi].type == NCP_SOFT && p->blocks[bi].c > 0.0)
                 L = fmax(L, 1.0 / p->blocks[bi].c);
@@ -222,7 +226,7 @@ static int apgd_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, 
                                     &w.shrink, err)) ||
         (rc = ncp_solver_param_real(self, in->params, "stall_tol", 0.0, INFINITY, 0,
                                     &w.stall_tol, err)) ||
-        (rc = ncp_solver_need_dual(self, p, err)))
+        (rc = ncp_solver_need_dual_op(self, p, err)))
         return rc;
     size_t m = (size_t)p->m;
     w.l = ncp_calloc(err, m, sizeof(double));
@@ -251,7 +255,7 @@ const ncp_solver_desc ncp_solver_apgd = {
     .name = "apgd",
     .source = "Mazhar, Heyn, Tasora, Negrut 2015 (ACM TOG) APGD; O'Donoghue & Candes 2015 restart",
     .summary = "Nesterov projected gradient on the CCP, backtracking on L, adaptive restart",
-    .needs = NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC,
+    .needs = NCP_NEEDS_DUAL_OP | NCP_NEEDS_SYMMETRIC,
     .ccp = 1,
     .file = "solvers/apgd.c",
     .params = apgd_params,

@@ -73,6 +73,15 @@ int ncp_solver_need_dual(const ncp_solver_desc *d, const ncp_problem *p, ncp_err
     return NCP_OK;
 }
 
+int ncp_solver_need_dual_op(const ncp_solver_desc *d, const ncp_problem *p, ncp_error *err)
+{
+    int primal = (p->has_primal && p->A) || (p->has_sparse_primal && p->A_sparse.rowptr);
+    if (!p->vf || !((p->has_dual && p->D) || primal))
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' has no Delassus operator "
+                             "(D, or primal data) and v_f", d->name, p->name ? p->name : "?");
+    return NCP_OK;
+}
+
 /* ---------- the sweep ---------- */
 
 /* Entry (a, b) of block bi's diagonal block: from dblk (9 per block) or p's D. */
@@ -108,7 +117,25 @@ static int block_max_eig(const ncp_problem *p, const double *dblk, int bi, doubl
 
 int ncp_block_steps(const ncp_problem *p, double *step, double *scale, ncp_error *err)
 {
-    return ncp_block_steps_diag(p, NULL, step, scale, err);
+    if (p->has_dual && p->D) return ncp_block_steps_diag(p, NULL, step, scale, err);
+    /* no D (built on demand only, core/problem.h): the diagonal blocks J_i A^{-1} J_i^T
+     * through the operator's primal route */
+    ncp_dop op;
+    int rc = ncp_dop_init(&op, p, NCP_DOP_AUTO, err);
+    if (rc) return rc;
+    double *dk = ncp_malloc(err, 9 * (size_t)(p->nblocks > 0 ? p->nblocks : 1), sizeof(double));
+    if (!dk) rc = NCP_ERR_NOMEM;
+    for (int bi = 0; !rc && bi < p->nblocks; bi++) {
+        const int k = ncp_block_type_size(p->blocks[bi].type);
+        double B[9];
+        ncp_dop_diag_block(&op, p->blocks[bi].row, k, B);
+        for (int b = 0; b < k; b++) /* dblk's layout: entry (a, b) at a + 3 b */
+            for (int a = 0; a < k; a++) dk[9 * (size_t)bi + a + 3 * b] = B[a + k * b];
+    }
+    if (!rc) rc = ncp_block_steps_diag(p, dk, step, scale, err);
+    free(dk);
+    ncp_dop_free(&op);
+    return rc;
 }
 
 int ncp_block_steps_diag(const ncp_problem *p, const double *dblk, double *step, double *scale,
@@ -327,6 +354,9 @@ static int gs_vel_velocity(ncp_gs_vel *g, const ncp_problem *p, ncp_error *err)
 static int blocks_match(const ncp_gs_vel *g, const ncp_problem *p)
 {
     if (!p->has_dual || !p->D || p->dop_route == 1 || p->dop_route == 2) return 1;
+    /* a D that is not symmetric is no J A^{-1} J^T (the primal form read with it describes
+     * its symmetric part), whatever its diagonal blocks */
+    if (!p->dual_symmetric) return 0;
     for (int bi = 0; bi < p->nblocks; bi++) {
         const int k = ncp_block_type_size(p->blocks[bi].type);
         double sc = 0.0;
@@ -365,8 +395,16 @@ int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, 
         }
     }
     g->route = route;
+    /* a problem that keeps no D (core/problem.h): the low-rank route serves without it (F F^T
+     * and its diagonal blocks); the routes that read D build it here, in the solver's setup */
+    const int lowrank = route == NCP_GS_DELASSUS && !(p->has_dual && p->D) && p->dop_route == 1;
+    if (!rc && route != NCP_GS_VELOCITY && !lowrank && !(p->has_dual && p->D) &&
+        (p->has_primal || p->has_sparse_primal)) {
+        rc = ncp_problem_dual_view(p, &g->dview, &g->D_own, err);
+        p = &g->dview;
+    }
     if (!rc && route != NCP_GS_VELOCITY) {
-        if (!(p->has_dual && p->D && p->vf))
+        if (!((lowrank || (p->has_dual && p->D)) && p->vf))
             rc = ncp_error_set(err, NCP_ERR_INPUT,
                                "problem '%s' has no dual data (D, v_f) for the Gauss-Seidel sweep "
                                "on D (sweep = %d)", p->name ? p->name : "?", route);
@@ -378,9 +416,12 @@ int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, 
             rc = route == NCP_GS_NONZEROS ? gs_vel_nonzeros(g, err) : gs_vel_lowrank(g, err);
             for (int bi = 0; !rc && bi < p->nblocks; bi++) {
                 const int k = ncp_block_type_size(p->blocks[bi].type);
+                double B[9];
+                if (lowrank) ncp_dop_diag_block(&g->own, p->blocks[bi].row, k, B);
                 for (int c = 0; c < k; c++)
                     for (int a = 0; a < k; a++)
-                        g->dblk[9 * (size_t)bi + a + 3 * c] = dentry(p, NULL, bi, a, c);
+                        g->dblk[9 * (size_t)bi + a + 3 * c] =
+                            lowrank ? B[a + k * c] : dentry(p, NULL, bi, a, c);
             }
         }
     }
@@ -418,6 +459,7 @@ void ncp_gs_vel_free(ncp_gs_vel *g)
     free(g->dblk);
     free(g->vf_own);
     ncp_dop_free(&g->own);
+    free(g->D_own);
     double *u = g->u;
     memset(g, 0, sizeof *g);
     g->u = u;

@@ -44,6 +44,8 @@ int ncp_solver_param_int(const ncp_solver_desc *d, const ncp_params *ps, const c
 
 /* NCP_ERR_INPUT "<solver>: problem '<name>' has no dual data (D, v_f)" unless p has D and v_f. */
 int ncp_solver_need_dual(const ncp_solver_desc *d, const ncp_problem *p, ncp_error *err);
+/* The same for an NCP_NEEDS_DUAL_OP solver: v_f and a Delassus operator (D or primal data). */
+int ncp_solver_need_dual_op(const ncp_solver_desc *d, const ncp_problem *p, ncp_error *err);
 
 /* ---- projected Gauss–Seidel on the dual (u = D lambda + v_f) ---- */
 
@@ -104,6 +106,10 @@ typedef struct ncp_gs_vel {
     double *dblk;     /* 9 per block: D_kk column-major (contact) or D_rr at [0] (other) */
     const double *vf; /* v_f: the problem's, or vf_own built from the primal data */
     double *vf_own;
+    /* a D route on a problem that keeps no D: the problem with D built in the setup
+     * (ncp_problem_dual_view), D_own its allocation */
+    ncp_problem dview;
+    double *D_own;
 } ncp_gs_vel;
 
 /* The routes a solver of the Gauss–Seidel family can take (its `sweep` parameter). */

@@ -159,7 +159,7 @@ static int jacobi_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run
         (rc = ncp_solver_param_int(self, in->params, "auto_scale", 0, 1, &auto_scale, err)) ||
         (rc = ncp_solver_param_real(self, in->params, "stall_tol", 0.0, INFINITY, 0, &stall_tol,
                                     err)) ||
-        (rc = ncp_solver_need_dual(self, p, err)))
+        (rc = ncp_solver_need_dual_op(self, p, err)))
         return rc;
     size_t m = (size_t)p->m;
     jac_ws w = {0};
@@ -189,7 +189,7 @@ const ncp_solver_desc ncp_solver_jacobi = {
     .name = "jacobi",
     .source = "NCP report 2025 eq. 141 (block Jacobi) with Alg. 5's De Saxcé step; Tasora et al. 2021 Figs. 2, 8",
     .summary = "projected block Jacobi on the NCP, relaxation scaled by lambda_max (power iter.)",
-    .needs = NCP_NEEDS_DUAL,
+    .needs = NCP_NEEDS_DUAL_OP,
     .ccp = 0,
     .file = "solvers/jacobi.c",
     .params = jacobi_params,

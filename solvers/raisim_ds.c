@@ -50,7 +50,7 @@ const ncp_solver_desc ncp_solver_raisim_ds = {
     .source = "NCP report 2025 Table I RAISIM-DS: Alg. 5 with Alg. 4 + bisection + De Saxcé "
               "(Lidec et al.)",
     .summary = "RaiSim's per-contact bisection with the successive De Saxcé estimate",
-    .needs = NCP_NEEDS_DUAL,
+    .needs = NCP_NEEDS_DUAL_OP,
     .ccp = 0,
     .file = "solvers/raisim_ds.c",
     .params = raisim_ds_params,

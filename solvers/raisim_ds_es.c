@@ -46,7 +46,7 @@ const ncp_solver_desc ncp_solver_raisim_ds_es = {
     .source = "NCP report 2025 Table I RAISIM-DS-ES: raisim-ds stopped by eq. 160 (relative objective "
               "improvement)",
     .summary = "raisim-ds with MuJoCo-style early stopping on the objective's relative improvement",
-    .needs = NCP_NEEDS_DUAL,
+    .needs = NCP_NEEDS_DUAL_OP,
     .ccp = 0,
     .file = "solvers/raisim_ds_es.c",
     .params = raisim_ds_es_params,

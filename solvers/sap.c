@@ -472,8 +472,9 @@ static int sap_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
                              "sap: problem '%s': the dense %d x %d Newton matrix is out of reach",
                              p->name ? p->name : "?", big, big);
     }
+    ncp_dop dense = {.m = p->m, .D = p->D}; /* the dense route: nothing to allocate */
     if ((rc = sap_ws_alloc(&w, err)) ||
-        (rc = ncp_sap_model_build(p, p->D, beta, sigma, &w.sm, err)) ||
+        (rc = ncp_sap_model_build(p, &dense, beta, sigma, &w.sm, err)) ||
         (w.primal && (rc = setup_primal(&w, in, err)))) {
         sap_ws_free(&w);
         if (rc != NCP_ERR_NOMEM) ncp_error_prefix(err, "sap: ");

@@ -222,7 +222,7 @@ static int spg_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
         (rc = ncp_solver_param_int(self, in->params, "fallback", 0, 1, &w.fallback, err)) ||
         (rc = ncp_solver_param_real(self, in->params, "stall_tol", 0.0, INFINITY, 0,
                                     &w.stall_tol, err)) ||
-        (rc = ncp_solver_need_dual(self, p, err)))
+        (rc = ncp_solver_need_dual_op(self, p, err)))
         return rc;
     size_t m = (size_t)p->m, nb = (size_t)p->nblocks;
     double *step = ncp_calloc(err, nb + 1, sizeof(double));
@@ -267,7 +267,7 @@ const ncp_solver_desc ncp_solver_spg = {
               "Negrut 2013 (IJNME) P-SPG-FB",
     .summary = "spectral (Barzilai-Borwein) projected gradient on the CCP, non-monotone line "
                "search, Jacobi preconditioning, fall-back to the best iterate",
-    .needs = NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC,
+    .needs = NCP_NEEDS_DUAL_OP | NCP_NEEDS_SYMMETRIC,
     .ccp = 1,
     .file = "solvers/spg.c",
     .params = spg_params,

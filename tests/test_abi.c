@@ -1,6 +1,6 @@
 /* The plugin ABI's struct layouts (src/solve/plugin.h, docs/plugins.md): the size of every
  * struct in the installed headers and the offset and size of each of its members, recorded for
- * NCP_PLUGIN_ABI_VERSION 2 on LP64 (x86-64 / aarch64 Linux), with the values of the enums and
+ * NCP_PLUGIN_ABI_VERSION 3 on LP64 (x86-64 / aarch64 Linux), with the values of the enums and
  * constants a plugin compiles in and the signatures of the functions it calls. A plugin built
  * against version 2 reads and writes these structs with exactly this layout, so any change here
  * means plugins built earlier would misread them: the version must be bumped (the host then
@@ -24,7 +24,7 @@
 #include "solve/plugin.h"
 #include "util/ncp_error.h"
 
-#define TABLE_ABI_VERSION 2
+#define TABLE_ABI_VERSION 3
 #define BUMP "bump NCP_PLUGIN_ABI_VERSION in src/solve/plugin.h and update this table"
 
 typedef struct row {
@@ -191,7 +191,7 @@ static const value values[] = {
     V(NCP_ERR_NUMERIC, 5), V(NCP_ERR_INTERNAL, 6),
     V(NCP_BILATERAL, 0), V(NCP_UNILATERAL, 1), V(NCP_CONTACT, 2), V(NCP_SOFT, 3),
     V(NCP_NEEDS_DUAL, 1), V(NCP_NEEDS_PRIMAL, 2), V(NCP_NEEDS_STRUCTURE, 4),
-    V(NCP_NEEDS_SYMMETRIC, 8),
+    V(NCP_NEEDS_SYMMETRIC, 8), V(NCP_NEEDS_DUAL_OP, 16),
     V(NCP_STATUS_CONVERGED, 0), V(NCP_STATUS_MAX_ITER, 1), V(NCP_STATUS_TIMEOUT, 2),
     V(NCP_STATUS_STALLED, 3), V(NCP_STATUS_FAILED, 4), V(NCP_STATUS_STOPPED, 5),
     V(NCP_STATUS_UNSUPPORTED, 6), V(NCP_STATUS_CRASHED, 7),

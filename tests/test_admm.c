@@ -713,7 +713,7 @@ static void test_descriptors_and_params(void)
     const ncp_solver_desc *ss[2] = {S_ADMM, S_FADMM};
     for (int si = 0; si < 2; si++) {
         CHECK(ss[si]->ccp == 1);                  /* Tasora et al. 2021 solves the CCP */
-        CHECK(ss[si]->needs == (NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC));
+        CHECK(ss[si]->needs == (NCP_NEEDS_DUAL_OP | NCP_NEEDS_SYMMETRIC)); /* D: dense form only */
     }
     ncp_problem p;
     ncp_error err;

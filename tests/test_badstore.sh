@@ -46,12 +46,14 @@ expect_small() {
 import sys, h5py, numpy as np
 T = sys.argv[1]
 
-def ours(name, D=None, mu=0.5, huge=None):
-    """A dual-only ncpbench problems.h5: one problem of 2 contacts, D (6 x 6), v_f = -1."""
+def ours(name, D=None, mu=0.5, huge=None, A=None, Jcol=None):
+    """A dual-only ncpbench problems.h5: one problem of 2 contacts, D (6 x 6), v_f = -1; with A,
+    a primal one instead (A 6 x 6, J = I as CSR with column indices Jcol, b = 0, e = -1)."""
     with h5py.File(f"{T}/{name}.h5", "w") as f:
         f.create_group("meta")
         g = f.create_group("problems").create_group("p0")
-        for k, v in dict(nv=0, m=6, nblocks=2, ncontacts=2, step=0, case_index=-1).items():
+        for k, v in dict(nv=0 if A is None else 6, m=6, nblocks=2, ncontacts=2, step=0,
+                         case_index=-1).items():
             g.attrs.create(k, v, dtype="i4")
         g.attrs.create("h", 0.01, dtype="f8")
         g.attrs.create("seed", 1, dtype="u8")
@@ -71,6 +73,18 @@ def ours(name, D=None, mu=0.5, huge=None):
         b["mu"] = np.full(2, mu)
         for n in ("k", "c", "phi"):
             b[n] = np.zeros(2)
+        if A is not None:
+            pr = g.create_group("primal")
+            pr["A"] = A
+            pr["b"] = np.zeros(6)
+            pr["e"] = -np.ones(6)
+            J = pr.create_group("J")
+            for k, v in dict(nzmax=6, m=6, n=6, nz=-2).items():
+                J[k] = np.array([v], dtype="i4")
+            J["p"] = np.arange(7, dtype="i4")
+            J["i"] = np.array(range(6) if Jcol is None else Jcol, dtype="i4")
+            J["x"] = np.ones(6)
+            return
         d = g.create_group("dual")
         d["D"] = np.eye(6) if D is None else D
         d["vf"] = -np.ones(6)
@@ -106,6 +120,10 @@ ours("huge_chunked", huge="chunked")
 ours("huge_contig", huge="contiguous")
 ours("big_stored", huge="stored")
 ours("negD", D=-np.eye(6))
+Aind = np.eye(6)
+Aind[0, 1] = Aind[1, 0] = 2.0  # symmetric, positive diagonal, indefinite
+ours("indefA", A=Aind)
+ours("Jrange", A=np.eye(6), Jcol=[0, 1, 2, 3, 4, 60])
 ours("mu", mu=1e308)
 A = 2 * np.eye(6)
 A[0, 3] = 0.5          # not symmetric; diagonal > 0
@@ -138,6 +156,10 @@ expect 2 "max-memory" -- "$NCPBENCH" "${S[@]}" "$T/asym.h5" --out "$T/o8" --max-
 # ---- one validation for both inputs ----
 expect 2 "negD.h5" "/problems/p0" "D\[0,0\] = -1 is negative" -- "$NCPBENCH" "${S[@]}" "$T/negD.h5" --out "$T/v1"
 expect 2 "negW.hdf5" "D\[0,0\] = -1 is negative" -- "$NCPBENCH" "${S[@]}" "$T/negW.hdf5" --out "$T/v2"
+# primal data: A not positive definite, J with a column out of range: exit 2 naming the file and
+# the problem, before anything is derived from them (D is never built on reading)
+expect 2 "indefA.h5" "/problems/p0" "not positive definite" -- "$NCPBENCH" "${S[@]}" "$T/indefA.h5" --out "$T/v5"
+expect 2 "Jrange.h5" "/problems/p0" "J" "60" -- "$NCPBENCH" "${S[@]}" "$T/Jrange.h5" --out "$T/v6"
 expect 2 "mu.h5" "/problems/p0/blocks/mu" "1e\+308" -- "$NCPBENCH" "${S[@]}" "$T/mu.h5" --out "$T/v3"
 expect 2 "mu_fclib.hdf5" "/fclib_local/vectors/mu" "1e\+308" -- "$NCPBENCH" "${S[@]}" "$T/mu_fclib.hdf5" --out "$T/v4"
 # a non-symmetric D: kept as given by both readers; pgs solves it, apgd (needs a symmetric D)

@@ -118,8 +118,11 @@ int main(void)
     CHECK_OK(ncp_scene_memory(s, &mem, &err), &err);
     CHECK(mem.dof_bytes == 8.0 * 3.0 * (double)m->nv * m->nv);
     assemble_at_start(s, &pd);
-    CHECK(pb.has_sparse_primal && !pb.has_primal && !pb.A && pb.has_dual);
-    CHECK(pd.has_primal && !pd.has_sparse_primal);
+    CHECK(pb.has_sparse_primal && !pb.has_primal && !pb.A && !pb.has_dual && pb.vf);
+    CHECK(pd.has_primal && !pd.has_sparse_primal && !pd.has_dual && pd.vf);
+    /* D on demand, for the comparison of the two routes below */
+    CHECK_OK(ncp_problem_need_dual(&pb, &err), &err);
+    CHECK_OK(ncp_problem_need_dual(&pd, &err), &err);
     CHECK(pb.m == pd.m && pb.nv == pd.nv && pb.m > 3 * NGROUND);
     printf("blockmass: nv = %d, m = %d, A_sparse nnz = %d\n", pb.nv, pb.m, pb.A_sparse.nnz);
     if (pb.m == pd.m && pb.nv == pd.nv && pb.has_sparse_primal) {
@@ -179,7 +182,12 @@ int main(void)
     pb.driver = strdup("");
     CHECK_OK(ncp_store_create(path, "blockmass", "{}", 1, &st, &err), &err);
     if (st) {
-        CHECK_OK(ncp_store_append(st, &pb, &err), &err);
+        /* as captured: sparse primal data, v_f, no D (built on demand) */
+        ncp_problem pz;
+        CHECK_OK(ncp_problem_copy(&pz, &pb, &err), &err);
+        CHECK(ncp_problem_drop_dual(&pz) == 1 && !pz.has_dual && !pz.has_primal);
+        CHECK_OK(ncp_store_append(st, &pz, &err), &err);
+        ncp_problem_free(&pz);
         CHECK_OK(ncp_store_close(st, &err), &err);
     }
     ncp_problem *rd = NULL;
@@ -188,14 +196,18 @@ int main(void)
     CHECK(nr == 1);
     if (nr == 1) {
         const ncp_problem *q = &rd[0];
-        CHECK(q->has_sparse_primal && !q->has_primal && !q->A && q->has_dual && q->structure);
+        CHECK(q->has_sparse_primal && !q->has_primal && !q->A && !q->has_dual && q->structure);
         CHECK(q->A_sparse.nnz == pb.A_sparse.nnz);
         if (q->A_sparse.nnz == pb.A_sparse.nnz) {
             CHECK(memcmp(q->A_sparse.rowptr, pb.A_sparse.rowptr, (size_t)(pb.nv + 1) * sizeof(int)) == 0);
             CHECK(memcmp(q->A_sparse.col, pb.A_sparse.col, (size_t)pb.A_sparse.nnz * sizeof(int)) == 0);
             CHECK(memcmp(q->A_sparse.val, pb.A_sparse.val, (size_t)pb.A_sparse.nnz * sizeof(double)) == 0);
         }
-        CHECK(memcmp(q->D, pb.D, (size_t)pb.m * pb.m * sizeof(double)) == 0);
+        ncp_problem qd; /* the D a consumer builds on demand: the capture's, bit for bit */
+        double *own = NULL;
+        CHECK_OK(ncp_problem_dual_view(q, &qd, &own, &err), &err);
+        CHECK(own && memcmp(qd.D, pb.D, (size_t)pb.m * pb.m * sizeof(double)) == 0);
+        free(own);
         CHECK(memcmp(q->vf, pb.vf, (size_t)pb.m * sizeof(double)) == 0);
 
         /* a dual solver solves it; a primal-dense one is unsupported (sparse A) */

@@ -217,6 +217,8 @@ static void test_export_bilateral(void)
         CHECK(same_bits(q->e, p.e, sizeof(double) * (size_t)m));
         CHECK(q->J.nnz == p.J.nnz && same_bits(q->J.val, p.J.val, sizeof(double) * (size_t)p.J.nnz));
         CHECK(same_bits(q->J.rowptr, p.J.rowptr, sizeof(int) * ((size_t)m + 1)));
+        CHECK(!q->has_dual && !q->D); /* read without D: built on demand */
+        CHECK(ncp_problem_need_dual(q, &err) == NCP_OK);
         CHECK(same_bits(q->D, p.D, sizeof(double) * (size_t)m * m)); /* same algebra, same bits */
         CHECK(same_bits(q->vf, p.vf, sizeof(double) * (size_t)m));
         ncp_problems_free(q, 1);
@@ -371,6 +373,7 @@ static void test_read_global(int storage, int with_g)
         CHECK(same_bits(Jq, Jp, sizeof(double) * (size_t)m * nv));     /* J = [G^T; H^T] */
         free(Jq);
         free(Jp);
+        CHECK_OK(ncp_problem_need_dual(q, &err), &err); /* D on demand */
         if (!with_g) {
             /* dual computed by ncp_problem_compute_dual vs the condensation done here */
             double *Wref = malloc(sizeof(double) * (size_t)m * m), *qref = malloc(sizeof(double) * (size_t)m);

@@ -206,9 +206,25 @@ static void small_global_make(small_global *s, uint64_t seed)
     s->mu[1] = 0.7;
 }
 
+static void check_small_global_dual(const ncp_problem *q, const small_global *s);
+
 /* The loaded problem is the small global problem: sparse primal data equal to M, H, f, w (J =
  * H^T, A_sparse = M, no dense A) and D, v_f equal to the dense condensation done here. */
-static void check_small_global(const ncp_problem *q, const small_global *s)
+static void check_small_global(const ncp_problem *q0, const small_global *s)
+{
+    /* read with v_f (and without D unless the file holds fclib_local: D is built on demand,
+     * core/problem.h), then D as a consumer builds it */
+    CHECK(q0->vf != NULL);
+    ncp_problem view;
+    double *own = NULL;
+    ncp_error e = {0};
+    CHECK(ncp_problem_dual_view(q0, &view, &own, &e) == NCP_OK);
+    const ncp_problem *q = &view;
+    check_small_global_dual(q, s);
+    free(own);
+}
+
+static void check_small_global_dual(const ncp_problem *q, const small_global *s)
 {
     int nv = s->nv, mc = s->mc;
     CHECK(q->nv == nv && q->m == mc && q->ncontacts == 2);
@@ -489,6 +505,7 @@ static void test_large_diagonal(void)
             double ref = 0;
             for (int q2 = Hp[i]; q2 < Hp[i + 1]; q2++) ref += Hx[q2] * x[Hi[q2]] / Md[Hi[q2]];
             for (int q2 = Hp[j]; q2 < Hp[j + 1]; q2++) x[Hi[q2]] = 0.0;
+            if (i == 0 && j == 0) CHECK_OK(ncp_problem_need_dual(q, &err), &err); /* D on demand */
             CHECK_NEAR(q->D[i + (size_t)j * mc], ref, 1e-13 * fmax(1.0, fabs(ref)));
             if (t == 6) CHECK(ref != 0.0);
         }
@@ -652,6 +669,7 @@ static void test_coupled_file(void)
             d[i] = (d[i] + d[i - 1]) / den;
         }
         for (int i = nv - 2; i >= 0; i--) d[i] -= c[i] * d[i + 1];
+        CHECK_OK(ncp_problem_need_dual(q, &err), &err); /* D on demand */
         CHECK_NEAR(q->D[0], d[0], 1e-12);
         CHECK_NEAR(q->D[1], d[1], 1e-12);
         free(c);
@@ -831,6 +849,8 @@ static void test_export_sparse(void)
     if (q) CHECK_OK(load(out, &q2, &err), &err);
     if (q && q2) {
         check_small_global(q2, &s);
+        CHECK_OK(ncp_problem_need_dual(q, &err), &err); /* D on demand, as the export built it */
+        CHECK_OK(ncp_problem_need_dual(q2, &err), &err);
         CHECK(maxdiff(36, q2->D, q->D) == 0.0); /* fclib_local holds the D computed on reading */
         CHECK(q2->A_sparse.nnz == q->A_sparse.nnz);
     }
@@ -920,7 +940,7 @@ static void test_samples(void)
     CHECK_OK(load(box, &q, &err), &err);
     if (q) {
         CHECK(q->ncontacts == 82 && q->nv == 450 && q->m == 246);
-        CHECK(q->has_sparse_primal && !q->has_primal && q->has_dual);
+        CHECK(q->has_sparse_primal && !q->has_primal && !q->has_dual && !q->D && q->vf);
         CHECK(q->guess_lambda && q->guess_v);
         CHECK(q->title && !strcmp(q->title, "Box_stacks"));
         CHECK(q->description && strstr(q->description, "Box stacks with Bullet collision detection"));
@@ -936,6 +956,7 @@ static void test_samples(void)
         CHECK(mm == 450 && mn == 450 && hm == 450 && hn == 246);
         double *W = malloc(sizeof(double) * 246 * 246), *qv = malloc(sizeof(double) * 246);
         local_from_global(450, 246, M, H, fv, wv, W, qv);
+        CHECK_OK(ncp_problem_need_dual(q, &err), &err); /* D on demand */
         double ew = maxdiff((size_t)246 * 246, q->D, W) / maxabs((size_t)246 * 246, W);
         double eq = maxdiff(246, q->vf, qv) / fmax(1.0, maxabs(246, qv));
         printf("Box_Stacks: D vs H^T M^-1 H rel err %.2e, v_f rel err %.2e\n", ew, eq);

@@ -14,6 +14,7 @@
 #include "tcheck.h"
 #include "testutil.h"
 #include "solve/params.h"
+#include "core/dop.h"
 
 /* Spins for `ms` of this thread's CPU time (the solver's "work", on the solver clock). */
 static void spin(double ms)
@@ -518,8 +519,118 @@ static void test_sampled_monitor(const char *solver, double tol, int max_iter)
     ncp_problem_free(&p);
 }
 
+/* What a solver was handed: the problem pointer's D (NULL when none) and a copy of it. */
+typedef struct seen_d {
+    const double *D;
+    int has_dual;
+    double *copy;
+} seen_d;
+static seen_d g_seen;
+
+static int seeing_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, ncp_error *err)
+{
+    (void)err;
+    const ncp_problem *p = in->prob;
+    g_seen.D = p->D;
+    g_seen.has_dual = p->has_dual;
+    free(g_seen.copy);
+    g_seen.copy = NULL;
+    size_t mm = (size_t)p->m * p->m;
+    if (p->D && (g_seen.copy = malloc(mm * sizeof(double))))
+        memcpy(g_seen.copy, p->D, mm * sizeof(double));
+    if (ncp_run_setup_done(run)) return NCP_OK;
+    for (int i = 0; i < p->m; i++) out->lambda[i] = 0.0;
+    out->iterations = 1;
+    ncp_run_iterate(run, 1, out->lambda, NULL);
+    return NCP_OK;
+}
+
+/* D built only on demand (core/problem.h): a problem with primal data and no D is graded with
+ * the same metrics as its twin that keeps D (to 1e-12: the operator's primal route against the
+ * dense D); a solver declaring NCP_NEEDS_DUAL is handed the dense D, bit for bit the eager one,
+ * and one declaring NCP_NEEDS_DUAL_OP is handed none; the given problem keeps no D after either
+ * solve; a D above the memory budget is an unsupported row before anything is allocated. */
+static void test_lazy_dual(void)
+{
+    ncp_error err = {0};
+    ncp_solver_desc dense = {.name = "seeing", .source = "test", .summary = "test",
+                             .needs = NCP_NEEDS_DUAL, .file = "test", .solve = seeing_solve};
+    ncp_solver_desc op = dense;
+    op.needs = NCP_NEEDS_DUAL_OP;
+    int routes_without_d = 0;
+    for (int sparse = 0; sparse < 2; sparse++) {
+        ncp_problem eager, lazy;
+        /* many contacts on few bodies: the sparse product pays (dop_route 2) */
+        if (sparse) CHECK_OK(tutil_sparse_bodies_problem(&eager, 17, 6, 120, &err), &err);
+        else CHECK_OK(tutil_random_problem(&eager, 17, 8, 10, 1, 1, 1, &err), &err);
+        CHECK(eager.has_dual && eager.D);
+        CHECK_OK(ncp_problem_copy(&lazy, &eager, &err), &err);
+        CHECK(ncp_problem_drop_dual(&lazy) == 1 && !lazy.D && !lazy.has_dual && lazy.vf);
+        lazy.dop_route = eager.dop_route = 0;
+        CHECK_OK(ncp_dop_check_problem(&lazy, &err), &err);
+        CHECK_OK(ncp_dop_check_problem(&eager, &err), &err);
+        const int m = eager.m;
+        ncp_harness_opts o;
+        ncp_harness_opts_default(&o);
+        o.budget.max_iter = 50;
+        o.budget.tol = 1e-300;
+        const char *names[] = {"apgd", "jacobi", "admm", "pgs", "nsn-fb"};
+        for (int si = 0; si < 5; si++) {
+            const ncp_solver_desc *s = ncp_solver_find(names[si]);
+            ncp_result re, rl;
+            CHECK_OK(ncp_harness_solve(s, &eager, NULL, NULL, NULL, &o, &re, &err), &err);
+            CHECK_OK(ncp_harness_solve(s, &lazy, NULL, NULL, NULL, &o, &rl, &err), &err);
+            CHECK(re.status == rl.status && re.iterations == rl.iterations);
+            double worst = 0.0, scale = 0.0;
+            for (int i = 0; i < m; i++) {
+                worst = fmax(worst, fabs(re.lambda[i] - rl.lambda[i]));
+                scale = fmax(scale, fabs(re.lambda[i]));
+            }
+            CHECK(worst <= 1e-10 * fmax(scale, 1.0));
+            for (int k = 0; k < ncp_metrics_count(); k++) {
+                double a = ncp_metrics_at(&re.final, k), b = ncp_metrics_at(&rl.final, k);
+                CHECK((isnan(a) && isnan(b)) || fabs(a - b) <= 1e-12 * fmax(1.0, fabs(a)) +
+                                                            1e-10 * fabs(a));
+            }
+            printf("harness: lazy D (%s A), %s: %d iterations, max |lambda - lambda_eager| "
+                   "%.2g\n", sparse ? "sparse" : "dense", names[si], rl.iterations, worst);
+            ncp_result_free(&re);
+            ncp_result_free(&rl);
+        }
+        CHECK(!lazy.has_dual && !lazy.D); /* no solve left a D on the problem */
+        /* the dense D to a solver that declares it needs it, the eager bits */
+        ncp_result r;
+        CHECK_OK(ncp_harness_solve(&dense, &lazy, NULL, NULL, NULL, &o, &r, &err), &err);
+        CHECK(g_seen.D && g_seen.has_dual && g_seen.copy &&
+              memcmp(g_seen.copy, eager.D, (size_t)m * m * sizeof(double)) == 0);
+        ncp_result_free(&r);
+        CHECK(!lazy.has_dual && !lazy.D);
+        CHECK_OK(ncp_harness_solve(&op, &lazy, NULL, NULL, NULL, &o, &r, &err), &err);
+        /* the operator only, unless the dense D is the problem's cheapest operator (a small
+         * problem, dop_route -1: then it is built outside the solver's clock) */
+        CHECK((g_seen.D != NULL) == (lazy.dop_route < 0));
+        routes_without_d += lazy.dop_route > 0;
+        ncp_result_free(&r);
+        /* the memory budget: 8 m^2 above it, an unsupported row, nothing built */
+        o.dense_max_bytes = 4.0 * (double)m * m;
+        o.unsupported_ok = 1;
+        g_seen.D = (const double *)&g_seen;
+        CHECK_OK(ncp_harness_solve(&dense, &lazy, NULL, NULL, NULL, &o, &r, &err), &err);
+        CHECK(r.status == NCP_STATUS_UNSUPPORTED && r.unsupported == NCP_UNSUP_MEMORY &&
+              strstr(r.note, "dense Delassus matrix D"));
+        CHECK(g_seen.D == (const double *)&g_seen); /* the solver never ran */
+        ncp_result_free(&r);
+        ncp_problem_free(&eager);
+        ncp_problem_free(&lazy);
+    }
+    CHECK(routes_without_d == 2); /* both problems are served without D */
+    free(g_seen.copy);
+    g_seen.copy = NULL;
+}
+
 int main(void)
 {
+    test_lazy_dual();
     test_sampled_monitor("pgs", 1e-30, 300);   /* runs to max_iter */
     test_sampled_monitor("nsn-fb", 1e-10, 300); /* converges: the last row is the converged one */
     test_sampled_monitor("raisim-ds-es", 1e-30, 300); /* stops on its own (stalled) */

@@ -804,7 +804,7 @@ static void test_registry_params(void)
     for (int si = 0; si < 6; si++) {
         const ncp_solver_desc *s = ss[si];
         CHECK(strcmp(s->name, names[si]) == 0);
-        CHECK(s->needs == NCP_NEEDS_DUAL);
+        CHECK(s->needs == NCP_NEEDS_DUAL_OP); /* D only on a route that reads it */
         CHECK(s->ccp == (s == S_CCP));
         CHECK(strstr(s->source, "NCP report 2025") != NULL);
         CHECK(strstr(s->file, "solvers/") == s->file);

@@ -595,6 +595,8 @@ static void test_jacobian(void)
     CHECK(types[NCP_SHAPE_SPHERE][NCP_SHAPE_CAPSULE] == 1);
     ncp_problem p;
     CHECK_OK(ncp_assemble(w, cl.c, cl.n, &p, &err), &err);
+    CHECK(!p.has_dual && !p.D && p.vf); /* D only on demand (core/problem.h) */
+    CHECK_OK(ncp_problem_need_dual(&p, &err), &err);
     double *u = calloc((size_t)p.m, sizeof(double));
     ncp_csr_gemv(&p.J, 1.0, w->v, 0.0, u);
     const double dt = 1e-6;
@@ -1012,7 +1014,8 @@ static void test_capture(void)
     const ncp_bench_cfg *bc = ncp_scene_bench(s);
     CHECK(cs.n == bc->quick_steps);
     for (int i = 0; i < cs.n; i++) {
-        const ncp_problem *p = &cs.probs[i];
+        ncp_problem *p = &cs.probs[i];
+        CHECK_OK(ncp_problem_need_dual(p, &err), &err); /* D on demand, checked below */
         char name[16];
         snprintf(name, sizeof name, "%06d", i);
         CHECK(strcmp(p->name, name) == 0);

@@ -96,7 +96,7 @@ bad_case "$T/missing.so" "cannot load it as a shared library: .*No such file"
 bad_case "$P/plugin_bad_noentry.so" "no entry point: it does not export ncp_plugin_entry"
 bad_case "$P/plugin_bad_nullentry.so" "entry point ncp_plugin_entry returned NULL"
 bad_case "$P/plugin_bad_abi.so" \
-  "built for ABI 7, this ncpbench has ABI 2: rebuild the plugin against this ncpbench"
+  "built for ABI 7, this ncpbench has ABI 3: rebuild the plugin against this ncpbench"
 bad_case "$P/plugin_bad_nosolvers.so" "n_solvers is 0"
 bad_case "$P/plugin_bad_nulldesc.so" "solver descriptor 0 of 2 is NULL"
 bad_case "$P/plugin_bad_nullname.so" "solver descriptor 0 has no name"

@@ -330,7 +330,8 @@ static int same_problem(const ncp_problem *a, const ncp_problem *b, int ignore_s
     if (!ok) return 0;
     ok &= same_i(a->J.rowptr, b->J.rowptr, m + 1) && same_i(a->J.col, b->J.col, (size_t)a->J.nnz) &&
           same_d(a->J.val, b->J.val, (size_t)a->J.nnz);
-    ok &= same_d(a->D, b->D, m * m) && same_d(a->vf, b->vf, m);
+    /* D is kept by neither (built on demand); v_f is */
+    ok &= (a->has_dual ? same_d(a->D, b->D, m * m) : !a->D && !b->D) && same_d(a->vf, b->vf, m);
     const ncp_structure *s = a->structure, *t = b->structure;
     ok &= (s == NULL) == (t == NULL);
     if (s && t) {
@@ -524,10 +525,19 @@ static void test_memory(void)
         CHECK(r.pairs == pairs && r.contacts == 4 * pairs && r.rows == 12 * pairs);
         double nv = 6.0 * n, m = 12.0 * pairs;
         CHECK(r.dof_bytes == 24.0 * nv * nv);
-        CHECK(r.row_bytes == 8.0 * (nv * m + 2.0 * m * m));
-        double big = 8.0 * fmax(nv * nv, m * m);
+        CHECK(r.row_bytes == 12.0 * nv * m + 64.0 * m);
+        /* the scene's driver (pgs) applies D through J and A's factor (or builds it in its
+         * setup when that is cheaper): no m^2 term in the prediction */
+        CHECK(r.dense_dual == 0 && r.dual_bytes == 0.0);
+        double big = 8.0 * fmax(nv * nv, nv * m);
         CHECK(r.heap_slack == fmin(big, NCP_SCENE_MEM_SLACK_MAX));
         CHECK(r.total == r.dof_bytes + r.row_bytes + r.heap_slack + NCP_SCENE_MEM_BASE);
+        /* a driver that needs the dense D itself (a Newton method on it): D and X counted */
+        ncp_scene_mem r2;
+        CHECK_OK(ncp_scene_memory_driven(s, ncp_solver_find("nsn-fb"), &r2, &err), &err);
+        CHECK(r2.dense_dual == 1 && r2.dual_bytes == 8.0 * (nv * m + m * m) &&
+              r2.row_bytes == r.row_bytes);
+        CHECK(r2.heap_slack == fmin(8.0 * fmax(nv * nv, m * m), NCP_SCENE_MEM_SLACK_MAX));
         /* the first step's problem stays inside the prediction */
         run got = {0};
         ncp_capture_opts o = {1, 0, 1, "pgs", NULL};

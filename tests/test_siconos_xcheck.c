@@ -108,6 +108,7 @@ static int load_one(const char *path, ncp_problem **q)
     int n = 0;
     *q = NULL;
     int rc = ncp_load_problems(path, q, &n, &err);
+    if (!rc && n == 1) rc = ncp_problem_need_dual(*q, &err); /* D, as the checks compare it */
     CHECK_OK(rc, &err);
     if (rc) return rc;
     CHECK(n == 1);

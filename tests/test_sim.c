@@ -55,8 +55,26 @@ static int primal_velocity(const ncp_problem *p, const double *lambda, double *v
     return rc;
 }
 
-static int test_solve(void *vctx, const ncp_problem *p, const double *lambda0,
+static int test_solve_dual(void *vctx, const ncp_problem *p, const double *lambda0,
+                           ncp_step_solve_out *out, ncp_error *err);
+
+/* The step hands over the problem as captured, without D (built on demand, core/problem.h):
+ * the checks below build it as a consumer does. */
+static int test_solve(void *vctx, const ncp_problem *p0, const double *lambda0,
                       ncp_step_solve_out *out, ncp_error *err)
+{
+    if (p0->has_dual || p0->D || !p0->vf)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "test: the captured problem keeps D");
+    ncp_problem view;
+    double *own = NULL;
+    int rc = ncp_problem_dual_view(p0, &view, &own, err);
+    if (!rc) rc = test_solve_dual(vctx, &view, lambda0, out, err);
+    free(own);
+    return rc;
+}
+
+static int test_solve_dual(void *vctx, const ncp_problem *p, const double *lambda0,
+                           ncp_step_solve_out *out, ncp_error *err)
 {
     (void)lambda0;
     solve_ctx *c = vctx;

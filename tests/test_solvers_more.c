@@ -450,7 +450,8 @@ static void test_params(void)
     for (int si = 0; si < 3; si++) {
         const ncp_solver_desc *s = ss[si];
         CHECK(s->params != NULL && s->source && s->source[0] &&
-              (s->needs & ~NCP_NEEDS_SYMMETRIC) == NCP_NEEDS_DUAL);
+              ((s->needs & ~NCP_NEEDS_SYMMETRIC) == NCP_NEEDS_DUAL ||
+               (s->needs & ~NCP_NEEDS_SYMMETRIC) == NCP_NEEDS_DUAL_OP));
         /* defaults given = not given, and deterministic */
         tutil_check_param_defaults(s, &p, 1e-9, 300);
         tutil_check_empty(s);

@@ -586,7 +586,11 @@ static void test_agreement(void)
         cap c;
         capture(scenes[si], &c);
         CHECK(c.n >= 1);
-        for (int i = 0; i < c.n; i++) agree_on(&c.probs[i], scenes[si], &nprob, &nvel);
+        ncp_error e = {0};
+        for (int i = 0; i < c.n; i++) { /* D on demand (core/problem.h), for d_condition */
+            CHECK_OK(ncp_problem_need_dual(&c.probs[i], &e), &e);
+            agree_on(&c.probs[i], scenes[si], &nprob, &nvel);
+        }
         cap_free(&c);
     }
     CHECK(nprob >= 16);

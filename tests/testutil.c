@@ -348,12 +348,21 @@ void tutil_ref_project(double mu, const double x[3], double y[3])
     }
 }
 
-tutil_ref tutil_ref_check(const ncp_problem *p, const double *lam, int ccp, double *u_out)
+tutil_ref tutil_ref_check(const ncp_problem *p0, const double *lam, int ccp, double *u_out)
 {
-    int m = p->m;
+    int m = p0->m;
     tutil_ref r = {INFINITY, INFINITY};
+    /* u = D lambda + v_f by the plain sum, with D as a consumer builds it when p0 keeps none */
+    ncp_problem view;
+    double *own = NULL;
+    ncp_error e = {0};
+    if (ncp_problem_dual_view(p0, &view, &own, &e)) return r;
+    const ncp_problem *p = &view;
     double *u = calloc((size_t)(m ? m : 1), sizeof(double));
-    if (!u) return r;
+    if (!u) {
+        free(own);
+        return r;
+    }
     for (int i = 0; i < m; i++) {
         double s = p->vf[i];
         for (int j = 0; j < m; j++) s += p->D[i + (size_t)j * m] * lam[j];
@@ -402,6 +411,7 @@ tutil_ref tutil_ref_check(const ncp_problem *p, const double *lam, int ccp, doub
     }
     if (u_out) memcpy(u_out, u, (size_t)m * sizeof(double));
     free(u);
+    free(own);
     r.nat = sqrt(nat2);
     r.kkt = kkt;
     return r;

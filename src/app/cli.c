@@ -523,8 +523,10 @@ static void list_solvers(const ncp_solver_catalog *cat)
             printf("  %-14s plugin: %s (%s)\n", "", pn ? pn : "unnamed", plugin);
         }
         printf("  %-14s source: %s\n", "", d->source ? d->source : "");
-        printf("  %-14s needs: %s%s%s%s; solves the %s%s; file %s\n", "",
-               d->needs & NCP_NEEDS_DUAL ? "dual " : "", d->needs & NCP_NEEDS_PRIMAL ? "primal " : "",
+        printf("  %-14s needs: %s%s%s%s%s; solves the %s%s; file %s\n", "",
+               d->needs & NCP_NEEDS_DUAL ? "dense-D " : "",
+               d->needs & NCP_NEEDS_DUAL_OP ? "dual-operator " : "",
+               d->needs & NCP_NEEDS_PRIMAL ? "primal " : "",
                d->needs & NCP_NEEDS_STRUCTURE ? "structure " : "",
                d->needs & NCP_NEEDS_SYMMETRIC ? "symmetric-D " : "",
                !plugin && ncp_registry_model(d->name) ? ncp_registry_model(d->name)

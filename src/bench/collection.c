@@ -44,11 +44,11 @@ struct ncp_collection {
     ncp_problem_keep *keep; /* per problem of the batch: what release restores */
 };
 
-/* Bytes a problem of a batch holds: as read on a lazy collection (the D derived by its finish
- * step comes and goes with the solves of it: bench.h's release step), else complete. */
-static double problem_bytes(const ncp_problem *p, int lazy)
+/* Bytes a problem of a batch holds, read (lazy) or complete: its primal data (J, A_sparse or
+ * A), the row and DOF vectors, and D only when it keeps one (a dual-only problem; a problem
+ * with primal data never does: D is built per solve, core/problem.h). */
+static double problem_bytes(const ncp_problem *p)
 {
-    if (!lazy) return 8.0 * ((double)p->m * p->m + (double)p->nv * p->nv);
     double b = 12.0 * ((double)p->J.nnz + (double)p->A_sparse.nnz) + 40.0 * ((double)p->m + p->nv);
     if (p->A) b += 8.0 * (double)p->nv * p->nv;
     if (p->D) b += 8.0 * (double)p->m * p->m;
@@ -316,7 +316,7 @@ static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
                 c->bpath[c->nbatch] = f->path;
                 memset(&c->keep[c->nbatch], 0, sizeof c->keep[c->nbatch]);
             }
-            bytes += problem_bytes(&ps[i], c->lazy);
+            bytes += problem_bytes(&ps[i]);
             c->batch[c->nbatch++] = ps[i]; /* moved: ps itself is freed below */
         }
         free(ps);

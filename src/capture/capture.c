@@ -44,7 +44,7 @@ int ncp_capture_scene(const ncp_scene *s, const ncp_capture_opts *o, ncp_capture
     if (rc) return rc;
     int ncap = o->steps > 0 ? o->steps : (o->quick ? bc->quick_steps : bc->steps);
     /* the predicted peak memory against the budget, before the first allocation it sizes */
-    if ((rc = ncp_scene_check_memory(s, err))) return rc;
+    if ((rc = ncp_scene_check_memory_driven(s, drv.solver, err))) return rc;
     if (strcmp(bc->capture, "cases") == 0) /* single-step cases */
         return ncp_cases_capture(s, ncp_scene_cases(s), o, &drv, ncap, fn, ctx, err);
     if (strcmp(bc->capture, "trajectory") != 0)

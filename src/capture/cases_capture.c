@@ -50,7 +50,10 @@ int ncp_cases_apply_wrench(const ncp_world *w, int body, const double force[3],
         for (int r = 0; r < 3; r++) tau += Jl[r * nd + k] * force[r] + Ja[r * nd + k] * torque[r];
         p->b[dofs[k]] += p->h * tau;
     }
-    return ncp_problem_compute_dual(p, err);
+    /* v_f only: D is built on demand (core/problem.h) */
+    int rc = ncp_problem_compute_vf(p, err);
+    p->dual_symmetric = 1;
+    return rc;
 }
 
 typedef struct case_ctx {

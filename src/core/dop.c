@@ -86,7 +86,8 @@ static int build_sparse(ncp_dop *op, const ncp_problem *p, int auto_route, ncp_e
         op->chol = NULL;
         return NCP_OK;
     }
-    if (!(op->w = ncp_malloc(err, (size_t)p->nv + (size_t)max_block, sizeof(double)))) {
+    /* solves (nv + a block) and diagonal blocks of up to 3 rows (3 blocks' worth) */
+    if (!(op->w = ncp_malloc(err, (size_t)p->nv + 3 * (size_t)max_block, sizeof(double)))) {
         ncp_sparse_chol_free(op->chol);
         op->chol = NULL;
         return NCP_ERR_NOMEM;
@@ -241,6 +242,10 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
     int primal = p->has_primal && p->A && p->nv > 0 && p->J.rowptr && p->J.m == p->m &&
                  p->J.n == p->nv;
     int sparse = has_sparse_data(p);
+    /* no D (built on demand only, core/problem.h): a route from the primal data, exact by
+     * construction (nothing to check it against), whatever it costs against a D there is not */
+    if (route == NCP_DOP_AUTO && !op->D && p->m > 0)
+        route = primal ? NCP_DOP_LOWRANK : sparse ? NCP_DOP_SPARSE : NCP_DOP_DENSE;
     /* the route decided for this problem already (ncp_dop_check_problem), when it has a D */
     int decided = route == NCP_DOP_AUTO && op->D ? p->dop_route : 0;
     if (route == NCP_DOP_DENSE || decided < 0) return dense_route(op, p, err);
@@ -282,9 +287,33 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
     return NCP_OK;
 }
 
+/* The route of a problem without D: the low-rank one when it is cheaper than the dense product,
+ * the sparse one when it pays (build_sparse's test), else -1: the dense D is the cheapest
+ * operator (a small problem), and a solve that applies it builds it (solve/harness.c). */
+static int route_without_d(ncp_problem *p, ncp_error *err)
+{
+    int primal = p->has_primal && p->A && p->nv > 0 && p->J.rowptr && p->J.m == p->m &&
+                 p->J.n == p->nv;
+    if (primal) {
+        p->dop_route = 4 * p->nv <= p->m ? 1 : -1;
+        return NCP_OK;
+    }
+    if (!has_sparse_data(p)) return NCP_OK;
+    ncp_dop op;
+    memset(&op, 0, sizeof op);
+    op.m = p->m;
+    ncp_error e = {0};
+    int rc = build_sparse(&op, p, 1, &e);
+    if (rc == NCP_OK) p->dop_route = op.chol ? 2 : -1;
+    ncp_dop_free(&op);
+    if (rc == NCP_ERR_NOMEM) return ncp_error_set(err, rc, "%s", e.msg);
+    return NCP_OK; /* a factor that fails: left undecided, each operator meets it itself */
+}
+
 int ncp_dop_check_problem(ncp_problem *p, ncp_error *err)
 {
-    if (p->dop_route != 0 || !p->has_dual || !p->D) return NCP_OK;
+    if (p->dop_route != 0) return NCP_OK;
+    if (!p->has_dual || !p->D) return p->m > 0 ? route_without_d(p, err) : NCP_OK;
     ncp_dop op;
     ncp_error e = {0};
     int rc = ncp_dop_init(&op, p, NCP_DOP_AUTO, &e);
@@ -442,11 +471,16 @@ double ncp_dop_row_absmax(const ncp_dop *op)
     return best;
 }
 
-/* Column b of the block on the sparse route: J_a A^{-1} J_b^T for rows a of the block. */
+/* Column b of the block on the sparse route: J_a A^{-1} J_b^T for rows a of the block, from
+ * the blocks of A the rows touch (a contact's 3 rows: O(1), not O(nv)). */
 static void sparse_diag_block(const ncp_dop *op, int r0, int k, double *B)
 {
     const ncp_csr *J = &op->J;
     double *w = op->w; /* scratch of the operator: diag_block is not const in effect */
+    if (k <= 3) {
+        ncp_sparse_chol_delassus_block(op->chol, J, r0, k, B, w);
+        return;
+    }
     for (int b = 0; b < k; b++) {
         for (int c = 0; c < op->nv; c++) w[c] = 0.0;
         for (int q = J->rowptr[r0 + b]; q < J->rowptr[r0 + b + 1]; q++) w[J->col[q]] += J->val[q];

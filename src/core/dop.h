@@ -16,14 +16,19 @@
  * body or kinematic tree) and J sparse (each contact row touches two bodies): there D is full rank
  * but D x = J (A^{-1} (J^T x)) costs O(nnz(J) + the blocks' factors) instead of 2 m^2 (the
  * wrecking ball: m = 13 251, nnz(J) = 77 333, 601 blocks of 6: about 1/500 of the dense product,
- * which streams a 1.4 GB D through memory). This is the sparse route; its D stays full rank, so
- * everything other than products (diagonal blocks, shifted factorisations, Gauss–Seidel columns)
- * keeps using the dense D.
+ * which streams a 1.4 GB D through memory). This is the sparse route; diagonal blocks come from
+ * J and A's factor too (J_i A^{-1} J_i^T over the blocks of A row i touches); shifted
+ * factorisations and Gauss–Seidel columns need the dense D.
+ *
+ * A problem with primal data keeps no D (core/problem.h: built on demand only): NCP_DOP_AUTO
+ * then takes the low-rank route on dense primal data and the sparse one on sparse primal data
+ * when their products are estimated cheaper than the dense one (below), exact by construction
+ * (nothing to check them against); otherwise the harness builds D for the solve.
  *
  * A route is taken when its product is estimated cheaper than the dense one, by flops weighted
  * with times per flop measured on this machine (dop.c: the low-rank route for nv <= m / 4, the
- * sparse route when 2.5 x its flops < 2 m^2: the indexed loops run slower per flop); either
- * only after checking that the problem's D is J A^{-1} J^T (a D given by a file,
+ * sparse route when 2.5 x its flops < 2 m^2: the indexed loops run slower per flop); with a D,
+ * either only after checking that the problem's D is J A^{-1} J^T (a D given by a file,
  * regularised or symmetrised, need not be): one product with a fixed pseudo-random vector,
  * agreement to 1e-10 of sum_j |D_ij| |x_j|. Otherwise the dense D is used. All routes give the
  * same vectors up to rounding.
@@ -67,8 +72,11 @@ typedef struct ncp_dop {
 int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err);
 /* Decides p->dop_route (core/problem.h) once: the route ncp_dop_init takes with NCP_DOP_AUTO
  * when p->dop_route is 0, so that later operators skip the check of F F^T against D (the same
- * decision, made once per problem instead of once per operator). Nothing when p->dop_route is
- * already set. NCP_ERR_NOMEM only; a problem the operator cannot serve is left at 0. */
+ * decision, made once per problem instead of once per operator). For a problem without D: 1
+ * when the low-rank product is cheaper than the dense one, 2 when the sparse one pays, -1 when
+ * the dense D would be the cheapest operator (solve/harness.c then builds it for a solve).
+ * Nothing when p->dop_route is already set. NCP_ERR_NOMEM only; a problem the operator cannot
+ * serve is left at 0. */
 int ncp_dop_check_problem(ncp_problem *p, ncp_error *err);
 void ncp_dop_free(ncp_dop *op);
 /* The route op took with its estimated flops per product and the dense route's, for the

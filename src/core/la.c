@@ -301,9 +301,9 @@ int ncp_delassus(int n, const double *A, const double *b, const ncp_csr *J, cons
         return ncp_error_set(err, NCP_ERR_INPUT, "J has %d columns but A is %d x %d", J->n, n, n);
     double *L = ncp_malloc(err, (size_t)n * n, sizeof(double));
     /* X = A^{-1} J^T (n x m), then D = J X; one Cholesky, m solves. */
-    double *X = ncp_malloc(err, (size_t)n * (m > 0 ? m : 1), sizeof(double));
+    double *X = D ? ncp_malloc(err, (size_t)n * (m > 0 ? m : 1), sizeof(double)) : NULL;
     double *y = ncp_malloc(err, n, sizeof(double));
-    if (!L || !X || !y) {
+    if (!L || (D && !X) || !y) {
         rc = NCP_ERR_NOMEM;
         goto done;
     }

@@ -91,42 +91,27 @@ void ncp_problem_layout(ncp_problem *p)
     p->ncontacts = nc;
 }
 
-int ncp_problem_compute_dual(ncp_problem *p, ncp_error *err)
-{
-    if (!p->has_primal && p->has_sparse_primal) return ncp_problem_compute_dual_sparse(p, NULL, err);
-    if (!p->has_primal)
-        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s has no primal data to derive D from",
-                             p->name ? p->name : "?");
-    free(p->D);
-    free(p->vf);
-    p->dop_route = 0; /* a new D: the operator's route is decided again */
-    p->D = ncp_calloc(err, (size_t)p->m * p->m, sizeof(double));
-    p->vf = ncp_calloc(err, p->m, sizeof(double));
-    if (!p->D || !p->vf) return NCP_ERR_NOMEM;
-    int rc = ncp_delassus(p->nv, p->A, p->b, &p->J, p->e, p->D, p->vf, err);
-    if (rc) return ncp_error_prefix(err, "problem %s: ", p->name ? p->name : "?");
-    p->has_dual = 1;
-    p->dual_symmetric = 1; /* ncp_delassus symmetrises */
-    return NCP_OK;
-}
-
-int ncp_problem_compute_dual_sparse(ncp_problem *p, const ncp_sparse_chol_opts *opts,
-                                    ncp_error *err)
+/* D (when D is not NULL, m x m) and v_f (when vf is not NULL) from p's primal data, dense or
+ * sparse, by the one builder of each kind (ncp_delassus, ncp_sparse_chol_delassus: D and v_f
+ * are the same bits whichever of them is asked for). With `noted`, how M was factorised (sparse
+ * primal data) goes to noted's provenance_note. p itself is not changed. */
+static int derive(const ncp_problem *p, const ncp_sparse_chol_opts *opts, double *D, double *vf,
+                  ncp_problem *noted, ncp_error *err)
 {
     const char *nm = p->name ? p->name : "?";
+    if (p->has_primal) {
+        int rc = ncp_delassus(p->nv, p->A, p->b, &p->J, p->e, D, vf, err);
+        return rc ? ncp_error_prefix(err, "problem %s: ", nm) : NCP_OK;
+    }
     if (!p->has_sparse_primal)
-        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s has no sparse primal data", nm);
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s has no primal data to derive D "
+                             "and v_f from", nm);
     if (p->A_sparse.m != p->nv || p->A_sparse.n != p->nv || p->J.n != p->nv || p->J.m != p->m)
-        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s: sparse primal data of inconsistent sizes", nm);
-    free(p->D);
-    free(p->vf);
-    p->dop_route = 0;
-    p->D = ncp_malloc(err, (size_t)p->m * p->m, sizeof(double));
-    p->vf = ncp_malloc(err, p->m, sizeof(double));
-    if (!p->D || !p->vf) return NCP_ERR_NOMEM;
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s: sparse primal data of "
+                             "inconsistent sizes", nm);
     ncp_sparse_chol *F = NULL;
     int rc = ncp_sparse_chol_factor(&p->A_sparse, opts, &F, err);
-    if (!rc) rc = ncp_sparse_chol_delassus(F, p->b, &p->J, p->e, p->D, p->vf, err);
+    if (!rc) rc = ncp_sparse_chol_delassus(F, p->b, &p->J, p->e, D, vf, err);
     if (rc) {
         ncp_sparse_chol_free(F);
         return ncp_error_prefix(err, "problem %s: mass matrix: ", nm);
@@ -134,11 +119,100 @@ int ncp_problem_compute_dual_sparse(ncp_problem *p, const ncp_sparse_chol_opts *
     int nb, big, nch;
     ncp_sparse_chol_stats(F, &nb, &big, &nch);
     ncp_sparse_chol_free(F);
-    p->has_dual = 1;
-    p->dual_symmetric = 1; /* symmetrised as ncp_delassus does */
+    if (!noted) return NCP_OK;
     if (nch)
-        return ncp_problem_note(p, err, "M factorised in %d blocks (largest block %d DOFs; %d by CHOLMOD)", nb, big, nch);
-    return ncp_problem_note(p, err, "M factorised in %d blocks (largest block %d DOFs; dense Cholesky)", nb, big);
+        return ncp_problem_note(noted, err, "M factorised in %d blocks (largest block %d DOFs; %d "
+                                "by CHOLMOD)", nb, big, nch);
+    return ncp_problem_note(noted, err, "M factorised in %d blocks (largest block %d DOFs; dense "
+                            "Cholesky)", nb, big);
+}
+
+static int compute_dual(ncp_problem *p, const ncp_sparse_chol_opts *opts, ncp_error *err)
+{
+    free(p->D);
+    free(p->vf);
+    p->has_dual = 0;
+    p->dop_route = 0; /* a new D: the operator's route is decided again */
+    p->D = ncp_malloc(err, (size_t)p->m * p->m > 0 ? (size_t)p->m * p->m : 1, sizeof(double));
+    p->vf = ncp_malloc(err, p->m > 0 ? p->m : 1, sizeof(double));
+    if (!p->D || !p->vf) return NCP_ERR_NOMEM;
+    int rc = derive(p, opts, p->D, p->vf, p, err);
+    if (rc) return rc;
+    p->has_dual = 1;
+    p->dual_symmetric = 1; /* both builders symmetrise */
+    return NCP_OK;
+}
+
+int ncp_problem_compute_dual(ncp_problem *p, ncp_error *err)
+{
+    if (!p->has_primal && !p->has_sparse_primal)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s has no primal data to derive D from",
+                             p->name ? p->name : "?");
+    return compute_dual(p, NULL, err);
+}
+
+int ncp_problem_compute_dual_sparse(ncp_problem *p, const ncp_sparse_chol_opts *opts,
+                                    ncp_error *err)
+{
+    if (!p->has_sparse_primal)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s has no sparse primal data",
+                             p->name ? p->name : "?");
+    return compute_dual(p, opts, err);
+}
+
+int ncp_problem_derive(const ncp_problem *p, double *D, double *vf, ncp_error *err)
+{
+    return derive(p, NULL, D, vf, NULL, err);
+}
+
+int ncp_problem_compute_vf(ncp_problem *p, ncp_error *err)
+{
+    free(p->vf);
+    p->vf = ncp_malloc(err, p->m > 0 ? p->m : 1, sizeof(double));
+    if (!p->vf) return NCP_ERR_NOMEM;
+    return derive(p, NULL, NULL, p->vf, p, err);
+}
+
+int ncp_problem_need_dual(ncp_problem *p, ncp_error *err)
+{
+    if (p->has_dual && p->D && p->vf) return NCP_OK;
+    return ncp_problem_compute_dual(p, err);
+}
+
+int ncp_problem_drop_dual(ncp_problem *p)
+{
+    if (!p->has_dual || !(p->has_primal || p->has_sparse_primal) || !p->vf) return 0;
+    free(p->D);
+    p->D = NULL;
+    p->has_dual = 0;
+    p->dual_symmetric = 1;
+    return 1;
+}
+
+int ncp_problem_dual_view(const ncp_problem *p, ncp_problem *view, double **owned,
+                          ncp_error *err)
+{
+    *view = *p;
+    *owned = NULL;
+    if (p->has_dual && p->D && p->vf) return NCP_OK;
+    if (!p->has_primal && !p->has_sparse_primal)
+        return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has neither D nor primal data to "
+                             "derive it from", p->name ? p->name : "?");
+    /* D, and v_f behind it when the problem has none yet (one allocation to free) */
+    size_t mm = (size_t)p->m * p->m, extra = p->vf ? 0 : (size_t)p->m;
+    double *D = ncp_malloc(err, mm + extra > 0 ? mm + extra : 1, sizeof(double));
+    if (!D) return NCP_ERR_NOMEM;
+    int rc = derive(p, NULL, D, p->vf ? NULL : D + mm, NULL, err);
+    if (rc) {
+        free(D);
+        return rc;
+    }
+    view->D = D;
+    if (!p->vf) view->vf = D + mm;
+    view->has_dual = 1;
+    view->dual_symmetric = 1;
+    *owned = D;
+    return NCP_OK;
 }
 
 /* Largest |D_ij - D_ji| and largest |D_ij|. */
@@ -211,9 +285,14 @@ static int complete_data(ncp_problem *p, int derive_primal, ncp_error *err)
 {
     int rc = NCP_OK;
     if (!p->has_dual && (p->has_primal || p->has_sparse_primal)) {
-        /* a D built here is symmetric by construction (both builders symmetrise it and set
-         * dual_symmetric): no second pass over its m^2 entries (1.4 GB for the wrecking ball) */
-        if ((rc = ncp_problem_compute_dual(p, err))) return rc;
+        /* v_f only, O(nnz): D is built on demand (ncp_problem_dual_view), symmetric by
+         * construction when it is. A factorisation that fails here is bad input: A (M) is
+         * not positive definite, which the problem's definition requires */
+        if (!p->vf && (rc = ncp_problem_compute_vf(p, err))) {
+            if (rc == NCP_ERR_NUMERIC) err->code = rc = NCP_ERR_INPUT;
+            return rc;
+        }
+        p->dual_symmetric = 1;
     } else {
         ncp_problem_set_dual_symmetric(p);
     }
@@ -502,10 +581,8 @@ int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err)
         rc = dup_array(err, (void **)&dst->guess_lambda, src->guess_lambda, m, sizeof(double));
     if (!rc && src->guess_v)
         rc = dup_array(err, (void **)&dst->guess_v, src->guess_v, nv, sizeof(double));
-    if (!rc && src->has_dual) {
-        rc = dup_array(err, (void **)&dst->D, src->D, m * m, sizeof(double));
-        if (!rc) rc = dup_array(err, (void **)&dst->vf, src->vf, m, sizeof(double));
-    }
+    if (!rc && src->has_dual) rc = dup_array(err, (void **)&dst->D, src->D, m * m, sizeof(double));
+    if (!rc && src->vf) rc = dup_array(err, (void **)&dst->vf, src->vf, m, sizeof(double));
     if (!rc) rc = copy_structure(&dst->structure, src->structure, err);
     if (!rc && src->structure) /* link Jacobians: rows of the block x 6 */
         for (int i = 0; i < src->structure->nlinks && !rc; i++) {
@@ -527,6 +604,16 @@ int ncp_problem_velocity(const ncp_problem *p, const double *lambda, double *u, 
     if (p->has_dual) {
         ncp_copy(p->m, p->vf, u);
         ncp_gemv(0, p->m, p->m, 1.0, p->D, lambda, 1.0, u);
+        return NCP_OK;
+    }
+    if (!p->has_primal && p->has_sparse_primal && p->vf) {
+        /* A kept sparse: u = v_f + D lambda through the operator's sparse route (no D) */
+        ncp_dop op;
+        int rc = ncp_dop_init(&op, p, NCP_DOP_AUTO, err);
+        if (rc) return rc;
+        ncp_copy(p->m, p->vf, u);
+        ncp_dop_apply(&op, 1.0, lambda, 1.0, u);
+        ncp_dop_free(&op);
         return NCP_OK;
     }
     if (!p->has_primal)

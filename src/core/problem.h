@@ -102,9 +102,14 @@ typedef struct ncp_problem {
     ncp_csr J;           /* m x nv */
     double *e;           /* m */
 
+    /* D is derived data, built on demand: a problem with primal data (captured, or read from
+     * problems.h5) keeps v_f (O(nnz) to compute) but not D (has_dual 0, D NULL, vf set once
+     * completed); a consumer that needs the dense matrix itself builds it for as long as it
+     * needs it (ncp_problem_dual_view), everything else applies D through core/dop.h. A problem
+     * without primal data (FCLib local, a Siconos W) has its D as read (has_dual 1). */
     int has_dual;
-    double *D;           /* m x m column-major (symmetric) */
-    double *vf;          /* m */
+    double *D;           /* m x m column-major (symmetric); NULL unless has_dual */
+    double *vf;          /* m; set whenever has_dual, and on a completed primal problem */
 
     ncp_structure *structure; /* NULL if not captured */
 
@@ -162,6 +167,26 @@ void ncp_problem_layout(ncp_problem *p);
 /* Fills D and v_f from the primal data (sets has_dual and dual_symmetric); with sparse primal
  * data only, through ncp_problem_compute_dual_sparse with its default limits. */
 int ncp_problem_compute_dual(ncp_problem *p, ncp_error *err);
+/* v_f = J A^{-1} b + e alone from the primal data (dense or sparse; O(nnz) beyond A's factor),
+ * the same bits as ncp_problem_compute_dual's; has_dual is left as it is. A factorisation that
+ * fails (A not positive definite) is NCP_ERR_NUMERIC naming the problem. */
+int ncp_problem_compute_vf(ncp_problem *p, ncp_error *err);
+/* D (m x m, when D is not NULL) and v_f (when vf is not NULL) from p's primal data into the
+ * caller's arrays, p unchanged: the builder behind the functions above (the same bits). */
+int ncp_problem_derive(const ncp_problem *p, double *D, double *vf, ncp_error *err);
+/* The dense D in place, for a problem the caller owns (exports, figures, tests): nothing when p
+ * has it, else ncp_problem_compute_dual. ncp_problem_drop_dual frees a D the primal data
+ * define again (v_f is kept; returns 1), and leaves a D read from a file (returns 0). */
+int ncp_problem_need_dual(ncp_problem *p, ncp_error *err);
+int ncp_problem_drop_dual(ncp_problem *p);
+/* For a consumer that needs the dense D of a problem it may not change (a solver whose
+ * algorithm needs the matrix itself; docs/design.md §3.1): *view = *p, a shallow copy that
+ * borrows every array of p, with D (and v_f when p has none) built from the primal data into
+ * *owned, the one allocation the caller frees when done (free(*owned); never
+ * ncp_problem_free(view)). When p has its D already, *owned is NULL and the view is p's. The
+ * same bits as ncp_problem_compute_dual. NCP_ERR_INPUT when p has neither D nor primal data. */
+int ncp_problem_dual_view(const ncp_problem *p, ncp_problem *view, double **owned,
+                          ncp_error *err);
 /* D = J M^{-1} J^T and v_f = J M^{-1} b + e from the sparse primal data (A_sparse = M, b, J,
  * e; core/sparse_chol.h: M factorised block by block, never densified). opts may be NULL. Sets
  * has_dual and dual_symmetric; a note on how M was factorised goes to provenance_note. */
@@ -177,8 +202,9 @@ int ncp_problem_primal_from_dual(ncp_problem *p, ncp_error *err);
 /* |D - D^T|_max <= NCP_DUAL_SYMMETRY_TOL |D|_max: sets dual_symmetric (1 when no dual data). */
 #define NCP_DUAL_SYMMETRY_TOL 1e-12
 void ncp_problem_set_dual_symmetric(ncp_problem *p);
-/* Completes a problem just read from a file: D and v_f from the primal data (dense or
- * sparse) when missing, dual_symmetric (with a note when D is not symmetric), dop_route
+/* Completes a problem just read from a file: v_f from the primal data (dense or sparse) when
+ * missing (not D: built on demand; a factorisation of A that fails is NCP_ERR_INPUT, A not
+ * positive definite), dual_symmetric (with a note when D is not symmetric), dop_route
  * (ncp_dop_check_problem), and, when
  * derive_primal is set and there is no primal data at all, a dense primal form from the dual
  * data (ncp_problem_primal_from_dual). A D whose symmetric part is not positive semi-definite
@@ -203,7 +229,7 @@ int ncp_problem_note(ncp_problem *p, ncp_error *err, const char *fmt, ...)
 int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err);
 /* Deep copy. */
 int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err);
-/* u = D lambda + v_f (dual) or J A^{-1}(b + J^T lambda) + e (primal only). */
+/* u = D lambda + v_f (dual) or J A^{-1}(b + J^T lambda) + e (dense primal data without D). */
 int ncp_problem_velocity(const ncp_problem *p, const double *lambda, double *u, ncp_error *err);
 /* Structure helpers. */
 void ncp_structure_free(ncp_structure *s);

@@ -18,17 +18,24 @@ void ncp_sap_model_free(ncp_sap_model *sm)
     memset(sm, 0, sizeof *sm);
 }
 
+static int build_rows(const ncp_problem *p, const double *dd, double beta, double sigma,
+                      ncp_sap_model *sm, ncp_error *err);
+
 /* Floor for an effective inverse mass w: a row or contact whose diagonal block of D is zero does
  * not move under its own impulse (J_i = 0); R = 0 would divide by zero, so such rows get
- * 1e-14 x the largest diagonal entry of D (1 if D = 0), as solvers/common.c treats them. */
-static double w_floor(int m, const double *D)
+ * 1e-14 x the largest diagonal entry of D (1 if D = 0), as solvers/common.c treats them. dd: the
+ * diagonal blocks of D, 9 entries per block (a k x k block in its first k^2). */
+static double w_floor(const ncp_problem *p, const double *dd)
 {
     double dmax = 0.0;
-    for (int i = 0; i < m; i++) dmax = fmax(dmax, D[i + (size_t)i * m]);
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        int k = ncp_block_type_size(p->blocks[bi].type);
+        for (int i = 0; i < k; i++) dmax = fmax(dmax, dd[9 * (size_t)bi + i + (size_t)i * k]);
+    }
     return dmax > 0.0 ? 1e-14 * dmax : 1.0;
 }
 
-int ncp_sap_model_build(const ncp_problem *p, const double *D, double beta, double sigma,
+int ncp_sap_model_build(const ncp_problem *p, const ncp_dop *op, double beta, double sigma,
                         ncp_sap_model *sm, ncp_error *err)
 {
     memset(sm, 0, sizeof *sm);
@@ -37,20 +44,40 @@ int ncp_sap_model_build(const ncp_problem *p, const double *D, double beta, doub
     if (!(beta > 0.0) || !(sigma > 0.0))
         return ncp_error_set(err, NCP_ERR_INPUT,
                              "SAP model: beta = %g and sigma = %g must be > 0", beta, sigma);
-    if (m > 0 && !D)
-        return ncp_error_set(err, NCP_ERR_INTERNAL, "SAP model: problem '%s' has no Delassus D",
-                             name);
+    if (m > 0 && (!op || op->m != m))
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "SAP model: problem '%s' has no Delassus "
+                             "operator", name);
     size_t nw = (size_t)(p->nv > m ? p->nv : m);
     sm->m = m;
     sm->R = ncp_calloc(err, (size_t)m, sizeof(double));
     sm->shift = ncp_calloc(err, (size_t)m, sizeof(double));
     sm->work = ncp_calloc(err, 2 * nw, sizeof(double));
-    if (!sm->R || !sm->shift || !sm->work) {
+    /* the diagonal blocks of D, by the operator (core/dop.h: no dense D needed) */
+    double *dd = ncp_malloc(err, 9 * (size_t)(p->nblocks > 0 ? p->nblocks : 1), sizeof(double));
+    if (!sm->R || !sm->shift || !sm->work || !dd) {
+        free(dd);
         ncp_sap_model_free(sm);
         return NCP_ERR_NOMEM;
     }
-    if (m == 0) return NCP_OK;
-    const double wmin = w_floor(m, D);
+    if (m == 0) {
+        free(dd);
+        return NCP_OK;
+    }
+    for (int bi = 0; bi < p->nblocks; bi++)
+        ncp_dop_diag_block(op, p->blocks[bi].row, ncp_block_type_size(p->blocks[bi].type),
+                           dd + 9 * (size_t)bi);
+    int rc = build_rows(p, dd, beta, sigma, sm, err);
+    free(dd);
+    if (rc) ncp_sap_model_free(sm);
+    return rc;
+}
+
+/* R and shift from the diagonal blocks dd (w_floor's layout). */
+static int build_rows(const ncp_problem *p, const double *dd, double beta, double sigma,
+                      ncp_sap_model *sm, ncp_error *err)
+{
+    const char *name = p->name ? p->name : "?";
+    const double wmin = w_floor(p, dd);
     const double rigid = beta * beta / (4.0 * SAP_PI * SAP_PI); /* eq. 29, near-rigid branch */
     const double h = p->h;
     /* The geometry-based stabilisation needs phi0, h and our own e (to undo it); e is primal
@@ -63,7 +90,7 @@ int ncp_sap_model_build(const ncp_problem *p, const double *D, double beta, doub
         switch (b->type) {
         case NCP_BILATERAL:
         case NCP_UNILATERAL:
-            R[0] = rigid * fmax(D[r + (size_t)r * m], wmin);
+            R[0] = rigid * fmax(dd[9 * (size_t)bi], wmin);
             break;
         case NCP_SOFT:
             break; /* its own law, no regularisation */
@@ -72,7 +99,7 @@ int ncp_sap_model_build(const ncp_problem *p, const double *D, double beta, doub
             double f2 = 0.0;
             for (int j = 0; j < 3; j++)
                 for (int i = 0; i < 3; i++) {
-                    double x = D[(r + i) + (size_t)(r + j) * m];
+                    double x = dd[9 * (size_t)bi + i + 3 * (size_t)j];
                     f2 += x * x;
                 }
             double w = fmax(sqrt(f2) / 3.0, wmin);

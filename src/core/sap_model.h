@@ -38,6 +38,7 @@
 #ifndef NCP_SAP_MODEL_H
 #define NCP_SAP_MODEL_H
 
+#include "core/dop.h"
 #include "core/problem.h"
 
 /* The paper's defaults (§V-B: "In all of our simulations, we use beta = 1.0", sigma = 1e-3). The
@@ -55,10 +56,10 @@ typedef struct ncp_sap_model {
     double *work;   /* 2 max(nv, m) scratch for ncp_sap_momentum_parts */
 } ncp_sap_model;
 
-/* Builds R and shift for problem p with Delassus D (m x m; p->D or one built from the primal
- * data). beta, sigma > 0. NCP_ERR_INPUT if a contact's stiffness is NaN or negative or its
+/* Builds R and shift for problem p from the diagonal blocks of its Delassus operator op (core/
+ * dop.h: the dense D, or a primal route without it). beta, sigma > 0. NCP_ERR_INPUT if a contact's stiffness is NaN or negative or its
  * dissipation is not a finite number >= 0 (the message names the contact). */
-int ncp_sap_model_build(const ncp_problem *p, const double *D, double beta, double sigma,
+int ncp_sap_model_build(const ncp_problem *p, const ncp_dop *op, double beta, double sigma,
                         ncp_sap_model *sm, ncp_error *err);
 void ncp_sap_model_free(ncp_sap_model *sm);
 

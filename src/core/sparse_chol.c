@@ -265,6 +265,38 @@ void ncp_sparse_chol_solve1(const ncp_sparse_chol *F, double *b, double *work)
     }
 }
 
+void ncp_sparse_chol_delassus_block(const ncp_sparse_chol *F, const ncp_csr *J, int r0, int k,
+                                    double *B, double *work)
+{
+    for (int i = 0; i < k * k; i++) B[i] = 0.0;
+    for (int a0 = 0; a0 < k; a0++)
+        for (int q0 = J->rowptr[r0 + a0]; q0 < J->rowptr[r0 + a0 + 1]; q0++) {
+            const int bk = F->block[J->col[q0]];
+            /* each block of A once: at the first entry of the rows that falls in it */
+            int seen = 0;
+            for (int a = 0; a <= a0 && !seen; a++)
+                for (int q = J->rowptr[r0 + a]; q < (a == a0 ? q0 : J->rowptr[r0 + a + 1]); q++)
+                    if (F->block[J->col[q]] == bk) {
+                        seen = 1;
+                        break;
+                    }
+            if (seen) continue;
+            const int s = F->start[bk + 1] - F->start[bk];
+            for (int i = 0; i < s * k; i++) work[i] = 0.0;
+            for (int b = 0; b < k; b++) /* X = J_R^T restricted to the block */
+                for (int q = J->rowptr[r0 + b]; q < J->rowptr[r0 + b + 1]; q++)
+                    if (F->block[J->col[q]] == bk) work[F->pos[J->col[q]] + b * s] += J->val[q];
+            ncp_chol_solve(s, F->L + F->loff[bk], k, work, NULL); /* dense block: cannot fail */
+            for (int b = 0; b < k; b++)
+                for (int a = 0; a < k; a++) {
+                    double acc = 0.0;
+                    for (int q = J->rowptr[r0 + a]; q < J->rowptr[r0 + a + 1]; q++)
+                        if (F->block[J->col[q]] == bk) acc += J->val[q] * work[F->pos[J->col[q]] + b * s];
+                    B[a + b * k] += acc;
+                }
+        }
+}
+
 /* Solves block k in place for w right-hand sides X (s x w, block-local rows). */
 static int solve_block(ncp_sparse_chol *F, int k, int w, double *X, ncp_error *err)
 {

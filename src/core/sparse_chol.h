@@ -46,6 +46,12 @@ size_t ncp_sparse_chol_dense_entries(const ncp_sparse_chol *F);
  * allocating nothing: the bits of ncp_sparse_chol_solve, for a factor without CHOLMOD blocks only
  * (ncholmod == 0; the caller checks). Read-only on F, so several threads may share it. */
 void ncp_sparse_chol_solve1(const ncp_sparse_chol *F, double *b, double *work);
+/* The k x k diagonal block B = J_R A^{-1} J_R^T of D for the rows R = r0 .. r0 + k - 1 of J
+ * (column-major), from the blocks of A those rows touch only: O(their nonzeros and blocks), not
+ * O(n) (a contact's 3 rows meet the two bodies it joins). work: k * max_block doubles. Dense
+ * blocks only, read-only on F, as ncp_sparse_chol_solve1. */
+void ncp_sparse_chol_delassus_block(const ncp_sparse_chol *F, const ncp_csr *J, int r0, int k,
+                                    double *B, double *work);
 
 /* D = J A^{-1} J^T (m x m, column-major, symmetrised as ncp_delassus does) and
  * v_f = J A^{-1} b + e, block by block: a block only meets the rows of J that touch its DOFs.

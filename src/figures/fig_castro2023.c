@@ -214,7 +214,8 @@ static int cas_hessian_cond(const ncp_problem *p, const double *v, double sigma,
         return NCP_OK;
     const int m = p->m, nv = p->nv;
     ncp_sap_model sm;
-    int rc = ncp_sap_model_build(p, p->D, NCP_SAP_BETA, sigma > 0 ? sigma : NCP_SAP_SIGMA, &sm,
+    ncp_dop dense = {.m = p->m, .D = p->D}; /* the dense route: nothing to allocate */
+    int rc = ncp_sap_model_build(p, &dense, NCP_SAP_BETA, sigma > 0 ? sigma : NCP_SAP_SIGMA, &sm,
                                  err);
     if (rc) return rc;
     size_t mn = (size_t)m * nv + 1;
@@ -275,7 +276,8 @@ static int cas_sap_errors(const ncp_problem *p, const double *v, double sigma, d
     int m = p->m, nv = p->nv, rc;
     ncp_sap_model sm;
     memset(&sm, 0, sizeof sm);
-    if ((rc = ncp_sap_model_build(p, p->D, NCP_SAP_BETA, sigma > 0 ? sigma : NCP_SAP_SIGMA, &sm,
+    ncp_dop dense = {.m = p->m, .D = p->D}; /* the dense route: nothing to allocate */
+    if ((rc = ncp_sap_model_build(p, &dense, NCP_SAP_BETA, sigma > 0 ? sigma : NCP_SAP_SIGMA, &sm,
                                   err)))
         return rc;
     double *u = malloc(sizeof(double) * (size_t)(3 * m + 3 * nv + 1));

@@ -125,12 +125,12 @@ const ncp_task_cfg *ncp_scene_task(const ncp_scene *s);
 
 /* Predicted peak memory of simulating and capturing the scene (scene_mem.c; scenes/README.md,
  * "Memory"). Per step the simulator holds the n_dof x n_dof step matrix A, the problem's copy
- * of it and the factor of the Delassus computation, X = A^{-1} J^T (n_dof x m), the dense
- * D (m x m) and a second D-sized array (the store recomputes D to write it; a solver's
- * workspace): 8 (3 n_dof^2 + n_dof m + 2 m^2) bytes, plus the heap's slack and a fixed base. m
- * comes from the
- * broad phase at the initial configuration (sim/collide.h ncp_world_contact_bound) plus the
- * joint rows there. */
+ * of it and its factor (3 n_dof^2, or per subsystem), the problem's rows (J: at most the dofs
+ * of two subsystems a row, or n_dof on the dense route; e, v_f and the solver's vectors) and,
+ * only when the driver solver needs the dense Delassus matrix itself (NCP_NEEDS_DUAL: D is
+ * built on demand, core/problem.h), D (m x m) with X = A^{-1} J^T (n_dof x m, or one block's
+ * columns at a time), plus the heap's slack and a fixed base. m comes from the broad phase at
+ * the initial configuration (sim/collide.h ncp_world_contact_bound) plus the joint rows there. */
 typedef struct ncp_scene_mem {
     int nbodies;          /* dynamic bodies (robot links included) */
     int nv;               /* generalised velocities */
@@ -140,9 +140,13 @@ typedef struct ncp_scene_mem {
     double dof_bytes;     /* 8 * 3 * (nv^2, or the sum of the per-subsystem blocks' squares
                              above NCP_BLOCK_MASS_NDOF dofs, sim/dynamics.h): the step
                              matrices */
-    double row_bytes;     /* 8 * (nv m + 2 m^2): X and the dense D */
-    double heap_slack;    /* min(8 max(nv^2, m^2), NCP_SCENE_MEM_SLACK_MAX): freed, not returned */
-    double total;         /* dof_bytes + row_bytes + heap_slack + NCP_SCENE_MEM_BASE */
+    double row_bytes;     /* 12 r m + 64 m, r = nv (dense route) or 2 max n_j (per subsystem):
+                             J's CSR and the row vectors */
+    int dense_dual;       /* 1: the driver needs the dense D (dual_bytes counted) */
+    double dual_bytes;    /* dense_dual ? 8 (s m + m^2) : 0, s = nv or max n_j: X and D */
+    double heap_slack;    /* min(8 max(nv^2, m^2 if dense_dual), NCP_SCENE_MEM_SLACK_MAX):
+                             freed, not returned */
+    double total;         /* dof_bytes + row_bytes + dual_bytes + heap_slack + NCP_SCENE_MEM_BASE */
 } ncp_scene_mem;
 /* glibc's largest mmap threshold (64-bit): blocks above it go back to the system when freed. */
 #define NCP_SCENE_MEM_SLACK_MAX (32.0 * 1048576.0)
@@ -150,6 +154,9 @@ typedef struct ncp_scene_mem {
  * capturing the smallest shipped scene, rounded up. */
 #define NCP_SCENE_MEM_BASE (24.0 * 1048576.0)
 int ncp_scene_memory(const ncp_scene *s, ncp_scene_mem *out, ncp_error *err);
+/* The same for the trajectory driven by `driver` (NULL: the scene's own). */
+int ncp_scene_memory_driven(const ncp_scene *s, const ncp_solver_desc *driver, ncp_scene_mem *out,
+                            ncp_error *err);
 /* The memory budget in bytes (--max-memory; <= 0: util/membudget.h's default). */
 void ncp_scene_set_max_memory(ncp_scene *s, double bytes);
 double ncp_scene_max_memory(const ncp_scene *s);
@@ -159,5 +166,7 @@ double ncp_scene_max_memory(const ncp_scene *s);
  * memory budget of ...".
  * Every simulation (capture, task) calls it before the first step. */
 int ncp_scene_check_memory(const ncp_scene *s, ncp_error *err);
+int ncp_scene_check_memory_driven(const ncp_scene *s, const ncp_solver_desc *driver,
+                                  ncp_error *err);
 
 #endif

@@ -12,6 +12,14 @@
 
 int ncp_scene_memory(const ncp_scene *s, ncp_scene_mem *out, ncp_error *err)
 {
+    return ncp_scene_memory_driven(s, NULL, out, err);
+}
+
+int ncp_scene_memory_driven(const ncp_scene *s, const ncp_solver_desc *driver, ncp_scene_mem *out,
+                            ncp_error *err)
+{
+    if (!driver && ncp_scene_catalog(s))
+        driver = ncp_catalog_find(ncp_scene_catalog(s), ncp_scene_bench(s)->driver);
     const ncp_model *m = ncp_scene_model(s);
     ncp_scene_mem r = {0};
     r.nbodies = m->ndynamic;
@@ -38,31 +46,46 @@ int ncp_scene_memory(const ncp_scene *s, ncp_scene_mem *out, ncp_error *err)
     free(rows);
     ncp_world_free(w);
     if (rc) return rc;
-    double mr = (double)r.rows;
-    /* X = A^{-1} J^T: n_dof x m dense, or on the block route one block's columns at a time
-     * (at most max n_j x m; sparse_chol.h) */
-    r.row_bytes = 8.0 * ((block ? (double)maxsub : nv) * mr + 2.0 * mr * mr);
+    double mr = (double)r.rows, per = block ? 2.0 * maxsub : nv;
+    if (per > nv) per = nv;
+    /* J's CSR (8 + 4 bytes an entry) and the row vectors (e, v_f, a solver's few) */
+    r.row_bytes = 12.0 * per * mr + 64.0 * mr;
+    /* only a driver that needs the dense D builds it (per solve): D and X = A^{-1} J^T,
+     * n_dof x m dense or on the block route one block's columns at a time (sparse_chol.h) */
+    r.dense_dual = driver && (driver->needs & NCP_NEEDS_DUAL);
+    r.dual_bytes = r.dense_dual ? 8.0 * ((block ? (double)maxsub : nv) * mr + mr * mr) : 0.0;
     /* glibc's heap keeps what a step frees below its mmap threshold (which rises to the size
      * of a freed block, up to 32 MiB), so the resident size can exceed the live arrays by the
      * largest of them, up to that threshold */
-    double dofsq = r.dof_bytes / 24.0, largest = 8.0 * (dofsq > mr * mr ? dofsq : mr * mr);
+    double dofsq = r.dof_bytes / 24.0, rowsq = r.dense_dual ? mr * mr : per * mr;
+    double largest = 8.0 * (dofsq > rowsq ? dofsq : rowsq);
     r.heap_slack = largest < NCP_SCENE_MEM_SLACK_MAX ? largest : NCP_SCENE_MEM_SLACK_MAX;
-    r.total = r.dof_bytes + r.row_bytes + r.heap_slack + NCP_SCENE_MEM_BASE;
+    r.total = r.dof_bytes + r.row_bytes + r.dual_bytes + r.heap_slack + NCP_SCENE_MEM_BASE;
     *out = r;
     return NCP_OK;
 }
 
 int ncp_scene_check_memory(const ncp_scene *s, ncp_error *err)
 {
+    return ncp_scene_check_memory_driven(s, NULL, err);
+}
+
+int ncp_scene_check_memory_driven(const ncp_scene *s, const ncp_solver_desc *driver,
+                                  ncp_error *err)
+{
     ncp_scene_mem r;
-    int rc = ncp_scene_memory(s, &r, err);
+    int rc = ncp_scene_memory_driven(s, driver, &r, err);
     if (rc) return rc;
-    char a[32], b[32], what[512];
+    char a[32], b[32], c[32], dual[96], what[600];
+    if (r.dense_dual)
+        snprintf(dual, sizeof dual, "m^2 Delassus data %s", ncp_mem_format(r.dual_bytes, c, sizeof c));
+    else
+        snprintf(dual, sizeof dual, "no m^2 Delassus data");
     snprintf(what, sizeof what, "scene %s: %d dynamic bodies, %d dof, up to %ld constraint rows "
              "(%ld contacts of %ld shape pairs at the start; %s step matrices %s, "
-             "m^2 Delassus data %s): the simulation", ncp_scene_where(s), r.nbodies, r.nv, r.rows,
+             "rows %s, %s): the simulation", ncp_scene_where(s), r.nbodies, r.nv, r.rows,
              r.contacts, r.pairs, ncp_model_block_mass(ncp_scene_model(s)) ? "per-subsystem" : "dense n_dof^2",
              ncp_mem_format(r.dof_bytes, a, sizeof a),
-             ncp_mem_format(r.row_bytes, b, sizeof b));
+             ncp_mem_format(r.row_bytes, b, sizeof b), dual);
     return ncp_mem_check(ncp_scene_max_memory(s), r.total, what, err);
 }

@@ -306,15 +306,17 @@ int ncp_assemble_rows(const ncp_world *w, const ncp_stepmat *A, const double *b,
             contact_compliance(m, c, &ci->stiffness, &ci->dissipation);
         }
     }
-    /* block route: A stays block-diagonal CSR, and ncp_problem_compute_dual takes the block
-     * by block Delassus product (ncp_sparse_chol_delassus) */
+    /* block route: A stays block-diagonal CSR (v_f and, on demand, D block by block:
+     * ncp_sparse_chol_delassus) */
     p->has_primal = !A->packed;
     p->has_sparse_primal = A->packed;
     rc = fill_structure(w, ent, ne, diag, mscale, p, err);
     if (rc) goto fail;
     free(ent);
     ent = NULL;
-    rc = ncp_problem_compute_dual(p, err);
+    /* v_f only: D = J A^-1 J^T is derived data, built on demand (core/problem.h) */
+    rc = ncp_problem_compute_vf(p, err);
+    p->dual_symmetric = 1;
     if (rc) ncp_problem_free(p);
     return rc;
 fail:

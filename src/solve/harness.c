@@ -255,12 +255,15 @@ static int unsupported(const ncp_solver_desc *s, const ncp_problem *p, const ncp
                          p->name ? p->name : "?", reason);
 }
 
-/* The two problems of a solve: *pm, graded (the given problem, with its dual data derived from
- * the primal when absent: exact), and *ps, the solver's (*pm, or a copy in ts with what
- * opts->allow lets the harness build). Sets res->applied, res->note; for an unsupported solve
- * res->status (the return value is then that of unsupported()). */
+/* The two problems of a solve: *pm, graded (the given problem; for one whose cheapest Delassus
+ * operator is the dense D (dop_route -1) and that keeps none, a view tm with D built from the
+ * primal data, outside every clock, as the problem is represented: *tm_own to free), and *ps,
+ * the solver's (*pm, or a copy in ts with what opts->allow lets the harness build). The dense D
+ * an NCP_NEEDS_DUAL solver needs on a problem that keeps none is built later, on the solver's
+ * clock (ncp_harness_solve); here only its size is checked. Sets res->applied, res->note; for
+ * an unsupported solve res->status (the return value is then that of unsupported()). */
 static int prepare(const ncp_solver_desc *s, const ncp_problem *p0, const ncp_harness_opts *o,
-                   ncp_problem *tm, ncp_problem *ts, const ncp_problem **pm,
+                   ncp_problem *tm, double **tm_own, ncp_problem *ts, const ncp_problem **pm,
                    const ncp_problem **ps, ncp_result *res, ncp_error *err)
 {
     char why[400];
@@ -272,12 +275,18 @@ static int prepare(const ncp_solver_desc *s, const ncp_problem *p0, const ncp_ha
                  p0->name ? p0->name : "?");
         return unsupported(s, p0, o, NCP_UNSUP_STRUCTURE, why, res, err);
     }
-    if (!p0->has_dual) { /* metrics always need the dual data */
-        if (!p0->has_primal && !p0->has_sparse_primal)
-            return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has neither D, v_f nor primal "
-                                 "data to derive them from", p0->name ? p0->name : "?");
-        if ((rc = ncp_problem_copy(tm, p0, err)) || (rc = ncp_problem_compute_dual(tm, err)))
-            return rc;
+    if (!p0->has_dual && !p0->has_primal && !p0->has_sparse_primal)
+        return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has neither D, v_f nor primal "
+                             "data to derive them from", p0->name ? p0->name : "?");
+    const double dbytes = 8.0 * (double)p0->m * (double)p0->m;
+    if (!p0->has_dual && (s->needs & NCP_NEEDS_DUAL) && dbytes > dense_limit(o)) {
+        snprintf(why, sizeof why, "%s: the solver needs the dense Delassus matrix D (m = %d: "
+                 "%.3g GiB), the limit is %.3g GiB", ncp_unsupported_name(NCP_UNSUP_MEMORY),
+                 p0->m, dbytes / 1073741824.0, dense_limit(o) / 1073741824.0);
+        return unsupported(s, p0, o, NCP_UNSUP_MEMORY, why, res, err);
+    }
+    if (!p0->has_dual && p0->dop_route < 0 && dbytes <= dense_limit(o)) {
+        if ((rc = ncp_problem_dual_view(p0, tm, tm_own, err))) return rc;
         *pm = *ps = tm;
     }
     const ncp_problem *g = *pm;
@@ -365,11 +374,12 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
     if (opts->stop_metric < 0 || opts->stop_metric >= ncp_metrics_count())
         return ncp_error_set(err, NCP_ERR_INTERNAL, "invalid stopping metric index %d",
                              opts->stop_metric);
-    ncp_problem tm, ts;
+    ncp_problem tm, ts, td;
+    double *tm_own = NULL, *td_own = NULL;
     ncp_problem_init(&tm);
     ncp_problem_init(&ts);
     const ncp_problem *pg, *p;
-    int rc = prepare(s, p0, opts, &tm, &ts, &pg, &p, res, err);
+    int rc = prepare(s, p0, opts, &tm, &tm_own, &ts, &pg, &p, res, err);
     ncp_run run;
     memset(&run, 0, sizeof run);
     ncp_solve_out out;
@@ -407,6 +417,15 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
     ncp_solve_in in = {p, opts->budget, params, lambda0, nvo ? v0 : NULL};
     out.status = -1;
     ncp_clock_start(&run.clock, opts->clock);
+    /* the dense D the solver's algorithm needs, from the primal data: its setup (counted in
+     * its time), freed after the solve; the metrics keep grading the problem without it */
+    if ((s->needs & NCP_NEEDS_DUAL) && !p->has_dual) {
+        if ((rc = ncp_problem_dual_view(p, &td, &td_own, err))) {
+            ncp_clock_pause(&run.clock);
+            goto done;
+        }
+        in.prob = &td;
+    }
     int src = s->solve(&in, &out, &run, err);
     ncp_clock_pause(&run.clock);
     double total = ncp_clock_ms(&run.clock);
@@ -510,7 +529,8 @@ done:
     free(run.best_v);
     free(out.lambda);
     free(out.v);
-    ncp_problem_free(&tm);
+    free(tm_own); /* tm and td are views: only the D built for them is theirs */
+    free(td_own);
     ncp_problem_free(&ts);
     if (rc) ncp_result_free(res);
     return rc;
@@ -532,19 +552,20 @@ int ncp_harness_grade(const ncp_problem *p0, const double *lambda, const double 
         return ncp_error_set(err, NCP_ERR_INPUT, "problem %s: the answer is not finite",
                              p0->name ? p0->name : "?");
     ncp_problem tm;
-    ncp_problem_init(&tm);
+    double *tm_own = NULL;
     const ncp_problem *g = p0;
     ncp_metrics_ws *ws = NULL;
     double *L = NULL, *vl = NULL;
     int rc = NCP_OK;
-    if (!p0->has_dual) { /* the metrics need the dual data, derived exactly as for a solve */
-        if (!p0->has_primal && !p0->has_sparse_primal) {
-            rc = ncp_error_set(err, NCP_ERR_INPUT, "problem %s has neither D, v_f nor primal "
-                               "data to derive them from", p0->name ? p0->name : "?");
-            goto done;
-        }
-        if ((rc = ncp_problem_copy(&tm, p0, err)) || (rc = ncp_problem_compute_dual(&tm, err)))
-            goto done;
+    if (!p0->has_dual && !p0->has_primal && !p0->has_sparse_primal) {
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "problem %s has neither D, v_f nor primal "
+                           "data to derive them from", p0->name ? p0->name : "?");
+        goto done;
+    }
+    /* graded as a solve grades it: with the dense D only where that is the problem's operator */
+    if (!p0->has_dual && p0->dop_route < 0 &&
+        8.0 * (double)p0->m * (double)p0->m <= dense_limit(opts)) {
+        if ((rc = ncp_problem_dual_view(p0, &tm, &tm_own, err))) goto done;
         g = &tm;
     }
     /* the problem's own velocity: dense primal data only (as ncp_harness_solve reports it) */
@@ -561,8 +582,7 @@ int ncp_harness_grade(const ncp_problem *p0, const double *lambda, const double 
             goto done;
     ncp_copy(m, lambda, res->lambda);
     if ((rc = ncp_metrics_eval(ws, res->lambda, &res->final, err))) goto done;
-    ncp_copy(m, g->vf, res->u);
-    if (!ncp_all_zero(m, res->lambda)) ncp_gemv(0, m, m, 1.0, g->D, res->lambda, 1.0, res->u);
+    ncp_metrics_velocity(ws, res->lambda, res->u);
     if (nvo) {
         /* v = A^{-1}(b + J^T lambda): the velocity the step would produce */
         L = ncp_malloc(err, (size_t)nvo * nvo, sizeof(double));
@@ -601,7 +621,7 @@ done:
     ncp_metrics_ws_free(ws);
     free(L);
     free(vl);
-    ncp_problem_free(&tm);
+    free(tm_own);
     res->wall_ms = ncp_now_ms() - wall0;
     if (rc) ncp_result_free(res);
     return rc;

@@ -27,7 +27,7 @@
 
 #include "solve/solver.h"
 
-#define NCP_PLUGIN_ABI_VERSION 2
+#define NCP_PLUGIN_ABI_VERSION 3
 
 /* The symbol ncpbench looks up with dlsym. */
 #define NCP_PLUGIN_ENTRY_NAME "ncp_plugin_entry"

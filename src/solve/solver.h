@@ -22,13 +22,22 @@
 #include "core/problem.h"
 
 enum {
-    NCP_NEEDS_DUAL = 1u << 0,      /* D, v_f */
+    /* The dense D itself (p->D, m x m) and v_f. A problem with primal data keeps no D
+     * (core/problem.h): the harness builds it for the solve, after the solver's clock has
+     * started (its setup), and frees it after. */
+    NCP_NEEDS_DUAL = 1u << 0,
     NCP_NEEDS_PRIMAL = 1u << 1,    /* dense A, b, J, e */
     NCP_NEEDS_STRUCTURE = 1u << 2, /* subsystems and bodies */
     /* The algorithm assumes D = D^T (a Cholesky factor of D or of a matrix built from it, the
      * gradient of 1/2 l^T D l, an eigenvalue estimate of D). Sweeps and Newton methods that use
      * D as given (rows, columns, u = D l + v_f) do not set it. */
-    NCP_NEEDS_SYMMETRIC = 1u << 3
+    NCP_NEEDS_SYMMETRIC = 1u << 3,
+    /* The dual form through its operator only: v_f, and D applied by core/dop.h (products,
+     * diagonal blocks, the low-rank shifted factor); no dense D is built for the solve (a
+     * problem whose cheapest operator is the dense D gets it, as it is represented). A solver
+     * that needs the matrix on some route only builds it there itself
+     * (ncp_problem_dual_view), in its setup. */
+    NCP_NEEDS_DUAL_OP = 1u << 4
 };
 
 typedef enum ncp_status {

@@ -495,7 +495,7 @@ int ncp_fclib_finish(const ncp_h5ctx *c, ncp_problem *p)
 {
     int rc = ncp_problem_validate(p, c->file, c->err); /* before M is factorised */
     if (!rc && !p->has_dual) {
-        rc = ncp_problem_compute_dual_sparse(p, NULL, c->err);
+        rc = ncp_problem_compute_vf(p, c->err); /* v_f only: D is built on demand */
         if (rc == NCP_ERR_NUMERIC) rc = c->err->code = NCP_ERR_INPUT; /* M not SPD: the file is wrong */
         if (rc) ncp_error_prefix(c->err, "%s: /fclib_global/M: ", c->file);
     }
@@ -650,8 +650,6 @@ int ncp_fclib_export(const ncp_problem *p, const char *path, ncp_error *err)
                              "problem %s has bilateral rows but no primal data: only fclib_global/G can hold them; %s not written", nm, path);
     if (!primal && !p->has_dual)
         return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has neither primal nor dual data; %s not written", nm, path);
-    if (allc && !p->has_dual && !p->has_primal)
-        return ncp_error_set(err, NCP_ERR_INTERNAL, "problem %s: sparse primal data without D; %s not written", nm, path);
     char where[600];
     snprintf(where, sizeof where, "problem %s (exporting to %s)", nm, path);
     int rc = ncp_problem_validate(p, where, err);
@@ -663,7 +661,7 @@ int ncp_fclib_export(const ncp_problem *p, const char *path, ncp_error *err)
         Dtmp = ncp_malloc(err, (size_t)p->m * p->m, sizeof(double));
         vftmp = ncp_malloc(err, (size_t)p->m, sizeof(double));
         if (!Dtmp || !vftmp) rc = NCP_ERR_NOMEM;
-        if (!rc) rc = ncp_delassus(p->nv, p->A, p->b, &p->J, p->e, Dtmp, vftmp, err);
+        if (!rc) rc = ncp_problem_derive(p, Dtmp, vftmp, err); /* W = D, dense or sparse A */
         D = Dtmp;
         vf = vftmp;
     }

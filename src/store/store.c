@@ -359,14 +359,13 @@ static int write_problem(const ncp_h5ctx *c, hid_t pg, const char *pp, const ncp
     double *Dp = NULL, *vfp = NULL;
     const int primal = p->has_primal || p->has_sparse_primal;
     int write_dual = p->has_dual && !primal;
-    if (primal) {
-        ncp_problem q = *p; /* shallow: only D, vf and the note (sparse route) are replaced, in q */
-        q.D = q.vf = NULL;
-        q.provenance_note = NULL;
-        rc = ncp_problem_compute_dual(&q, c->err);
-        free(q.provenance_note);
-        Dp = q.D;
-        vfp = q.vf;
+    /* a D to compare with what the primal data give, or FCLib's local group (W) to write: the
+     * one from the primal data (a problem that keeps none builds nothing else here) */
+    if (primal && (p->has_dual || (fclib && all_rows_are(p, 0)))) {
+        const size_t mm = (size_t)m * m;
+        Dp = ncp_malloc(c->err, mm > 0 ? mm : 1, sizeof(double));
+        vfp = ncp_malloc(c->err, m > 0 ? m : 1, sizeof(double));
+        rc = Dp && vfp ? ncp_problem_derive(p, Dp, vfp, c->err) : NCP_ERR_NOMEM;
         if (rc && rc != NCP_ERR_NOMEM && p->has_dual) { /* A not factorisable: keep D */
             ncp_error_clear(c->err);
             rc = NCP_OK;
@@ -445,7 +444,7 @@ int ncp_store_append(ncp_store *st, const ncp_problem *p, ncp_error *err)
     char where[600];
     snprintf(where, sizeof where, "problem %s (writing %s)", p->name, st->path);
     rc = ncp_problem_validate(p, where, err);
-    if (!rc && !p->has_primal && !p->has_dual)
+    if (!rc && !p->has_primal && !p->has_sparse_primal && !p->has_dual)
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: has neither primal nor dual data", where);
     if (!rc && p->structure) rc = check_structure(p, p->structure, err);
     if (rc) return rc;
@@ -870,22 +869,24 @@ static int finish_ours(const ncp_h5ctx *c, const char *pp, ncp_problem *p)
     int m = p->m, nv = p->nv, rc;
     /* what completing it allocates: D = J A^-1 J^T (m x m) with the factor of A (nv x nv) and
      * A^-1 J^T (nv x m), or, dual-only, a primal form from D's eigendecomposition (3 m x m) */
-    double need = p->has_dual ? 0.0
-                  : 8.0 * ((double)m * m + (double)nv * nv + (double)nv * m + 2.0 * nv + m);
-    if (p->has_sparse_primal && !p->has_dual) /* D, v_f, block by block (sparse_chol.h) */
-        need = 8.0 * ((double)m * m + (double)p->A_sparse.nnz + 2.0 * nv + m);
+    /* what completing it allocates: v_f = J A^-1 b + e with the factor of A (nv x nv, or
+     * A_sparse's blocks), never D (built on demand, core/problem.h); or, dual-only, a primal
+     * form from D's eigendecomposition (3 m x m) */
+    double need = p->has_dual ? 0.0 : 8.0 * ((double)nv * nv + 2.0 * nv + m);
+    if (p->has_sparse_primal && !p->has_dual)
+        need = 8.0 * ((double)p->A_sparse.nnz + 2.0 * nv + m);
     else if (!p->has_primal && !p->has_sparse_primal)
         need = 8.0 * 3.0 * (double)m * m;
-    rc = ncp_h5_budget(c, pp, "", p->has_dual ? "its primal form from D" : "D = J A^-1 J^T", need);
+    rc = ncp_h5_budget(c, pp, "", p->has_dual ? "its primal form from D" : "v_f = J A^-1 b + e",
+                       need);
     if (rc) return rc;
-    rc = ncp_problem_complete(p, 1, c->err); /* also sets dual_symmetric from D */
-    if (rc) {
-        ncp_error_prefix(c->err, "%s: %s: ", c->file, pp);
-        return rc;
-    }
+    /* the values checked before anything is computed from them (J's indices above all) */
     char where[700];
     snprintf(where, sizeof where, "%s:%s", c->file, pp);
-    return ncp_problem_validate(p, where, c->err);
+    if ((rc = ncp_problem_validate(p, where, c->err))) return rc;
+    rc = ncp_problem_complete(p, 1, c->err); /* also sets dual_symmetric from D */
+    if (rc) ncp_error_prefix(c->err, "%s: %s: ", c->file, pp);
+    return rc;
 }
 
 /* Problem names of /problems in creation order (by name when the order was not tracked). */
