@@ -939,6 +939,9 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
             c->po.progress = 0;
             c->po.figures = 0;
         }
+        /* --max-memory bounds the process and its children from here on (plugins' own
+         * allocations included; util/membudget.h) */
+        if (!rc && !help) ncp_mem_cap_process(c->po.max_memory);
         if (!rc && !help) rc = load_plugins(c);
         if (!rc && !(help && worker)) rc = cmds[i].fn(c, help);
         if (mpi) ncp_mpi_end(rc != 0);

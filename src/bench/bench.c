@@ -45,8 +45,10 @@ typedef struct task {
     int trace_oom;
     long long kept;        /* T_KEPT: the journal offset of the earlier run's result */
     int nv;                /* the solved problem's nv (rank 0 need not have finished it) */
-    double t_start;        /* T_RUNNING: when its worker took it (ncp_now_ms, wall) */
-    pthread_t who;         /* T_RUNNING: that worker */
+    double t_start;        /* T_RUNNING: when its solve began (ncp_now_ms, wall; 0: its
+                              problem is still being finished) */
+    pthread_t who;         /* T_RUNNING: the worker of this process solving it */
+    int local;             /* 1: who is set */
     int hung;              /* in-process solve past its hard deadline: abandoned (watchdog) */
 } task;
 
@@ -618,6 +620,9 @@ static void run_task(bench_ctx *c, task *tk)
 {
     ncp_error_clear(&tk->err);
     if ((tk->rc = ensure_finished(c, tk->prob, &tk->err))) return;
+    pthread_mutex_lock(&c->mu); /* the solve's deadline counts from here (watch_running) */
+    tk->t_start = ncp_now_ms();
+    pthread_mutex_unlock(&c->mu);
     const ncp_problem *p = &c->probs[tk->prob];
     tk->nv = p->nv;
     const ncp_solver_desc *s = c->o->solvers[tk->solver];
@@ -715,8 +720,8 @@ static void *worker(void *arg)
         int t = take_for(c, 0);
         if (t >= 0) {
             c->running[c->tasks[t].prob]++;
-            c->tasks[t].t_start = ncp_now_ms();
             c->tasks[t].who = pthread_self();
+            c->tasks[t].local = 1;
         }
         pthread_mutex_unlock(&c->mu);
         if (t < 0) break;
@@ -1222,14 +1227,18 @@ static void watch_running(bench_ctx *c)
     if (c->o->interrupt && *c->o->interrupt && c->interrupt_seen <= 0.0) c->interrupt_seen = now;
     for (int t = 0; t < c->ntasks; t++) {
         task *tk = &c->tasks[t];
-        if (tk->state != T_RUNNING || tk->hung || c->iso[tk->solver] || tk->t_start <= 0.0)
-            continue;
-        int late = now - tk->t_start > c->deadline_ms;
-        int deaf = c->interrupt_seen > 0.0 && now - c->interrupt_seen > ISO_GRACE_MS;
+        if (tk->state != T_RUNNING || tk->hung || !tk->local) continue;
+        int late = !c->iso[tk->solver] && tk->t_start > 0.0 && now - tk->t_start > c->deadline_ms;
+        /* an isolated solve comes back by itself within the grace (isolated_solve) */
+        int deaf = c->interrupt_seen > 0.0 && now - c->interrupt_seen > ISO_GRACE_MS + (c->iso[tk->solver] ? 1000.0 : 0.0);
         if (!late && !deaf) continue;
         tk->hung = 1;
         c->abort = 1;
-        if (!c->hung)
+        if (!c->hung && tk->t_start <= 0.0)
+            fprintf(stderr, "\nncpbench: interrupted while problem %s was being prepared for %s: "
+                    "the run stops after writing every finished row\n", c->probs[tk->prob].name,
+                    c->o->solvers[tk->solver]->name);
+        else if (!c->hung)
             fprintf(stderr, "\nncpbench: solver %s did not stop on problem %s %s (it does not "
                     "heed the harness's stop request): the run stops after writing every "
                     "finished row; run untrusted solvers with --isolate\n",
@@ -1356,6 +1365,91 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
     return rc;
 }
 
+/* src->next on a thread of its own while the caller waits for it or for an interrupt: reading
+ * a batch can take minutes inside libraries that no flag reaches (libhdf5, LAPACK's dpotrf
+ * of a dense A of order 10^4 when D = J A^-1 J^T is derived), and Ctrl-C must end the run
+ * within about a second. On an interrupt the reading is abandoned (*abandoned = 1, the job
+ * left to the thread): the source may no longer be used, and the process must end without
+ * freeing it (bench_run does). */
+typedef struct load_job {
+    const ncp_bench_source *src;
+    const ncp_problem *probs;
+    int n, rc, done;
+    ncp_error err;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} load_job;
+
+static void *load_thread(void *arg)
+{
+    load_job *j = arg;
+    ncp_error_clear(&j->err);
+    int rc = j->src->next(j->src->ctx, &j->probs, &j->n, &j->err);
+    pthread_mutex_lock(&j->mu);
+    j->rc = rc;
+    j->done = 1;
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    return NULL;
+}
+
+static int next_batch(const ncp_bench_source *src, const volatile int *interrupt,
+                      const ncp_problem **probs, int *n, int *abandoned, ncp_error *err)
+{
+    *abandoned = 0;
+    load_job *j = interrupt ? calloc(1, sizeof *j) : NULL;
+    pthread_t th;
+    if (j) {
+        j->src = src;
+        pthread_mutex_init(&j->mu, NULL);
+        pthread_cond_init(&j->cv, NULL);
+    }
+    if (!j || pthread_create(&th, NULL, load_thread, j) != 0) {
+        if (j) {
+            pthread_mutex_destroy(&j->mu);
+            pthread_cond_destroy(&j->cv);
+            free(j);
+        }
+        return src->next(src->ctx, probs, n, err); /* no thread (memory): read here */
+    }
+    pthread_mutex_lock(&j->mu);
+    while (!j->done && !*interrupt) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 50 * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&j->cv, &j->mu, &until);
+    }
+    int done = j->done;
+    pthread_mutex_unlock(&j->mu);
+    if (!done) {
+        pthread_detach(th);
+        *abandoned = 1;
+        *n = 0;
+        return NCP_OK;
+    }
+    pthread_join(th, NULL);
+    *probs = j->probs;
+    *n = j->n;
+    int rc = j->rc;
+    if (rc) *err = j->err;
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+    free(j);
+    return rc;
+}
+
+/* Ends the process once a thread of it cannot be stopped (an abandoned solve or read: it uses
+ * memory the callers would free); every finished row is written by then. */
+static _Noreturn void end_abandoned(int code)
+{
+    fflush(NULL);
+    _exit(code);
+}
+
 /* One batch holding every problem of an array. */
 typedef struct array_src {
     const ncp_problem *probs;
@@ -1445,13 +1539,19 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     const ncp_problem *probs = NULL;
     int n = 0;
     double t_load = ncp_now_ms(), load_ms = 0.0;
-    int rc = src->next(src->ctx, &probs, &n, err);
+    int abandoned = 0;
+    int rc = next_batch(src, o->interrupt, &probs, &n, &abandoned, err);
     load_ms += ncp_now_ms() - t_load;
+    if (abandoned) {
+        fprintf(stderr, "\nncpbench: interrupted while reading the problems: nothing was "
+                "written\n");
+        end_abandoned(NCP_EXIT_INTERRUPTED);
+    }
     const double first_load_ms = load_ms, t_start = ncp_now_ms();
     /* nothing to solve is bad input, refused before any output exists */
     if (!rc && n == 0)
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: no problem to solve (an empty /problems "
-                           "group?)", o->source && *o->source ? o->source : "the input");
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: the given files hold no problem (an empty "
+                           "/problems group?)", o->source && *o->source ? o->source : "the input");
     if (!rc) rc = ncp_mkdir_p(o->out_dir, err);
     /* one run per folder (util/fsutil.h), unless the caller holds the lock already */
     int lock = -1;
@@ -1484,13 +1584,13 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     ncp_progress pg;
     ncp_progress_begin(&pg, "solving", 0, o->progress);
     int done = 0, complete = 0, solved = 0;
-    for (int first = 1; !rc; first = 0) {
+    for (int first = 1; !rc && !c.hung; first = 0) {
         if (o->interrupt && *o->interrupt) break;
         if (!first) {
             t_load = ncp_now_ms();
-            rc = src->next(src->ctx, &probs, &n, err);
+            rc = next_batch(src, o->interrupt, &probs, &n, &abandoned, err);
             load_ms += ncp_now_ms() - t_load;
-            if (rc) break;
+            if (rc || abandoned) break;
         }
         if (n == 0) {
             complete = 1;
@@ -1505,7 +1605,7 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
         w.nproblems += n;
         rc = run_batch(&c, &w, &pg, &done, err);
     }
-    complete = complete && !(o->interrupt && *o->interrupt) && !rc;
+    complete = complete && !(o->interrupt && *o->interrupt) && !rc && !c.hung;
     /* An incomplete run keeps every earlier result it has not reached (after the rows of this
      * run); a complete one drops those of problems no longer in the collection. */
     sum->kept = w.kept;
@@ -1548,13 +1648,15 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
             rc = ncp_out_summary(path, o, sum, w.titles, w.ntitles, err);
     }
     ncp_resume_close(w.rs);
-    if (c.hung) {
-        /* An abandoned solve still runs on a thread of this process, over problems and tasks
-         * the callers would free: every finished row is written (journal, outputs, summary),
-         * so the process ends here, with the watchdog's code (the message is out). */
+    if (c.hung || abandoned) {
+        /* An abandoned solve or read still runs on a thread of this process, over problems
+         * and tasks the callers would free: every finished row is written (journal, outputs,
+         * summary), so the process ends here, with the watchdog's code (the message is out). */
         if (rc) fprintf(stderr, "ncpbench: %s\n", err->msg);
-        fflush(NULL);
-        _exit(o->interrupt && *o->interrupt ? NCP_EXIT_INTERRUPTED : NCP_EXIT_HUNG);
+        if (abandoned)
+            fprintf(stderr, "\nncpbench: interrupted while reading the next problems: the "
+                    "finished rows are written to %s\n", o->out_dir);
+        end_abandoned(o->interrupt && *o->interrupt ? NCP_EXIT_INTERRUPTED : NCP_EXIT_HUNG);
     }
     ncp_out_unlock(lock);
     free(w.order);
