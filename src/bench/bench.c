@@ -1216,6 +1216,18 @@ static void summarise(const writers *w, ncp_bench_summary *sum)
     free(buf);
 }
 
+/* pthread_cond_wait for at most ms milliseconds (the waits that must also watch a clock or a
+ * flag: the writer's watchdog, an abandonable read). */
+static void cond_wait_ms(pthread_cond_t *cv, pthread_mutex_t *mu, long ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += ms * 1000000L;
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(cv, mu, &until);
+}
+
 /* The watchdog over the in-process solves (with c->mu held, from the writer's wait): a solve
  * running past its hard deadline, or still running ISO_GRACE_MS after an interrupt, ignores
  * the harness's stop request and cannot be stopped in this process: it is abandoned (hung),
@@ -1324,14 +1336,7 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
             }
             /* nothing more will come once workers stopped handing out tasks */
             if ((c->abort || (o->interrupt && *o->interrupt)) && tk->state == T_PENDING) break;
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_nsec += 100 * 1000000L;
-            if (until.tv_nsec >= 1000000000L) {
-                until.tv_sec++;
-                until.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&c->cv, &c->mu, &until);
+            cond_wait_ms(&c->cv, &c->mu, 100);
             watch_running(c);
         }
         pthread_mutex_unlock(&c->mu);
@@ -1414,14 +1419,7 @@ static int next_batch(const ncp_bench_source *src, const volatile int *interrupt
     }
     pthread_mutex_lock(&j->mu);
     while (!j->done && !*interrupt) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 50 * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&j->cv, &j->mu, &until);
+        cond_wait_ms(&j->cv, &j->mu, 50);
     }
     int done = j->done;
     pthread_mutex_unlock(&j->mu);
