@@ -4,6 +4,8 @@
 # Reads dir/castro2023_clutter.dat (columns: solver step time_s contacts iterations time_ms e_m
 # e_mu converged; one index block per solver); writes dir/castro2023_clutter.{png,svg}.
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/castro2023_clutter"
 if (!exists("title")) title = "Castro et al. 2023 clutter"
 f = dir."/castro2023_clutter.dat"
 colors = "#0072B2 #D55E00 #009E73 #CC79A7 #000000"
@@ -19,8 +21,8 @@ do for [i = 0:nb - 1] {
 set grid xtics ytics lc rgb "#dddddd"
 set key outside right top noenhanced
 do for [t = 1:2] {
-    if (t == 1) { set terminal pngcairo size 1100,1100 enhanced font "sans,11"; set output dir."/castro2023_clutter.png" }
-    else { set terminal svg size 1100,1100 dynamic enhanced font "sans,11" background rgb "white"; set output dir."/castro2023_clutter.svg" }
+    if (t == 1) { set terminal pngcairo size 1100,1100 enhanced font "sans,11"; set output out.".png" }
+    else { set terminal svg size 1100,1100 dynamic enhanced font "sans,11" background rgb "white"; set output out.".svg" }
     set multiplot layout 3,1 title title noenhanced
     set lmargin at screen 0.10
     set rmargin at screen 0.80

@@ -6,6 +6,8 @@
 # dir/castro2023_cylinder_order.dat (h eq_theta eq_midpoint eqexact_theta eqexact_midpoint);
 # writes dir/castro2023_cylinder.{png,svg}.
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/castro2023_cylinder"
 if (!exists("title")) title = "Castro et al. 2023 Figs. 6-7"
 fe = dir."/castro2023_cylinder_energy.dat"
 fo = dir."/castro2023_cylinder_order.dat"
@@ -23,8 +25,8 @@ e1 = STATS_min
 set grid
 set key noenhanced
 do for [t = 1:2] {
-    if (t == 1) { set terminal pngcairo size 900,900 enhanced font "sans,11"; set output dir."/castro2023_cylinder.png" }
-    else { set terminal svg size 900,900 dynamic enhanced font "sans,11" background rgb "white"; set output dir."/castro2023_cylinder.svg" }
+    if (t == 1) { set terminal pngcairo size 900,900 enhanced font "sans,11"; set output out.".png" }
+    else { set terminal svg size 900,900 dynamic enhanced font "sans,11" background rgb "white"; set output out.".svg" }
     set multiplot layout 2,1 title title noenhanced
     unset logscale
     set format x "%g"

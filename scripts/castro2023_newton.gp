@@ -6,6 +6,8 @@
 # Reads dir/castro2023_newton.dat (label newton_iteration rel_cost e_m; one index block per
 # step); writes dir/castro2023_newton.{png,svg}.
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/castro2023_newton"
 if (!exists("title")) title = "Castro et al. 2023 Fig. 10"
 f = dir."/castro2023_newton.dat"
 pos(v) = v > 0 ? v : NaN
@@ -21,8 +23,8 @@ set format y "10^{%L}"
 set grid
 set key top right noenhanced
 do for [t = 1:2] {
-    if (t == 1) { set terminal pngcairo size 900,900 enhanced font "sans,11"; set output dir."/castro2023_newton.png" }
-    else { set terminal svg size 900,900 dynamic enhanced font "sans,11" background rgb "white"; set output dir."/castro2023_newton.svg" }
+    if (t == 1) { set terminal pngcairo size 900,900 enhanced font "sans,11"; set output out.".png" }
+    else { set terminal svg size 900,900 dynamic enhanced font "sans,11" background rgb "white"; set output out.".svg" }
     set multiplot layout 2,1 title title noenhanced
     set xlabel ""
     set ylabel "(l^m - l*) / (l^0 - l*)"

@@ -4,6 +4,8 @@
 # Reads dir/castro2023_scaling.dat (walls nbodies contacts ms_sap ms_admm ms_apgd ms_pgs-ccp
 # ms_admm-ccp speedup; index 0 walls, 1 no walls); writes dir/castro2023_scaling.{png,svg}.
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/castro2023_scaling"
 if (!exists("title")) title = "Castro et al. 2023 Figs. 11-12"
 f = dir."/castro2023_scaling.dat"
 sv = "sap admm apgd pgs-ccp admm-ccp"
@@ -12,8 +14,8 @@ set grid
 set key outside right top noenhanced
 set xlabel "bodies"
 do for [t = 1:2] {
-    if (t == 1) { set terminal pngcairo size 1100,1100 enhanced font "sans,11"; set output dir."/castro2023_scaling.png" }
-    else { set terminal svg size 1100,1100 dynamic enhanced font "sans,11" background rgb "white"; set output dir."/castro2023_scaling.svg" }
+    if (t == 1) { set terminal pngcairo size 1100,1100 enhanced font "sans,11"; set output out.".png" }
+    else { set terminal svg size 1100,1100 dynamic enhanced font "sans,11" background rgb "white"; set output out.".svg" }
     set multiplot layout 3,1 title title noenhanced
     set lmargin at screen 0.10
     set rmargin at screen 0.78

@@ -5,6 +5,8 @@
 # Reads dir/castro2023_slip.dat (sigma slip estimate newton contacts cond_mean cond_last; index 0
 # walls, 1 no walls); writes dir/castro2023_slip.{png,svg}.
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/castro2023_slip"
 if (!exists("title")) title = "Castro et al. 2023 Figs. 14-15"
 f = dir."/castro2023_slip.dat"
 pos(v) = v > 0 ? v : NaN
@@ -14,8 +16,8 @@ set format x "10^{%L}"
 set xlabel "sigma"
 set key top left noenhanced
 do for [t = 1:2] {
-    if (t == 1) { set terminal pngcairo size 900,1200 enhanced font "sans,11"; set output dir."/castro2023_slip.png" }
-    else { set terminal svg size 900,1200 dynamic enhanced font "sans,11" background rgb "white"; set output dir."/castro2023_slip.svg" }
+    if (t == 1) { set terminal pngcairo size 900,1200 enhanced font "sans,11"; set output out.".png" }
+    else { set terminal svg size 900,1200 dynamic enhanced font "sans,11" background rgb "white"; set output out.".svg" }
     set multiplot layout 3,1 title title noenhanced
     set logscale y 10
     set format y "10^{%L}"

@@ -11,6 +11,8 @@
 # Writes dir/lee2025_fig11_pouring.png and dir/lee2025_fig11_pouring.svg.
 
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/lee2025_fig11_pouring"
 if (!exists("title")) title = "Lee et al. 2025 Fig. 11: pouring"
 f = dir."/fig11.dat"
 
@@ -46,10 +48,10 @@ right = "plot for [i = 0:nb - 1] f index i using 4:(pos($7)) with linespoints lw
 do for [term = 1:2] {
     if (term == 1) {
         set terminal pngcairo size 1300,560 enhanced font "sans,11"
-        set output dir."/lee2025_fig11_pouring.png"
+        set output out.".png"
     } else {
         set terminal svg size 1300,560 dynamic enhanced font "sans,11" background rgb "white"
-        set output dir."/lee2025_fig11_pouring.svg"
+        set output out.".svg"
     }
     set multiplot layout 1,2 title title noenhanced
     set xlabel "system DOF"

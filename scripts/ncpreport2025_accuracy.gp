@@ -11,6 +11,8 @@
 # Writes dir/ncpreport2025_accuracy.png and dir/ncpreport2025_accuracy.svg.
 
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/ncpreport2025_accuracy"
 if (!exists("title")) title = "The NCP report 2025 accuracy metrics"
 f = dir."/accuracy.dat"
 
@@ -48,10 +50,10 @@ array ptitle[4] = ["r_pen (eq. 173): penetration, median", "r_dual (eq. 174): nc
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 1500,1000 enhanced font "sans,10"
-        set output dir."/ncpreport2025_accuracy.png"
+        set output out.".png"
     } else {
         set terminal svg size 1500,1000 dynamic enhanced font "sans,10" background rgb "white"
-        set output dir."/ncpreport2025_accuracy.svg"
+        set output out.".svg"
     }
     set multiplot layout 2,2 title title."  (* = paper's ten configurations; zeros drawn at 1e-17, values above 1e4 at 1e4)" noenhanced
     do for [m = 1:4] {

@@ -14,6 +14,8 @@
 # Writes dir/ncpreport2025_time_accuracy.png and dir/ncpreport2025_time_accuracy.svg.
 
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/ncpreport2025_time_accuracy"
 if (!exists("title")) title = "The NCP report 2025: time against accuracy"
 f = dir."/time_accuracy.dat"
 
@@ -46,10 +48,10 @@ set ylabel "median r_nat (L_inf)" noenhanced
 do for [fmt in "png svg"] {
     if (fmt eq "png") {
         set terminal pngcairo size 2200,1700 enhanced font "sans,9"
-        set output dir."/ncpreport2025_time_accuracy.png"
+        set output out.".png"
     } else {
         set terminal svg size 2200,1700 dynamic enhanced font "sans,9" background rgb "white"
-        set output dir."/ncpreport2025_time_accuracy.svg"
+        set output out.".svg"
     }
     set multiplot title title."  (* = paper's ten configurations; bars to p90; r_nat drawn in [1e-17, 1e4])" noenhanced
     # a 5 x 4 grid below the title: the pooled block (the last) takes the top-left 2 x 2 cells,

@@ -10,6 +10,8 @@
 # Writes dir/perf_profiles.png and dir/perf_profiles.svg.
 
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/perf_profiles"
 if (!exists("title")) title = "Performance profiles"
 f = dir."/perf_profiles.dat"
 
@@ -41,11 +43,11 @@ plotcmd = "plot for [i = 0:nb - 1] f index i using 3:4 with steps lw 2 " . \
           "lc rgb col(i) dt dash(i) title names[i + 1]"
 
 set terminal pngcairo size 1100,700 enhanced font "sans,11"
-set output dir."/perf_profiles.png"
+set output out.".png"
 eval plotcmd
 set output
 
 set terminal svg size 1100,700 dynamic enhanced font "sans,11" background rgb "white"
-set output dir."/perf_profiles.svg"
+set output out.".svg"
 eval plotcmd
 set output

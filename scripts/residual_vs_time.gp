@@ -18,7 +18,7 @@ if (!exists("title")) title = dir
 if (!exists("metric")) metric = "al_residual"
 f = dir."/fig_residual_time.dat"
 ff = dir."/fig_families.dat"
-out = dir."/residual_vs_time"
+if (!exists("out")) out = dir."/residual_vs_time"  # the caller may give a temporary stem (bench/plot.c)
 cpanel = 9    # columns of panel and member in f
 cmember = 10
 

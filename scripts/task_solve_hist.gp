@@ -8,6 +8,8 @@
 # Writes dir/task_solve_hist.png and dir/task_solve_hist.svg.
 
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/task_solve_hist"
 if (!exists("title")) title = "task"
 f = dir."/task_hist.dat"
 
@@ -36,10 +38,10 @@ set label 1 sprintf("budget %g ms", budget) at budget, graph 0.97 right offset -
 do for [term = 1:2] {
     if (term == 1) {
         set terminal pngcairo size 1000,560 enhanced font "sans,11"
-        set output dir."/task_solve_hist.png"
+        set output out.".png"
     } else {
         set terminal svg size 1000,560 dynamic enhanced font "sans,11" background rgb "white"
-        set output dir."/task_solve_hist.svg"
+        set output out.".svg"
     }
     set title title noenhanced
     plot for [i = 0:nb - 1] f index i using 2:5 with histeps lw 2 lc rgb col(i) title names[i + 1]

@@ -8,6 +8,8 @@
 # Writes dir/task_timeseries.png and dir/task_timeseries.svg.
 
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/task_timeseries"
 if (!exists("title")) title = "task"
 f = dir."/task_series.dat"
 
@@ -30,10 +32,10 @@ set xlabel "simulated time [s]"
 do for [term = 1:2] {
     if (term == 1) {
         set terminal pngcairo size 1300,560 enhanced font "sans,11"
-        set output dir."/task_timeseries.png"
+        set output out.".png"
     } else {
         set terminal svg size 1300,560 dynamic enhanced font "sans,11" background rgb "white"
-        set output dir."/task_timeseries.svg"
+        set output out.".svg"
     }
     set multiplot layout 1,2 title title noenhanced
     set logscale y 10

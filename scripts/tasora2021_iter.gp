@@ -14,6 +14,8 @@
 # Values <= 0 cannot be drawn on the log axis: a violation of exactly 0 leaves a gap.
 
 if (!exists("dir")) dir = "."
+# the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
+if (!exists("out")) out = dir."/tasora2021_iter"
 if (!exists("title")) title = "Tasora et al. 2021 TEST 1"
 f = dir."/tasora2021_iter.dat"
 
@@ -43,10 +45,10 @@ bot = "plot for [i = 0:nb - 1] f index i using 2:(pos($4)) with lines lw 2 lc rg
 do for [t = 1:2] {
     if (t == 1) {
         set terminal pngcairo size 1100,900 enhanced font "sans,11"
-        set output dir."/tasora2021_iter.png"
+        set output out.".png"
     } else {
         set terminal svg size 1100,900 dynamic enhanced font "sans,11" background rgb "white"
-        set output dir."/tasora2021_iter.svg"
+        set output out.".svg"
     }
     set multiplot layout 2,1 title title noenhanced
     # the same plot width in both panels: the key sits in the right margin of the top one

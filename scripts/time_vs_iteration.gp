@@ -17,7 +17,7 @@ if (!exists("title")) title = dir
 if (!exists("linear")) linear = 0
 f = dir."/fig_time_iter.dat"
 ff = dir."/fig_families.dat"
-out = dir."/time_vs_iteration"
+if (!exists("out")) out = dir."/time_vs_iteration"  # the caller may give a temporary stem (bench/plot.c)
 cpanel = 8    # columns of panel and member in f
 cmember = 9
 

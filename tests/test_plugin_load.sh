@@ -7,7 +7,8 @@
 #     ("plugin solvers") in the figures and the index page, and its file in summary.json;
 #   - every plugin that breaks a rule of solve/plugin.h exits 2 naming the file and the fault;
 #   - --isolate: a plugin that segfaults on the second problem gives one row `crashed` (the note
-#     names the signal) and normal rows for everything else, exit 0; -j 2 the same;
+#     names the signal) and normal rows for everything else, exit 4; -j 2 the same; a plugin's
+#     solves are isolated without --isolate too, and crash ncpbench with --no-isolate;
 #   - a plugin solver drives a scene's simulation (benchmark.driver, for capture, run and task):
 #     the captures equal those driven by the built-in pgs, bit for bit; without --plugin the
 #     scene is refused (exit 2, naming the solver);
@@ -118,7 +119,7 @@ for j in 1 2; do
   NCP_TEST_CRASH_ON=$SECOND "$NCPBENCH" solve "$T/p.h5" --plugin "$CRASH" --isolate -j $j \
     --solvers pgs,plugin-crash,jacobi --out "$ISO" --no-progress > "$T/iso.log" 2>&1
   rc=$?
-  [ $rc = 0 ] || fail "--isolate -j $j: exit $rc: $(tail -3 "$T/iso.log")"
+  [ $rc = 4 ] || fail "--isolate -j $j: exit $rc (a crashed row: 4): $(tail -3 "$T/iso.log")"
   col "$ISO/metrics.csv" status > "$T/st"
   [ "$(grep -c . "$T/st")" = $((3 * N)) ] || fail "--isolate -j $j: expected $((3 * N)) rows"
   [ "$(grep -c ' crashed$' "$T/st")" = 1 ] || fail "--isolate -j $j: expected one crashed row"
@@ -143,12 +144,19 @@ done
 diff <(col "$T/inproc/metrics.csv" natural_map_rel_acary | grep ' pgs ') \
      <(col "$T/iso1/metrics.csv" natural_map_rel_acary | grep ' pgs ') > /dev/null \
   || fail "--isolate: pgs's stop metric differs from the in-process run"
-# without --isolate the crash takes ncpbench down (documented in --help)
+# a plugin's solves are isolated by default: the same crashed row without --isolate, exit 4
 NCP_TEST_CRASH_ON=$SECOND "$NCPBENCH" solve "$T/p.h5" --plugin "$CRASH" \
+  --solvers plugin-crash --out "$T/defiso" --no-progress > /dev/null 2>&1
+rc=$?
+[ $rc = 4 ] || fail "a plugin without --isolate: exit $rc, expected 4 (isolated by default)"
+grep -q "^$SECOND,plugin-crash,.*,crashed," "$T/defiso/metrics.csv" \
+  || fail "a plugin without --isolate: no crashed row"
+# --no-isolate trusts the plugin: the crash takes ncpbench down (documented in --help)
+NCP_TEST_CRASH_ON=$SECOND "$NCPBENCH" solve "$T/p.h5" --plugin "$CRASH" --no-isolate \
   --solvers plugin-crash --out "$T/noiso" --no-progress > /dev/null 2>&1
 rc=$?
-[ $rc -ge 128 ] || [ $rc = 1 ] || fail "without --isolate: exit $rc, expected a crash"
-"$NCPBENCH" solve --help | grep -q "a crashing" || fail "--help does not say what --isolate is for"
+[ $rc -ge 128 ] || [ $rc = 1 ] || fail "--no-isolate: exit $rc, expected a crash"
+"$NCPBENCH" solve --help | grep -q "crashes or calls exit()" || fail "--help does not say what --isolate is for"
 
 # ---- a plugin solver as the scene's driver: the same simulation as the built-in it calls ----
 sed 's/"driver": "nsn-nm"/"driver": "pgs"/' scenes/box-on-plane.json > "$T/drv-pgs.json"
@@ -202,7 +210,8 @@ for r in rows:
     lo, hi = float(r["time_min_ms"]), float(r["time_max_ms"])
     assert 0 <= lo <= t * (1 + 1e-12) and t <= hi * (1 + 1e-12), r
 PYEOF
-"$NCPBENCH" solve "$T/p.h5" --plugin "$CRASH" --solvers plugin-flaky --repeat 2   --out "$T/flaky" --no-figures --no-progress > /dev/null 2> "$T/err"
+# (--no-isolate: the counter it keeps lives in one process; a plugin's isolated solves start afresh)
+"$NCPBENCH" solve "$T/p.h5" --plugin "$CRASH" --solvers plugin-flaky --no-isolate --repeat 2   --out "$T/flaky" --no-figures --no-progress > /dev/null 2> "$T/err"
 rc=$?
 [ $rc = 3 ] || fail "--repeat with a flaky solver: exit $rc, want 3"
 grep -q "plugin-flaky on problem .* is not deterministic" "$T/err" \

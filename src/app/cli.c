@@ -29,10 +29,10 @@
 #include "capture/capture.h"
 #include "bench/task.h"
 
-#define EXIT_CHECK_FAILED 1
-#define EXIT_BAD_INPUT 2
-#define EXIT_FAILURE_IO 3
-#define EXIT_INTERRUPTED 130
+#define EXIT_CHECK_FAILED NCP_EXIT_CHECK_FAILED
+#define EXIT_BAD_INPUT NCP_EXIT_BAD_INPUT
+#define EXIT_FAILURE_IO NCP_EXIT_FAILURE
+#define EXIT_INTERRUPTED NCP_EXIT_INTERRUPTED
 
 static const char *COMMON_HELP =
     "Common options:\n"
@@ -86,12 +86,19 @@ static const char *COMMON_HELP =
     "                      colon-separated list of files): its solvers are listed, selected\n"
     "                      with --solvers and run, graded and drawn like built-in ones (see\n"
     "                      `ncpbench list solvers --plugin FILE.so`, docs/plugins.md)\n"
-    "  --isolate           run every problem x solver solve in a forked child process: a\n"
-    "                      solver that crashes gives a row with status crashed (the note\n"
-    "                      names the signal) and the run goes on. Without it a crashing\n"
-    "                      plugin crashes ncpbench, as any bug would. Times are the child's\n"
-    "                      solver clock; they include its first writes to memory shared\n"
-    "                      with the parent (copy-on-write): compare isolated with isolated\n";
+    "  --isolate           run every problem x solver solve in a forked child process (a\n"
+    "                      plugin's solves always are, unless --no-isolate): a solver that\n"
+    "                      crashes or calls exit() gives a row with status crashed (the note\n"
+    "                      says how), one that passes its hard deadline is killed (row\n"
+    "                      `timeout (killed)`), and the run goes on (exit 4 at its end).\n"
+    "                      Times are the child's solver clock; they include its first\n"
+    "                      writes to memory shared with the parent (copy-on-write): compare\n"
+    "                      isolated with isolated\n"
+    "  --no-isolate        run plugins' solves in ncpbench's process too (trusted plugins)\n"
+    "  --deadline-ms X     the watchdog's hard deadline of one solve in wall ms (default 10 x\n"
+    "                      --budget-ms + 5000, 1800000 without a budget): an isolated solve\n"
+    "                      past it is killed; an in-process one that ignores the stop request\n"
+    "                      stops the run (exit 5, finished rows written)\n";
 
 static void usage_main(FILE *f)
 {
@@ -197,7 +204,13 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
                 return bad(c, "too many --plugin files (at most 64)%s%s", "", "");
             c->plugin_paths[c->nplugin_paths++] = v;
         } else if (!strcmp(a, "--isolate")) {
-            c->po.isolate = 1;
+            c->po.isolate = NCP_ISOLATE_ALL;
+        } else if (!strcmp(a, "--no-isolate")) {
+            c->po.isolate = NCP_ISOLATE_NONE;
+        } else if (!strcmp(a, "--deadline-ms")) {
+            NEED_VALUE();
+            if (parse_double(v, &d) || d <= 0) return bad(c, "--deadline-ms: expected a number > 0, got '%s'%s", v, "");
+            c->po.deadline_ms = d;
         } else if (!strcmp(a, "--solvers")) {
             NEED_VALUE();
             c->po.solvers_csv = v;
@@ -356,6 +369,18 @@ static ncp_scene *load_scene_arg(cli *c, int *rc)
     return scene;
 }
 
+/* A finished run's code: 4 when a row crashed or was killed by the watchdog (a solver that
+ * misbehaves must not pass for a clean run), else 0. */
+static int finished_code(const ncp_bench_summary *sum)
+{
+    int bad = 0;
+    for (int i = 0; i < sum->nsolvers; i++) bad += sum->solvers[i].crashed + sum->solvers[i].killed;
+    if (bad) fprintf(stderr, "ncpbench: %d solve%s crashed or %s killed at the hard deadline "
+                     "(rows crashed / timeout (killed); exit %d)\n", bad, bad == 1 ? "" : "s",
+                     bad == 1 ? "was" : "were", NCP_EXIT_SOLVER);
+    return bad ? NCP_EXIT_SOLVER : 0;
+}
+
 static int cmd_run(cli *c, int help)
 {
     if (help) {
@@ -389,7 +414,7 @@ static int cmd_run(cli *c, int help)
     if (ncp_find_scene(c->pos[0], NULL, scene_path, sizeof scene_path, &err)) return report(c, &err);
     int rc = ncp_pipeline_run_scene(scene_path, &c->po, &sum, NULL, 0, &err);
     if (rc) return report(c, &err);
-    return sum.interrupted ? EXIT_INTERRUPTED : 0;
+    return sum.interrupted ? EXIT_INTERRUPTED : finished_code(&sum);
 }
 
 typedef struct count_sink {
@@ -480,7 +505,7 @@ static int cmd_solve(cli *c, int help)
     if (ncp_fig_collection_profiles(out, c->po.figures, 0, &err)) return report(c, &err);
     /* the index page again, now that the profiles' figures exist too */
     if (c->po.figures && c->po.traces && ncp_plot_index(out, &err)) return report(c, &err);
-    return 0;
+    return finished_code(&sum);
 }
 
 static int cmd_plot(cli *c, int help)
@@ -830,11 +855,11 @@ static int load_plugins(cli *c)
         if (c->nplugin_paths)
             return bad(c, "--plugin applies to run, solve, capture, task and list (not %s)%s",
                        c->cmd, "");
-        if (c->po.isolate) return bad(c, "--isolate applies to run and solve (not %s)%s", c->cmd, "");
+        if (c->po.isolate) return bad(c, "--isolate and --no-isolate apply to run and solve (not %s)%s", c->cmd, "");
         return 0;
     }
     if (c->po.isolate && !strcmp(c->cmd, "list"))
-        return bad(c, "--isolate applies to run and solve (not %s)%s", c->cmd, "");
+        return bad(c, "--isolate and --no-isolate apply to run and solve (not %s)%s", c->cmd, "");
     const char *env = getenv(NCP_PLUGINS_ENV);
     int cap = (int)(sizeof c->plugin_paths / sizeof c->plugin_paths[0]) - c->nplugin_paths;
     int k = ncp_plugins_split(env, c->plugin_env, sizeof c->plugin_env,
@@ -916,6 +941,9 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
             c->po.progress = 0;
             c->po.figures = 0;
         }
+        /* --max-memory bounds the process and its children from here on (plugins' own
+         * allocations included; util/membudget.h) */
+        if (!rc && !help) ncp_mem_cap_process(c->po.max_memory);
         if (!rc && !help) rc = load_plugins(c);
         if (!rc && !(help && worker)) rc = cmds[i].fn(c, help);
         if (mpi) ncp_mpi_end(rc != 0);

@@ -1,10 +1,12 @@
 /* Benchmark driver: every problem x solver, rows written in order as they complete (bench.h). */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@
 #include "store/solutions.h"
 #include "util/clock.h"
 #include "util/machine.h"
+#include "solve/catalog.h"
 #include "util/fsutil.h"
 #include "util/isolate.h"
 #include "util/progress.h"
@@ -42,6 +45,11 @@ typedef struct task {
     int trace_oom;
     long long kept;        /* T_KEPT: the journal offset of the earlier run's result */
     int nv;                /* the solved problem's nv (rank 0 need not have finished it) */
+    double t_start;        /* T_RUNNING: when its solve began (ncp_now_ms, wall; 0: its
+                              problem is still being finished) */
+    pthread_t who;         /* T_RUNNING: the worker of this process solving it */
+    int local;             /* 1: who is set */
+    int hung;              /* in-process solve past its hard deadline: abandoned (watchdog) */
 } task;
 
 /* What the summary needs of one written row. */
@@ -86,6 +94,13 @@ typedef struct bench_ctx {
     unsigned char *held;
     int *cur;
     int nranks;
+    /* The watchdog (docs/design.md §5.7.1): a solve's hard deadline (wall ms), which solvers
+     * run in a child (--isolate, or a plugin's by default), the in-process solves abandoned
+     * past it (the run stops), and when the writer first saw an interrupt. */
+    double deadline_ms;
+    unsigned char iso[NCP_BENCH_MAX_SOLVERS];
+    int hung;
+    double interrupt_seen;
 } bench_ctx;
 
 enum { F_RAW, F_BUSY, F_DONE, F_FAILED };
@@ -122,6 +137,16 @@ void ncp_note_parse(const char *note, ncp_note_info *ni)
         if (strstr(note, ncp_recon_name(1u << b))) ni->applied |= 1u << b;
     ni->warm_guess = strstr(note, NCP_NOTE_WARM_GUESS) != NULL;
     ni->warm_velocity = strstr(note, NCP_NOTE_WARM_VELOCITY) != NULL;
+    ni->killed = !strncmp(note, NCP_NOTE_KILLED, strlen(NCP_NOTE_KILLED)) ||
+                 !strncmp(note, "stopped (killed)", 16);
+}
+
+double ncp_bench_deadline_ms(const ncp_bench_opts *o)
+{
+    if (o->deadline_ms > 0.0) return o->deadline_ms;
+    if (o->budget.time_ms > 0.0)
+        return NCP_DEADLINE_FACTOR * o->budget.time_ms + NCP_DEADLINE_FLOOR_MS;
+    return NCP_DEADLINE_NO_BUDGET_MS;
 }
 
 static const char *const WARM_NAMES[] = {"zero", "guess", "velocity"};
@@ -225,12 +250,51 @@ static void iso_child(bench_ctx *c, task *tk, const ncp_solver_desc *s, const nc
     _exit(bad ? 3 : 0);
 }
 
+/* The parent's wait for its child: the solve's hard deadline (ncp_now_ms), the interrupt flag.
+ * On an interrupt the child is asked to stop (SIGTERM: its harness stops at the next iterate,
+ * as in-process) and given ISO_GRACE_MS more; past the deadline it is killed. */
+typedef struct iso_wait {
+    pid_t pid;
+    double deadline_at;
+    const volatile int *interrupt;
+    int expired, interrupted;
+} iso_wait;
+#define ISO_GRACE_MS 1000.0
+
+/* ncp_read_all, giving up at the deadline (w->expired) */
+static size_t iso_read(int fd, void *buf, size_t n, iso_wait *w)
+{
+    char *b = buf;
+    size_t got = 0;
+    while (got < n && !w->expired) {
+        if (w->interrupt && *w->interrupt && !w->interrupted) {
+            w->interrupted = 1;
+            kill(w->pid, SIGTERM);
+            w->deadline_at = fmin(w->deadline_at, ncp_now_ms() + ISO_GRACE_MS);
+        }
+        double left = w->deadline_at - ncp_now_ms();
+        if (left <= 0.0) {
+            w->expired = 1;
+            break;
+        }
+        struct pollfd pf = {fd, POLLIN, 0};
+        int pr = poll(&pf, 1, (int)fmin(left, 100.0) + 1);
+        if (pr < 0 && errno != EINTR) break;
+        if (pr <= 0) continue;
+        ssize_t r = read(fd, b + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    return got;
+}
+
 /* Reads an array of n doubles from the child into a fresh block; NULL when short (or n = 0). */
-static double *iso_read_doubles(int fd, int n, int *ok)
+static double *iso_read_doubles(int fd, int n, int *ok, iso_wait *w)
 {
     if (!*ok || n <= 0) return NULL;
     double *x = malloc((size_t)n * sizeof *x);
-    if (!x || ncp_read_all(fd, x, (size_t)n * sizeof *x) != (size_t)n * sizeof *x) {
+    if (!x || iso_read(fd, x, (size_t)n * sizeof *x, w) != (size_t)n * sizeof *x) {
         free(x);
         *ok = 0;
         return NULL;
@@ -238,12 +302,13 @@ static double *iso_read_doubles(int fd, int n, int *ok)
     return x;
 }
 
-/* The row of a solve whose child crashed: no answer, NaN metrics, the note says how. */
-static void iso_crashed(task *tk, const char *how)
+/* The row of a solve whose child crashed or was killed: no answer, NaN metrics, the note says
+ * how. */
+static void iso_crashed(task *tk, int status, const char *how)
 {
     ncp_result_free(&tk->res);
     memset(&tk->res, 0, sizeof tk->res);
-    tk->res.status = NCP_STATUS_CRASHED;
+    tk->res.status = status;
 #define NCP_NAN_FIELD(name, doc) tk->res.final.name = NAN;
     NCP_METRIC_COLUMNS(NCP_NAN_FIELD)
 #undef NCP_NAN_FIELD
@@ -267,6 +332,7 @@ static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, con
     pid_t pid = fork();
     if (pid == 0) {
         close(fd[0]);
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* it ends with the run, however the run ends */
         iso_child(c, tk, s, p, l0, v0, ho, fd[1]); /* does not return */
     }
     close(fd[1]);
@@ -278,26 +344,40 @@ static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, con
         return;
     }
     iso_head h;
-    int ok = ncp_read_all(fd[0], &h, sizeof h) == sizeof h && h.magic == ISO_MAGIC &&
+    iso_wait iw = {pid, ncp_now_ms() + c->deadline_ms, c->o->interrupt, 0, 0};
+    int ok = iso_read(fd[0], &h, sizeof h, &iw) == sizeof h && h.magic == ISO_MAGIC &&
              h.m == p->m && h.nv == p->nv && h.ntrace >= 0;
-    double *lam = iso_read_doubles(fd[0], h.has_lambda ? p->m : 0, &ok);
-    double *u = iso_read_doubles(fd[0], h.has_u ? p->m : 0, &ok);
-    double *v = iso_read_doubles(fd[0], h.has_v ? p->nv : 0, &ok);
+    double *lam = iso_read_doubles(fd[0], h.has_lambda ? p->m : 0, &ok, &iw);
+    double *u = iso_read_doubles(fd[0], h.has_u ? p->m : 0, &ok, &iw);
+    double *v = iso_read_doubles(fd[0], h.has_v ? p->nv : 0, &ok, &iw);
     trace_row *tr = NULL;
     if (ok && h.ntrace > 0) {
         size_t bytes = (size_t)h.ntrace * sizeof *tr;
         tr = malloc(bytes);
-        ok = tr && ncp_read_all(fd[0], tr, bytes) == bytes;
+        ok = tr && iso_read(fd[0], tr, bytes, &iw) == bytes;
     }
     unsigned tail = 0;
-    ok = ok && ncp_read_all(fd[0], &tail, sizeof tail) == sizeof tail && tail == ISO_TRAILER;
+    ok = ok && iso_read(fd[0], &tail, sizeof tail, &iw) == sizeof tail && tail == ISO_TRAILER;
+    if (iw.expired) kill(pid, SIGKILL); /* the watchdog: no answer by the hard deadline */
     close(fd[0]);
     int st = 0;
     pid_t w;
     while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {
     }
     char how[300];
-    if (w < 0) {
+    int status = NCP_STATUS_CRASHED;
+    if (iw.expired && iw.interrupted) {
+        /* cut by Ctrl-C like an in-process solve (status stopped: solved again on resume) */
+        snprintf(how, sizeof how, "stopped (killed): interrupted, and its process did not stop "
+                 "within %.0f ms", ISO_GRACE_MS);
+        status = NCP_STATUS_STOPPED;
+        ok = 0;
+    } else if (iw.expired) {
+        snprintf(how, sizeof how, NCP_NOTE_KILLED ": no result within the hard deadline of "
+                 "%.0f ms (--deadline-ms; docs/design.md 5.7.1)", c->deadline_ms);
+        status = NCP_STATUS_TIMEOUT;
+        ok = 0;
+    } else if (w < 0) {
         snprintf(how, sizeof how, "crashed: the solve's process was lost (waitpid failed)");
         ok = 0;
     } else if (WIFSIGNALED(st)) {
@@ -315,7 +395,7 @@ static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, con
         free(u);
         free(v);
         free(tr);
-        iso_crashed(tk, how);
+        iso_crashed(tk, status, how);
         return;
     }
     tk->rc = h.rc;
@@ -411,7 +491,7 @@ static void solve_once(bench_ctx *c, task *tk, const ncp_solver_desc *s, const n
                        const double *l0, const double *v0, const ncp_harness_opts *ho)
 {
     tk->ntrace = 0; /* the trace of the last repeat is kept */
-    if (c->o->isolate)
+    if (c->iso[tk->solver])
         isolated_solve(c, tk, s, p, l0, v0, ho);
     else
         tk->rc = ncp_harness_solve(s, p, params_for(c->o, s->name), l0, v0, ho, &tk->res,
@@ -440,6 +520,14 @@ static int cmp_time(const void *x, const void *y)
     return (a[0] > b[0]) - (a[0] < b[0]);
 }
 
+/* A solve whose child crashed or was killed (isolated_solve): a row without an answer. */
+static int no_answer(const ncp_result *r)
+{
+    ncp_note_info ni;
+    ncp_note_parse(r->note, &ni);
+    return r->status == NCP_STATUS_CRASHED || ni.killed;
+}
+
 /* The pair solved o->repeat times (bench.h "repeat"). */
 static void solve_repeated(bench_ctx *c, task *tk, const ncp_solver_desc *s,
                            const ncp_problem *p, const double *l0, const double *v0,
@@ -447,8 +535,7 @@ static void solve_repeated(bench_ctx *c, task *tk, const ncp_solver_desc *s,
 {
     const int n = c->o->repeat > 1 ? c->o->repeat : 1;
     solve_once(c, tk, s, p, l0, v0, ho);
-    if (tk->rc || n == 1 || tk->res.status == NCP_STATUS_UNSUPPORTED ||
-        tk->res.status == NCP_STATUS_CRASHED)
+    if (tk->rc || n == 1 || tk->res.status == NCP_STATUS_UNSUPPORTED || no_answer(&tk->res))
         return;
     double(*t)[2] = ncp_malloc(&tk->err, (size_t)n, sizeof *t);
     double(*parts)[4] = ncp_malloc(&tk->err, (size_t)n, sizeof *parts);
@@ -465,8 +552,8 @@ static void solve_repeated(bench_ctx *c, task *tk, const ncp_solver_desc *s,
         if (k > 0) {
             memset(&tk->res, 0, sizeof tk->res);
             solve_once(c, tk, s, p, l0, v0, ho);
-            if (tk->rc || tk->res.status == NCP_STATUS_CRASHED) {
-                ncp_result_free(&first); /* the crashed repeat's row is the pair's */
+            if (tk->rc || no_answer(&tk->res)) {
+                ncp_result_free(&first); /* the crashed or killed repeat's row is the pair's */
                 break;
             }
             timed_out |= tk->res.status == NCP_STATUS_TIMEOUT;
@@ -517,10 +604,25 @@ static void solve_repeated(bench_ctx *c, task *tk, const ncp_solver_desc *s,
     free(parts);
 }
 
+/* Which solvers run in a child (ncp_bench_opts.isolate) and the watchdog's deadline. */
+static void watch_setup(bench_ctx *c)
+{
+    const ncp_bench_opts *o = c->o;
+    c->deadline_ms = ncp_bench_deadline_ms(o);
+    for (int j = 0; j < o->nsolvers && j < NCP_BENCH_MAX_SOLVERS; j++) {
+        int ci = o->catalog ? ncp_catalog_index(o->catalog, o->solvers[j]->name) : -1;
+        int plugin = ci >= 0 && ncp_catalog_plugin_file(o->catalog, ci) != NULL;
+        c->iso[j] = o->isolate == NCP_ISOLATE_ALL || (o->isolate == NCP_ISOLATE_PLUGINS && plugin);
+    }
+}
+
 static void run_task(bench_ctx *c, task *tk)
 {
     ncp_error_clear(&tk->err);
     if ((tk->rc = ensure_finished(c, tk->prob, &tk->err))) return;
+    pthread_mutex_lock(&c->mu); /* the solve's deadline counts from here (watch_running) */
+    tk->t_start = ncp_now_ms();
+    pthread_mutex_unlock(&c->mu);
     const ncp_problem *p = &c->probs[tk->prob];
     tk->nv = p->nv;
     const ncp_solver_desc *s = c->o->solvers[tk->solver];
@@ -544,7 +646,7 @@ static void run_task(bench_ctx *c, task *tk)
     solve_repeated(c, tk, s, p, l0, v0, &ho);
     if (tk->rc) return;
     snprintf(tk->note, sizeof tk->note, "%s", tk->res.note);
-    if (tk->res.status == NCP_STATUS_UNSUPPORTED || tk->res.status == NCP_STATUS_CRASHED) return;
+    if (tk->res.status == NCP_STATUS_UNSUPPORTED || no_answer(&tk->res)) return;
     /* velocity: said where the harness handed v0 on, i.e. the solve had the problem's own dense
      * primal form (as given or densified; harness.h), and the solver starts from it (takes_v0);
      * a solver that takes no velocity ignores it, as it ignores guess_v in guess mode, and its
@@ -616,11 +718,19 @@ static void *worker(void *arg)
     for (;;) {
         pthread_mutex_lock(&c->mu);
         int t = take_for(c, 0);
-        if (t >= 0) c->running[c->tasks[t].prob]++;
+        if (t >= 0) {
+            c->running[c->tasks[t].prob]++;
+            c->tasks[t].who = pthread_self();
+            c->tasks[t].local = 1;
+        }
         pthread_mutex_unlock(&c->mu);
         if (t < 0) break;
         run_task(c, &c->tasks[t]);
         pthread_mutex_lock(&c->mu);
+        if (c->tasks[t].hung) { /* abandoned by the writer: its memory may be gone */
+            pthread_mutex_unlock(&c->mu);
+            return NULL;
+        }
         c->tasks[t].state = T_DONE;
         if (c->tasks[t].rc) c->abort = 1;
         /* the last local task of its problem, none left to take: the writer needs only the
@@ -803,6 +913,7 @@ static int remote_run(const ncp_bench_source *src, const ncp_bench_opts *o,
     memset(&c, 0, sizeof c);
     c.o = o;
     c.src = src;
+    watch_setup(&c);
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     ncp_mpi_tasks q = mpi_tasks(&c);
@@ -991,7 +1102,8 @@ static int rebuild(writers *w, ncp_error *err)
                                      jr.status, jr.setup_ms, jr.solve_ms, jr.time_min_ms,
                                      jr.time_max_ms, jr.wall_ms, vals, jr.note,
                                      jr.title, jr.description)) {
-            rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", mf.path);
+            rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", mf.path,
+                               strerror(errno ? errno : EIO));
             break;
         }
         if (tr && jr.ntrace > 0 &&
@@ -1070,10 +1182,11 @@ static void summarise(const writers *w, ncp_bench_summary *sum)
             ss->timeouts += r->status == NCP_STATUS_TIMEOUT;
             ss->max_iters += r->status == NCP_STATUS_MAX_ITER;
             ss->crashed += r->status == NCP_STATUS_CRASHED;
+            ss->killed += r->ni.killed;
             ss->total_solve_ms += r->solve_ms;
         }
         ss->problems = n;
-        if (!buf || n - ss->crashed == 0) continue;
+        if (!buf || n - ss->crashed - ss->killed == 0) continue;
 #define AGG(EXPR, MED, MAX)                                                        \
     do {                                                                           \
         int k_ = 0;                                                                \
@@ -1081,7 +1194,7 @@ static void summarise(const writers *w, ncp_bench_summary *sum)
         for (int i = 0; i < w->nrec; i++) {                                        \
             const row_rec *r = &w->rec[i];                                         \
             if (r->solver != j || r->status == NCP_STATUS_UNSUPPORTED ||           \
-                r->status == NCP_STATUS_CRASHED)                                   \
+                r->status == NCP_STATUS_CRASHED || r->ni.killed)                   \
                 continue;                                                          \
             double x_ = (EXPR);                                                    \
             buf[k_++] = x_;                                                        \
@@ -1101,6 +1214,53 @@ static void summarise(const writers *w, ncp_bench_summary *sum)
         (void)dummy;
     }
     free(buf);
+}
+
+/* pthread_cond_wait for at most ms milliseconds (the waits that must also watch a clock or a
+ * flag: the writer's watchdog, an abandonable read). */
+static void cond_wait_ms(pthread_cond_t *cv, pthread_mutex_t *mu, long ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += ms * 1000000L;
+    until.tv_sec += until.tv_nsec / 1000000000L;
+    until.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(cv, mu, &until);
+}
+
+/* The watchdog over the in-process solves (with c->mu held, from the writer's wait): a solve
+ * running past its hard deadline, or still running ISO_GRACE_MS after an interrupt, ignores
+ * the harness's stop request and cannot be stopped in this process: it is abandoned (hung),
+ * no task is handed out any more, and bench_run ends the process once every finished row is
+ * written. Solves in a child have their own deadline (isolated_solve). */
+static void watch_running(bench_ctx *c)
+{
+    double now = ncp_now_ms();
+    if (c->o->interrupt && *c->o->interrupt && c->interrupt_seen <= 0.0) c->interrupt_seen = now;
+    for (int t = 0; t < c->ntasks; t++) {
+        task *tk = &c->tasks[t];
+        if (tk->state != T_RUNNING || tk->hung || !tk->local) continue;
+        int late = !c->iso[tk->solver] && tk->t_start > 0.0 && now - tk->t_start > c->deadline_ms;
+        /* an isolated solve comes back by itself within the grace (isolated_solve) */
+        int deaf = c->interrupt_seen > 0.0 && now - c->interrupt_seen > ISO_GRACE_MS + (c->iso[tk->solver] ? 1000.0 : 0.0);
+        if (!late && !deaf) continue;
+        tk->hung = 1;
+        c->abort = 1;
+        if (!c->hung && tk->t_start <= 0.0)
+            fprintf(stderr, "\nncpbench: interrupted while problem %s was being prepared for %s: "
+                    "the run stops after writing every finished row\n", c->probs[tk->prob].name,
+                    c->o->solvers[tk->solver]->name);
+        else if (!c->hung)
+            fprintf(stderr, "\nncpbench: solver %s did not stop on problem %s %s (it does not "
+                    "heed the harness's stop request): the run stops after writing every "
+                    "finished row; run untrusted solvers with --isolate\n",
+                    c->o->solvers[tk->solver]->name, c->probs[tk->prob].name,
+                    late ? "within its hard deadline" : "when interrupted");
+        if (late && !c->hung)
+            fprintf(stderr, "ncpbench: (the hard deadline: %.0f ms of wall time; "
+                    "--deadline-ms, docs/design.md 5.7.1)\n", c->deadline_ms);
+        c->hung = 1;
+    }
 }
 
 /* Solves one batch, writing its rows in task order. */
@@ -1127,24 +1287,9 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
     pthread_t threads[NCP_BENCH_MAX_JOBS + 1];
     int nthreads = 0;
     int jobs = o->jobs < 1 ? 1 : (o->jobs > NCP_BENCH_MAX_JOBS ? NCP_BENCH_MAX_JOBS : o->jobs);
-    if (!rc && jobs == 1 && !c->pool) {
-        for (int t = 0; t < c->ntasks; t++) {
-            task *tk = &c->tasks[t];
-            if (tk->state == T_PENDING) {
-                if (o->interrupt && *o->interrupt) break;
-                tk->state = T_RUNNING;
-                run_task(c, tk);
-                tk->state = T_DONE;
-                if (tk->rc) {
-                    rc = tk->rc;
-                    *err = tk->err;
-                    break;
-                }
-            }
-            if ((rc = write_task(c, w, tk, err))) break;
-            ncp_progress_update(pg, ++*done, c->probs[tk->prob].name);
-        }
-    } else if (!rc) {
+    /* Solves run on worker threads (-j 1: one) while this thread writes the rows in task
+     * order and keeps the watchdog (watch_running). */
+    if (!rc) {
         for (int i = 0; i < jobs; i++) {
             if (pthread_create(&threads[i], NULL, worker, c) != 0) break;
             nthreads++;
@@ -1163,11 +1308,15 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
             }
         }
 #endif
-        /* write completed tasks in task order */
+        /* write completed tasks in task order; an abandoned (hung) one is passed over */
         int written = 0;
         pthread_mutex_lock(&c->mu);
         while (!rc && written < c->ntasks) {
             task *tk = &c->tasks[written];
+            if (tk->hung) {
+                written++;
+                continue;
+            }
             if (tk->state == T_DONE || tk->state == T_KEPT) {
                 pthread_mutex_unlock(&c->mu);
                 if (tk->rc) {
@@ -1187,11 +1336,19 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
             }
             /* nothing more will come once workers stopped handing out tasks */
             if ((c->abort || (o->interrupt && *o->interrupt)) && tk->state == T_PENDING) break;
-            pthread_cond_wait(&c->cv, &c->mu);
+            cond_wait_ms(&c->cv, &c->mu, 100);
+            watch_running(c);
         }
         pthread_mutex_unlock(&c->mu);
     }
-    for (int i = 0; i < nthreads; i++) pthread_join(threads[i], NULL);
+    /* the abandoned workers are left to the process's end (bench_run ends it) */
+    for (int i = 0; i < nthreads; i++) {
+        int stuck = 0;
+        for (int t = 0; t < c->ntasks && !stuck; t++)
+            stuck = c->tasks[t].hung && pthread_equal(c->tasks[t].who, threads[i]);
+        if (stuck) pthread_detach(threads[i]);
+        else pthread_join(threads[i], NULL);
+    }
     /* tasks are not taken in order (take_for): the writer may have stopped at a task never
      * started, before the one whose failure stopped the run */
     for (int i = 0; !rc && i < c->ntasks; i++)
@@ -1199,6 +1356,10 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
             rc = c->tasks[i].rc;
             *err = c->tasks[i].err;
         }
+    if (c->hung) {
+        c->nbatches++;
+        return rc; /* the tasks stay: an abandoned solve still writes into its own */
+    }
     c->nbatches++;
     for (int i = 0; i < c->ntasks; i++) {
         ncp_result_free(&c->tasks[i].res);
@@ -1207,6 +1368,84 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
     free(c->tasks);
     c->tasks = NULL;
     return rc;
+}
+
+/* src->next on a thread of its own while the caller waits for it or for an interrupt: reading
+ * a batch can take minutes inside libraries that no flag reaches (libhdf5, LAPACK's dpotrf
+ * of a dense A of order 10^4 when D = J A^-1 J^T is derived), and Ctrl-C must end the run
+ * within about a second. On an interrupt the reading is abandoned (*abandoned = 1, the job
+ * left to the thread): the source may no longer be used, and the process must end without
+ * freeing it (bench_run does). */
+typedef struct load_job {
+    const ncp_bench_source *src;
+    const ncp_problem *probs;
+    int n, rc, done;
+    ncp_error err;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} load_job;
+
+static void *load_thread(void *arg)
+{
+    load_job *j = arg;
+    ncp_error_clear(&j->err);
+    int rc = j->src->next(j->src->ctx, &j->probs, &j->n, &j->err);
+    pthread_mutex_lock(&j->mu);
+    j->rc = rc;
+    j->done = 1;
+    pthread_cond_broadcast(&j->cv);
+    pthread_mutex_unlock(&j->mu);
+    return NULL;
+}
+
+static int next_batch(const ncp_bench_source *src, const volatile int *interrupt,
+                      const ncp_problem **probs, int *n, int *abandoned, ncp_error *err)
+{
+    *abandoned = 0;
+    load_job *j = interrupt ? calloc(1, sizeof *j) : NULL;
+    pthread_t th;
+    if (j) {
+        j->src = src;
+        pthread_mutex_init(&j->mu, NULL);
+        pthread_cond_init(&j->cv, NULL);
+    }
+    if (!j || pthread_create(&th, NULL, load_thread, j) != 0) {
+        if (j) {
+            pthread_mutex_destroy(&j->mu);
+            pthread_cond_destroy(&j->cv);
+            free(j);
+        }
+        return src->next(src->ctx, probs, n, err); /* no thread (memory): read here */
+    }
+    pthread_mutex_lock(&j->mu);
+    while (!j->done && !*interrupt) {
+        cond_wait_ms(&j->cv, &j->mu, 50);
+    }
+    int done = j->done;
+    pthread_mutex_unlock(&j->mu);
+    if (!done) {
+        pthread_detach(th);
+        *abandoned = 1;
+        *n = 0;
+        return NCP_OK;
+    }
+    pthread_join(th, NULL);
+    *probs = j->probs;
+    *n = j->n;
+    int rc = j->rc;
+    if (rc) *err = j->err;
+    pthread_mutex_destroy(&j->mu);
+    pthread_cond_destroy(&j->cv);
+    free(j);
+    return rc;
+}
+
+/* Ends the process once a thread of it cannot be stopped (an abandoned solve or read: it uses
+ * memory the callers would free); every finished row is written by then. */
+static _Noreturn void end_abandoned(int code)
+{
+    fflush(NULL);
+    _exit(code);
 }
 
 /* One batch holding every problem of an array. */
@@ -1298,10 +1537,24 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     const ncp_problem *probs = NULL;
     int n = 0;
     double t_load = ncp_now_ms(), load_ms = 0.0;
-    int rc = src->next(src->ctx, &probs, &n, err);
+    int abandoned = 0;
+    int rc = next_batch(src, o->interrupt, &probs, &n, &abandoned, err);
     load_ms += ncp_now_ms() - t_load;
+    if (abandoned) {
+        fprintf(stderr, "\nncpbench: interrupted while reading the problems: nothing was "
+                "written\n");
+        end_abandoned(NCP_EXIT_INTERRUPTED);
+    }
     const double first_load_ms = load_ms, t_start = ncp_now_ms();
+    /* nothing to solve is bad input, refused before any output exists */
+    if (!rc && n == 0)
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: the given files hold no problem (an empty "
+                           "/problems group?)", o->source && *o->source ? o->source : "the input");
     if (!rc) rc = ncp_mkdir_p(o->out_dir, err);
+    /* one run per folder (util/fsutil.h), unless the caller holds the lock already */
+    int lock = -1;
+    if (!rc && !o->out_locked && !(rc = ncp_out_lock(o->out_dir, &lock, err)) && lock < 0)
+        rc = ncp_error_set(err, NCP_ERR_IO, "%s vanished while the run started", o->out_dir);
     if (rc) return rc;
     writers w;
     memset(&w, 0, sizeof w);
@@ -1313,25 +1566,29 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     rc = ncp_resume_open(o->out_dir, o->config ? o->config : own, o->fresh || !o->config, &w.rs,
                          err);
     free(own);
-    if (rc) return rc;
+    if (rc) {
+        ncp_out_unlock(lock);
+        return rc;
+    }
     bench_ctx c;
     memset(&c, 0, sizeof c);
     c.o = o;
     c.pool = pool;
     c.src = src;
+    watch_setup(&c);
     pthread_mutex_init(&c.mu, NULL);
     pthread_mutex_init(&c.fork_mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     ncp_progress pg;
     ncp_progress_begin(&pg, "solving", 0, o->progress);
     int done = 0, complete = 0, solved = 0;
-    for (int first = 1; !rc; first = 0) {
+    for (int first = 1; !rc && !c.hung; first = 0) {
         if (o->interrupt && *o->interrupt) break;
         if (!first) {
             t_load = ncp_now_ms();
-            rc = src->next(src->ctx, &probs, &n, err);
+            rc = next_batch(src, o->interrupt, &probs, &n, &abandoned, err);
             load_ms += ncp_now_ms() - t_load;
-            if (rc) break;
+            if (rc || abandoned) break;
         }
         if (n == 0) {
             complete = 1;
@@ -1346,7 +1603,7 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
         w.nproblems += n;
         rc = run_batch(&c, &w, &pg, &done, err);
     }
-    complete = complete && !(o->interrupt && *o->interrupt) && !rc;
+    complete = complete && !(o->interrupt && *o->interrupt) && !rc && !c.hung;
     /* An incomplete run keeps every earlier result it has not reached (after the rows of this
      * run); a complete one drops those of problems no longer in the collection. */
     sum->kept = w.kept;
@@ -1389,6 +1646,17 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
             rc = ncp_out_summary(path, o, sum, w.titles, w.ntitles, err);
     }
     ncp_resume_close(w.rs);
+    if (c.hung || abandoned) {
+        /* An abandoned solve or read still runs on a thread of this process, over problems
+         * and tasks the callers would free: every finished row is written (journal, outputs,
+         * summary), so the process ends here, with the watchdog's code (the message is out). */
+        if (rc) fprintf(stderr, "ncpbench: %s\n", err->msg);
+        if (abandoned)
+            fprintf(stderr, "\nncpbench: interrupted while reading the next problems: the "
+                    "finished rows are written to %s\n", o->out_dir);
+        end_abandoned(o->interrupt && *o->interrupt ? NCP_EXIT_INTERRUPTED : NCP_EXIT_HUNG);
+    }
+    ncp_out_unlock(lock);
     free(w.order);
     free(w.tbuf);
     free(w.rec);

@@ -71,15 +71,31 @@ typedef struct ncp_bench_opts {
     int fresh;
     const char *input;
     double capture_ms;      /* time the caller spent capturing, for the profile (0: none) */
-    /* --isolate: every solve runs in a forked child (one fork per problem x solver pair); a
-     * child killed by a signal, or ending without sending a complete result, gives a row with
-     * status crashed whose note says how, and the run goes on. The child's own solver clock
-     * is reported, as in-process. */
+    /* Which solves run in a forked child (one fork per problem x solver pair): NCP_ISOLATE_*.
+     * A child killed by a signal, or ending without sending a complete result (a plugin's
+     * exit() included), gives a row with status crashed whose note says how, and the run goes
+     * on. The child's own solver clock is reported, as in-process. */
     int isolate;
+    /* The watchdog's hard deadline of one solve, wall ms (docs/design.md §5.7.1); <= 0: the
+     * default, ncp_bench_deadline_ms. */
+    double deadline_ms;
+    int out_locked;         /* the caller holds out_dir's lock (util/fsutil.h ncp_out_lock) */
     /* Where the solvers' descriptions come from for the outputs (summary.json's source and
      * plugin file): NULL = the registry (solvers/registry.h). */
     const ncp_solver_catalog *catalog;
 } ncp_bench_opts;
+
+/* ncp_bench_opts.isolate: plugins' solvers in a child (the default: a plugin may crash, hang
+ * or call exit()), every solver (--isolate), none (--no-isolate). */
+enum { NCP_ISOLATE_PLUGINS = 0, NCP_ISOLATE_ALL = 1, NCP_ISOLATE_NONE = -1 };
+
+/* The watchdog (docs/design.md §5.7.1): a solve gets NCP_DEADLINE_FACTOR x its time budget +
+ * NCP_DEADLINE_FLOOR_MS of wall time (NCP_DEADLINE_NO_BUDGET_MS without a time budget, or
+ * --deadline-ms). Wall time, not the budget's solver clock: a hung solver may burn no CPU. */
+#define NCP_DEADLINE_FACTOR 10.0
+#define NCP_DEADLINE_FLOOR_MS 5000.0
+#define NCP_DEADLINE_NO_BUDGET_MS 1800000.0
+double ncp_bench_deadline_ms(const ncp_bench_opts *o);
 
 /* Capacities of one benchmark run: solvers compared, worker threads (-j). */
 #define NCP_BENCH_MAX_SOLVERS 64
@@ -97,6 +113,8 @@ typedef struct ncp_solver_summary {
     int max_iters;
     int crashed;      /* NCP_STATUS_CRASHED rows (--isolate): counted in problems, not in the
                          medians (they have no answer) */
+    int killed;       /* rows of children killed by the watchdog (NCP_NOTE_KILLED, status
+                         timeout; also in timeouts): not in the medians either */
     int unsupported;
     int unsupported_by[NCP_UNSUP_COUNT];  /* per NCP_UNSUP_* (ncp_unsupported_name) */
     /* NCP_UNSUP_SOLVER rows by the solver's own reason (its text up to the first ';'), the
@@ -161,6 +179,7 @@ typedef struct ncp_note_info {
     unsigned applied;  /* NCP_RECON_* */
     int warm_guess;    /* 1: started from the file's guess */
     int warm_velocity; /* 1: handed the previous velocity as v0 (--warm-start velocity) */
+    int killed;        /* 1: its child was killed (watchdog or interrupt): no answer */
 } ncp_note_info;
 void ncp_note_parse(const char *note, ncp_note_info *ni);
 
@@ -168,6 +187,8 @@ void ncp_note_parse(const char *note, ncp_note_info *ni);
 #define NCP_NOTE_WARM_GUESS "warm start: the file's guess"
 #define NCP_NOTE_WARM_NONE "warm start: zero (the file has no guess)"
 #define NCP_NOTE_WARM_VELOCITY "warm start: v0 = the previous velocity"
+/* The note of a solve whose child the watchdog killed at its hard deadline (status timeout). */
+#define NCP_NOTE_KILLED "timeout (killed)"
 
 /* Batches of problems: next() hands out the next batch, valid until the following call (n = 0:
  * no more). An error stops the run (finished rows are kept). */

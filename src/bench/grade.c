@@ -4,6 +4,7 @@
  * the outputs are rebuilt from that journal by the benchmark driver itself (ncp_bench_run keeps
  * every journaled pair and solves none): one writer of metrics.csv, traces.h5, solutions.h5 and
  * summary.json for solved and graded runs alike. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,7 +333,8 @@ static int mark_traces(const char *dir, ncp_error *err)
     }
     if (t >= 0) H5Gclose(t);
     if (ncp_h5_close_file(f, rc != 0) < 0 && !rc)
-        rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s (HDF5: %s)", path,
+                           errno ? strerror(errno) : "see the library's report");
     return rc;
 }
 

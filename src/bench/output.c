@@ -175,7 +175,7 @@ int ncp_out_traces_open(const char *dir, int csv, int every, ncp_out_traces **ou
     if (!rc && csv) {
         if (!(rc = ncp_path_join(path, sizeof path, dir, "traces.csv", err)) &&
             !(rc = ncp_safe_create(path, &t->csv, err)) && ncp_out_traces_header(t->csv.f))
-            rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+            rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     }
     if (rc) {
         ncp_out_traces_abort(t);
@@ -852,7 +852,8 @@ int ncp_results_markdown(const char *path, const char *title, const ncp_results_
             NCP_RESULTS_TIME_SHIFT_MS,
             c->time_ms > 0.0 ? "the time budget" : "the largest time any solver took on the problem",
             NCP_RESULTS_ITER_SHIFT);
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if (fclose(f) != 0)
+        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return NCP_OK;
 }
 

@@ -188,22 +188,25 @@ static int bench_and_plot(const ncp_problem *probs, int n, const ncp_bench_sourc
             printf("dropped %d earlier rows of problems no longer given\n", sum->dropped);
         ncp_pipeline_print_summary(sum, ncp_metrics_name(bo->stop_metric));
     }
+    /* a figure or summary.json that cannot be written fails the run (exit 3 naming the file);
+     * gnuplot missing only skips the figures */
     if (o->figures && bo->traces && !sum->interrupted) {
-        ncp_error perr = {0};
         double t0 = ncp_now_ms();
-        int prc = ncp_plot_dir(bo->out_dir, NULL, NULL, &perr);
+        rc = ncp_plot_dir(bo->out_dir, NULL, NULL, err);
         sum->profile.figures_ms = ncp_now_ms() - t0;
+        if (rc == NCP_PLOT_SKIPPED) {
+            fprintf(stderr, "ncpbench: %s\n", err->msg);
+            ncp_error_clear(err);
+            rc = NCP_OK;
+        } else if (rc) {
+            return ncp_error_prefix(err, "figures: ");
+        }
         char path[4200];
-        ncp_error e2 = {0};
-        /* the summary was written before the figures: add their time (a failure to rewrite it
-         * loses only that number) */
-        if (ncp_path_join(path, sizeof path, bo->out_dir, "summary.json", &e2) ||
-            ncp_out_summary_profile(path, &sum->profile, &e2))
-            fprintf(stderr, "ncpbench: could not add the figures' time to summary.json: %s\n",
-                    e2.msg);
-        if (prc == NCP_PLOT_SKIPPED) fprintf(stderr, "ncpbench: %s\n", perr.msg);
-        else if (prc) fprintf(stderr, "ncpbench: figures failed: %s\n", perr.msg);
-        else if (!o->quiet)
+        /* the summary was written before the figures: add their time */
+        if ((rc = ncp_path_join(path, sizeof path, bo->out_dir, "summary.json", err)) ||
+            (rc = ncp_out_summary_profile(path, &sum->profile, err)))
+            return rc;
+        if (!o->quiet)
             printf("figures: %s/residual_vs_time.{png,svg}, %s/time_vs_iteration.{png,svg} "
                    "(linked from %s/index.md)\n", bo->out_dir, bo->out_dir, bo->out_dir);
     }
@@ -240,6 +243,7 @@ static void bench_opts(const ncp_pipeline_opts *o, const ncp_solver_desc **solve
     bo->clock = o->clock;
     bo->repeat = o->repeat;
     bo->isolate = o->isolate;
+    bo->deadline_ms = o->deadline_ms;
     bo->catalog = o->catalog;
 }
 
@@ -280,6 +284,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     ncp_store *store = NULL;
     char csv[NCP_MAX_BENCH_SOLVERS * 33] = "";
     char out_dir[4096], path[4200], input[1024], *config = NULL;
+    int lock = -1;
 
     /* solvers: CLI, else the scene's list, else all */
     if (o->solvers_csv) {
@@ -338,6 +343,11 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     /* Inputs are valid: now create outputs (MPI ranks other than 0 write none). */
     int writes = ncp_mpi_rank() == 0;
     if (writes && (rc = ncp_mkdir_p(out_dir, err))) goto done;
+    /* one run per folder (util/fsutil.h), held from before problems.h5 to the end */
+    if (writes && !(rc = ncp_out_lock(out_dir, &lock, err)) && lock < 0)
+        rc = ncp_error_set(err, NCP_ERR_IO, "%s vanished while the run started", out_dir);
+    if (rc) goto done;
+    bo.out_locked = writes;
     if (writes) {
         ncp_resume *rs = NULL;
         if ((rc = ncp_resume_open(out_dir, config, o->fresh || !o->resume, &rs, err)))
@@ -380,6 +390,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     rc = bench_and_plot(sink.probs, sink.n, NULL, &bo, o, sum, err);
 done:
     if (store) ncp_store_abort(store);
+    ncp_out_unlock(lock);
     free(config);
     ncp_capture_sink_free(&sink);
     free(params);
@@ -427,6 +438,11 @@ int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pip
         used += (size_t)snprintf(source + used, sizeof source - used, "%s%s", i ? " " : "",
                                  paths[i]);
     int rc = solve_opts(o, source, &bo, solvers, err);
+    /* a folder in use is refused at once, before any reading (util/fsutil.h); a new folder
+     * is locked once the first batch is read and it is created (ncp_bench_run_source) */
+    int lock = -1;
+    if (!rc && ncp_mpi_rank() == 0) rc = ncp_out_lock(bo.out_dir, &lock, err);
+    bo.out_locked = lock >= 0;
     if (!rc) rc = ncp_collection_open(paths, npaths, &coll, err);
     if (!rc) ncp_collection_set_budget(coll, o->max_memory);
     /* MPI: each rank derives (D = J A^-1 J^T, ...) only the problems it is handed */
@@ -448,6 +464,7 @@ int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pip
     }
     free(config);
     ncp_collection_free(coll);
+    ncp_out_unlock(lock);
     return rc;
 }
 
@@ -466,7 +483,7 @@ void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_m
                s->median_solve_ms, kal >= 0 ? s->median[kal] : NAN,
                knm >= 0 ? s->median[knm] : NAN);
         for (int b = 0; b < NCP_RECON_COUNT; b++) notes += s->reconstructed[b];
-        notes += s->unsupported + s->warm_guess + s->warm_velocity + s->crashed;
+        notes += s->unsupported + s->warm_guess + s->warm_velocity + s->crashed + s->killed;
     }
     printf("(stop metric: %s)%s\n", stop_metric_name,
            sum->interrupted ? "  -- INTERRUPTED: partial results" : "");
@@ -491,8 +508,11 @@ void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_m
                 printf("%-14s %s on %d\n", s->solver, ncp_recon_name(1u << b),
                        s->reconstructed[b]);
         if (s->crashed)
-            printf("%-14s crashed on %d (--isolate: its process died; metrics.csv, column "
+            printf("%-14s crashed on %d (its isolated process died; metrics.csv, column "
                    "note)\n", s->solver, s->crashed);
+        if (s->killed)
+            printf("%-14s killed at the hard deadline on %d (timeout (killed); metrics.csv, "
+                   "column note)\n", s->solver, s->killed);
         if (s->warm_guess)
             printf("%-14s started from the file's guess on %d\n", s->solver, s->warm_guess);
         if (s->warm_velocity)

@@ -47,7 +47,8 @@ typedef struct ncp_pipeline_opts {
      * loaded plugins (solve/plugin_load.h), owned by the caller; NULL = the registry. The
      * trajectory driver (--driver) is always a built-in solver. */
     const ncp_solver_catalog *catalog;
-    int isolate;                   /* --isolate: every solve in a forked child (bench.h) */
+    int isolate;                   /* NCP_ISOLATE_* (bench.h): --isolate, --no-isolate */
+    double deadline_ms;            /* --deadline-ms: the watchdog's (bench.h); <= 0 default */
 } ncp_pipeline_opts;
 
 void ncp_pipeline_opts_default(ncp_pipeline_opts *o);

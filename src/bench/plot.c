@@ -1055,19 +1055,34 @@ static char **env_without_display(ncp_error *err)
     return env;
 }
 
-static int file_nonempty(const char *path)
+/* A figure gnuplot wrote to the end: a PNG ends with its IEND chunk, an SVG with </svg>. A full
+ * disk can leave an empty or cut file behind a gnuplot that still exits 0. */
+static int figure_complete(const char *path, int svg)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+    static const unsigned char iend[8] = {'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+    unsigned char tail[16];
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    int ok = fseek(f, -(long)sizeof tail, SEEK_END) == 0 &&
+             fread(tail, 1, sizeof tail, f) == sizeof tail;
+    fclose(f);
+    if (!ok) return 0;
+    if (!svg) return !memcmp(tail + sizeof tail - sizeof iend, iend, sizeof iend);
+    size_t n = sizeof tail;
+    while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' || tail[n - 1] == ' ')) n--;
+    return n >= 6 && !memcmp(tail + n - 6, "</svg>", 6);
 }
 
-/* Runs `gnuplot -d -e defs script`, stdout and stderr appended to logpath, then checks that
- * dir/<name>.png and .svg were written. */
+/* Runs `gnuplot -d -e defs script`, stdout and stderr appended to logpath, the figures written
+ * to a temporary stem `dir/<name>.tmp-<pid>-<random>` (the scripts' `out`), then checks that
+ * both files are complete and renames them to dir/<name>.png and .svg (util/safefile.h): a
+ * failed or cut figure is never left under a figure's name, nor its temporary. */
 static int run_script(const char *gnuplot, const char *scripts_dir, const char *name,
                       const char *dir, const char *defs, const char *logpath, ncp_error *err)
 {
     int rc = NCP_OK;
-    char *script = NULL, *png = NULL, *svg = NULL, **env = NULL;
+    char *script = NULL, *png = NULL, *svg = NULL, **env = NULL, *stem = NULL, *gdefs = NULL;
+    char *tpng = NULL, *tsvg = NULL;
     size_t sn = strlen(name) + 8;
     char fname[128];
     script = ncp_malloc(err, strlen(scripts_dir) + sn + 2, 1);
@@ -1100,6 +1115,20 @@ static int run_script(const char *gnuplot, const char *scripts_dir, const char *
     }
     fprintf(lf, "# %s -d -e \"%s\" %s\n", gnuplot, defs, script);
     if (close_checked(lf, logpath, err)) { rc = NCP_ERR_IO; goto done; }
+    /* the temporary stem: a fresh name reserved without following links, then freed for
+     * gnuplot's two files beside it */
+    if ((rc = ncp_safe_reserve(png, &stem, err))) goto done;
+    unlink(stem);
+    size_t gcap = strlen(defs) + 2 * strlen(stem) + 16;
+    gdefs = ncp_malloc(err, gcap, 1);
+    tpng = ncp_malloc(err, strlen(stem) + 5, 1);
+    tsvg = ncp_malloc(err, strlen(stem) + 5, 1);
+    if (!gdefs || !tpng || !tsvg) { rc = NCP_ERR_NOMEM; goto done; }
+    snprintf(gdefs, gcap, "%s; out='", defs);
+    gp_quote(gdefs, gcap, stem);
+    strcat(gdefs, "'");
+    sprintf(tpng, "%s.png", stem);
+    sprintf(tsvg, "%s.svg", stem);
 
     posix_spawn_file_actions_t fa;
     int e = posix_spawn_file_actions_init(&fa);
@@ -1117,7 +1146,7 @@ static int run_script(const char *gnuplot, const char *scripts_dir, const char *
         goto done;
     }
     char a0[] = "gnuplot", a1[] = "-d", a2[] = "-e";
-    char *argv[] = {a0, a1, a2, (char *)defs, script, NULL};
+    char *argv[] = {a0, a1, a2, gdefs, script, NULL};
     pid_t pid;
     e = posix_spawn(&pid, gnuplot, &fa, NULL, argv, env);
     posix_spawn_file_actions_destroy(&fa);
@@ -1144,10 +1173,21 @@ static int run_script(const char *gnuplot, const char *scripts_dir, const char *
                                WIFSIGNALED(status) ? WTERMSIG(status) : -1, script, logpath);
         goto done;
     }
-    if (!file_nonempty(png) || !file_nonempty(svg))
-        rc = ncp_error_set(err, NCP_ERR_IO, "gnuplot ran %s but did not write %s and %s (log: %s)",
-                           script, png, svg, logpath);
+    if (!figure_complete(tpng, 0) || !figure_complete(tsvg, 1)) {
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s and %s: gnuplot ran %s but left "
+                           "%s (a full disk? log: %s)", png, svg, script,
+                           figure_complete(tpng, 0) ? "the SVG cut or empty"
+                                                    : "the PNG cut or empty", logpath);
+        goto done;
+    }
+    if (!(rc = ncp_safe_rename(tpng, png, err))) rc = ncp_safe_rename(tsvg, svg, err);
 done:
+    if (tpng) unlink(tpng); /* nothing after a rename; the temporaries after any failure */
+    if (tsvg) unlink(tsvg);
+    free(tpng);
+    free(tsvg);
+    free(stem);
+    free(gdefs);
     free(script);
     free(png);
     free(svg);

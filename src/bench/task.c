@@ -1,4 +1,5 @@
 /* Tasks under real-time budgets (task.h). */
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -398,9 +399,11 @@ static int tmp_open(const char *dir, const char *name, char path[4200], char tmp
 static int tmp_commit(FILE *f, const char *tmp, const char *path, ncp_error *err)
 {
     int bad = ferror(f);
-    if (fclose(f) || bad) {
+    int e = bad ? EIO : 0;
+    if (fclose(f) && !e) e = errno;
+    if (e) {
         remove(tmp);
-        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", tmp);
+        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(e));
     }
     if (rename(tmp, path)) {
         remove(tmp);

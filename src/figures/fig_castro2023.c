@@ -44,6 +44,7 @@
  *     explicit spring, which the scene format lacks) and the midpoint rule; and the L2 position
  *     error e_q against h (cyl_part). Not done: the frictionless case (Fig. 5), the long-term
  *     energy (10 minutes simulated). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,7 +402,7 @@ static int cas_open(const char *out, const char *sub, const char *file, char *di
 
 static int cas_close(FILE *f, const char *dat, ncp_error *err)
 {
-    return fclose(f) != 0 ? ncp_error_set(err, NCP_ERR_IO, "cannot write %s", dat) : NCP_OK;
+    return fclose(f) != 0 ? ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", dat, strerror(errno)) : NCP_OK;
 }
 
 /* Mean of a row field over rows[a..b) that ran (NaN: none). */

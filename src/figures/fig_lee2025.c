@@ -51,6 +51,7 @@
  * "n/a" when something is missing). scripts/bench_lee2025.sh splices claims.md into
  * results/REPORT.md.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -560,7 +561,7 @@ static FILE *p0_open(const p0_ctx *c, const char *name, char *path, size_t cap, 
 static int p0_close(FILE *f, const char *path, ncp_error *err)
 {
     int bad = ferror(f);
-    if (fclose(f) != 0 || bad) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if (fclose(f) != 0 || bad) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return NCP_OK;
 }
 

@@ -31,6 +31,7 @@
  * ncpreport2025_time_accuracy.{png,svg} (scripts/ncpreport2025_time_accuracy.gp)
  * and each scene's benchmark directory.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,7 +265,7 @@ static int f4_write_dat(const char *path, int ns, const f4_cell *cells, const in
             fputc('\n', f);
         }
     }
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return NCP_OK;
 }
 
@@ -302,7 +303,7 @@ static int f4_write_md(const char *out, int m, int ns, const f4_cell *cells, con
         }
         fputc('\n', f);
     }
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return NCP_OK;
 }
 
@@ -362,7 +363,7 @@ static int f4_write_time(const char *out, int ns, const f4_cell *cells, f4_pool 
     }
     if (fclose(f) != 0) {
         free(pm);
-        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     }
     if ((rc = ncp_path_join(path, sizeof path, out, "table_time_accuracy.md", err))) {
         free(pm);
@@ -397,7 +398,7 @@ static int f4_write_time(const char *out, int ns, const f4_cell *cells, f4_pool 
         fputc('\n', f);
     }
     free(pm);
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return NCP_OK;
 }
 

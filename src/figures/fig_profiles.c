@@ -33,6 +33,7 @@
  * per-solver table (profile.md, and "performance_profile" in summary.json): the share solved, the median
  * time over the problems it solved, rho(1) and rho(10).
  */
+#include <errno.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -252,7 +253,7 @@ static int prof_write(const char *path, const prof_table *tb, const double *r, c
                     ncp_perf_rho(tb->np, tb->ns, r, s, tau));
         }
     }
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return NCP_OK;
 }
 
@@ -467,7 +468,7 @@ static int prof_markdown(const char *path, const prof_table *tb, const double *r
         fprintf(f, " | %.4f | %.4f |\n", ncp_perf_rho(tb->np, tb->ns, r, s, 1.0),
                 ncp_perf_rho(tb->np, tb->ns, r, s, 10.0));
     }
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return NCP_OK;
 }
 

@@ -37,6 +37,7 @@
  * registered are listed as missing and their runs skipped. TEST 2: OUT/tasora2021/test2/ with
  * fig8/ (the same .dat format, sampled iterates), time_per_step.dat and claims.md.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -281,7 +282,7 @@ static int t21_write_fig(const char *out, int fig, const t21_run *runs, int max_
             fprintf(f, "%s %d %.10g %.10g\n", t21_vars[i].label, k + 1, runs[i].nat[k],
                     runs[i].viol[k]);
     }
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", dat);
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", dat, strerror(errno));
     if (nb == 0) return NCP_OK;
     return ncp_fig_plot("tasora2021_iter", dir, t21_fig_title[fig], dat, err);
 }
@@ -670,7 +671,7 @@ static int t2_write(const ncp_fig_opts *o, const char *out, const ncp_problem *p
             fprintf(f, "%s %d %.10g %.10g\n", t2_vars[i].label, runs[i].it[j], runs[i].nat[j],
                     runs[i].viol[j]);
     }
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", dat);
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", dat, strerror(errno));
     if (nb && (rc = ncp_fig_plot("tasora2021_iter", dir,
                                  "Tasora et al. 2021 Fig. 8: TEST 2 (wrecking ball), ADMM against "
                                  "projected Jacobi and P-SPG-FB", dat, err)))
@@ -689,7 +690,7 @@ static int t2_write(const ncp_fig_opts *o, const char *out, const ncp_problem *p
                     t2_vars[i].solver, ncp_status_name(runs[i].status), runs[i].iters,
                     runs[i].setup_ms, runs[i].solve_ms, runs[i].setup_ms + runs[i].solve_ms,
                     runs[i].final_nat, runs[i].final_viol);
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
 
     /* claims */
     const t2_run *admm = t2_get(runs, "P-ADMM"), *admm0 = t2_get(runs, "ADMM");

@@ -1,6 +1,8 @@
 /* Figure-set helpers (fig_util.h). */
 #include "figures/fig_util.h"
 
+#include <errno.h>
+#include <string.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +69,7 @@ void ncp_fig_claims_rows(FILE *f, const ncp_fig_claim *c, int n)
 
 int ncp_fig_claims_close(FILE *f, const char *path, ncp_error *err)
 {
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     printf("claims: %s\n", path);
     return NCP_OK;
 }

@@ -1,11 +1,14 @@
 /* realpath() is XSI (POSIX 2008 with the X/Open extension) */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util/fsutil.h"
@@ -39,11 +42,63 @@ int ncp_mkdir_p(const char *path, ncp_error *err)
                 return ncp_error_set(err, NCP_ERR_IO, "cannot create directory %s: %s", buf,
                                      strerror(errno));
             if (!ncp_dir_exists(buf))
-                return ncp_error_set(err, NCP_ERR_IO, "%s exists and is not a directory", buf);
+                return ncp_error_set(err, NCP_ERR_INPUT, "%s exists and is not a directory "
+                                     "(an output folder must be a directory)", buf);
             buf[i] = c;
         }
     }
     return NCP_OK;
+}
+
+/* The PID holding a flock on the file (dev, ino), from /proc/locks ("1: FLOCK ADVISORY WRITE
+ * PID MAJ:MIN:INODE ..."); 0 when not found. */
+static long flock_holder(dev_t dev, ino_t ino)
+{
+    FILE *f = fopen("/proc/locks", "r");
+    if (!f) return 0;
+    char line[512];
+    long pid = 0;
+    while (!pid && fgets(line, sizeof line, f)) {
+        char kind[32];
+        long p;
+        unsigned maj, mnr;
+        unsigned long long in;
+        if (sscanf(line, "%*[^:]: %31s %*s %*s %ld %x:%x:%llu", kind, &p, &maj, &mnr, &in) == 5 &&
+            !strcmp(kind, "FLOCK") && maj == major(dev) && mnr == minor(dev) &&
+            in == (unsigned long long)ino)
+            pid = p;
+    }
+    fclose(f);
+    return pid;
+}
+
+int ncp_out_lock(const char *dir, int *fd, ncp_error *err)
+{
+    *fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*fd < 0) {
+        if (errno == ENOENT) return NCP_OK;
+        if (errno == ENOTDIR)
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s exists and is not a directory (an "
+                                 "output folder must be a directory)", dir);
+        return ncp_error_set(err, NCP_ERR_IO, "cannot open %s: %s", dir, strerror(errno));
+    }
+    if (flock(*fd, LOCK_EX | LOCK_NB) == 0) return NCP_OK;
+    int e = errno;
+    struct stat st;
+    long pid = e == EWOULDBLOCK && fstat(*fd, &st) == 0 ? flock_holder(st.st_dev, st.st_ino) : 0;
+    close(*fd);
+    *fd = -1;
+    if (e != EWOULDBLOCK)
+        return ncp_error_set(err, NCP_ERR_IO, "cannot lock %s: %s", dir, strerror(e));
+    char who[48] = "another process";
+    if (pid > 0) snprintf(who, sizeof who, "process %ld", pid);
+    return ncp_error_set(err, NCP_ERR_INPUT, "%s is in use by another ncpbench run (%s holds "
+                         "its lock): wait for it to end, or choose another --out", dir, who);
+}
+
+void ncp_out_unlock(int fd)
+{
+    if (fd >= 0) close(fd); /* closing drops the flock */
 }
 
 int ncp_read_file(const char *path, char **text, size_t *len, ncp_error *err)

@@ -8,6 +8,15 @@
 
 /* mkdir -p; error names the path. */
 int ncp_mkdir_p(const char *path, ncp_error *err);
+
+/* One run per output folder (docs/design.md §5.7): an advisory lock (flock, LOCK_EX, on the
+ * folder itself, so that --fresh's new journal keeps it) held by the run until its end. The
+ * kernel drops it when the process ends however it ends: a dead run's lock is taken over.
+ * *fd = the held descriptor (close it, or ncp_out_unlock), -1 when `dir` does not exist yet
+ * (lock it once created). NCP_ERR_INPUT naming the holder's PID (from /proc/locks) when
+ * another process holds it. */
+int ncp_out_lock(const char *dir, int *fd, ncp_error *err);
+void ncp_out_unlock(int fd);
 int ncp_file_exists(const char *path);
 int ncp_dir_exists(const char *path);
 /* Reads a whole file (NUL-terminated); *len gets its size. */

@@ -1,41 +1,23 @@
 /* Running a function in a forked child (isolate.h). */
 #include "util/isolate.h"
+#include "util/membudget.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define NCP_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NCP_ASAN 1
-#endif
-#endif
-
-/* The child's address-space limit: its present size (/proc/self/statm, pages) plus `extra`. */
+/* The child's address-space limit: its present size plus `extra` (never above the limit it
+ * inherited: --max-memory's, util/membudget.h). */
 static void limit_memory(double extra)
 {
-#ifndef NCP_ASAN
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long pages = 0;
-    if (!f) return;
-    int ok = fscanf(f, "%lu", &pages) == 1;
-    fclose(f);
-    long psz = sysconf(_SC_PAGESIZE);
-    if (!ok || psz <= 0) return;
-    double lim = (double)pages * (double)psz + extra;
-    if (lim >= 9.0e18) return;
-    struct rlimit rl = {(rlim_t)lim, (rlim_t)lim};
-    (void)setrlimit(RLIMIT_AS, &rl);
-#else
-    (void)extra;
-#endif
+    double now = ncp_mem_process_size();
+    if (now > 0.0) (void)ncp_mem_limit_address_space(now + extra);
 }
 
 int ncp_write_all(int fd, const void *buf, size_t n)
@@ -80,6 +62,7 @@ int ncp_isolated_run(ncp_isolated_fn fn, void *ctx, const char *what, double mem
     if (pid == 0) {
         close(fd[0]);
         signal(SIGINT, SIG_IGN); /* Ctrl-C is the parent's to handle; it ends the child */
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* and it ends with the parent, however that ends */
         if (mem_limit > 0.0) limit_memory(mem_limit);
         ncp_error e;
         ncp_error_clear(&e);

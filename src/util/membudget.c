@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 double ncp_mem_physical(void)
@@ -13,6 +14,39 @@ double ncp_mem_physical(void)
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || psz <= 0) return 0.0;
     return (double)pages * (double)psz;
+}
+
+double ncp_mem_process_size(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    if (!f) return 0.0;
+    int ok = fscanf(f, "%lu", &pages) == 1;
+    fclose(f);
+    long psz = sysconf(_SC_PAGESIZE);
+    return ok && psz > 0 ? (double)pages * (double)psz : 0.0;
+}
+
+int ncp_mem_limit_address_space(double limit)
+{
+#ifdef NCP_MEM_NO_ADDRESS_LIMIT
+    (void)limit;
+    return 0;
+#else
+    struct rlimit rl;
+    if (!(limit > 0.0) || limit >= 9.0e18 || getrlimit(RLIMIT_AS, &rl) != 0) return 0;
+    rlim_t lim = (rlim_t)limit;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < lim) lim = rl.rlim_max;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < lim) lim = rl.rlim_cur; /* never raised */
+    rl.rlim_cur = rl.rlim_max = lim;
+    return setrlimit(RLIMIT_AS, &rl) == 0;
+#endif
+}
+
+void ncp_mem_cap_process(double budget)
+{
+    double now = ncp_mem_process_size();
+    if (now > 0.0) (void)ncp_mem_limit_address_space(now + ncp_mem_budget_or_default(budget));
 }
 
 double ncp_mem_default_budget(void)

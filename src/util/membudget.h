@@ -27,6 +27,30 @@ int ncp_mem_parse(const char *text, const char *what, double *bytes, ncp_error *
  * with "WHAT needs N (human-readable), above the memory budget of B (--max-memory)". */
 int ncp_mem_check(double budget, double request, const char *what, ncp_error *err);
 
+/* Sanitizer builds cannot limit their address space: their shadow memory reserves terabytes of
+ * it (util/isolate.c, ncp_mem_cap_process). */
+#if defined(__SANITIZE_ADDRESS__)
+#define NCP_MEM_NO_ADDRESS_LIMIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NCP_MEM_NO_ADDRESS_LIMIT 1
+#endif
+#endif
+
+/* The process's size in bytes (address space, /proc/self/statm); 0 when unknown. */
+double ncp_mem_process_size(void);
+
+/* Lowers the address-space limit (RLIMIT_AS, soft and hard, never raised) to `limit` bytes;
+ * children inherit it. Returns 1 when set, 0 when not (sanitizer builds, an unknown size). */
+int ncp_mem_limit_address_space(double limit);
+
+/* --max-memory as a cap that holds (docs/design.md §5.7.1): the process may grow by `budget`
+ * bytes (<= 0: the default budget) beyond its size now (code and libraries mapped at start),
+ * and so may every child it forks or runs (gnuplot, isolated solves): an allocation beyond it
+ * fails, and its error (exit 3 naming what was being built) ends the run instead of the
+ * kernel's OOM killer. Not in sanitizer builds. */
+void ncp_mem_cap_process(double budget);
+
 /* "1.5 GiB", "312 MiB", "12 KiB", "800 B" into buf (size >= 32). */
 const char *ncp_mem_format(double bytes, char *buf, size_t size);
 

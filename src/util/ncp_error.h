@@ -15,6 +15,20 @@ enum {
     NCP_ERR_INTERNAL = 6
 };
 
+/* The process's exit codes (README "Exit codes" is their one description). */
+enum {
+    NCP_EXIT_OK = 0,
+    NCP_EXIT_CHECK_FAILED = 1, /* `check` found a regression */
+    NCP_EXIT_BAD_INPUT = 2,    /* bad input or usage (NCP_ERR_INPUT), a folder in use */
+    NCP_EXIT_FAILURE = 3,      /* I/O, memory or internal failure */
+    NCP_EXIT_SOLVER = 4,       /* the run completed, but a solve crashed, exited or was killed
+                                  at its hard deadline in its child (rows crashed / timeout
+                                  (killed)) */
+    NCP_EXIT_HUNG = 5,         /* a solver in ncpbench's process ignored the stop request past
+                                  its hard deadline: the run stopped, finished rows written */
+    NCP_EXIT_INTERRUPTED = 130 /* SIGINT / SIGTERM: finished rows written */
+};
+
 typedef struct ncp_error {
     int code;
     char msg[1024];
