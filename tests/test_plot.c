@@ -589,11 +589,11 @@ static void test_gnuplot(const char *dir)
     /* DISPLAY is removed from gnuplot's environment: this script fails if it sees one. */
     write_file(sdir, "residual_vs_time.gp",
                "if (strlen(system('printenv DISPLAY')) > 0) exit status 7\n"
-               "set terminal pngcairo; set output dir.'/residual_vs_time.png'; plot x\n"
-               "set terminal svg; set output dir.'/residual_vs_time.svg'; plot x\n");
+               "set terminal pngcairo; set output out.'.png'; plot x\n"
+               "set terminal svg; set output out.'.svg'; plot x\n");
     write_file(sdir, "time_vs_iteration.gp",
-               "set terminal pngcairo; set output dir.'/time_vs_iteration.png'; plot x\n"
-               "set terminal svg; set output dir.'/time_vs_iteration.svg'; plot x\n");
+               "set terminal pngcairo; set output out.'.png'; plot x\n"
+               "set terminal svg; set output out.'.svg'; plot x\n");
     CHECK(setenv("DISPLAY", ":99", 1) == 0);
     ncp_error_clear(&err);
     CHECK_OK(ncp_plot_dir(dir, sdir, NULL, &err), &err);
