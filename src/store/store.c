@@ -54,6 +54,7 @@
 
 #include "ncp_config.h"
 #include "store/fclib_io.h"
+#include "store/siconos_dat.h"
 #include "store/h5util.h"
 #include "store/store.h"
 #include "util/isolate.h"
@@ -1145,6 +1146,33 @@ int ncp_problem_release(ncp_problem *p, ncp_problem_keep *keep)
     return 1;
 }
 
+/* The one problem of a Siconos .dat file (siconos_dat.h), named as a plain FCLib file's; it is
+ * finished as an FCLib problem (*fclib = 1). */
+static int load_dat(const char *path, double budget, ncp_problem **probs, int *n, int *fclib,
+                    ncp_error *err)
+{
+    *fclib = 1;
+    ncp_problem *p = ncp_calloc(err, 1, sizeof *p);
+    char *name = fclib_problem_name(path, err);
+    int rc = (p && name) ? NCP_OK : NCP_ERR_NOMEM;
+    if (!rc) {
+        ncp_problem_init(p);
+        rc = ncp_siconos_dat_read(path, name, budget, 0.0, p, err);
+        if (rc) {
+            ncp_problems_free(p, 1);
+            p = NULL;
+        }
+    }
+    free(name);
+    if (rc) {
+        free(p);
+        return rc;
+    }
+    *probs = p;
+    *n = 1;
+    return NCP_OK;
+}
+
 /* raw: the problems as stored (ncp_load_problems_raw); *fclib = 1 for a plain FCLib file. */
 static int load_file(const char *path, double budget, int raw, ncp_problem **probs, int *n,
                      int *fclib, ncp_error *err)
@@ -1157,6 +1185,8 @@ static int load_file(const char *path, double budget, int raw, ncp_problem **pro
         return ncp_error_set(err, NCP_ERR_INPUT, "cannot open %s: %s", path, strerror(errno));
     if (!S_ISREG(sb.st_mode))
         return ncp_error_set(err, NCP_ERR_INPUT, "%s is not a regular file", path);
+    if (ncp_siconos_dat_is(path)) /* read whole (raw or not): finishing it again changes nothing */
+        return load_dat(path, budget, probs, n, fclib, err);
     if (H5Fis_hdf5(path) <= 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s is not an HDF5 file (or is truncated)", path);
     /* STRONG close: closing the file also closes anything an error path might have left */
