@@ -33,6 +33,7 @@
 #define EXIT_BAD_INPUT NCP_EXIT_BAD_INPUT
 #define EXIT_FAILURE_IO NCP_EXIT_FAILURE
 #define EXIT_INTERRUPTED NCP_EXIT_INTERRUPTED
+#define EXIT_FILES_FAILED NCP_EXIT_FILES_FAILED
 
 static const char *COMMON_HELP =
     "Common options:\n"
@@ -498,14 +499,17 @@ static int cmd_solve(cli *c, int help)
     if (ncp_mpi_rank() > 0) return sum.interrupted ? EXIT_INTERRUPTED : 0; /* rank 0 writes */
     const char *out = c->po.out_dir ? c->po.out_dir : "results/solve";
     if (sum.interrupted) return EXIT_INTERRUPTED;
-    if (sum.nproblems == 0) {
-        fprintf(stderr, "ncpbench solve: the given files hold no problem\n");
+    if (sum.nproblems == 0) { /* failed files were named on stderr */
+        fprintf(stderr, "ncpbench solve: the given files hold no problem%s\n",
+                sum.files_failed ? " that could be loaded" : "");
         return EXIT_BAD_INPUT;
     }
     if (ncp_fig_collection_profiles(out, c->po.figures, 0, &err)) return report(c, &err);
     /* the index page again, now that the profiles' figures exist too */
     if (c->po.figures && c->po.traces && ncp_plot_index(out, &err)) return report(c, &err);
-    return finished_code(&sum);
+    /* a crashed or hung solve (4, 5) says more than files that failed to load (6) */
+    int code = finished_code(&sum);
+    return code ? code : sum.files_failed ? EXIT_FILES_FAILED : 0;
 }
 
 static int cmd_plot(cli *c, int help)

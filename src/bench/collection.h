@@ -3,8 +3,11 @@
  * A file argument is taken as given (the reader says what is wrong with it). A directory is
  * searched recursively, entries in name order, hidden ones and symbolic links to directories
  * skipped, for *.h5 / *.hdf5 files that hold problems: an ncpbench /problems group or a plain
- * FCLib problem (/fclib_local or /fclib_global). Other HDF5 files there (solutions.h5, ...) are
- * counted as skipped.
+ * FCLib problem (/fclib_local or /fclib_global), and for Siconos *.dat problems (their head is
+ * Siconos's: store/siconos_dat.h, ncp_siconos_dat_sniff). Other such files there (solutions.h5,
+ * gnuplot's .dat, ...) are skipped as not problem files, and named. A file that fails to load
+ * (NCP_ERR_INPUT: damaged, refused by a check) does not stop the run: it is recorded with the
+ * reader's message and the next file is read.
  *
  * Problem names: with one file argument, the file's own names. Otherwise every name starts with
  * the file's prefix: for a file in a directory argument, the directory's last component and the
@@ -26,8 +29,14 @@ typedef struct ncp_collection ncp_collection;
  * problem file in it or below it, two files with the same prefix. */
 int ncp_collection_open(const char *const *paths, int n, ncp_collection **out, ncp_error *err);
 int ncp_collection_nfiles(const ncp_collection *c);
-/* HDF5 files found in directories that hold no problem. */
+/* Files found in directories that hold no problem (not problem files). */
 int ncp_collection_skipped(const ncp_collection *c);
+/* Files that failed to load, so far (the count grows as the source reads the files). */
+int ncp_collection_nfailed(const ncp_collection *c);
+/* The i-th failed (failed != 0: *reason is the reader's message) or skipped (not a problem
+ * file) file; 0 when there is no such i. */
+int ncp_collection_note(const ncp_collection *c, int i, int failed, const char **path,
+                        const char **reason);
 /* Lazy (before ncp_collection_source): every file is read as stored (ncp_load_problems_raw)
  * and each problem finished on demand by the source's finish step (bench.h), so that the ranks
  * of an MPI run each derive only the problems they solve, and release what they derived once

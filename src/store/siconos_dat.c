@@ -26,6 +26,26 @@ int ncp_siconos_dat_is(const char *path)
     return n > 4 && strcasecmp(path + n - 4, ".dat") == 0;
 }
 
+int ncp_siconos_dat_sniff(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char buf[256];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    long v[3];
+    char *s = buf, *end;
+    for (int k = 0; k < 3; k++) {
+        while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
+        if (!isdigit((unsigned char)*s)) return 0;
+        v[k] = strtol(s, &end, 10);
+        if (*end != ' ' && *end != '\t' && *end != '\r' && *end != '\n') return 0;
+        s = end;
+    }
+    return (v[0] == 2 || v[0] == 3) && v[1] >= 1 && v[2] >= 0 && v[2] <= 2;
+}
+
 #ifdef NCP_HAVE_SICONOS
 
 enum { DAT_LOCAL, DAT_GLOBAL };
@@ -75,6 +95,49 @@ static int trailing(FILE *f)
     return fscanf(f, " %1s", rest) == 1;
 }
 
+/* The last tokens of buf (n bytes; cut: its first token may be cut) are mu[0..nc-1], after a
+ * closing integer when skip_int. */
+static int tail_is_mu(char *buf, size_t n, int cut, const double *mu, int nc, int skip_int)
+{
+    char *end = buf + n;
+    for (int k = nc - 1 + skip_int; k >= 0; k--) {
+        while (end > buf && isspace((unsigned char)end[-1])) end--;
+        char *b = end;
+        while (b > buf && !isspace((unsigned char)b[-1])) b--;
+        if (b == end || (b == buf && cut)) return 0; /* none left, or one the window cut */
+        char save = *end, *e;
+        *end = '\0';
+        int is_int = strspn(b, "0123456789-+") == (size_t)(end - b);
+        double v = strtod(b, &e);
+        *end = save;
+        if (k == nc) {
+            if (!is_int) return 0;
+        } else if (e != end || v != mu[k]) {
+            return 0;
+        }
+        end = b;
+    }
+    return 1;
+}
+
+/* 1 when the file's last numbers (before an optional closing integer) are mu[0..nc-1]: what
+ * Siconos's reader, which warns and goes on when a read fails, read last was really there; a
+ * file cut short leaves mu unread. Called last: it moves the file position. */
+static int mu_at_end(FILE *f, const double *mu, int nc)
+{
+    if (fseek(f, 0, SEEK_END) != 0) return 0;
+    long size = ftell(f), want = 64L * ((long)nc + 2) + 256;
+    long start = size > want ? size - want : 0;
+    if (size < 0 || fseek(f, start, SEEK_SET) != 0) return 0;
+    char *buf = malloc((size_t)(size - start) + 1);
+    if (!buf) return 0;
+    size_t n = fread(buf, 1, (size_t)(size - start), f);
+    buf[n] = '\0';
+    int ok = tail_is_mu(buf, n, start > 0, mu, nc, 1) || tail_is_mu(buf, n, start > 0, mu, nc, 0);
+    free(buf);
+    return ok;
+}
+
 static int set_blocks(ncp_problem *p, int nc, const double *mu, ncp_error *err)
 {
     int rc = ncp_problem_alloc_blocks(p, nc, err);
@@ -113,6 +176,9 @@ static int read_local(const ncp_h5ctx *c, FILE *f, ncp_problem *p)
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: numberOfContacts = %d", c->file, nc);
     else if (trailing(f))
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: text left after the %s problem", c->file, kind_name[DAT_LOCAL]);
+    else if (!mu_at_end(f, fc->mu, nc))
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: the file does not end with the %d friction coefficients Siconos read as %s (cut short?)",
+                           c->file, nc, kind_name[DAT_LOCAL]);
     else if (fc->M->size0 != m || fc->M->size1 != m)
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: W is %d x %d, expected 3 x %d contacts = %d square",
                            c->file, fc->M->size0, fc->M->size1, nc, m);
@@ -148,6 +214,9 @@ static int read_global(const ncp_h5ctx *c, FILE *f, double sym_tol, ncp_problem 
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: numberOfContacts = %d", c->file, nc);
     else if (trailing(f))
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: text left after the %s problem", c->file, kind_name[DAT_GLOBAL]);
+    else if (!mu_at_end(f, g->mu, nc))
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: the file does not end with the %d friction coefficients Siconos read as %s (cut short?)",
+                           c->file, nc, kind_name[DAT_GLOBAL]);
     else if (nv <= 0 || g->M->size1 != nv)
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: M is %d x %d, expected a square matrix", c->file, nv, g->M->size1);
     else if (g->H->size0 != nv || g->H->size1 != m)

@@ -23,8 +23,14 @@
 
 #include "core/problem.h"
 
-/* 1 when path names a Siconos .dat file (its extension). */
+/* 1 when path names a Siconos .dat file (its extension). A file given by name is read as one
+ * (and refused with the reader's message when it is not). */
 int ncp_siconos_dat_is(const char *path);
+/* 1 when the file's head is a Siconos problem's: three integers, the dimension (2 or 3), the
+ * number of contacts (>= 1) and a NumericsMatrix storage type (0 dense, 1 sparse-block, 2
+ * sparse). What a directory search uses to tell Siconos's .dat files from others (gnuplot data,
+ * ncpbench's own perf_profiles.dat). Reads no more than the first line's worth. */
+int ncp_siconos_dat_sniff(const char *path);
 
 /* Reads the one problem of a .dat file into *p (initialised by the caller; named `name`),
  * checked and completed (D and v_f present). budget: util/membudget.h (<= 0: default).
