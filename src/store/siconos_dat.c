@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "core/sparse_chol.h"
+#include "store/fclib_io.h"
 #include "store/h5util.h"
 #include "store/siconos_dat.h"
 #include "util/isolate.h"
@@ -51,11 +52,36 @@ int ncp_siconos_dat_sniff(const char *path)
 enum { DAT_LOCAL, DAT_GLOBAL };
 static const char *const kind_name[2] = {"fc3d (local: W, q, mu)", "gfc3d (global: M, H, q, b, mu)"};
 
-/* A NumericsMatrix (any storage) as our triplets: Siconos's own conversion (NM_triplet), the
- * 64-bit indices checked into int. */
+/* A NumericsMatrix (any storage) as our triplets: a dense one entry by entry, the others through
+ * Siconos's own conversion (NM_triplet), the 64-bit indices checked into int. */
 static int nm_triplets(const char *file, const char *what, NumericsMatrix *A, ncp_h5_triplets *T,
                        ncp_error *err)
 {
+    if (A && A->storageType == NM_DENSE && A->matrix0) {
+        /* every nonzero as stored: NM_triplet drops a dense matrix's entries below machine
+         * epsilon (NESpheres_10_1's W has 3e-17 off the diagonal) */
+        size_t nz = 0, mn = (size_t)A->size0 * (size_t)A->size1;
+        for (size_t k = 0; k < mn; k++) nz += A->matrix0[k] != 0.0;
+        if (nz > INT_MAX)
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s: %zu entries is too many", file, what, nz);
+        T->m = A->size0;
+        T->n = A->size1;
+        T->nnz = (int)nz;
+        T->row = ncp_malloc(err, nz ? nz : 1, sizeof(int));
+        T->col = ncp_malloc(err, nz ? nz : 1, sizeof(int));
+        T->val = ncp_malloc(err, nz ? nz : 1, sizeof(double));
+        if (!T->row || !T->col || !T->val) return NCP_ERR_NOMEM;
+        nz = 0;
+        for (int j = 0; j < A->size1; j++) /* column-major */
+            for (int i = 0; i < A->size0; i++) {
+                double v = A->matrix0[i + (size_t)j * A->size0];
+                if (v == 0.0) continue;
+                T->row[nz] = i;
+                T->col[nz] = j;
+                T->val[nz++] = v;
+            }
+        return NCP_OK;
+    }
     const cs_dl *C = A ? NM_triplet(A) : NULL;
     if (!C || C->nz < 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: %s: Siconos gave no triplet form of the matrix", file, what);
@@ -231,20 +257,9 @@ static int read_global(const ncp_h5ctx *c, FILE *f, double sym_tol, ncp_problem 
         rc = ncp_h5_csr_from_triplets(nv, nv, 1, T, tr, r0, &p->A_sparse, err);
     }
     if (!rc) {
-        /* the primal form needs a symmetric M (its lower triangle is what gets factorised) */
-        int i = 0, j = 0;
-        double asym = ncp_csr_max_asymmetry(&p->A_sparse, &i, &j);
-        double big = ncp_norminf(p->A_sparse.nnz, p->A_sparse.val);
-        double rel = ncp_csr_asymmetry_rel(&p->A_sparse), tol = sym_tol > 0 ? sym_tol : NCP_SYM_TOL_DEFAULT;
-        if (asym > NCP_DUAL_SYMMETRY_TOL * big && rel > tol)
-            rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: M is not symmetric: |M - M^T|_F / |M|_F = %.3g, above --sym-tol %g "
-                               "(|M[%d,%d] - M[%d,%d]| = %g); ncpbench needs a symmetric positive definite M",
-                               c->file, rel, tol, i, j, j, i, asym);
-        else if (asym > NCP_DUAL_SYMMETRY_TOL * big) {
-            rc = ncp_csr_symmetric_part(&p->A_sparse, err);
-            if (!rc) rc = ncp_problem_note(p, err, "M read as its symmetric part (M + M^T)/2: |M - M^T|_F / |M|_F = %.3g "
-                                           "(largest |M[%d,%d] - M[%d,%d]| = %g), within --sym-tol %g", rel, i, j, j, i, asym, tol);
-        }
+        char where[1100];
+        snprintf(where, sizeof where, "%s: M", c->file);
+        rc = ncp_mass_symmetric(&p->A_sparse, sym_tol, where, p, err);
     }
     if (!rc) {
         const ncp_h5_triplets *T[1] = {&H};
@@ -319,6 +334,7 @@ int ncp_siconos_dat_read(const char *path, const char *name, double budget, doub
                          ncp_problem *p, ncp_error *err)
 {
     ncp_error why[2];
+    memset(why, 0, sizeof why);
     int kind = -1;
     for (int k = DAT_LOCAL; k <= DAT_GLOBAL && kind < 0; k++) {
         trial_ctx t = {path, k, budget, sym_tol};
