@@ -26,4 +26,14 @@ check '[ $(grep -c "^d\." "$T/o/metrics.csv") -eq 4 ]' "4 rows in metrics.csv"
 "$NCPBENCH" solve "$T/d/Cut.dat" --solvers nsn-nm --out "$T/o2" --fresh --no-figures > /dev/null 2> "$T/err2"
 rc=$?
 check '[ $rc -eq 2 ] && grep -q "Cut.dat" "$T/err2"' "a bad file alone: exit 2 naming it (got $rc)"
+# a global problem whose M misses one mirror entry (relative asymmetry 1e-7): read as its
+# symmetric part at the default --sym-tol (1e-6), refused at --sym-tol 1e-8
+mkdir "$T/a"
+printf '3\n1\n0\n3\n3\n3\t3\n2 2.449489742783178e-07 0\n0 2 0\n0 0 2\n0\n3\n3\n3\t3\n1 0 0\n0 1 0\n0 0 1\n0 0 -1\n0 0 0\n0.5\n1\n' > "$T/a/Asym.dat"
+"$NCPBENCH" solve "$T/a/Asym.dat" --solvers nsn-nm --out "$T/o3" --fresh --no-figures > /dev/null 2>&1
+rc=$?
+check '[ $rc -eq 0 ] && grep -q "converged" "$T/o3/metrics.csv"' "asymmetric M at the default tolerance solved (got $rc)"
+"$NCPBENCH" solve "$T/a/Asym.dat" --solvers nsn-nm --sym-tol 1e-8 --out "$T/o4" --fresh --no-figures > /dev/null 2> "$T/err4"
+rc=$?
+check '[ $rc -eq 2 ] && grep -q "above --sym-tol 1e-08" "$T/err4"' "refused at --sym-tol 1e-8 (got $rc)"
 exit $fail

@@ -67,6 +67,8 @@ static const char *COMMON_HELP =
     "  --profile           print where the time went: capture, solvers, the harness's\n"
     "                      monitoring, writing, figures (always in summary.json \"profile\")\n"
     "  --no-progress       no progress bar (it is shown only on a terminal anyway)\n"
+    "  --sym-tol X         a global problem's M with |M - M^T|_F / |M|_F <= X is read as its\n"
+    "                      symmetric part, with a note (default 1e-6; solve)\n"
     "  --max-memory SIZE   memory budget (e.g. 8G, 512M, 40%; default half the physical\n"
     "                      memory): input files declaring more, and densified matrices above\n"
     "                      it, are refused\n"
@@ -300,6 +302,12 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
             c->metric = v;
         } else if (!strcmp(a, "--update")) {
             c->update = 1;
+        } else if (!strcmp(a, "--sym-tol")) {
+            NEED_VALUE();
+            char *end = NULL;
+            c->po.sym_tol = strtod(v, &end);
+            if (end == v || *end || !(c->po.sym_tol > 0.0) || !(c->po.sym_tol < 1.0))
+                return bad(c, "--sym-tol: expected a number in (0, 1), got '%s'%s", v, "");
         } else if (!strcmp(a, "--max-memory")) {
             NEED_VALUE();
             ncp_error me = {0};

@@ -45,6 +45,7 @@ struct ncp_collection {
     ncp_problem *batch;
     int nbatch;
     double budget; /* ncp_collection_set_budget */
+    double sym_tol; /* ncp_collection_set_sym_tol */
     /* ncp_collection_set_lazy: the batch read as stored, each problem finished on demand
      * (bench.h's finish step), with where it came from */
     int lazy;
@@ -338,7 +339,7 @@ static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
         ncp_problem_origin *og = NULL;
         int k = 0;
         if (c->lazy) rc = ncp_load_problems_isolated_raw(f->path, c->budget, &ps, &og, &k, err);
-        else rc = ncp_load_problems_isolated(f->path, c->budget, &ps, &k, err);
+        else rc = ncp_load_problems_isolated_tol(f->path, c->budget, c->sym_tol, &ps, &k, err);
         if (rc == NCP_ERR_INPUT) { /* a bad file: a row (file, reason), and on to the next */
             rc = add_note(c, f->path, err->msg, err);
             if (rc) break;
@@ -380,6 +381,11 @@ static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
     *probs = c->batch;
     *n = rc ? 0 : c->nbatch;
     return rc;
+}
+
+void ncp_collection_set_sym_tol(ncp_collection *c, double tol)
+{
+    if (c) c->sym_tol = tol;
 }
 
 void ncp_collection_set_budget(ncp_collection *c, double bytes)

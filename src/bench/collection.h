@@ -48,6 +48,9 @@ void ncp_collection_set_lazy(ncp_collection *c, int lazy);
 void ncp_collection_source(ncp_collection *c, ncp_bench_source *src);
 /* Memory budget of the reader (ncp_load_problems_budget; <= 0: the default). */
 void ncp_collection_set_budget(ncp_collection *c, double bytes);
+/* --sym-tol: the asymmetry of a global problem's M read as its symmetric part
+ * (ncp_load_problems_isolated_tol; <= 0: the default; a lazy collection uses the default). */
+void ncp_collection_set_sym_tol(ncp_collection *c, double tol);
 void ncp_collection_free(ncp_collection *c);
 
 #endif

@@ -467,6 +467,7 @@ int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pip
     bo.out_locked = lock >= 0;
     if (!rc) rc = ncp_collection_open(paths, npaths, &coll, err);
     if (!rc) ncp_collection_set_budget(coll, o->max_memory);
+    if (!rc) ncp_collection_set_sym_tol(coll, o->sym_tol);
     /* MPI: each rank derives (D = J A^-1 J^T, ...) only the problems it is handed */
     if (!rc) ncp_collection_set_lazy(coll, ncp_mpi_size() > 1);
     if (!rc) rc = ncp_resume_config(&bo, &config, err);

@@ -390,7 +390,7 @@ static int read_global(const ncp_h5ctx *c, hid_t file, fc_global *G, ncp_problem
     if (!rc) {
         char where[1100];
         snprintf(where, sizeof where, "%s: %s/M", c->file, gp);
-        rc = ncp_mass_symmetric(&G->M, 0.0, where, p, c->err);
+        rc = ncp_mass_symmetric(&G->M, c->sym_tol, where, p, c->err);
     }
     if (!rc) {
         G->e = ncp_malloc(c->err, (size_t)m, sizeof(double));
@@ -496,12 +496,12 @@ int ncp_mass_symmetric(ncp_csr *M, double tol, const char *where, ncp_problem *p
     double rel = ncp_csr_asymmetry_rel(M);
     if (tol <= 0) tol = NCP_SYM_TOL_DEFAULT;
     if (rel > tol)
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s: is not symmetric: |M - M^T|_F / |M|_F = %.3g, above %g "
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: is not symmetric: |M - M^T|_F / |M|_F = %.3g, above --sym-tol %g "
                              "(|M[%d,%d] - M[%d,%d]| = %g with max |M| = %g); ncpbench needs a symmetric "
                              "positive definite M", where, rel, tol, i, j, j, i, asym, big);
     int rc = ncp_csr_symmetric_part(M, err);
     if (!rc) rc = ncp_problem_note(p, err, "%s read as its symmetric part (M + M^T)/2: |M - M^T|_F / |M|_F = %.3g "
-                                   "(largest |M[%d,%d] - M[%d,%d]| = %g), within %g", where, rel, i, j, j, i, asym, tol);
+                                   "(largest |M[%d,%d] - M[%d,%d]| = %g), within --sym-tol %g", where, rel, i, j, j, i, asym, tol);
     return rc;
 }
 
