@@ -6,8 +6,9 @@
  * FCLib problem (/fclib_local or /fclib_global), and for Siconos *.dat problems (their head is
  * Siconos's: store/siconos_dat.h, ncp_siconos_dat_sniff). Other such files there (solutions.h5,
  * gnuplot's .dat, ...) are skipped as not problem files, and named. A file that fails to load
- * (NCP_ERR_INPUT: damaged, refused by a check) does not stop the run: it is recorded with the
- * reader's message and the next file is read.
+ * (NCP_ERR_INPUT: damaged, refused by a check) does not stop the run of a collection of two or
+ * more files: it is recorded with the reader's message and the next file is read (a collection
+ * of one file stops with its error, before any output exists).
  *
  * Problem names: with one file argument, the file's own names. Otherwise every name starts with
  * the file's prefix: for a file in a directory argument, the directory's last component and the
