@@ -33,6 +33,7 @@
 #define EXIT_BAD_INPUT NCP_EXIT_BAD_INPUT
 #define EXIT_FAILURE_IO NCP_EXIT_FAILURE
 #define EXIT_INTERRUPTED NCP_EXIT_INTERRUPTED
+#define EXIT_FILES_FAILED NCP_EXIT_FILES_FAILED
 
 static const char *COMMON_HELP =
     "Common options:\n"
@@ -66,6 +67,8 @@ static const char *COMMON_HELP =
     "  --profile           print where the time went: capture, solvers, the harness's\n"
     "                      monitoring, writing, figures (always in summary.json \"profile\")\n"
     "  --no-progress       no progress bar (it is shown only on a terminal anyway)\n"
+    "  --sym-tol X         a global problem's M with |M - M^T|_F / |M|_F <= X is read as its\n"
+    "                      symmetric part, with a note (default 1e-6; solve)\n"
     "  --max-memory SIZE   memory budget (e.g. 8G, 512M, 40%; default half the physical\n"
     "                      memory): input files declaring more, and densified matrices above\n"
     "                      it, are refused\n"
@@ -299,6 +302,12 @@ static int parse_args(cli *c, int argc, char **argv, int *help)
             c->metric = v;
         } else if (!strcmp(a, "--update")) {
             c->update = 1;
+        } else if (!strcmp(a, "--sym-tol")) {
+            NEED_VALUE();
+            char *end = NULL;
+            c->po.sym_tol = strtod(v, &end);
+            if (end == v || *end || !(c->po.sym_tol > 0.0) || !(c->po.sym_tol < 1.0))
+                return bad(c, "--sym-tol: expected a number in (0, 1), got '%s'%s", v, "");
         } else if (!strcmp(a, "--max-memory")) {
             NEED_VALUE();
             ncp_error me = {0};
@@ -498,14 +507,17 @@ static int cmd_solve(cli *c, int help)
     if (ncp_mpi_rank() > 0) return sum.interrupted ? EXIT_INTERRUPTED : 0; /* rank 0 writes */
     const char *out = c->po.out_dir ? c->po.out_dir : "results/solve";
     if (sum.interrupted) return EXIT_INTERRUPTED;
-    if (sum.nproblems == 0) {
-        fprintf(stderr, "ncpbench solve: the given files hold no problem\n");
+    if (sum.nproblems == 0) { /* failed files were named on stderr */
+        fprintf(stderr, "ncpbench solve: the given files hold no problem%s\n",
+                sum.files_failed ? " that could be loaded" : "");
         return EXIT_BAD_INPUT;
     }
     if (ncp_fig_collection_profiles(out, c->po.figures, 0, &err)) return report(c, &err);
     /* the index page again, now that the profiles' figures exist too */
     if (c->po.figures && c->po.traces && ncp_plot_index(out, &err)) return report(c, &err);
-    return finished_code(&sum);
+    /* a crashed or hung solve (4, 5) says more than files that failed to load (6) */
+    int code = finished_code(&sum);
+    return code ? code : sum.files_failed ? EXIT_FILES_FAILED : 0;
 }
 
 static int cmd_plot(cli *c, int help)

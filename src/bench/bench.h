@@ -157,6 +157,7 @@ typedef struct ncp_bench_summary {
     ncp_solver_summary solvers[NCP_BENCH_MAX_SOLVERS];
     int nproblems;
     int interrupted;
+    int files_failed; /* ncp_pipeline_solve_files: problem files that failed to load */
     int kept;         /* rows copied from an earlier run of the same configuration (resume) */
     int dropped;      /* earlier rows of problems no longer in the collection, not kept */
     ncp_profile profile;

@@ -11,6 +11,7 @@
 #include <hdf5.h>
 
 #include "store/h5util.h"
+#include "store/siconos_dat.h"
 #include "store/store.h"
 #include "util/fsutil.h"
 #include "util/isolate.h"
@@ -27,15 +28,24 @@ typedef struct cfile {
     int kind;
 } cfile;
 
+/* A file the collection did not solve: skipped (not a problem file: reason NULL) or failed to
+ * load (the reader's message). */
+typedef struct cnote {
+    char *path, *reason;
+} cnote;
+
 struct ncp_collection {
     cfile *f;
     int n, cap;
     int skipped;
+    cnote *note; /* the skipped and the failed files, in the order met */
+    int nnote, capnote, nfailed;
     char **sorted;     /* the prefixes, sorted, to catch a name that repeats another file's */
     int next;          /* next file to read */
     ncp_problem *batch;
     int nbatch;
     double budget; /* ncp_collection_set_budget */
+    double sym_tol; /* ncp_collection_set_sym_tol */
     /* ncp_collection_set_lazy: the batch read as stored, each problem finished on demand
      * (bench.h's finish step), with where it came from */
     int lazy;
@@ -98,6 +108,25 @@ static int file_kind(const ncp_collection *c, const char *path, int *kind, ncp_e
     return NCP_OK;
 }
 
+/* Records a skipped file (reason NULL) or one that failed to load. */
+static int add_note(ncp_collection *c, const char *path, const char *reason, ncp_error *err)
+{
+    int rc = ncp_bench_grow(&c->note, &c->capnote, c->nnote, sizeof *c->note, err);
+    if (rc) return rc;
+    cnote *t = &c->note[c->nnote];
+    t->path = ncp_strdup(err, path);
+    t->reason = reason ? ncp_strdup(err, reason) : NULL;
+    if (!t->path || (reason && !t->reason)) {
+        free(t->path);
+        free(t->reason);
+        return NCP_ERR_NOMEM;
+    }
+    c->nnote++;
+    if (reason) c->nfailed++;
+    else c->skipped++;
+    return NCP_OK;
+}
+
 static int add_file(ncp_collection *c, const char *path, const char *rel, int kind,
                     ncp_error *err)
 {
@@ -127,7 +156,7 @@ static int has_ext(const char *name)
 {
     size_t l = strlen(name);
     return (l > 3 && !strcasecmp(name + l - 3, ".h5")) ||
-           (l > 5 && !strcasecmp(name + l - 5, ".hdf5"));
+           (l > 5 && !strcasecmp(name + l - 5, ".hdf5")) || ncp_siconos_dat_is(name);
 }
 
 /* Adds the problem files under dir (rel: its path below the argument, "" at the top). */
@@ -161,8 +190,16 @@ static int scan(ncp_collection *c, const char *dir, const char *rel, int depth, 
             if (!S_ISLNK(lst.st_mode)) rc = scan(c, path, sub, depth + 1, err);
         } else if (S_ISREG(st.st_mode) && has_ext(names[i])) {
             int kind = KIND_UNKNOWN;
-            if ((rc = file_kind(c, path, &kind, err))) goto next;
-            if (kind == KIND_UNKNOWN) c->skipped++;
+            if (ncp_siconos_dat_is(names[i])) {
+                /* a .dat file whose head is not Siconos's (gnuplot data, ...) is not ours */
+                kind = ncp_siconos_dat_sniff(path) ? KIND_FCLIB : KIND_UNKNOWN;
+            } else if ((rc = file_kind(c, path, &kind, err))) {
+                /* even its kind could not be read (libhdf5 crashed on it): a failed file */
+                if (rc != NCP_ERR_INPUT) goto next;
+                rc = add_note(c, path, err->msg, err);
+                goto next;
+            }
+            if (kind == KIND_UNKNOWN) rc = add_note(c, path, NULL, err);
             else rc = add_file(c, path, sub, kind, err);
         }
     next:
@@ -203,15 +240,16 @@ int ncp_collection_open(const char *const *paths, int n, ncp_collection **out, n
             if (!(rc = scan(c, paths[i], base, 0, err)) && c->n == before)
                 rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: no problem file in it or below it "
                                    "(looked for *.h5 and *.hdf5 files holding an ncpbench "
-                                   "/problems group or an FCLib problem%s); give a directory of "
-                                   "problem files or the files themselves", paths[i],
-                                   c->skipped > skipped ? ", found only other HDF5 files" : "");
+                                   "/problems group or an FCLib problem, and Siconos *.dat "
+                                   "problems%s); give a directory of problem files or the files "
+                                   "themselves", paths[i],
+                                   c->skipped > skipped ? ", found only other files" : "");
         } else {
             char stem[1024];
             ncp_path_stem(paths[i], stem, sizeof stem);
             /* a given file is read as given: the reader names what is wrong with it */
-            int kind = KIND_UNKNOWN;
-            rc = file_kind(c, paths[i], &kind, err);
+            int kind = KIND_FCLIB; /* a .dat file: one problem, as a plain FCLib file */
+            if (!ncp_siconos_dat_is(paths[i])) rc = file_kind(c, paths[i], &kind, err);
             if (!rc) rc = add_file(c, paths[i], stem, kind, err);
         }
     }
@@ -246,6 +284,19 @@ int ncp_collection_open(const char *const *paths, int n, ncp_collection **out, n
 
 int ncp_collection_nfiles(const ncp_collection *c) { return c->n; }
 int ncp_collection_skipped(const ncp_collection *c) { return c->skipped; }
+int ncp_collection_nfailed(const ncp_collection *c) { return c->nfailed; }
+
+int ncp_collection_note(const ncp_collection *c, int i, int failed, const char **path,
+                        const char **reason)
+{
+    for (int k = 0; k < c->nnote; k++)
+        if ((c->note[k].reason != NULL) == (failed != 0) && i-- == 0) {
+            *path = c->note[k].path;
+            if (reason) *reason = c->note[k].reason;
+            return 1;
+        }
+    return 0;
+}
 
 /* Renames the problems of file f as collection.h says. */
 static int rename_problems(const ncp_collection *c, const cfile *f, ncp_problem *ps, int k,
@@ -288,7 +339,14 @@ static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
         ncp_problem_origin *og = NULL;
         int k = 0;
         if (c->lazy) rc = ncp_load_problems_isolated_raw(f->path, c->budget, &ps, &og, &k, err);
-        else rc = ncp_load_problems_isolated(f->path, c->budget, &ps, &k, err);
+        else rc = ncp_load_problems_isolated_tol(f->path, c->budget, c->sym_tol, &ps, &k, err);
+        if (rc == NCP_ERR_INPUT && c->n > 1) {
+            /* a bad file among others: a row (file, reason), and on to the next; a collection
+             * of one file stops with its error before any output exists */
+            rc = add_note(c, f->path, err->msg, err);
+            if (rc) break;
+            continue;
+        }
         if (rc) break;
         if ((rc = rename_problems(c, f, ps, k, err))) {
             ncp_problems_free(ps, k);
@@ -325,6 +383,11 @@ static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
     *probs = c->batch;
     *n = rc ? 0 : c->nbatch;
     return rc;
+}
+
+void ncp_collection_set_sym_tol(ncp_collection *c, double tol)
+{
+    if (c) c->sym_tol = tol;
 }
 
 void ncp_collection_set_budget(ncp_collection *c, double bytes)
@@ -374,6 +437,11 @@ void ncp_collection_free(ncp_collection *c)
         free(c->f[i].prefix);
     }
     free(c->f);
+    for (int i = 0; i < c->nnote; i++) {
+        free(c->note[i].path);
+        free(c->note[i].reason);
+    }
+    free(c->note);
     free(c->sorted);
     free_keeps(c);
     ncp_problems_free(c->batch, c->nbatch);

@@ -1,4 +1,5 @@
 /* Scene -> capture -> bench -> figures (pipeline.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -426,6 +427,27 @@ int ncp_pipeline_solve(const ncp_problem *probs, int n, const char *source,
     return rc ? rc : bench_and_plot(probs, n, NULL, &bo, o, sum, err);
 }
 
+/* The files of a collection that failed to load: on stderr, and as OUT/failed_files.csv
+ * (file,reason), the rows a reader of the outputs needs to see that the run is not complete. */
+static int write_failed_files(const ncp_collection *coll, const char *out_dir, ncp_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/failed_files.csv", out_dir);
+    FILE *f = fopen(path, "w");
+    if (!f) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "file,reason\n");
+    const char *file, *why;
+    for (int i = 0; ncp_collection_note(coll, i, 1, &file, &why); i++) {
+        fprintf(stderr, "ncpbench solve: %s failed to load, not solved: %s\n", file, why);
+        ncp_out_field(f, file);
+        fputc(',', f);
+        ncp_out_field(f, why);
+        fputc('\n', f);
+    }
+    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    return NCP_OK;
+}
+
 int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pipeline_opts *o,
                              ncp_bench_summary *sum, ncp_error *err)
 {
@@ -445,6 +467,7 @@ int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pip
     bo.out_locked = lock >= 0;
     if (!rc) rc = ncp_collection_open(paths, npaths, &coll, err);
     if (!rc) ncp_collection_set_budget(coll, o->max_memory);
+    if (!rc) ncp_collection_set_sym_tol(coll, o->sym_tol);
     /* MPI: each rank derives (D = J A^-1 J^T, ...) only the problems it is handed */
     if (!rc) ncp_collection_set_lazy(coll, ncp_mpi_size() > 1);
     if (!rc) rc = ncp_resume_config(&bo, &config, err);
@@ -454,13 +477,18 @@ int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pip
         bo.config = config;
         if (!o->quiet) {
             int sk = ncp_collection_skipped(coll);
+            const char *path;
             printf("%d problem file%s", ncp_collection_nfiles(coll),
                    ncp_collection_nfiles(coll) == 1 ? "" : "s");
-            if (sk) printf(" (%d other HDF5 file%s skipped)", sk, sk == 1 ? "" : "s");
+            if (sk) printf("; skipped, not problem files:");
+            for (int i = 0; ncp_collection_note(coll, i, 0, &path, NULL); i++)
+                printf("%s %s", i ? "," : "", path);
             printf("\n");
             fflush(stdout);
         }
         rc = bench_and_plot(NULL, 0, &src, &bo, o, sum, err);
+        if (!rc) sum->files_failed = ncp_collection_nfailed(coll);
+        if (!rc && sum->files_failed) rc = write_failed_files(coll, bo.out_dir, err);
     }
     free(config);
     ncp_collection_free(coll);

@@ -32,6 +32,7 @@ typedef struct ncp_pipeline_opts {
     const char *out_dir;           /* NULL = results/<scene name> */
     const volatile int *interrupt;
     unsigned allow;                /* NCP_RECON_* the harness may build (default none) */
+    double sym_tol;                /* --sym-tol (store.h ncp_load_problems_isolated_tol); <= 0: default */
     double max_memory;             /* --max-memory: budget of the readers and of a densified A
                                     * (util/membudget.h); <= 0: the default */
     int warm_start;                /* NCP_WARM_* (default velocity) */

@@ -575,6 +575,25 @@ int ncp_sparse_chol_jmap(ncp_sparse_chol *F, const ncp_csr *J, ncp_jmap *Y, ncp_
     return rc;
 }
 
+/* A_ji by a binary search of column i in row j (columns sorted); 0 when not stored. *found
+ * says whether it is. */
+static double csr_mirror(const ncp_csr *A, int i, int j, int *found)
+{
+    *found = 0;
+    if (j >= A->m) return 0.0;
+    int lo = A->rowptr[j], hi = A->rowptr[j + 1];
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (A->col[mid] < i) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < A->rowptr[j + 1] && A->col[lo] == i) {
+        *found = 1;
+        return A->val[lo];
+    }
+    return 0.0;
+}
+
 double ncp_csr_max_asymmetry(const ncp_csr *A, int *row, int *col)
 {
     double worst = 0.0;
@@ -582,18 +601,8 @@ double ncp_csr_max_asymmetry(const ncp_csr *A, int *row, int *col)
     if (col) *col = -1;
     for (int i = 0; i < A->m; i++)
         for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
-            int j = A->col[q];
-            double aji = 0.0;
-            if (j < A->m) { /* binary search of column i in row j (columns sorted) */
-                int lo = A->rowptr[j], hi = A->rowptr[j + 1];
-                while (lo < hi) {
-                    int mid = lo + (hi - lo) / 2;
-                    if (A->col[mid] < i) lo = mid + 1;
-                    else hi = mid;
-                }
-                if (lo < A->rowptr[j + 1] && A->col[lo] == i) aji = A->val[lo];
-            }
-            double dlt = fabs(A->val[q] - aji);
+            int j = A->col[q], found;
+            double dlt = fabs(A->val[q] - csr_mirror(A, i, j, &found));
             if (dlt > worst) {
                 worst = dlt;
                 if (row) *row = i;
@@ -601,6 +610,75 @@ double ncp_csr_max_asymmetry(const ncp_csr *A, int *row, int *col)
             }
         }
     return worst;
+}
+
+double ncp_csr_asymmetry_rel(const ncp_csr *A)
+{
+    /* sum over ordered pairs (i, j) of (A_ij - A_ji)^2: a stored entry whose mirror is missing
+     * stands for both of its pairs */
+    double s = 0.0, n2 = 0.0;
+    for (int i = 0; i < A->m; i++)
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            int found;
+            double d = A->val[q] - csr_mirror(A, i, A->col[q], &found);
+            s += found ? d * d : 2.0 * d * d;
+            n2 += A->val[q] * A->val[q];
+        }
+    return n2 > 0.0 ? sqrt(s / n2) : 0.0;
+}
+
+int ncp_csr_symmetric_part(ncp_csr *A, ncp_error *err)
+{
+    if (A->m != A->n)
+        return ncp_error_set(err, NCP_ERR_INTERNAL, "symmetric part of a %d x %d matrix", A->m, A->n);
+    /* pattern of A + A^T: row i holds A's row i and the missing mirrors of column i */
+    int n = A->m;
+    int *cnt = ncp_calloc(err, (size_t)n + 1, sizeof(int));
+    if (!cnt) return NCP_ERR_NOMEM;
+    for (int i = 0; i < n; i++)
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            int j = A->col[q], found;
+            cnt[i]++;
+            csr_mirror(A, i, j, &found);
+            if (!found) cnt[j]++;
+        }
+    int nnz = 0;
+    for (int i = 0; i < n; i++) nnz += cnt[i];
+    ncp_csr S = {0};
+    int rc = ncp_csr_alloc(&S, n, n, nnz, err);
+    if (rc) {
+        free(cnt);
+        return rc;
+    }
+    S.rowptr[0] = 0;
+    for (int i = 0; i < n; i++) S.rowptr[i + 1] = S.rowptr[i] + cnt[i];
+    for (int i = 0; i < n; i++) cnt[i] = S.rowptr[i];
+    for (int i = 0; i < n; i++)
+        for (int q = A->rowptr[i]; q < A->rowptr[i + 1]; q++) {
+            int j = A->col[q], found;
+            double aji = csr_mirror(A, i, j, &found);
+            S.col[cnt[i]] = j;
+            S.val[cnt[i]++] = 0.5 * (A->val[q] + aji);
+            if (!found) {
+                S.col[cnt[j]] = i;
+                S.val[cnt[j]++] = 0.5 * A->val[q];
+            }
+        }
+    free(cnt);
+    /* rows back in column order (the mirrors were appended after the row's own entries) */
+    for (int i = 0; i < n; i++)
+        for (int a = S.rowptr[i] + 1; a < S.rowptr[i + 1]; a++)
+            for (int b = a; b > S.rowptr[i] && S.col[b - 1] > S.col[b]; b--) {
+                int tc = S.col[b];
+                double tv = S.val[b];
+                S.col[b] = S.col[b - 1];
+                S.val[b] = S.val[b - 1];
+                S.col[b - 1] = tc;
+                S.val[b - 1] = tv;
+            }
+    ncp_csr_free(A);
+    *A = S;
+    return NCP_OK;
 }
 
 /* ====================== fixed-pattern sparse Cholesky (ncp_spchol) ====================== */

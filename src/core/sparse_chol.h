@@ -86,6 +86,14 @@ size_t ncp_jmap_nnz(int nblocks, const int *block, const int *size, const ncp_cs
 
 /* Largest |A_ij - A_ji| of a CSR matrix (a missing entry counts as 0), with its position. */
 double ncp_csr_max_asymmetry(const ncp_csr *A, int *row, int *col);
+/* |A - A^T|_F / |A|_F of a square CSR matrix (0 for A = 0). */
+double ncp_csr_asymmetry_rel(const ncp_csr *A);
+/* A replaced by its symmetric part (A + A^T)/2, pattern of A + A^T, columns sorted. */
+int ncp_csr_symmetric_part(ncp_csr *A, ncp_error *err);
+/* The relative asymmetry |M - M^T|_F / |M|_F up to which a global problem's mass matrix M is
+ * read as its symmetric part, with a note (LMGC90's exports: one missing mirror entry gives
+ * 1.5e-7, and Siconos reads and solves such files as they are); --sym-tol changes it. */
+#define NCP_SYM_TOL_DEFAULT 1e-6
 
 /* ---- Fixed-pattern sparse Cholesky: order and analyse once, refactorise numerically per value
  * set (a matrix A + beta G whose pattern does not change with beta: admm-nosub's eq. 28 of Lee

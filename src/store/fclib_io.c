@@ -388,13 +388,9 @@ static int read_global(const ncp_h5ctx *c, hid_t file, fc_global *G, ncp_problem
         rc = ncp_h5_csr_from_triplets(nv, nv, 1, T, tr, r0, &G->M, c->err);
     }
     if (!rc) {
-        /* the primal form needs a symmetric M (its lower triangle is what gets factorised) */
-        int i = 0, j = 0;
-        double asym = ncp_csr_max_asymmetry(&G->M, &i, &j);
-        double big = ncp_norminf(G->M.nnz, G->M.val);
-        if (asym > NCP_DUAL_SYMMETRY_TOL * big)
-            rc = ncp_h5_rerr(c, gp, "M", "is not symmetric: |M[%d,%d] - M[%d,%d]| = %g with max |M| = %g; "
-                             "ncpbench needs a symmetric positive definite M", i, j, j, i, asym, big);
+        char where[1100];
+        snprintf(where, sizeof where, "%s: %s/M", c->file, gp);
+        rc = ncp_mass_symmetric(&G->M, c->sym_tol, where, p, c->err);
     }
     if (!rc) {
         G->e = ncp_malloc(c->err, (size_t)m, sizeof(double));
@@ -489,6 +485,24 @@ static void take_csr(ncp_csr *dst, ncp_csr *src)
     ncp_csr_free(dst);
     *dst = *src;
     memset(src, 0, sizeof *src);
+}
+
+int ncp_mass_symmetric(ncp_csr *M, double tol, const char *where, ncp_problem *p, ncp_error *err)
+{
+    /* the primal form needs a symmetric M (its lower triangle is what gets factorised) */
+    int i = 0, j = 0;
+    double asym = ncp_csr_max_asymmetry(M, &i, &j), big = ncp_norminf(M->nnz, M->val);
+    if (asym <= NCP_DUAL_SYMMETRY_TOL * big) return NCP_OK;
+    double rel = ncp_csr_asymmetry_rel(M);
+    if (tol <= 0) tol = NCP_SYM_TOL_DEFAULT;
+    if (rel > tol)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: is not symmetric: |M - M^T|_F / |M|_F = %.3g, above --sym-tol %g "
+                             "(|M[%d,%d] - M[%d,%d]| = %g with max |M| = %g); ncpbench needs a symmetric "
+                             "positive definite M", where, rel, tol, i, j, j, i, asym, big);
+    int rc = ncp_csr_symmetric_part(M, err);
+    if (!rc) rc = ncp_problem_note(p, err, "%s read as its symmetric part (M + M^T)/2: |M - M^T|_F / |M|_F = %.3g "
+                                   "(largest |M[%d,%d] - M[%d,%d]| = %g), within --sym-tol %g", where, rel, i, j, j, i, asym, tol);
+    return rc;
 }
 
 int ncp_fclib_finish(const ncp_h5ctx *c, ncp_problem *p)

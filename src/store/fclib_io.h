@@ -32,6 +32,11 @@ int ncp_fclib_write_global_group(const ncp_h5ctx *c, hid_t loc, const char *gpat
  * problem without fclib_global stays dual-only (the harness reconstructs a primal form only on
  * request). */
 int ncp_fclib_read_file(const ncp_h5ctx *c, hid_t file, const char *name, ncp_problem *p);
+/* A global problem's mass matrix M (FCLib's, Siconos's .dat): a symmetric one is kept; one
+ * whose relative asymmetry |M - M^T|_F / |M|_F is at most tol (<= 0: NCP_SYM_TOL_DEFAULT,
+ * core/sparse_chol.h) is replaced by its symmetric part, with a note on p (LMGC90's exports
+ * miss one mirror entry); a larger one is NCP_ERR_INPUT. where names M in messages. */
+int ncp_mass_symmetric(ncp_csr *M, double tol, const char *where, ncp_problem *p, ncp_error *err);
 /* The part of ncp_fclib_read_file after the reading (checks, D from a global problem's M, the
  * completion), which c->raw leaves out; c->file names the file in messages. */
 int ncp_fclib_finish(const ncp_h5ctx *c, ncp_problem *p);

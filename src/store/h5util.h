@@ -34,6 +34,8 @@ typedef struct ncp_h5ctx {
     ncp_error *err;
     double budget;    /* readers: memory budget in bytes (util/membudget.h); <= 0: the default */
     int raw;          /* problem readers: stop at the data as stored (ncp_load_problems_raw) */
+    double sym_tol;   /* global problems' M: asymmetry read as its symmetric part (fclib_io.h
+                       * ncp_mass_symmetric); <= 0: the default */
 } ncp_h5ctx;
 
 /* Closes file f and everything still open in it (datasets, groups, named types, attributes

@@ -54,6 +54,7 @@
 
 #include "ncp_config.h"
 #include "store/fclib_io.h"
+#include "store/siconos_dat.h"
 #include "store/h5util.h"
 #include "store/store.h"
 #include "util/isolate.h"
@@ -1002,11 +1003,11 @@ static int unknown_file(const ncp_h5ctx *c, hid_t f)
 
 typedef struct probe_ctx {
     const char *path;
-    double budget;
+    double budget, sym_tol;
 } probe_ctx;
 
-static int load_file(const char *path, double budget, int raw, ncp_problem **probs, int *n,
-                     int *fclib, ncp_error *err);
+static int load_file(const char *path, double budget, double sym_tol, int raw,
+                     ncp_problem **probs, int *n, int *fclib, ncp_error *err);
 
 /* The child of ncp_load_problems_isolated: the whole file read as stored, the result thrown
  * away. What the parent derives afterwards is our code and needs no child. */
@@ -1015,7 +1016,7 @@ static int probe_read(void *ctx, ncp_error *err)
     const probe_ctx *pc = ctx;
     ncp_problem *ps = NULL;
     int k = 0;
-    int fclib = 0, rc = load_file(pc->path, pc->budget, 1, &ps, &k, &fclib, err);
+    int fclib = 0, rc = load_file(pc->path, pc->budget, pc->sym_tol, 1, &ps, &k, &fclib, err);
     if (!rc) ncp_problems_free(ps, k);
     return rc;
 }
@@ -1023,15 +1024,22 @@ static int probe_read(void *ctx, ncp_error *err)
 /* What the child may allocate beyond its start: the budget and room for libhdf5's own caches. */
 #define NCP_PROBE_SLACK (256.0 * 1048576.0)
 
-static int probe_file(const char *path, double budget, ncp_error *err);
+static int probe_file(const char *path, double budget, double sym_tol, ncp_error *err);
 
 int ncp_load_problems_isolated(const char *path, double budget, ncp_problem **probs, int *n,
                                ncp_error *err)
 {
+    return ncp_load_problems_isolated_tol(path, budget, 0.0, probs, n, err);
+}
+
+int ncp_load_problems_isolated_tol(const char *path, double budget, double sym_tol,
+                                   ncp_problem **probs, int *n, ncp_error *err)
+{
     *probs = NULL;
     *n = 0;
-    int rc = probe_file(path, budget, err);
-    return rc ? rc : ncp_load_problems_budget(path, budget, probs, n, err);
+    int rc = probe_file(path, budget, sym_tol, err);
+    int fclib = 0;
+    return rc ? rc : load_file(path, budget, sym_tol, 0, probs, n, &fclib, err);
 }
 
 int ncp_load_problems_isolated_raw(const char *path, double budget, ncp_problem **probs,
@@ -1040,14 +1048,14 @@ int ncp_load_problems_isolated_raw(const char *path, double budget, ncp_problem 
     *probs = NULL;
     *origin = NULL;
     *n = 0;
-    int rc = probe_file(path, budget, err);
+    int rc = probe_file(path, budget, 0.0, err);
     return rc ? rc : ncp_load_problems_raw(path, budget, probs, origin, n, err);
 }
 
 /* The read in a child (ncp_load_problems_isolated). */
-static int probe_file(const char *path, double budget, ncp_error *err)
+static int probe_file(const char *path, double budget, double sym_tol, ncp_error *err)
 {
-    probe_ctx pc = {path, budget};
+    probe_ctx pc = {path, budget, sym_tol};
     int code = 0;
     ncp_error child;
     int rc = ncp_isolated_run(probe_read, &pc, path, ncp_mem_budget_or_default(budget) +
@@ -1075,7 +1083,7 @@ int ncp_load_problems_budget(const char *path, double budget, ncp_problem **prob
                              ncp_error *err)
 {
     int fclib = 0;
-    return load_file(path, budget, 0, probs, n, &fclib, err);
+    return load_file(path, budget, 0.0, 0, probs, n, &fclib, err);
 }
 
 int ncp_load_problems_raw(const char *path, double budget, ncp_problem **probs,
@@ -1083,7 +1091,7 @@ int ncp_load_problems_raw(const char *path, double budget, ncp_problem **probs,
 {
     *origin = NULL;
     int fclib = 0;
-    int rc = load_file(path, budget, 1, probs, n, &fclib, err);
+    int rc = load_file(path, budget, 0.0, 1, probs, n, &fclib, err);
     if (rc) return rc;
     ncp_problem_origin *o = ncp_calloc(err, (size_t)(*n > 0 ? *n : 1), sizeof *o);
     if (!o) {
@@ -1145,9 +1153,36 @@ int ncp_problem_release(ncp_problem *p, ncp_problem_keep *keep)
     return 1;
 }
 
+/* The one problem of a Siconos .dat file (siconos_dat.h), named as a plain FCLib file's; it is
+ * finished as an FCLib problem (*fclib = 1). */
+static int load_dat(const char *path, double budget, double sym_tol, ncp_problem **probs, int *n,
+                    int *fclib, ncp_error *err)
+{
+    *fclib = 1;
+    ncp_problem *p = ncp_calloc(err, 1, sizeof *p);
+    char *name = fclib_problem_name(path, err);
+    int rc = (p && name) ? NCP_OK : NCP_ERR_NOMEM;
+    if (!rc) {
+        ncp_problem_init(p);
+        rc = ncp_siconos_dat_read(path, name, budget, sym_tol, p, err);
+        if (rc) {
+            ncp_problems_free(p, 1);
+            p = NULL;
+        }
+    }
+    free(name);
+    if (rc) {
+        free(p);
+        return rc;
+    }
+    *probs = p;
+    *n = 1;
+    return NCP_OK;
+}
+
 /* raw: the problems as stored (ncp_load_problems_raw); *fclib = 1 for a plain FCLib file. */
-static int load_file(const char *path, double budget, int raw, ncp_problem **probs, int *n,
-                     int *fclib, ncp_error *err)
+static int load_file(const char *path, double budget, double sym_tol, int raw,
+                     ncp_problem **probs, int *n, int *fclib, ncp_error *err)
 {
     ncp_h5_quiet();
     *probs = NULL;
@@ -1157,6 +1192,8 @@ static int load_file(const char *path, double budget, int raw, ncp_problem **pro
         return ncp_error_set(err, NCP_ERR_INPUT, "cannot open %s: %s", path, strerror(errno));
     if (!S_ISREG(sb.st_mode))
         return ncp_error_set(err, NCP_ERR_INPUT, "%s is not a regular file", path);
+    if (ncp_siconos_dat_is(path)) /* read whole (raw or not): finishing it again changes nothing */
+        return load_dat(path, budget, sym_tol, probs, n, fclib, err);
     if (H5Fis_hdf5(path) <= 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s is not an HDF5 file (or is truncated)", path);
     /* STRONG close: closing the file also closes anything an error path might have left */
@@ -1169,7 +1206,7 @@ static int load_file(const char *path, double budget, int raw, ncp_problem **pro
     H5Pclose(fapl);
     if (f < 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s is not an HDF5 file (or is truncated)", path);
-    ncp_h5ctx c = {.file = path, .err = err, .budget = budget, .raw = raw};
+    ncp_h5ctx c = {.file = path, .err = err, .budget = budget, .raw = raw, .sym_tol = sym_tol};
     int rc;
     if (ncp_h5_exists(f, "problems")) {
         rc = load_ours(&c, f, probs, n);

@@ -106,6 +106,10 @@ void ncp_problem_keep_free(ncp_problem_keep *keep);
  * user gives uses this; the fuzz targets call the reader itself, so that they see the crash. */
 int ncp_load_problems_isolated(const char *path, double budget, ncp_problem **probs, int *n,
                                ncp_error *err);
+/* ncp_load_problems_isolated with a tolerance on the asymmetry of a global problem's M (FCLib,
+ * Siconos .dat): fclib_io.h ncp_mass_symmetric, `--sym-tol`; <= 0: the default. */
+int ncp_load_problems_isolated_tol(const char *path, double budget, double sym_tol,
+                                   ncp_problem **probs, int *n, ncp_error *err);
 /* The same, ending in ncp_load_problems_raw. (The child only reads the file as stored: the
  * crashes it guards against are libhdf5's, and deriving is ours.) */
 int ncp_load_problems_isolated_raw(const char *path, double budget, ncp_problem **probs,

@@ -26,6 +26,8 @@ enum {
                                   (killed)) */
     NCP_EXIT_HUNG = 5,         /* a solver in ncpbench's process ignored the stop request past
                                   its hard deadline: the run stopped, finished rows written */
+    NCP_EXIT_FILES_FAILED = 6, /* `solve`: the run completed, but some problem files failed to
+                                  load (OUT/failed_files.csv) */
     NCP_EXIT_INTERRUPTED = 130 /* SIGINT / SIGTERM: finished rows written */
 };
 
