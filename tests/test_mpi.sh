@@ -2,7 +2,8 @@
 # Scaling out (bench/mpi_pool.h): `mpirun -n 2` against a serial run of the same problems gives
 # the same outputs but for the timing columns (metrics.csv, solutions.h5, traces.h5, and for
 # `run` problems.h5); a rank other than 0 writes nothing; ranks holding different problems are
-# an error rank 0 reports, without a hang; SIGTERM (what mpirun forwards on Ctrl-C) keeps every
+# an error rank 0 reports, without a hang; a worker rank dying in a solve is reported by rank 0
+# (exit 5, finished rows kept); SIGTERM (what mpirun forwards on Ctrl-C) keeps every
 # finished row, each equal to the serial one. No time budget, so no solve depends on the clock.
 . "$(dirname "$0")/shell_prologue.sh"
 MPIRUN=${MPIRUN:?}
@@ -153,6 +154,32 @@ grep -Eq "resumed $T/i: [0-9]+ rows kept" "$T/i2.log" || fail "the interrupted m
 kept=$(sed -n "s|^resumed $T/i: \([0-9]*\) rows kept.*|\1|p" "$T/i2.log")
 [ "${kept:-0}" -eq "$nf" ] || fail "resume kept ${kept:-0} of the $nf finished journaled results"
 "$PY" "$T/same.py" "$T/h1" "$T/i" || fail "interrupted mpirun, resumed: differs from the serial run"
+
+# A worker rank dying in a solve run in its own process (--no-isolate; tests/plugins/crash.c
+# dereferences NULL on the problem named by $NCP_TEST_CRASH_ON, set on rank 1 only, whose first
+# tasks are the last problem's: bench.c take_for): rank 0, not mpirun, names the rank, the
+# problem and the solver, keeps every finished row, and the job ends with exit 5 (README), not
+# a hang. A rerun resumes the journal; completed, the outputs equal a serial run's.
+CRASH=${PLUGINDIR:?}/plugin_crash.so
+DSET=(--plugin "$CRASH" --solvers pgs,plugin-crash --no-isolate)
+"$NCPBENCH" solve "$P" --out "$T/d1" "${DSET[@]}" "${common[@]}" > "$T/d1.log" 2>&1 || { cat "$T/d1.log"; fail "serial solve (crash plugin, no crash)"; }
+last=$("$PY" -c 'import h5py,sys; print(sorted(h5py.File(sys.argv[1])["problems"])[-1])' "$P")
+mpi -n 1 "$NCPBENCH" solve "$P" --out "$T/d" "${DSET[@]}" "${common[@]}" : \
+    -n 1 env NCP_TEST_CRASH_ON="$last" "$NCPBENCH" solve "$P" --out "$T/d" "${DSET[@]}" "${common[@]}" \
+    > "$T/d.log" 2>&1
+rc=$?
+[ $rc -eq 5 ] || { cat "$T/d.log"; fail "a worker rank's crash: exit $rc, not 5 (124: hung)"; }
+grep -q "^ncpbench: rank 1 died of signal 11 (Segmentation fault) while solving problem '$last' with solver 'plugin-crash' in its own process: the run stops here; every finished row is kept in $T/d (its journal: a rerun resumes); --isolate runs each solve" "$T/d.log" \
+    || { cat "$T/d.log"; fail "a worker rank's crash is not reported by rank 0"; }
+grep -q "^ncpbench: rank 1 is dying in task [0-9]* of batch 0 (signal 11)" "$T/d.log" \
+    || { cat "$T/d.log"; fail "the dying rank wrote no line of its own"; }
+nf=$("$PY" "$(dirname "$0")/check_same_results.py" --journal-finished "$T/d")
+[ "$nf" -gt 0 ] && [ "$nf" -lt 80 ] || fail "a worker rank's crash: $nf of 80 results journaled"
+"$PY" "$T/same.py" "$T/d1" "$T/d" --finished || fail "a worker rank's crash: kept rows differ"
+"$NCPBENCH" solve "$P" --out "$T/d" "${DSET[@]}" "${common[@]}" > "$T/d2.log" 2>&1 || { cat "$T/d2.log"; fail "resume after a worker rank's crash"; }
+kept=$(sed -n "s|^resumed $T/d: \([0-9]*\) rows kept.*|\1|p" "$T/d2.log")
+[ "${kept:-0}" -eq "$nf" ] || fail "resume after the crash kept ${kept:-0} of the $nf finished results"
+"$PY" "$T/same.py" "$T/d1" "$T/d" || fail "crashed mpirun, resumed: differs from the serial run"
 
 # Under ASan a leak report does not fail a process here (tests/meson.build: LSAN_OPTIONS with
 # exitcode=0 and tests/lsan_mpi.supp): OpenMPI leaks from components it has unloaded by then,

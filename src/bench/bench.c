@@ -783,7 +783,15 @@ static void mpi_land(void *ctx, int t, int rank, ncp_mpi_answer *a)
         tk->rc = a->rc;
         tk->err = a->err;
         const char *name = c->probs[tk->prob].name;
-        if (!a->ran)
+        if (a->signal)
+            /* the message rank 0 ends the job with (ncp_bench_run_source) */
+            snprintf(tk->err.msg, sizeof tk->err.msg, "rank %d died of signal %d (%s) while "
+                     "solving problem '%s' with solver '%s' in its own process: the run stops "
+                     "here; every finished row is kept in %s (its journal: a rerun resumes); "
+                     "--isolate runs each solve in a child process, where a crash fails only "
+                     "its row", rank, a->signal, strsignal(a->signal), name,
+                     c->o->solvers[tk->solver]->name, c->o->out_dir);
+        else if (!a->ran)
             tk->rc = ncp_error_set(&tk->err, NCP_ERR_INTERNAL, "rank %d was interrupted but rank "
                                    "0 was not: the run stops (finished rows are kept)", rank);
         else if (!tk->rc && (strcmp(a->problem, name) || a->fingerprint != c->fp[tk->prob]))
@@ -1683,7 +1691,14 @@ int ncp_bench_run_source(const ncp_bench_source *src, const ncp_bench_opts *o,
         ncp_mpi_pool *pool = NULL;
         int rc = ncp_mpi_pool_open(&pool, err);
         if (!rc) rc = bench_run(src, o, pool, sum, err);
+        int dead = ncp_mpi_pool_dead(pool);
         ncp_mpi_pool_close(pool); /* STOP to every rank still waiting, whatever happened */
+        if (dead > 0) {
+            /* every finished row is written; the dead rank waits in its signal handler and
+             * cannot finalise: the job ends here, with the watchdog's code (README) */
+            fprintf(stderr, "ncpbench: %s\n", err->msg);
+            ncp_mpi_abort(NCP_EXIT_HUNG);
+        }
         return rc;
     }
 #endif

@@ -1,14 +1,16 @@
 /* MPI pool: rank 0 serves tasks, the other ranks solve them (mpi_pool.h). */
 #include <mpi.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench/mpi_pool.h"
 
-enum { TAG_TASK = 1, TAG_ANSWER = 2, TAG_STOP = 3, TAG_END = 4 };
+enum { TAG_TASK = 1, TAG_ANSWER = 2, TAG_STOP = 3, TAG_END = 4, TAG_DIED = 5 };
 
 /* Tasks a rank holds at once: it solves one while the next waits, so it never idles for the
  * round trip to rank 0; two keep the load balancing fine-grained at the end of a batch. */
@@ -23,6 +25,8 @@ struct ncp_mpi_pool {
     int size;
     int *stopped;      /* per rank: STOP sent */
     int *out;          /* per rank: tasks handed out and not answered */
+    int *held;         /* per rank, PREFETCH slots: the tasks out, -1 for none */
+    int dead;          /* a rank that died solving (TAG_DIED), -1 for none */
 };
 
 int ncp_mpi_init(int *argc, char ***argv, ncp_error *err)
@@ -99,7 +103,9 @@ int ncp_mpi_pool_open(ncp_mpi_pool **pool, ncp_error *err)
     p->size = ncp_mpi_size();
     p->stopped = ncp_calloc(err, (size_t)p->size, sizeof *p->stopped);
     p->out = ncp_calloc(err, (size_t)p->size, sizeof *p->out);
-    if (!p->stopped || !p->out) {
+    p->held = ncp_calloc(err, (size_t)p->size * PREFETCH, sizeof *p->held);
+    p->dead = -1;
+    if (!p->stopped || !p->out || !p->held) {
         ncp_mpi_pool_close(p);
         return NCP_ERR_NOMEM;
     }
@@ -123,6 +129,7 @@ void ncp_mpi_pool_close(ncp_mpi_pool *pool)
     if (pool->stopped) send_stop(pool);
     free(pool->stopped);
     free(pool->out);
+    free(pool->held);
     free(pool);
 }
 
@@ -269,10 +276,72 @@ static void decode_answer(const char *buf, size_t len, int rank, size_t row, int
 
 /* ---- rank 0 ---- */
 
-static void send_task(int rank, int batch, int t)
+static void send_task(ncp_mpi_pool *pool, int rank, int batch, int t)
 {
     int msg[2] = {batch, t};
     MPI_Send(msg, 2, MPI_INT, rank, TAG_TASK, MPI_COMM_WORLD);
+    int *h = &pool->held[rank * PREFETCH];
+    for (int k = 0; k < PREFETCH; k++)
+        if (h[k] < 0) {
+            h[k] = t;
+            break;
+        }
+    pool->out[rank]++;
+}
+
+static void answered(ncp_mpi_pool *pool, int rank, int t)
+{
+    int *h = &pool->held[rank * PREFETCH];
+    for (int k = 0; k < PREFETCH; k++)
+        if (h[k] == t) {
+            h[k] = -1;
+            break;
+        }
+    pool->out[rank]--;
+}
+
+/* A rank's report that it is dying of a fatal signal in task t (work_fatal): t lands as failed
+ * with the signal, the other task it held as not run, and the rank gets nothing more (it waits
+ * in its signal handler for the end of the job: ncp_mpi_pool_dead). 1 when one came. */
+static int receive_death(ncp_mpi_pool *pool, const ncp_mpi_tasks *q, int batch)
+{
+    int flag = 0, msg[3];
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, TAG_DIED, MPI_COMM_WORLD, &flag, &st);
+    if (!flag) return 0;
+    int r = st.MPI_SOURCE;
+    MPI_Recv(msg, 3, MPI_INT, r, TAG_DIED, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    if (pool->dead < 0) pool->dead = r;
+    pool->stopped[r] = 1; /* no STOP: it reads nothing more */
+    ncp_mpi_answer a;
+    memset(&a, 0, sizeof a);
+    a.ran = 1;
+    a.signal = msg[2];
+    a.rc = ncp_error_set(&a.err, NCP_ERR_INTERNAL, "rank %d died of signal %d (%s)", r, msg[2],
+                         strsignal(msg[2]));
+    if (msg[0] == batch) q->land(q->ctx, msg[1], r, &a);
+    int *h = &pool->held[r * PREFETCH];
+    for (int k = 0; k < PREFETCH; k++)
+        if (h[k] >= 0 && h[k] != msg[1]) {
+            ncp_mpi_answer none;
+            memset(&none, 0, sizeof none);
+            q->land(q->ctx, h[k], r, &none);
+        }
+    for (int k = 0; k < PREFETCH; k++) h[k] = -1;
+    pool->out[r] = 0;
+    return 1;
+}
+
+int ncp_mpi_pool_dead(const ncp_mpi_pool *pool)
+{
+    return pool ? pool->dead : -1;
+}
+
+_Noreturn void ncp_mpi_abort(int code)
+{
+    fflush(NULL);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    _exit(code);
 }
 
 /* Receives one answer if one is there; 1 when it did. */
@@ -295,7 +364,7 @@ static int receive_answer(ncp_mpi_pool *pool, const ncp_mpi_tasks *q, int batch)
     int b, t;
     ncp_mpi_answer a;
     decode_answer(buf, (size_t)len, r, q->trace_row, &b, &t, &a);
-    pool->out[r]--;
+    answered(pool, r, t);
     if (b == batch && t >= 0) q->land(q->ctx, t, r, &a);
     ncp_result_free(&a.res); /* what land did not take */
     free(a.trace);
@@ -308,6 +377,7 @@ void ncp_mpi_serve(ncp_mpi_pool *pool, const ncp_mpi_tasks *q, int batch)
     int stopping = 0, exhausted = 0;
     long us = 20;
     for (int r = 0; r < pool->size; r++) pool->out[r] = 0;
+    for (int k = 0; k < pool->size * PREFETCH; k++) pool->held[k] = -1;
     for (;;) {
         if (!stopping && q->stopping(q->ctx)) {
             stopping = 1;
@@ -320,18 +390,67 @@ void ncp_mpi_serve(ncp_mpi_pool *pool, const ncp_mpi_tasks *q, int batch)
                     exhausted = 1;
                     break;
                 }
-                send_task(r, batch, t);
-                pool->out[r]++;
+                send_task(pool, r, batch, t);
             }
         int out = 0;
         for (int r = 1; r < pool->size; r++) out += pool->out[r];
         if (!out && (stopping || exhausted)) return;
-        if (receive_answer(pool, q, batch)) us = 20;
+        int got = receive_death(pool, q, batch);
+        if (receive_answer(pool, q, batch) || got) us = 20;
         else pause_us(&us);
     }
 }
 
 /* ---- other ranks ---- */
+
+/* A worker rank's solve runs in its own process (without --isolate): a fatal signal there would
+ * let mpirun end the whole job with its own abort text, rank 0 saying nothing. The handler
+ * instead writes a line of its own (write(2), prepared before the solve), reports the task to
+ * rank 0 (a 3-int send: not async-signal-safe, but this rank was in no MPI call, the solve runs
+ * between them on this thread, and the process is lost anyway; alarm(2) ends a send the
+ * crash made block), and waits for rank 0, which writes every finished row, names the solver
+ * and ends the job (ncp_mpi_abort). The state a signal handler reads is necessarily static. */
+static struct {
+    volatile sig_atomic_t batch, task;
+    char line[200];
+    size_t len;
+} fatal;
+
+static void work_fatal(int sig)
+{
+    char num[16];
+    int n = 0;
+    for (int v = sig; n == 0 || v; v /= 10) num[n++] = (char)('0' + v % 10);
+    ssize_t w = write(STDERR_FILENO, fatal.line, fatal.len);
+    while (n--) w = write(STDERR_FILENO, &num[n], 1);
+    static const char tail[] = "): rank 0 names the solve and ends the run\n";
+    w = write(STDERR_FILENO, tail, sizeof tail - 1);
+    (void)w;
+    int msg[3] = {(int)fatal.batch, (int)fatal.task, sig};
+    alarm(10);
+    MPI_Send(msg, 3, MPI_INT, 0, TAG_DIED, MPI_COMM_WORLD);
+    alarm(0);
+    for (;;) pause(); /* rank 0 ends the job; mpirun kills this process then */
+}
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+
+static void run_guarded(const ncp_mpi_tasks *q, int batch, int t, ncp_mpi_answer *a)
+{
+    fatal.batch = batch;
+    fatal.task = t;
+    int n = snprintf(fatal.line, sizeof fatal.line, "ncpbench: rank %d is dying in task %d of "
+                     "batch %d (signal ", ncp_mpi_rank(), t, batch);
+    fatal.len = n > 0 && (size_t)n < sizeof fatal.line ? (size_t)n : 0;
+    struct sigaction sa, old[NFATAL];
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = work_fatal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t k = 0; k < NFATAL; k++) sigaction(fatal_signals[k], &sa, &old[k]);
+    q->run(q->ctx, t, a);
+    for (size_t k = 0; k < NFATAL; k++) sigaction(fatal_signals[k], &old[k], NULL);
+}
 
 void ncp_mpi_work(const ncp_mpi_tasks *q, const volatile int *interrupt)
 {
@@ -356,7 +475,7 @@ void ncp_mpi_work(const ncp_mpi_tasks *q, const volatile int *interrupt)
             a.ran = 1;
             a.rc = q->select(q->ctx, msg[0], &a.err);
             selected = !a.rc;
-            if (selected) q->run(q->ctx, msg[1], &a);
+            if (selected) run_guarded(q, msg[0], msg[1], &a);
         }
         send_answer(msg[0], msg[1], &a, q->trace_row);
         if (selected) q->release(q->ctx, msg[1]);

@@ -38,6 +38,7 @@ typedef struct ncp_mpi_answer {
     uint64_t fingerprint; /* checks that the ranks hold the same problem */
     void *trace;          /* ntrace rows of trace_row bytes */
     int ntrace;
+    int signal;           /* rank 0: the rank died of this fatal signal solving the task */
 } ncp_mpi_answer;
 
 /* The benchmark's side of the pool (bench.c). Rank 0 calls take, stopping and land from the
@@ -75,7 +76,14 @@ void ncp_mpi_pool_close(ncp_mpi_pool *pool);
  * is left or q->stopping, and lands every answer; returns once no task is out. Call from one
  * thread at a time, no other MPI call meanwhile. */
 void ncp_mpi_serve(ncp_mpi_pool *pool, const ncp_mpi_tasks *q, int batch);
-/* Worker rank: solves what rank 0 hands out until STOP (or END). */
+/* Rank 0: a rank that died of a fatal signal while solving (its task landed failed, with
+ * answer.signal), -1 if none. That rank waits in its signal handler and cannot end cleanly: once
+ * every finished row is written, rank 0 ends the job with ncp_mpi_abort (MPI_Abort; mpirun's
+ * exit code is `code`). */
+int ncp_mpi_pool_dead(const ncp_mpi_pool *pool);
+_Noreturn void ncp_mpi_abort(int code);
+/* Worker rank: solves what rank 0 hands out until STOP (or END). A fatal signal in a solve
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) is reported to rank 0, see ncp_mpi_pool_dead. */
 void ncp_mpi_work(const ncp_mpi_tasks *q, const volatile int *interrupt);
 /* Every rank at the end of a command: rank 0 sends END; another rank answers any task still
  * coming (failed = its command failed before solving) until END. */

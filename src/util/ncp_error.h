@@ -25,7 +25,8 @@ enum {
                                   at its hard deadline in its child (rows crashed / timeout
                                   (killed)) */
     NCP_EXIT_HUNG = 5,         /* a solver in ncpbench's process ignored the stop request past
-                                  its hard deadline: the run stopped, finished rows written */
+                                  its hard deadline, or crashed an MPI worker rank: the run
+                                  stopped, finished rows written */
     NCP_EXIT_FILES_FAILED = 6, /* `solve`: the run completed, but some problem files failed to
                                   load (OUT/failed_files.csv) */
     NCP_EXIT_INTERRUPTED = 130 /* SIGINT / SIGTERM: finished rows written */
