@@ -1331,7 +1331,9 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
                     rc = tk->rc;
                     *err = tk->err;
                 } else {
+                    ncp_fork_guard_begin(); /* no worker forks a solve while this writes */
                     rc = write_task(c, w, tk, err);
+                    ncp_fork_guard_end();
                 }
                 pthread_mutex_lock(&c->mu);
                 if (rc) {
@@ -1339,7 +1341,9 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
                     break;
                 }
                 written++;
+                ncp_fork_guard_begin(); /* stderr's lock, as above */
                 ncp_progress_update(pg, ++*done, c->probs[tk->prob].name);
+                ncp_fork_guard_end();
                 continue;
             }
             /* nothing more will come once workers stopped handing out tasks */

@@ -3,6 +3,7 @@
 #include "util/membudget.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,22 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* isolate.h: the writer's lock around every fork of the process */
+static pthread_mutex_t fork_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void fork_prepare(void) { pthread_mutex_lock(&fork_mu); }
+static void fork_after(void) { pthread_mutex_unlock(&fork_mu); }
+static void fork_register(void) { (void)pthread_atfork(fork_prepare, fork_after, fork_after); }
+
+void ncp_fork_guard_begin(void)
+{
+    (void)pthread_once(&fork_once, fork_register);
+    pthread_mutex_lock(&fork_mu);
+}
+
+void ncp_fork_guard_end(void) { pthread_mutex_unlock(&fork_mu); }
 
 /* The child's address-space limit: its present size plus `extra` (never above the limit it
  * inherited: --max-memory's, util/membudget.h). */

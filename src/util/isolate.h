@@ -36,6 +36,17 @@ typedef int (*ncp_isolated_fn)(void *ctx, ncp_error *err);
  * fewer than n only at end of file or on an error. */
 int ncp_write_all(int fd, const void *buf, size_t n);
 size_t ncp_read_all(int fd, void *buf, size_t n);
+/* Fork and the harness's writer thread. A child forked while another thread of the parent holds
+ * a lock keeps that lock held forever: glibc's malloc resets its own locks at fork, but the
+ * sanitizers' allocator (and HDF5's, stdio's) do not, so an isolated solve forked while the main
+ * thread wrote a finished row into HDF5 hung in its first malloc (seen in the ASan build of
+ * test_plugin_load). Every fork() of the process (pthread_atfork, registered on the first call)
+ * waits while a thread is between ncp_fork_guard_begin and ncp_fork_guard_end, and such a thread
+ * waits while a fork is under way. The main thread brackets its writing with them; solves on
+ * other workers (-j N) still allocate while a sibling forks: with glibc's malloc that is safe.
+ * The one lock is process-wide because fork is (pthread_atfork takes no context). */
+void ncp_fork_guard_begin(void);
+void ncp_fork_guard_end(void);
 int ncp_isolated_crash(const char *what, ncp_error *err);
 int ncp_isolated_run(ncp_isolated_fn fn, void *ctx, const char *what, double mem_limit,
                      int *exit_code, ncp_error *child_err, ncp_error *err);
