@@ -6,8 +6,9 @@
  * simulation completes and every criterion holds on its trajectory.
  *
  * `ncpbench task` (src/app/cli.c) runs it for several solvers and writes OUT/steps.csv,
- * OUT/task.json, OUT/task.md and the figures (ncp_task_write). With a wall-clock budget the
- * trajectory depends on the machine's speed and load: the load average is recorded. */
+ * OUT/task.json, OUT/task.md and the figures (ncp_task_write). The per-step budget is the
+ * solving thread's CPU time (util/clock.h): the trajectory depends on the machine's speed, and
+ * on its load only through the caches; the load average is recorded. */
 #ifndef NCP_TASK_H
 #define NCP_TASK_H
 
