@@ -31,7 +31,7 @@ if ! clang -fsanitize=fuzzer "$probe/p.c" -o "$probe/p" 2>"$probe/err"; then
 fi
 rm -rf "$probe"
 if [ ! -f "$build/build.ninja" ]; then
-  CC=clang meson setup "$build" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
+  CC=clang CXX=clang++ meson setup "$build" -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false \
     -Dbuildtype=debugoptimized >"$build.setup.log" 2>&1 || { cat "$build.setup.log"; exit 2; }
 fi
 ninja -C "$build" "tests/fuzz/fuzz-$target" >"$build.build.log" 2>&1 || { tail -40 "$build.build.log"; exit 2; }

@@ -54,9 +54,9 @@ run_suite "OpenBLAS build (subset)" build-ob "backend siconos siconos_xcheck har
 run_suite "release build, numerical tests" build-release "la dop cone metrics solvers lowrank nsn_lowrank harness" \
   --buildtype=release
 if command -v clang >/dev/null; then
-  echo "== clang debug build: CC=clang meson setup build-clang --buildtype=debug"
+  echo "== clang debug build: CC=clang CXX=clang++ meson setup build-clang --buildtype=debug"
   if [ ! -f build-clang/build.ninja ]; then
-    CC=clang meson setup build-clang --buildtype=debug >build-clang.setup.log 2>&1 || cat build-clang.setup.log
+    CC=clang CXX=clang++ meson setup build-clang --buildtype=debug >build-clang.setup.log 2>&1 || cat build-clang.setup.log
   fi
   if ninja -C build-clang >build-clang.build.log 2>&1; then passed=$((passed+1))
   else tail -50 build-clang.build.log; echo "build failed (clang)"; failed=$((failed+1)); fi
