@@ -3,6 +3,7 @@
 #include "solvers/common.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -272,7 +273,9 @@ static int primal_csr(const ncp_problem *p, ncp_csr *own, const ncp_csr **A, ncp
     return ncp_csr_from_dense(own, p->nv, p->nv, p->A, 0.0, err);
 }
 
-int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err)
+/* ncp_gs_vel_route, with the two estimates (flops per sweep, halved: velocity form, Delassus
+ * route) in est when it compares them (else left as they are). */
+static int gs_route(const ncp_problem *p, int sweep, int *route, double est[2], ncp_error *err)
 {
     *route = sweep;
     if (sweep == NCP_GS_VELOCITY && !has_velocity_data(p))
@@ -301,6 +304,8 @@ int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err
             double del = m * m;
             if (p->has_primal && p->A && 4 * nv <= p->m) del = fmin(del, 3.0 * m * nv);
             if (vel <= del) *route = NCP_GS_VELOCITY;
+            est[0] = vel;
+            est[1] = del;
         }
     }
     ncp_csr_free(&own);
@@ -308,6 +313,12 @@ int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err
     free(size);
     free(mark);
     return rc;
+}
+
+int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err)
+{
+    double est[2];
+    return gs_route(p, sweep, route, est, err);
 }
 
 /* The velocity route: A factorised block by block, Y = A^{-1} J^T, D_kk = J_k Y_k, v_f. */
@@ -373,7 +384,11 @@ static int blocks_match(const ncp_gs_vel *g, const ncp_problem *p)
 int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, ncp_error *err)
 {
     gs_vel_bind(g, NULL, u);
-    int route, rc = ncp_gs_vel_route(p, sweep, &route, err);
+    double est[2] = {0.0, 0.0};
+    int route, rc = gs_route(p, sweep, &route, est, err);
+    g->est_vel = est[0];
+    g->est_del = est[1];
+    g->asked = sweep != NCP_GS_AUTO;
     if (!rc && !(g->dblk = ncp_calloc(err, 9 * (size_t)(p->nblocks > 0 ? p->nblocks : 1),
                                       sizeof(double))))
         rc = NCP_ERR_NOMEM;
@@ -384,12 +399,17 @@ int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, 
          * checked where the Delassus operator verified it already) */
         int differs = !rc && sweep == NCP_GS_AUTO && !blocks_match(g, p);
         if (differs || (rc && rc != NCP_ERR_NOMEM && sweep == NCP_GS_AUTO && p->has_dual && p->D)) {
+            const char *why = differs ? "D is not J A^-1 J^T" : "A is not positive definite";
             ncp_error_clear(err);
             double *dblk = g->dblk;
             g->dblk = NULL;
             ncp_gs_vel_free(g);
             gs_vel_bind(g, NULL, u);
             g->dblk = dblk;
+            g->est_vel = est[0];
+            g->est_del = est[1];
+            g->asked = 0;
+            g->fallback = why;
             route = NCP_GS_DELASSUS;
             rc = NCP_OK;
         }
@@ -427,6 +447,29 @@ int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, 
     }
     if (rc) ncp_gs_vel_free(g);
     return rc;
+}
+
+void ncp_gs_vel_describe(const ncp_gs_vel *g, char *buf, size_t size)
+{
+    char what[64];
+    if (g->route == NCP_GS_VELOCITY)
+        snprintf(what, sizeof what, "velocity form");
+    else if (g->route == NCP_GS_NONZEROS)
+        snprintf(what, sizeof what, "D nonzeros");
+    else if (g->op && g->op->rank > 0)
+        snprintf(what, sizeof what, "D low rank F F^T (r = %d)", g->op->rank);
+    else
+        snprintf(what, sizeof what, "D columns");
+    int n;
+    if (g->asked)
+        n = snprintf(buf, size, "sweep %s (as asked)", what);
+    else if (g->est_vel > 0.0 || g->est_del > 0.0) /* flops per sweep, 2x the halved estimates */
+        n = snprintf(buf, size, "sweep %s: est. velocity form %.2g flops/sweep, D route %.2g",
+                     what, 2.0 * g->est_vel, 2.0 * g->est_del);
+    else
+        n = snprintf(buf, size, "sweep %s (no primal data for the velocity form)", what);
+    if (g->fallback && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " (%s)", g->fallback);
 }
 
 void ncp_gs_vel_start(ncp_gs_vel *g, const double *lambda)
@@ -744,6 +787,13 @@ void ncp_direct_io(const ncp_problem *p, const ncp_params *ps, int iterations,
     out->lambda = lambda;
     out->v = v;
     out->status = -1;
+}
+
+void ncp_note_gs(ncp_run *run, const ncp_gs_vel *g)
+{
+    char text[160];
+    ncp_gs_vel_describe(g, text, sizeof text);
+    ncp_run_note(run, "%s", text);
 }
 
 void ncp_note_dop(ncp_run *run, const ncp_dop *op)
