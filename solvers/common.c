@@ -257,7 +257,7 @@ static int has_velocity_data(const ncp_problem *p)
     int dense = p->has_primal && p->A;
     int sparse = p->has_sparse_primal && p->A_sparse.rowptr && p->A_sparse.m == p->nv &&
                  p->A_sparse.n == p->nv;
-    int vf = (p->has_dual && p->vf) || p->b;
+    int vf = p->vf || p->b;
     return J && (dense || sparse) && p->e && vf;
 }
 
@@ -332,13 +332,16 @@ static int gs_vel_velocity(ncp_gs_vel *g, const ncp_problem *p, ncp_error *err)
     if (!rc) rc = ncp_sparse_chol_factor(A, NULL, &F, err);
     if (rc == NCP_ERR_NUMERIC || rc == NCP_ERR_INPUT) ncp_error_prefix(err, "mass matrix A: ");
     if (!rc) rc = ncp_sparse_chol_jmap(F, &p->J, &g->Y, err);
-    if (!rc && !(p->has_dual && p->vf)) { /* v_f = J A^{-1} b + e, block by block */
+    /* the problem's v_f whenever it keeps one (a completed primal problem keeps v_f without D,
+     * core/problem.h): the v_f the answer is graded with, not a copy rebuilt in the solver's
+     * setup that differs from it by rounding */
+    if (!rc && !p->vf) { /* v_f = J A^{-1} b + e, block by block */
         if (!(g->vf_own = ncp_malloc(err, (size_t)(p->m > 0 ? p->m : 1), sizeof(double))))
             rc = NCP_ERR_NOMEM;
         else
             rc = ncp_sparse_chol_delassus(F, p->b, &p->J, p->e, NULL, g->vf_own, err);
     }
-    g->vf = (p->has_dual && p->vf) ? p->vf : g->vf_own;
+    g->vf = p->vf ? p->vf : g->vf_own;
     ncp_sparse_chol_free(F);
     ncp_csr_free(&own);
     if (!rc && !(g->dv = ncp_calloc(err, (size_t)nv, sizeof(double)))) rc = NCP_ERR_NOMEM;
