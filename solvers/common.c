@@ -261,18 +261,6 @@ static int has_velocity_data(const ncp_problem *p)
     return J && (dense || sparse) && p->e && vf;
 }
 
-/* A as CSR: A_sparse, or the dense A's nonzero entries in own (its block pattern). */
-static int primal_csr(const ncp_problem *p, ncp_csr *own, const ncp_csr **A, ncp_error *err)
-{
-    memset(own, 0, sizeof *own);
-    if (p->has_sparse_primal && p->A_sparse.rowptr) {
-        *A = &p->A_sparse;
-        return NCP_OK;
-    }
-    *A = own;
-    return ncp_csr_from_dense(own, p->nv, p->nv, p->A, 0.0, err);
-}
-
 /* ncp_gs_vel_route, with the two estimates (flops per sweep, halved: velocity form, Delassus
  * route) in est when it compares them (else left as they are). */
 static int gs_route(const ncp_problem *p, int sweep, int *route, double est[2], ncp_error *err)
@@ -287,7 +275,7 @@ static int gs_route(const ncp_problem *p, int sweep, int *route, double est[2], 
     if (!has_velocity_data(p)) return NCP_OK;
     ncp_csr own;
     const ncp_csr *A;
-    int rc = primal_csr(p, &own, &A, err);
+    int rc = ncp_problem_mass_csr(p, &own, &A, err);
     const int nv = p->nv;
     int *block = rc ? NULL : ncp_malloc(err, (size_t)nv, sizeof(int));
     int *size = rc ? NULL : ncp_calloc(err, (size_t)nv, sizeof(int));
@@ -328,7 +316,7 @@ static int gs_vel_velocity(ncp_gs_vel *g, const ncp_problem *p, ncp_error *err)
     ncp_csr own;
     const ncp_csr *A;
     ncp_sparse_chol *F = NULL;
-    int rc = primal_csr(p, &own, &A, err);
+    int rc = ncp_problem_mass_csr(p, &own, &A, err);
     if (!rc) rc = ncp_sparse_chol_factor(A, NULL, &F, err);
     if (rc == NCP_ERR_NUMERIC || rc == NCP_ERR_INPUT) ncp_error_prefix(err, "mass matrix A: ");
     if (!rc) rc = ncp_sparse_chol_jmap(F, &p->J, &g->Y, err);
