@@ -3,6 +3,7 @@
 #include "solvers/common.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,23 +257,13 @@ static int has_velocity_data(const ncp_problem *p)
     int dense = p->has_primal && p->A;
     int sparse = p->has_sparse_primal && p->A_sparse.rowptr && p->A_sparse.m == p->nv &&
                  p->A_sparse.n == p->nv;
-    int vf = (p->has_dual && p->vf) || p->b;
+    int vf = p->vf || p->b;
     return J && (dense || sparse) && p->e && vf;
 }
 
-/* A as CSR: A_sparse, or the dense A's nonzero entries in own (its block pattern). */
-static int primal_csr(const ncp_problem *p, ncp_csr *own, const ncp_csr **A, ncp_error *err)
-{
-    memset(own, 0, sizeof *own);
-    if (p->has_sparse_primal && p->A_sparse.rowptr) {
-        *A = &p->A_sparse;
-        return NCP_OK;
-    }
-    *A = own;
-    return ncp_csr_from_dense(own, p->nv, p->nv, p->A, 0.0, err);
-}
-
-int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err)
+/* ncp_gs_vel_route, with the two estimates (flops per sweep, halved: velocity form, Delassus
+ * route) in est when it compares them (else left as they are). */
+static int gs_route(const ncp_problem *p, int sweep, int *route, double est[2], ncp_error *err)
 {
     *route = sweep;
     if (sweep == NCP_GS_VELOCITY && !has_velocity_data(p))
@@ -284,7 +275,7 @@ int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err
     if (!has_velocity_data(p)) return NCP_OK;
     ncp_csr own;
     const ncp_csr *A;
-    int rc = primal_csr(p, &own, &A, err);
+    int rc = ncp_problem_mass_csr(p, &own, &A, err);
     const int nv = p->nv;
     int *block = rc ? NULL : ncp_malloc(err, (size_t)nv, sizeof(int));
     int *size = rc ? NULL : ncp_calloc(err, (size_t)nv, sizeof(int));
@@ -301,6 +292,8 @@ int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err
             double del = m * m;
             if (p->has_primal && p->A && 4 * nv <= p->m) del = fmin(del, 3.0 * m * nv);
             if (vel <= del) *route = NCP_GS_VELOCITY;
+            est[0] = vel;
+            est[1] = del;
         }
     }
     ncp_csr_free(&own);
@@ -310,6 +303,12 @@ int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err
     return rc;
 }
 
+int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err)
+{
+    double est[2];
+    return gs_route(p, sweep, route, est, err);
+}
+
 /* The velocity route: A factorised block by block, Y = A^{-1} J^T, D_kk = J_k Y_k, v_f. */
 static int gs_vel_velocity(ncp_gs_vel *g, const ncp_problem *p, ncp_error *err)
 {
@@ -317,17 +316,20 @@ static int gs_vel_velocity(ncp_gs_vel *g, const ncp_problem *p, ncp_error *err)
     ncp_csr own;
     const ncp_csr *A;
     ncp_sparse_chol *F = NULL;
-    int rc = primal_csr(p, &own, &A, err);
+    int rc = ncp_problem_mass_csr(p, &own, &A, err);
     if (!rc) rc = ncp_sparse_chol_factor(A, NULL, &F, err);
     if (rc == NCP_ERR_NUMERIC || rc == NCP_ERR_INPUT) ncp_error_prefix(err, "mass matrix A: ");
     if (!rc) rc = ncp_sparse_chol_jmap(F, &p->J, &g->Y, err);
-    if (!rc && !(p->has_dual && p->vf)) { /* v_f = J A^{-1} b + e, block by block */
+    /* the problem's v_f whenever it keeps one (a completed primal problem keeps v_f without D,
+     * core/problem.h): the v_f the answer is graded with, not a copy rebuilt in the solver's
+     * setup that differs from it by rounding */
+    if (!rc && !p->vf) { /* v_f = J A^{-1} b + e, block by block */
         if (!(g->vf_own = ncp_malloc(err, (size_t)(p->m > 0 ? p->m : 1), sizeof(double))))
             rc = NCP_ERR_NOMEM;
         else
             rc = ncp_sparse_chol_delassus(F, p->b, &p->J, p->e, NULL, g->vf_own, err);
     }
-    g->vf = (p->has_dual && p->vf) ? p->vf : g->vf_own;
+    g->vf = p->vf ? p->vf : g->vf_own;
     ncp_sparse_chol_free(F);
     ncp_csr_free(&own);
     if (!rc && !(g->dv = ncp_calloc(err, (size_t)nv, sizeof(double)))) rc = NCP_ERR_NOMEM;
@@ -373,7 +375,11 @@ static int blocks_match(const ncp_gs_vel *g, const ncp_problem *p)
 int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, ncp_error *err)
 {
     gs_vel_bind(g, NULL, u);
-    int route, rc = ncp_gs_vel_route(p, sweep, &route, err);
+    double est[2] = {0.0, 0.0};
+    int route, rc = gs_route(p, sweep, &route, est, err);
+    g->est_vel = est[0];
+    g->est_del = est[1];
+    g->asked = sweep != NCP_GS_AUTO;
     if (!rc && !(g->dblk = ncp_calloc(err, 9 * (size_t)(p->nblocks > 0 ? p->nblocks : 1),
                                       sizeof(double))))
         rc = NCP_ERR_NOMEM;
@@ -384,12 +390,17 @@ int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, 
          * checked where the Delassus operator verified it already) */
         int differs = !rc && sweep == NCP_GS_AUTO && !blocks_match(g, p);
         if (differs || (rc && rc != NCP_ERR_NOMEM && sweep == NCP_GS_AUTO && p->has_dual && p->D)) {
+            const char *why = differs ? "D is not J A^-1 J^T" : "A is not positive definite";
             ncp_error_clear(err);
             double *dblk = g->dblk;
             g->dblk = NULL;
             ncp_gs_vel_free(g);
             gs_vel_bind(g, NULL, u);
             g->dblk = dblk;
+            g->est_vel = est[0];
+            g->est_del = est[1];
+            g->asked = 0;
+            g->fallback = why;
             route = NCP_GS_DELASSUS;
             rc = NCP_OK;
         }
@@ -427,6 +438,29 @@ int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, 
     }
     if (rc) ncp_gs_vel_free(g);
     return rc;
+}
+
+void ncp_gs_vel_describe(const ncp_gs_vel *g, char *buf, size_t size)
+{
+    char what[64];
+    if (g->route == NCP_GS_VELOCITY)
+        snprintf(what, sizeof what, "velocity form");
+    else if (g->route == NCP_GS_NONZEROS)
+        snprintf(what, sizeof what, "D nonzeros");
+    else if (g->op && g->op->rank > 0)
+        snprintf(what, sizeof what, "D low rank F F^T (r = %d)", g->op->rank);
+    else
+        snprintf(what, sizeof what, "D columns");
+    int n;
+    if (g->asked)
+        n = snprintf(buf, size, "sweep %s (as asked)", what);
+    else if (g->est_vel > 0.0 || g->est_del > 0.0) /* flops per sweep, 2x the halved estimates */
+        n = snprintf(buf, size, "sweep %s: est. velocity form %.2g flops/sweep, D route %.2g",
+                     what, 2.0 * g->est_vel, 2.0 * g->est_del);
+    else
+        n = snprintf(buf, size, "sweep %s (no primal data for the velocity form)", what);
+    if (g->fallback && n >= 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, " (%s)", g->fallback);
 }
 
 void ncp_gs_vel_start(ncp_gs_vel *g, const double *lambda)
@@ -744,6 +778,13 @@ void ncp_direct_io(const ncp_problem *p, const ncp_params *ps, int iterations,
     out->lambda = lambda;
     out->v = v;
     out->status = -1;
+}
+
+void ncp_note_gs(ncp_run *run, const ncp_gs_vel *g)
+{
+    char text[160];
+    ncp_gs_vel_describe(g, text, sizeof text);
+    ncp_run_note(run, "%s", text);
 }
 
 void ncp_note_dop(ncp_run *run, const ncp_dop *op)

@@ -110,6 +110,11 @@ typedef struct ncp_gs_vel {
      * (ncp_problem_dual_view), D_own its allocation */
     ncp_problem dview;
     double *D_own;
+    /* the automatic choice's estimates (ncp_gs_vel_route, halved flops per sweep; 0 when the
+     * route was asked for), and why it fell back to D from the velocity form (NULL: it did not) */
+    double est_vel, est_del;
+    const char *fallback;
+    int asked; /* the route was given by `sweep`, not chosen */
 } ncp_gs_vel;
 
 /* The routes a solver of the Gauss–Seidel family can take (its `sweep` parameter). */
@@ -143,6 +148,11 @@ int ncp_gs_vel_route(const ncp_problem *p, int sweep, int *route, ncp_error *err
  * (A not SPD on the velocity route), NCP_ERR_NOMEM. g must not be copied afterwards (it points
  * into itself). */
 int ncp_gs_vel_setup(ncp_gs_vel *g, const ncp_problem *p, int sweep, double *u, ncp_error *err);
+/* The route ncp_gs_vel_setup took, for the results' notes: "sweep velocity form: est. velocity
+ * form 2.1e+04 flops/sweep, D route 7.8e+04", "sweep D low rank F F^T (r = 6): ...", "sweep D
+ * columns (as asked)", "sweep D columns (no primal data for the velocity form)", with " (D is
+ * not J A^-1 J^T)" or " (A is not positive definite)" when the automatic choice fell back to D. */
+void ncp_gs_vel_describe(const ncp_gs_vel *g, char *buf, size_t size);
 /* u = D lambda + v_f on g's route (after ncp_gs_vel_setup). */
 void ncp_gs_vel_start(ncp_gs_vel *g, const double *lambda);
 /* Binds u (m, = D lambda + v_f on entry to each sweep) to op: dense or low-rank route.
@@ -232,5 +242,7 @@ void ncp_direct_io(const ncp_problem *p, const ncp_params *ps, int iterations,
 /* Records the Delassus operator's route and its estimated cost per product (ncp_dop_describe)
  * in the row's note (ncp_run_note). */
 void ncp_note_dop(ncp_run *run, const ncp_dop *op);
+/* Records the Gauss-Seidel sweep's route and estimates (ncp_gs_vel_describe) in the row's note. */
+void ncp_note_gs(ncp_run *run, const ncp_gs_vel *g);
 
 #endif

@@ -108,8 +108,10 @@ static int pgs_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
     else if ((rc = ncp_gs_vel_setup(&g, p, sweep, u, err)) ||
              (rc = ncp_block_steps_diag(p, g.dblk, step, NULL, err)))
         ncp_error_prefix(err, "pgs: ");
-    else
+    else {
+        ncp_note_gs(run, &g);
         pgs_iterate(in, out, run, omega, local_iter, stall_tol, step, lambda, &g);
+    }
     ncp_gs_vel_free(&g);
     free(lambda);
     free(u);

@@ -89,7 +89,7 @@ static int pgs_decoupled_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_r
         ncp_error_prefix(err, "%s: ", self->name);
         return rc;
     }
-    o.sweep = route;
+    /* o.sweep stays as asked: the setup makes the same choice on q (D or not) and records it */
     if (route == NCP_GS_VELOCITY) return ncp_split_solve(self, &o, &qin, out, run, err);
     size_t m = (size_t)(p->m > 0 ? p->m : 1);
     double *D = ncp_calloc(err, m * m, sizeof(double));

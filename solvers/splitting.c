@@ -219,6 +219,7 @@ int ncp_split_solve(const ncp_solver_desc *self, const ncp_split_opts *o, const 
             goto fail;
         }
     }
+    ncp_note_gs(run, &w.vel);
     iterate(&w, in, out, run);
     goto done;
 fail:

@@ -235,10 +235,20 @@ static void check_sparse(uint64_t seed, int nb, int nc)
     CHECK(op.chol == NULL && op.rank == 0);
     ncp_dop_free(&op);
     ncp_problem_free(&p);
-    /* the sparse route without sparse data: an input error */
+    /* the sparse route on a dense A (its block pattern: here one block) is J A^{-1} J^T; without
+     * primal data it is an input error */
     CHECK_OK(tutil_random_problem(&p, seed + 2, 6, 4, 0, 0, 0, &err), &err);
+    double xs[12], ys[12];
+    for (int i = 0; i < p.m; i++) xs[i] = 1.0 + 0.1 * i;
+    CHECK_OK(ncp_dop_init(&op, &p, NCP_DOP_SPARSE, &err), &err);
+    CHECK(op.chol != NULL && p.m <= 12);
+    ncp_dop_apply(&op, 1.0, xs, 0.0, ys);
+    CHECK(rel_err(&p, xs, ys) < 1e-13);
+    ncp_dop_free(&op);
+    p.has_primal = 0;
     CHECK(ncp_dop_init(&op, &p, NCP_DOP_SPARSE, &err) == NCP_ERR_INPUT);
     ncp_error_clear(&err);
+    p.has_primal = 1;
     ncp_problem_free(&p);
 }
 
@@ -271,6 +281,53 @@ static void check_route_costs(void)
         if (got != prev) flips++;
         prev = got;
         ncp_dop_free(&op);
+        ncp_problem_free(&p);
+    }
+    CHECK(flips == 1 && prev == 1);
+    /* the same piles with A dense and no D, as a capture of up to 600 dofs keeps them: the
+     * route decided without D (ncp_dop_check_problem) is the sparse one on the dense A's blocks
+     * exactly when the same rule holds (formerly -1 at any size: the harness built the dense D
+     * for solvers whose product through A's blocks was far cheaper), and the operator without
+     * D then takes it, with D's products */
+    flips = prev = 0;
+    for (int nc = 1; nc <= 40; nc++) {
+        ncp_problem p;
+        CHECK_OK(tutil_sparse_bodies_problem(&p, 77, 12, nc, &err), &err);
+        ncp_sparse_chol *F = NULL;
+        ncp_sparse_chol_opts opts = {.no_cholmod = 1};
+        CHECK_OK(ncp_sparse_chol_factor(&p.A_sparse, &opts, &F, &err), &err);
+        double cost = 4.0 * p.J.nnz + 2.0 * (double)ncp_sparse_chol_dense_entries(F);
+        ncp_sparse_chol_free(F);
+        int want = 2.5 * cost < 2.0 * (double)p.m * p.m;
+        double *Ad = calloc((size_t)p.nv * p.nv, sizeof(double));
+        double *x = malloc((size_t)p.m * sizeof(double)), *y = malloc((size_t)p.m * sizeof(double));
+        CHECK(Ad && x && y);
+        if (Ad && x && y) {
+            ncp_csr_to_dense(&p.A_sparse, Ad);
+            ncp_problem q = p;
+            q.A = Ad;
+            q.has_primal = 1;
+            q.has_sparse_primal = 0;
+            q.has_dual = 0;
+            q.D = NULL;
+            q.dop_route = 0;
+            CHECK_OK(ncp_dop_check_problem(&q, &err), &err);
+            CHECK(q.dop_route == (want ? 2 : -1));
+            if (q.dop_route == 2) {
+                ncp_dop op;
+                CHECK_OK(ncp_dop_init(&op, &q, NCP_DOP_AUTO, &err), &err);
+                CHECK(op.chol != NULL && op.rank == 0 && !op.D);
+                for (int i = 0; i < p.m; i++) x[i] = sin(1.0 + i);
+                ncp_dop_apply(&op, 1.0, x, 0.0, y);
+                CHECK(rel_err(&p, x, y) < 1e-13);
+                ncp_dop_free(&op);
+            }
+            if ((q.dop_route == 2) != prev) flips++;
+            prev = q.dop_route == 2;
+        }
+        free(Ad);
+        free(x);
+        free(y);
         ncp_problem_free(&p);
     }
     CHECK(flips == 1 && prev == 1);

@@ -441,6 +441,11 @@ static void test_unsupported_and_reconstructions(const ncp_problem *one)
 static void test_note_parse(void)
 {
     ncp_note_info ni;
+    char memory[160]; /* today's wording, and that of older journals (resume reads both) */
+    snprintf(memory, sizeof memory, "%s: nv = 9 ...", ncp_unsupported_name(NCP_UNSUP_MEMORY));
+    CHECK(strstr(memory, "dense matrix too large") != NULL);
+    ncp_note_parse(memory, &ni);
+    CHECK(ni.unsupported == NCP_UNSUP_MEMORY && ni.applied == 0 && !ni.warm_guess);
     ncp_note_parse("needs a dense A too large for the memory limit: nv = 9 ...", &ni);
     CHECK(ni.unsupported == NCP_UNSUP_MEMORY && ni.applied == 0 && !ni.warm_guess);
     ncp_note_parse("needs a dense A: the problem's A is sparse", &ni);

@@ -133,6 +133,10 @@ void ncp_note_parse(const char *note, ncp_note_info *ni)
         size_t n = s ? strlen(s) : 0;
         if (n && !strncmp(note, s, n) && note[n] == ':') ni->unsupported = k;
     }
+    /* the wording of NCP_UNSUP_MEMORY in journals written before the dense D could also be the
+     * matrix too large (resume reads them back) */
+    static const char old_memory[] = "needs a dense A too large for the memory limit:";
+    if (!strncmp(note, old_memory, sizeof old_memory - 1)) ni->unsupported = NCP_UNSUP_MEMORY;
     for (int b = 0; b < NCP_RECON_COUNT; b++)
         if (strstr(note, ncp_recon_name(1u << b))) ni->applied |= 1u << b;
     ni->warm_guess = strstr(note, NCP_NOTE_WARM_GUESS) != NULL;

@@ -17,11 +17,14 @@ void ncp_dop_free(ncp_dop *op)
     memset(op, 0, sizeof *op);
 }
 
-/* Whether p carries sparse primal data the sparse route can use. */
+/* Whether p carries primal data the sparse route can use: J with A_sparse, or with the dense A
+ * (factorised over its block pattern: a dense A of several bodies or trees is block diagonal). */
 static int has_sparse_data(const ncp_problem *p)
 {
-    return p->has_sparse_primal && p->nv > 0 && p->A_sparse.rowptr && p->A_sparse.m == p->nv &&
-           p->A_sparse.n == p->nv && p->J.rowptr && p->J.m == p->m && p->J.n == p->nv;
+    if (!(p->nv > 0 && p->J.rowptr && p->J.m == p->m && p->J.n == p->nv)) return 0;
+    if (p->has_sparse_primal && p->A_sparse.rowptr)
+        return p->A_sparse.m == p->nv && p->A_sparse.n == p->nv;
+    return p->has_primal && p->A;
 }
 
 /* The routes' costs per product, in flops of the dense product (2 m^2), with the times per flop
@@ -64,16 +67,20 @@ void ncp_dop_describe(const ncp_dop *op, char *buf, size_t size)
         snprintf(buf, size, "D dense: %.2g flops/product", dense);
 }
 
-/* The sparse route: A_sparse factorised block by block (core/sparse_chol.h), never by CHOLMOD
- * (its solves allocate). With `auto_route` a factor that would not pay (above) is not kept:
- * NCP_OK with op->chol NULL, the dense route serves. */
+/* The sparse route: A (A_sparse, or the dense A's block pattern) factorised block by block
+ * (core/sparse_chol.h), never by CHOLMOD (its solves allocate). With `auto_route` a factor that
+ * would not pay (above) is not kept: NCP_OK with op->chol NULL, the dense route serves. */
 static int build_sparse(ncp_dop *op, const ncp_problem *p, int auto_route, ncp_error *err)
 {
     const double m2 = 2.0 * (double)p->m * (double)p->m;
     /* J^T x and J w: 4 nnz(J) flops, before anything is factorised */
     if (auto_route && NCP_DOP_SPARSE_FLOP * 4.0 * (double)p->J.nnz >= m2) return NCP_OK;
     ncp_sparse_chol_opts opts = {.no_cholmod = 1};
-    int rc = ncp_sparse_chol_factor(&p->A_sparse, &opts, &op->chol, err);
+    ncp_csr own;
+    const ncp_csr *A;
+    int rc = ncp_problem_mass_csr(p, &own, &A, err);
+    if (!rc) rc = ncp_sparse_chol_factor(A, &opts, &op->chol, err); /* copies A's blocks */
+    ncp_csr_free(&own);
     if (rc) {
         ncp_error_prefix(err, "Delassus operator: mass matrix A: ");
         return rc;
@@ -243,9 +250,11 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
                  p->J.n == p->nv;
     int sparse = has_sparse_data(p);
     /* no D (built on demand only, core/problem.h): a route from the primal data, exact by
-     * construction (nothing to check it against), whatever it costs against a D there is not */
+     * construction (nothing to check it against): the one ncp_dop_check_problem chose by cost
+     * (sparse: 2), else whatever it costs against a D there is not */
     if (route == NCP_DOP_AUTO && !op->D && p->m > 0)
-        route = primal ? NCP_DOP_LOWRANK : sparse ? NCP_DOP_SPARSE : NCP_DOP_DENSE;
+        route = (p->dop_route == 2 && sparse) || !primal ? (sparse ? NCP_DOP_SPARSE : NCP_DOP_DENSE)
+                                                         : NCP_DOP_LOWRANK;
     /* the route decided for this problem already (ncp_dop_check_problem), when it has a D */
     int decided = route == NCP_DOP_AUTO && op->D ? p->dop_route : 0;
     if (route == NCP_DOP_DENSE || decided < 0) return dense_route(op, p, err);
@@ -288,14 +297,16 @@ int ncp_dop_init(ncp_dop *op, const ncp_problem *p, int route, ncp_error *err)
 }
 
 /* The route of a problem without D: the low-rank one when it is cheaper than the dense product,
- * the sparse one when it pays (build_sparse's test), else -1: the dense D is the cheapest
- * operator (a small problem), and a solve that applies it builds it (solve/harness.c). */
+ * the sparse one when it pays (build_sparse's test, on A_sparse or on the dense A's block
+ * pattern: a dense A of many bodies is as block diagonal as a sparse one), else -1: the dense D
+ * is the cheapest operator by the measured constants (a small or densely coupled problem), and a
+ * solve that applies it builds it (solve/harness.c). */
 static int route_without_d(ncp_problem *p, ncp_error *err)
 {
     int primal = p->has_primal && p->A && p->nv > 0 && p->J.rowptr && p->J.m == p->m &&
                  p->J.n == p->nv;
-    if (primal) {
-        p->dop_route = 4 * p->nv <= p->m ? 1 : -1;
+    if (primal && lowrank_pays(p)) {
+        p->dop_route = 1;
         return NCP_OK;
     }
     if (!has_sparse_data(p)) return NCP_OK;

@@ -21,8 +21,9 @@
  * factorisations and Gauss–Seidel columns need the dense D.
  *
  * A problem with primal data keeps no D (core/problem.h: built on demand only): NCP_DOP_AUTO
- * then takes the low-rank route on dense primal data and the sparse one on sparse primal data
- * when their products are estimated cheaper than the dense one (below), exact by construction
+ * then takes the low-rank route on dense primal data, or the sparse one (on A_sparse, or on a
+ * dense A's block pattern: a capture of up to 600 dofs keeps A dense but block diagonal) when
+ * its product is estimated cheaper (ncp_dop_check_problem, below), exact by construction
  * (nothing to check them against); otherwise the harness builds D for the solve.
  *
  * A route is taken when its product is estimated cheaper than the dense one, by flops weighted
@@ -45,8 +46,9 @@ enum {
     NCP_DOP_AUTO = 0,    /* low rank when cheaper and verified, else dense */
     NCP_DOP_DENSE = 1,   /* always the dense D (needs the dual data) */
     NCP_DOP_LOWRANK = 2, /* F F^T from the primal data, unverified (needs dense primal data) */
-    NCP_DOP_SPARSE = 3   /* J A_sparse^{-1} J^T, unverified (needs sparse primal data whose A
-                          * blocks are all factorised densely, i.e. none by CHOLMOD) */
+    NCP_DOP_SPARSE = 3   /* J A^{-1} J^T over A's blocks (A_sparse, or the dense A's block
+                          * pattern), unverified (needs J and A; blocks all factorised densely,
+                          * i.e. none by CHOLMOD) */
 };
 
 typedef struct ncp_dop {
@@ -65,7 +67,7 @@ typedef struct ncp_dop {
 } ncp_dop;
 
 /* Builds the operator of p by `route` (NCP_DOP_*). NCP_DOP_AUTO takes the low-rank route for
- * dense primal data with nv <= m / 4, the sparse route for sparse primal data where it is
+ * dense primal data with nv <= m / 4, the sparse route (A_sparse, or a dense A's blocks) where it is
  * estimated cheaper, and falls back to dense when neither applies or when the problem's D is not
  * J A^{-1} J^T. Errors: NCP_ERR_INPUT when the route needs data p lacks, NCP_ERR_NUMERIC when A
  * is not SPD (low-rank or sparse route requested), NCP_ERR_NOMEM. */

@@ -189,6 +189,22 @@ int ncp_problem_drop_dual(ncp_problem *p)
     return 1;
 }
 
+int ncp_problem_mass_csr(const ncp_problem *p, ncp_csr *own, const ncp_csr **A, ncp_error *err)
+{
+    memset(own, 0, sizeof *own);
+    *A = NULL;
+    if (p->has_sparse_primal && p->A_sparse.rowptr) {
+        *A = &p->A_sparse;
+        return NCP_OK;
+    }
+    if (!p->has_primal || !p->A)
+        return ncp_error_set(err, NCP_ERR_INPUT, "problem %s has no mass matrix A",
+                             p->name ? p->name : "?");
+    int rc = ncp_csr_from_dense(own, p->nv, p->nv, p->A, 0.0, err);
+    if (!rc) *A = own;
+    return rc;
+}
+
 int ncp_problem_dual_view(const ncp_problem *p, ncp_problem *view, double **owned,
                           ncp_error *err)
 {

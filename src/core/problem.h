@@ -187,6 +187,10 @@ int ncp_problem_drop_dual(ncp_problem *p);
  * same bits as ncp_problem_compute_dual. NCP_ERR_INPUT when p has neither D nor primal data. */
 int ncp_problem_dual_view(const ncp_problem *p, ncp_problem *view, double **owned,
                           ncp_error *err);
+/* A as CSR: *A = &p->A_sparse when p keeps one, else the dense A's nonzero entries (its block
+ * pattern) in *own, which the caller frees (ncp_csr_free; zeroed when unused). NCP_ERR_INPUT
+ * when p has neither, NCP_ERR_NOMEM. */
+int ncp_problem_mass_csr(const ncp_problem *p, ncp_csr *own, const ncp_csr **A, ncp_error *err);
 /* D = J M^{-1} J^T and v_f = J M^{-1} b + e from the sparse primal data (A_sparse = M, b, J,
  * e; core/sparse_chol.h: M factorised block by block, never densified). opts may be NULL. Sets
  * has_dual and dual_symmetric; a note on how M was factorised goes to provenance_note. */

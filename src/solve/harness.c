@@ -203,7 +203,7 @@ const char *ncp_unsupported_name(int kind)
     case NCP_UNSUP_STRUCTURE: return "needs the subsystem structure";
     case NCP_UNSUP_PRIMAL: return "needs primal data (A, b, J, e)";
     case NCP_UNSUP_SPARSE: return "needs a dense A";
-    case NCP_UNSUP_MEMORY: return "needs a dense A too large for the memory limit";
+    case NCP_UNSUP_MEMORY: return "needs a dense matrix too large for the memory limit";
     case NCP_UNSUP_SYMMETRIC: return "needs a symmetric D";
     case NCP_UNSUP_SOLVER: return "declined by the solver";
     default: return NULL;

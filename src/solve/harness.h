@@ -36,7 +36,8 @@ enum {
     NCP_UNSUP_STRUCTURE = 1,  /* no subsystem structure */
     NCP_UNSUP_PRIMAL = 2,     /* dual-only problem, primal solver, no NCP_RECON_PRIMAL_FROM_D */
     NCP_UNSUP_SPARSE = 3,     /* sparse-primal problem, primal solver, no NCP_RECON_PRIMAL_DENSE */
-    NCP_UNSUP_MEMORY = 4,     /* densifying A would exceed the memory limit */
+    NCP_UNSUP_MEMORY = 4,     /* densifying A, or building the dense D, would exceed the
+                                 memory limit */
     NCP_UNSUP_SYMMETRIC = 5,  /* non-symmetric D, no NCP_RECON_SYMMETRIZE */
     NCP_UNSUP_SOLVER = 6      /* the solver itself declined the problem (solver.h: it set
                                  NCP_STATUS_UNSUPPORTED and left the reason in err) */
