@@ -724,7 +724,7 @@ void tutil_check_two_step_read(const char *path, int rc_full, const ncp_error *e
     ncp_error err = {0};
     ncp_problem *r = NULL;
     ncp_problem_origin *o = NULL;
-    int nr = 0, rc = ncp_load_problems_raw(path, 0.0, &r, &o, &nr, &err);
+    int nr = 0, rc = ncp_load_problems_raw(path, 0.0, 0.0, &r, &o, &nr, &err);
     ncp_problem_keep *keep = calloc(nr > 0 ? (size_t)nr : 1, sizeof *keep);
     if (!keep) abort();
     int *stored_d = calloc(nr > 0 ? (size_t)nr : 1, sizeof *stored_d);
