@@ -27,7 +27,11 @@
  *   (f) budgets: bullet-pgs reports max_iter iterations (status max_iter), dart-pgs at most
  *       max_iter; one trace row per solve; a bullet-pgs run past the time budget (the child's
  *       CPU time, charged as it runs) is killed:
- *       status timeout, the start point kept.
+ *       status timeout, the start point kept; an interrupted run kills it at once (status
+ *       stopped, the start point kept);
+ *   (g) what is timed (engine_peers.h): each adapter calls `started` once, between its
+ *       conversion (setup_ms) and the engine's call (solve_ms), both on its thread's CPU clock:
+ *       the two intervals lie on either side of that call within the adapter's own time.
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +42,7 @@
 #include "metrics/metrics.h"
 #include "solve/harness.h"
 #include "util/clock.h"
+#include "solvers/engine_peers.h"
 #include "solvers/registry.h"
 #include "tcheck.h"
 #include "testutil.h"
@@ -308,8 +313,77 @@ static void test_budget(void)
         /* its time is the child's CPU time (the default clock), charged up to the budget */
         CHECK(r.clock == NCP_CLOCK_CPU && r.setup_ms + r.solve_ms >= 50.0);
         ncp_result_free(&r);
+        /* the same run, no time budget, the run interrupted: the child is killed at once */
+        static volatile int stop = 1;
+        o.budget.time_ms = 0.0;
+        o.interrupt = &stop;
+        double t0 = ncp_now_ms();
+        if (run(NAMES[i], &p, NULL, &o, &r)) continue;
+        CHECK(r.status == NCP_STATUS_STOPPED);
+        CHECK(tutil_maxdiff(p.m, r.lambda, (double[18]){0}) == 0.0);
+        CHECK(ncp_now_ms() - t0 < 5000.0); /* 10^8 sweeps would take minutes */
+        ncp_result_free(&r);
     }
     ncp_problem_free(&p);
+}
+
+/* (g): the adapter's `started`, with the thread's CPU clock at that moment */
+typedef struct started_at {
+    int calls;
+    double t;
+} started_at;
+
+static void on_started(ncp_engine_call *c)
+{
+    started_at *s = c->ctx;
+    s->calls++;
+    s->t = ncp_thread_cpu_ms();
+}
+
+static void test_timed_parts(void)
+{
+    for (int i = 0; i < NENG; i++) {
+        /* one sliding contact, D = I, v_f = (-1, 0.5, 0), mu = 0.3 (b): x = (1, -0.3, 0) */
+        double A[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}, b[3] = {1.0, -0.5, 0.0};
+        double lo[3] = {0.0, -0.3, -0.3}, hi[3] = {INFINITY, 0.3, 0.3}, x[3] = {0, 0, 0};
+        int findex[3] = {-1, 0, 0};
+        ncp_boxlcp l = {3, 4, A, b, lo, hi, findex};
+        started_at s = {0, 0.0};
+        ncp_engine_call c;
+        memset(&c, 0, sizeof c);
+        c.max_iter = 50;
+        c.started = on_started;
+        c.ctx = &s;
+        int rc = -1;
+        double t0 = ncp_thread_cpu_ms();
+#ifdef NCP_HAVE_BULLET
+        if (!strncmp(NAMES[i], "bullet-", 7)) {
+            hi[0] = 1e10;
+            c.solver = !strcmp(NAMES[i], "bullet-pgs")       ? NCP_ENGINE_BULLET_PGS
+                       : !strcmp(NAMES[i], "bullet-dantzig") ? NCP_ENGINE_BULLET_DANTZIG
+                                                             : NCP_ENGINE_BULLET_LEMKE;
+            rc = ncp_engine_bullet_run(&l, x, &c);
+        }
+#endif
+#ifdef NCP_HAVE_DART
+        if (strncmp(NAMES[i], "bullet-", 7)) {
+            c.solver = !strcmp(NAMES[i], "dart-pgs")       ? NCP_ENGINE_DART_PGS
+                       : !strcmp(NAMES[i], "dart-dantzig") ? NCP_ENGINE_DART_DANTZIG
+                                                           : NCP_ENGINE_ODE_DANTZIG;
+            rc = ncp_engine_dart_run(&l, x, &c);
+        }
+#endif
+        double t1 = ncp_thread_cpu_ms();
+        CHECK(rc == NCP_ENGINE_SOLVED);
+        if (rc != NCP_ENGINE_SOLVED) fprintf(stderr, "  %s: %s\n", NAMES[i], c.msg);
+        CHECK(tutil_maxdiff(3, x, (const double[3]){1.0, -0.3, 0.0}) <= 1e-9);
+        CHECK(s.calls == 1);
+        CHECK(c.setup_ms >= 0.0 && c.solve_ms >= 0.0);
+        /* setup before `started`, the call after it, both within the adapter's time */
+        const double eps = 1e-3;
+        CHECK(t0 + c.setup_ms <= s.t + eps);
+        CHECK(s.t + c.solve_ms <= t1 + eps);
+    }
 }
 
 int main(void)
@@ -320,5 +394,6 @@ int main(void)
     test_random();
     test_reject();
     test_budget();
+    test_timed_parts();
     return tcheck_exit("engines");
 }
