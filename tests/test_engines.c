@@ -60,24 +60,16 @@ enum { NENG = (int)(sizeof NAMES / sizeof NAMES[0]) };
 static int is_pgs(const char *n) { return strstr(n, "-pgs") != NULL; }
 static int is_lemke(const char *n) { return strcmp(n, "bullet-lemke") == 0; }
 
-static ncp_harness_opts opts(double tol, int max_iter)
-{
-    ncp_harness_opts o;
-    ncp_harness_opts_default(&o);
-    o.budget.tol = tol;
-    o.budget.max_iter = max_iter;
-    o.stop_metric = ncp_metrics_index("natural_map_rel_acary");
-    o.unsupported_ok = 1;
-    return o;
-}
-
-/* Runs the engine `name` on p through the harness; 0 when it gave a result (r to be freed). */
+/* Runs the engine `name` on p through the harness, an unsupported solve as a row (as the
+ * benchmark does); 0 when it gave a result (r to be freed). */
 static int run(const char *name, const ncp_problem *p, const ncp_params *ps,
                const ncp_harness_opts *o, ncp_result *r)
 {
     const ncp_solver_desc *s = ncp_solver_find(name);
+    ncp_harness_opts ro = *o;
+    ro.unsupported_ok = 1;
     CHECK(s != NULL);
-    if (!s || tutil_solve_opts(s, p, ps, NULL, NULL, o, r)) {
+    if (!s || tutil_solve_opts(s, p, ps, NULL, NULL, &ro, r)) {
         CHECK(0);
         return 1;
     }
@@ -108,7 +100,7 @@ static void one_contact(const char *what, const double G[9], const double vf[3],
     ncp_problem p;
     CHECK_OK(tutil_one_contact(&p, G, vf, mu, &err), &err);
     for (int i = 0; i < NENG; i++) {
-        ncp_harness_opts o = opts(1e-300, 200);
+        ncp_harness_opts o = tutil_rel_opts(1e-300, 200);
         ncp_result r;
         if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         const double *w = is_lemke(NAMES[i]) && want_lemke ? want_lemke : want;
@@ -176,7 +168,7 @@ static void test_soft(void)
     p.blocks[0].phi = 0.5;
     p.blocks[0].c = 1.0;
     for (int i = 0; i < NENG; i++) {
-        ncp_harness_opts o = opts(1e-300, 100);
+        ncp_harness_opts o = tutil_rel_opts(1e-300, 100);
         ncp_result r;
         if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         CHECK_NEAR(r.lambda[0], -0.5, 1e-12);
@@ -184,7 +176,7 @@ static void test_soft(void)
     }
     p.blocks[0].c = 0.0;
     for (int i = 0; i < NENG; i++) {
-        ncp_harness_opts o = opts(1e-10, 100);
+        ncp_harness_opts o = tutil_rel_opts(1e-10, 100);
         ncp_result r;
         if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         CHECK(r.status == NCP_STATUS_UNSUPPORTED);
@@ -219,7 +211,7 @@ static void test_random(void)
                 tutil_param(&ps, "dx_threshold", 0.0);
                 tutil_param(&ps, "rel_dx_tol", 0.0);
             }
-            ncp_harness_opts o = opts(1e-300, pgs ? 20000 : 10);
+            ncp_harness_opts o = tutil_rel_opts(1e-300, pgs ? 20000 : 10);
             ncp_result r;
             if (run(NAMES[i], &p, &ps, &o, &r)) continue;
             const double want = pgs ? 1e-6 : 1e-9;
@@ -243,7 +235,7 @@ static void test_reject(void)
         ncp_problem p;
         CHECK_OK(tutil_one_contact(&p, c == 0 ? Z : small, vf, 0.5, &err), &err);
         for (int i = 0; i < NENG; i++) {
-            ncp_harness_opts o = opts(1e-10, 100);
+            ncp_harness_opts o = tutil_rel_opts(1e-10, 100);
             ncp_result r;
             if (run(NAMES[i], &p, NULL, &o, &r)) continue; /* a result, never a crash */
             /* D = 0: DART's Dantzig (early termination) gives up. lambda_n = 1e4 on D = 1e-4:
@@ -265,17 +257,6 @@ static void test_reject(void)
     }
 }
 
-static int rows;
-static int count_rows(void *ctx, int iter, double elapsed_ms, const ncp_metrics *mt)
-{
-    (void)ctx;
-    (void)iter;
-    (void)elapsed_ms;
-    (void)mt;
-    rows++;
-    return 0;
-}
-
 static void test_budget(void)
 {
     ncp_error err;
@@ -284,9 +265,10 @@ static void test_budget(void)
     CHECK_OK(tutil_random_problem(&p, 7, 30, 6, 0, 0, 0, &err), &err);
     for (int i = 0; i < NENG; i++) {
         if (!is_pgs(NAMES[i])) continue;
-        ncp_harness_opts o = opts(1e-300, 7);
-        o.trace = count_rows;
-        rows = 0;
+        ncp_harness_opts o = tutil_rel_opts(1e-300, 7);
+        int rows = 0;
+        o.trace = tutil_count_rows;
+        o.trace_ctx = &rows;
         ncp_result r;
         if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         CHECK(rows == 1);
@@ -301,7 +283,7 @@ static void test_budget(void)
          * changes) cannot end within 50 ms: the child is killed at the budget, the row keeps
          * the start point with status timeout (and the test ends) */
         if (strcmp(NAMES[i], "bullet-pgs")) continue;
-        o = opts(1e-300, 100000000);
+        o = tutil_rel_opts(1e-300, 100000000);
         o.budget.time_ms = 50.0;
         if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         if (r.status != NCP_STATUS_TIMEOUT)
