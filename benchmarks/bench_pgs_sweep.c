@@ -304,7 +304,7 @@ int main(int argc, char **argv)
         ncp_problem_origin *origin = NULL;
         int n = 0;
         ncp_error err = {0};
-        if (ncp_load_problems_raw(argv[a], 0.0, &probs, &origin, &n, &err)) {
+        if (ncp_load_problems_raw(argv[a], 0.0, 0.0, &probs, &origin, &n, &err)) {
             fprintf(stderr, "%s: %s\n", argv[a], err.msg);
             return 2;
         }

@@ -2,7 +2,9 @@
  * described in the header of solvers/pgs.c. */
 #include "solvers/common.h"
 
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "core/cone.h"
 #include "core/la.h"
 #include "solve/params.h"
+#include "util/clock.h"
 
 /* ---------- parameters ---------- */
 
@@ -651,6 +654,29 @@ double ncp_pgs_sweep(const ncp_problem *p, const double *step, double omega, int
 }
 
 /* ---------- the iteration protocol ---------- */
+
+int ncp_peer_wait(ncp_run *run, double budget_ms, int cpu, int fd, int pid, double from_ms)
+{
+    for (;;) {
+        double pending = 0.0;
+        if (cpu) {
+            double now = ncp_process_cpu_ms(pid); /* NaN once the child is gone: nothing */
+            if (now > from_ms) pending = now - from_ms;
+        }
+        double spent = ncp_run_elapsed_ms(run) + pending;
+        if ((budget_ms > 0.0 && spent >= budget_ms) || ncp_run_interrupted(run)) {
+            (void)ncp_run_add_cpu_ms(run, pending);
+            return 1;
+        }
+        int timeout = 100; /* the interrupt, and a threaded child's CPU outrunning the wall */
+        if (budget_ms > 0.0 && budget_ms - spent < 100.0)
+            timeout = budget_ms - spent >= 1.0 ? (int)ceil(budget_ms - spent) : 1;
+        struct pollfd pf = {fd, POLLIN, 0};
+        int r = poll(&pf, 1, timeout);
+        if (r < 0 && errno == EINTR) continue;
+        if (r != 0) return 0; /* data, end of file or an error: the caller's read tells */
+    }
+}
 
 int ncp_solver_iter_end(ncp_run *run, int k, int m, const double *lambda, int stalled,
                         int *status)

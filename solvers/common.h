@@ -191,6 +191,16 @@ double ncp_pgs_scalar(ncp_gs_vel *g, const ncp_block *b, double step, double ome
 
 /* ---- the iteration protocol of solver.h ---- */
 
+/* A peer's child process (siconos.c, engine_peers.c), forked (util/isolate.h ncp_fork_child)
+ * after ncp_run_external: the child times the peer's own calls and sends the times to be
+ * charged; the parent only waits. Waits until fd has something to read (returns 0) or until the
+ * solve must end while the child works (returns 1): the time budget budget_ms (<= 0: none) is
+ * spent, counting the child's process CPU time since it read from_ms there (cpu = 1, the CPU
+ * clock: what ncp_run_external returned; the wall clock counts the wait itself), or the run is
+ * interrupted. On 1 that pending CPU time is charged (status timeout when the budget is spent);
+ * the caller kills the child and reports its last answer. Looks at least every 100 ms. */
+int ncp_peer_wait(ncp_run *run, double budget_ms, int cpu, int fd, int pid, double from_ms);
+
 /* Ends iteration k (1-based) of a solver whose iterate is lambda (m entries, no v): a non-finite
  * lambda sets *status = FAILED; otherwise the iterate is reported (ncp_run_iterate) and, if the
  * harness lets the solver go on, `stalled` (the solver's own no-progress test) sets *status =

@@ -1,7 +1,9 @@
 // Bullet 3.24's MLCP solvers on an ncp_boxlcp (solvers/engine_peers.h): the call Bullet's
 // btMLCPSolver makes, btMLCPSolverInterface::solveMLCP(A, b, x, lo, hi, limitDependency,
 // numIterations, useSparsity = true), on the double-precision build (BT_USE_DOUBLE_PRECISION,
-// pkg-config bullet-float64). Each solver with its defaults:
+// pkg-config bullet-float64). The copy into Bullet's types is the adapter's setup and
+// solveMLCP alone its solve, each timed on the thread's CPU clock (engine_peers.h). Each solver
+// with its defaults:
 //   btSolveProjectedGaussSeidel  numIterations = max_iter sweeps; its own stop
 //                                (m_leastSquaresResidualThreshold) is 0, i.e. never: it makes
 //                                every sweep. A friction row's bound is lo/hi x x[dependency]
@@ -20,6 +22,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <new>
 
 #include <BulletDynamics/MLCPSolvers/btDantzigSolver.h>
@@ -30,6 +33,14 @@
 static_assert(sizeof(btScalar) == sizeof(double), "Bullet must be its double-precision build");
 
 namespace {
+
+// The calling thread's CPU time in ms (the clock the adapter times its parts with, engine_peers.h).
+double thread_cpu_ms()
+{
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
 
 // btDantzigSolver with its answer readable after a failure, to say why it failed.
 class Dantzig : public btDantzigSolver
@@ -65,6 +76,11 @@ void why_dantzig(const Dantzig &s, const btVectorXu &start, int n, ncp_engine_ca
 
 int run(const ncp_boxlcp *lcp, double *xio, ncp_engine_call *c)
 {
+    if (c->solver < NCP_ENGINE_BULLET_PGS || c->solver > NCP_ENGINE_BULLET_LEMKE) {
+        std::snprintf(c->msg, sizeof c->msg, "not a Bullet solver: %d", c->solver);
+        return NCP_ENGINE_REJECTED;
+    }
+    const double t0 = thread_cpu_ms();
     const int n = lcp->n;
     btMatrixXu A(n, n);
     btVectorXu b(n), x(n), lo(n), hi(n);
@@ -80,34 +96,41 @@ int run(const ncp_boxlcp *lcp, double *xio, ncp_engine_call *c)
     }
     bool ok = false;
     c->iterations = 1;
+    // the solvers and the start copy are made before the clock of the call starts
+    btSolveProjectedGaussSeidel pgs;
+    Dantzig dz;
+    btLemkeSolver lemke;
+    lemke.m_maxLoops = c->max_iter;
+    btVectorXu start(x);
+    c->setup_ms = thread_cpu_ms() - t0;
+    if (c->started) c->started(c);
+    const double t1 = thread_cpu_ms();
     switch (c->solver) {
-    case NCP_ENGINE_BULLET_PGS: {
-        btSolveProjectedGaussSeidel s;
-        ok = s.solveMLCP(A, b, x, lo, hi, dep, c->max_iter, true);
+    case NCP_ENGINE_BULLET_PGS:
+        ok = pgs.solveMLCP(A, b, x, lo, hi, dep, c->max_iter, true);
+        break;
+    case NCP_ENGINE_BULLET_DANTZIG:
+        ok = dz.solveMLCP(A, b, x, lo, hi, dep, c->max_iter, true);
+        break;
+    default:
+        ok = lemke.solveMLCP(A, b, x, lo, hi, dep, c->max_iter, true);
+        break;
+    }
+    c->solve_ms = thread_cpu_ms() - t1;
+    switch (c->solver) {
+    case NCP_ENGINE_BULLET_PGS:
         c->iterations = c->max_iter; // its stop test (threshold 0) never ends a run early
         break;
-    }
-    case NCP_ENGINE_BULLET_DANTZIG: {
-        Dantzig s;
-        btVectorXu start(x);
-        ok = s.solveMLCP(A, b, x, lo, hi, dep, c->max_iter, true);
-        if (!ok) why_dantzig(s, start, n, c);
+    case NCP_ENGINE_BULLET_DANTZIG:
+        if (!ok) why_dantzig(dz, start, n, c);
         break;
-    }
-    case NCP_ENGINE_BULLET_LEMKE: {
-        btLemkeSolver s;
-        s.m_maxLoops = c->max_iter;
-        ok = s.solveMLCP(A, b, x, lo, hi, dep, c->max_iter, true);
+    default:
         if (!ok)
             std::snprintf(c->msg, sizeof c->msg,
                           "btLemkeSolver: no valid answer within %d pivots (a NaN, or |x| > "
                           "%.0f, m_maxValue: Bullet zeroes x)",
-                          c->max_iter, s.m_maxValue);
+                          c->max_iter, lemke.m_maxValue);
         break;
-    }
-    default:
-        std::snprintf(c->msg, sizeof c->msg, "not a Bullet solver: %d", c->solver);
-        return NCP_ENGINE_REJECTED;
     }
     for (int i = 0; i < n; i++) xio[i] = x[i];
     return ok ? NCP_ENGINE_SOLVED : NCP_ENGINE_REJECTED;

@@ -10,19 +10,26 @@
  * own model and how far that model's answer is from a Coulomb one (docs/design.md, "Engine
  * peers").
  *
- * How a run goes: the setup builds the LCP (a dense copy of D with the engine's row stride;
- * timed as setup). Then the engine runs in a child process (fork): one call of the engine's
- * solver under its iteration cap (max_iter: Bullet's PGS sweeps, DART's PGS sweeps, Lemke's
- * pivots; the Dantzig solvers have none), whose answer comes back over a pipe and is reported
- * once (one trace row), as siconos-admm's: none of these calls can report an iterate or be
- * stopped between its iterations. Its time is the child's CPU time (read while the parent waits
- * and charged to the solver clock, ncp_run_add_cpu_ms); the child is killed when the time budget
- * runs out (the row keeps the start point, status timeout). Why a child: ODE's assertions are compiled into
- * Debian's library (their default handler aborts), ODE's handlers are process-wide, and a run
- * past the time budget can only be ended by killing it. A child that dies is a failed row
- * naming the signal; an engine that reports failure (Dantzig's pivoting finds no solution,
- * Bullet's answer limits) is a failed row with the engine's reason in the note. Cost: one fork
- * per solve, counted as setup.
+ * How a run goes: each solve runs in a child process (fork), which builds the engine's LCP (a
+ * dense copy of D with the engine's row stride) and makes one call of the engine's solver
+ * under its iteration cap (max_iter: Bullet's PGS sweeps, DART's PGS sweeps, Lemke's pivots;
+ * the Dantzig solvers have none), whose answer comes back over a pipe and is reported once (one
+ * trace row), as siconos-admm's: none of these calls can report an iterate or be stopped
+ * between its iterations. Why a child: ODE's assertions are compiled into Debian's library
+ * (their default handler aborts), ODE's handlers are process-wide, and a run past the time
+ * budget can only be ended by killing it. A child that dies is a failed row naming the signal;
+ * an engine that reports failure (Dantzig's pivoting finds no solution, Bullet's answer limits,
+ * an allocation) is a failed row with the engine's reason in the note.
+ *
+ * What is charged (docs/design.md §5.3, "Timing"): the child times on its own thread's CPU
+ * clock the conversion into the engine's format (our LCP, and Bullet's copy into btMatrixXu),
+ * charged as setup (setup_ms), and the engine's call alone (solveMLCP, BoxedLcpSolver::solve,
+ * dSolveLCP), charged as solve (solve_ms). The fork, the child's start, the pipe and the
+ * parent's waits are the harness's cost and charged to no solver (ncp_run_external). While the
+ * engine works the parent reads the child's CPU clock at least every 100 ms and kills it when
+ * the time budget is spent (the row keeps the start point, status timeout) or the run is
+ * interrupted (status stopped). Under --clock wall the row's times are elapsed time, fork and
+ * round trip included.
  *
  * Iterations reported: bullet-pgs max_iter (its own stop test never fires, engine_bullet.cpp);
  * dart-pgs max_iter when it used every sweep, else 1 (its own test ended it; DART does not say
@@ -31,10 +38,8 @@
  */
 #if defined(NCP_HAVE_BULLET) || defined(NCP_HAVE_DART)
 
-#define _GNU_SOURCE /* close_range (glibc >= 2.34): the child keeps only its own pipe */
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,62 +159,63 @@ static int engine_call(const engine_cfg *cfg, ncp_boxlcp *l, double *x, ncp_engi
     return NCP_ENGINE_REJECTED;
 }
 
-/* The child: one engine call, its outcome (header, then x) written to fd. Never returns. */
-static void child_run(const engine_cfg *cfg, ncp_boxlcp *l, double *x, ncp_engine_call *c, int fd)
+/* What the child sends: ENG_STARTED when the engine's call begins (the adapter's `started`),
+ * then ENG_DONE followed by the ncp_engine_call (solve_ms: the call alone) and x. */
+enum { ENG_STARTED = 1, ENG_DONE = 2 };
+typedef struct eng_msg {
+    int kind;
+    int rc;          /* ENG_DONE: the adapter's NCP_ENGINE_* */
+    double setup_ms; /* the conversion: boxlcp_build and the adapter's copy (thread CPU ms) */
+    double cpu_ms;   /* ENG_STARTED: the child's process CPU clock as the call begins */
+} eng_msg;
+
+typedef struct eng_child {
+    int fd;
+    double build_ms; /* boxlcp_build, on the child's thread CPU clock */
+} eng_child;
+
+static void on_started(ncp_engine_call *c)
 {
-    int rc = engine_call(cfg, l, x, c);
-    if (ncp_write_all(fd, &rc, sizeof rc) || ncp_write_all(fd, c, sizeof *c) ||
-        ncp_write_all(fd, x, (size_t)l->n * sizeof(double)))
+    const eng_child *ch = c->ctx;
+    eng_msg h = {ENG_STARTED, 0, ch->build_ms + c->setup_ms, ncp_process_cpu_ms(0)};
+    if (ncp_write_all(ch->fd, &h, sizeof h)) _exit(3);
+}
+
+/* The child: builds the engine's LCP (in its own fresh memory: the engine writes A in place,
+ * and pages shared with the parent would be copied on that first write, inside the timed
+ * call), makes one engine call, sends the outcome to fd. Never returns. */
+static _Noreturn void child_run(const engine_cfg *cfg, const ncp_problem *p, double *x,
+                                ncp_engine_call *c, int fd)
+{
+    eng_child ch = {fd, 0.0};
+    ncp_boxlcp l;
+    ncp_error e;
+    ncp_error_clear(&e);
+    const double t0 = ncp_thread_cpu_ms();
+    int rc = boxlcp_build(p, cfg->engine, &l, &e) ? NCP_ENGINE_NOMEM : NCP_ENGINE_SOLVED;
+    ch.build_ms = ncp_thread_cpu_ms() - t0;
+    c->started = on_started;
+    c->ctx = &ch;
+    if (rc) snprintf(c->msg, sizeof c->msg, "%.*s", (int)sizeof c->msg - 1, e.msg);
+    else rc = engine_call(cfg, &l, x, c);
+    eng_msg h = {ENG_DONE, rc, ch.build_ms + c->setup_ms, 0.0};
+    if (ncp_write_all(fd, &h, sizeof h) || ncp_write_all(fd, c, sizeof *c) ||
+        ncp_write_all(fd, x, (size_t)p->m * sizeof(double)))
         _exit(3);
     _exit(0);
 }
 
-/* Charges the child's CPU time since the last charge (*charged) to the solver clock: under the
- * CPU clock (the default) the engine's time is its process's, not the parent's wait. */
-static void charge_child(ncp_run *run, pid_t pid, double *charged)
-{
-    double now = ncp_process_cpu_ms(pid);
-    if (now > *charged) {
-        ncp_run_add_cpu_ms(run, now - *charged);
-        *charged = now;
-    }
-}
-
-/* Waits for fd to be readable within the time budget left; 1 readable, 0 the budget ran out.
- * Looks at the child's CPU time at least every 100 ms. */
-static int wait_readable(int fd, pid_t pid, const ncp_solve_in *in, ncp_run *run,
-                         double *charged)
-{
-    for (;;) {
-        int timeout = -1;
-        if (in->budget.time_ms > 0.0) {
-            double left = in->budget.time_ms - ncp_run_elapsed_ms(run);
-            if (left <= 0.0) return 0;
-            timeout = left >= 100.0 ? 100 : (int)ceil(left);
-        }
-        struct pollfd pf = {fd, POLLIN, 0};
-        int n = poll(&pf, 1, timeout);
-        if (n > 0) return 1;
-        if (n < 0 && errno != EINTR) return 1; /* let the read report it */
-        charge_child(run, pid, charged);
-    }
-}
-
-static void reap(pid_t pid, int *wst, int kill_first)
-{
-    if (kill_first) kill(pid, SIGKILL);
-    while (waitpid(pid, wst, 0) < 0 && errno == EINTR) {
-    }
-}
-
-/* Forks the engine, hands its answer to the harness. *k, *status and x as for the harness;
- * returns NCP_OK or NCP_ERR_NUMERIC (the engine rejected the problem or died: a failed row
- * with the reason). */
+/* Forks the engine, hands its answer to the harness. What is charged (engine_peers.h, the
+ * header above): the child's conversion as setup, the engine's call as solve, each the child's
+ * own CPU time; the parent's fork and waits are the harness's (ncp_run_external). *k, *status
+ * and x as for the harness; returns NCP_OK or NCP_ERR_NUMERIC (the engine rejected the problem
+ * or died: a failed row with the reason). */
 static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const double opt[2],
-                      ncp_run *run, ncp_boxlcp *l, double *x, double *start, int *k, int *status,
+                      ncp_run *run, double *x, const double *start, int *k, int *status,
                       ncp_error *err)
 {
-    const int m = l->n;
+    const ncp_problem *p = in->prob;
+    const int m = p->m;
     const char *name = cfg->self->name;
     ncp_engine_call c;
     memset(&c, 0, sizeof c);
@@ -220,45 +226,51 @@ static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const doubl
     int fds[2];
     if (pipe(fds))
         return ncp_error_set(err, NCP_ERR_INTERNAL, "%s: pipe: %s", name, strerror(errno));
-    fflush(stdout); /* the child's copies of unwritten output must be empty */
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* only its pipe stays open: a copy of another solve's pipe (-j N) would hide that
-         * child's end from its parent until this one ends (siconos.c does the same) */
-        if ((fds[1] == 3 ? 3 : dup2(fds[1], 3)) != 3) _exit(3);
-        (void)close_range(4, ~0u, 0);
-        if (fds[0] != 3) close(fds[0]);
-        child_run(cfg, l, x, &c, 3);
-    }
+    const int cpu = ncp_run_external(run); /* from here this thread only forks and waits */
+    int pid = ncp_fork_child(fds[1], 1);
+    if (pid == 0) child_run(cfg, p, x, &c, 3);
     close(fds[1]);
     if (pid < 0) {
         close(fds[0]);
         return ncp_error_set(err, NCP_ERR_INTERNAL, "%s: fork: %s", name, strerror(errno));
     }
-    int wst = 0, rc = NCP_OK, erc = -1;
-    if (ncp_run_setup_done(run)) { /* the time budget is spent */
-        reap(pid, &wst, 1);
-        close(fds[0]);
-        return NCP_OK;
-    }
-    double charged = 0.0;
-    if (!wait_readable(fds[0], pid, in, run, &charged)) {
-        /* out of time: the engine's answer is never seen; the start point is the row's answer
-         * (reported after the budget: status timeout) */
-        reap(pid, &wst, 1);
-        close(fds[0]);
-        *k = 1;
-        ncp_solver_iter_end(run, *k, m, start, 0, status);
-        ncp_copy(m, start, x);
-        return NCP_OK;
-    }
-    int got = ncp_read_all(fds[0], &erc, sizeof erc) == sizeof erc &&
-              ncp_read_all(fds[0], &c, sizeof c) == sizeof c &&
+    int started = 0, got = 0, wst = 0;
+    double from = 0.0; /* the child's CPU clock where the pending work began (0: its fork) */
+    eng_msg h;
+    memset(&h, 0, sizeof h);
+    for (;;) {
+        if (ncp_peer_wait(run, in->budget.time_ms, cpu, fds[0], pid, from)) {
+            /* out of time, or interrupted: the engine's answer is never seen; the start point
+             * is the row's answer (status timeout, or stopped), unless the setup used it all */
+            ncp_reap_child(pid, 1, NULL);
+            close(fds[0]);
+            if (!started && ncp_run_setup_done(run)) return NCP_OK;
+            *k = 1;
+            ncp_solver_iter_end(run, *k, m, start, 0, status);
+            ncp_copy(m, start, x);
+            return NCP_OK;
+        }
+        if (ncp_read_all(fds[0], &h, sizeof h) != sizeof h) break; /* the child died */
+        if (!started) { /* the conversion: setup */
+            started = 1;
+            (void)ncp_run_add_cpu_ms(run, h.setup_ms);
+            if (ncp_run_setup_done(run)) { /* the time budget is spent */
+                ncp_reap_child(pid, 1, NULL);
+                close(fds[0]);
+                return NCP_OK;
+            }
+        }
+        if (h.kind == ENG_STARTED) {
+            from = h.cpu_ms;
+            continue;
+        }
+        got = h.kind == ENG_DONE && ncp_read_all(fds[0], &c, sizeof c) == sizeof c &&
               ncp_read_all(fds[0], x, (size_t)m * sizeof(double)) == (size_t)m * sizeof(double);
+        break;
+    }
     close(fds[0]);
-    charge_child(run, pid, &charged); /* up to its answer (it exits right after) */
-    reap(pid, &wst, !got);
+    ncp_reap_child(pid, !got, &wst);
+    if (got) (void)ncp_run_add_cpu_ms(run, c.solve_ms); /* the engine's call itself */
     c.msg[sizeof c.msg - 1] = '\0';
     if (!got || !WIFEXITED(wst) || WEXITSTATUS(wst) != 0) {
         ncp_copy(m, start, x);
@@ -269,11 +281,10 @@ static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const doubl
         return ncp_error_set(err, NCP_ERR_NUMERIC, "%s: the engine's process ended abnormally",
                              name);
     }
-    if (erc != NCP_ENGINE_SOLVED) {
+    if (h.rc != NCP_ENGINE_SOLVED) { /* an engine out of memory too: a failed row */
         ncp_copy(m, start, x);
-        rc = ncp_error_set(err, NCP_ERR_NUMERIC, "%s: %s", name,
-                           c.msg[0] ? c.msg : "the engine reports failure");
-        return rc;
+        return ncp_error_set(err, NCP_ERR_NUMERIC, "%s: %s", name,
+                             c.msg[0] ? c.msg : "the engine reports failure");
     }
     for (int i = 0; i < m; i++)
         if (!isfinite(x[i])) { /* reported as success: a failure all the same, said so */
@@ -324,8 +335,6 @@ static int engine_solve(const engine_cfg *cfg, const ncp_solve_in *in, ncp_solve
     int k = 0, status = -1;
     double *x = ncp_calloc(err, (size_t)m + 1, sizeof(double));
     double *start = ncp_calloc(err, (size_t)m + 1, sizeof(double));
-    ncp_boxlcp l;
-    memset(&l, 0, sizeof l);
     if (!x || !start) rc = NCP_ERR_NOMEM;
     if (!rc && in->lambda0) {
         ncp_copy(m, in->lambda0, start);
@@ -336,11 +345,10 @@ static int engine_solve(const engine_cfg *cfg, const ncp_solve_in *in, ncp_solve
             k = 1;
             ncp_solver_iter_end(run, k, 0, x, 0, &status);
         }
-    } else if (!rc && !(rc = boxlcp_build(p, cfg->engine, &l, err))) {
-        rc = run_engine(cfg, in, opt, run, &l, x, start, &k, &status, err);
+    } else if (!rc) {
+        rc = run_engine(cfg, in, opt, run, x, start, &k, &status, err);
     }
     if (!rc) ncp_solver_finish(out, m, x, k, status);
-    boxlcp_free(&l);
     free(x);
     free(start);
     return rc;

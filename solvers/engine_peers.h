@@ -55,12 +55,19 @@ typedef enum ncp_engine_solver {
     NCP_ENGINE_ODE_DANTZIG = 5     /* dart::external::ode::dSolveLCP (ODE's solver) */
 } ncp_engine_solver;
 
-/* One call of an engine solver: what it gets besides the LCP and what it says. */
+/* One call of an engine solver: what it gets besides the LCP and what it says. The adapter
+ * times its two parts on its thread's CPU clock (CLOCK_THREAD_CPUTIME_ID): the copy into the
+ * engine's own types (setup) and the engine's call itself (solve), and calls `started` between
+ * them (the driver tells its parent that the engine's work begins). */
 typedef struct ncp_engine_call {
     int solver;       /* ncp_engine_solver */
     int max_iter;     /* the engine's iteration cap where it has one (PGS sweeps, Lemke pivots) */
     double opt[2];    /* dart-pgs: DART's mDeltaXThreshold, mRelativeDeltaXTolerance */
     int iterations;   /* out: sweeps made when the engine tells (Bullet PGS), else 1 */
+    double setup_ms;  /* out: the adapter's conversion (Bullet: into btMatrixXu), CPU ms */
+    double solve_ms;  /* out: solveMLCP / BoxedLcpSolver::solve / dSolveLCP alone, CPU ms */
+    void (*started)(struct ncp_engine_call *c); /* may be NULL */
+    void *ctx;        /* the driver's, for started */
     char msg[240];    /* out: the engine's reason when it reports failure */
 } ncp_engine_call;
 

@@ -60,35 +60,36 @@
  * is not reentrant, and its leaks (NM_preserve in the Newton solvers) end with the child. Its
  * `verbose` flag stays at its default 0 (never set here). A Siconos fatal error (numerics_error,
  * which would abort()) is caught with Siconos's own external jump buffer (sn_get_jmp_buf) and
- * reported as a numerical failure with its message. Cost: one fork per solve (setup time) and a
- * socket round trip of 3 nc doubles per iteration. Siconos's own preparations inside its
+ * reported as a numerical failure with its message. Cost: one fork per solve and a socket round
+ * trip of 3 nc doubles per iteration, both the harness's (below). Siconos's own preparations inside its
  * solvers (NSN's matrix copies, ADMM's factorisation) happen after the setup and count as
  * solve time.
  *
- * Time: the peer is timed by its own CPU time, not by the round trips. The child sends its
- * process CPU time (CLOCK_PROCESS_CPUTIME_ID: every thread of it, a threaded BLAS's too) with
- * every message, and the parent charges it to the solver clock (ncp_run_add_cpu_ms) before
- * handing the iterate on; the parent's own thread only waits meanwhile (poll), so under the CPU
- * clock (the default) a row's time is Siconos's work plus the parent's few microseconds of
- * copying per iterate. Under --clock wall it is the parent's elapsed time, round trips included.
- * With a time budget the parent waits at most until the budget would be spent, reading the
- * child's CPU clock (clock_getcpuclockid) at least every 100 ms: a child still inside one
- * Siconos call when it is spent (a PROX step, ADMM's one call, a long NSN iteration) is killed
- * there with SIGKILL, the status is timeout, the answer the last iterate it reported and the
- * note "time budget spent inside iteration k" (harness). The stop mechanics above are unchanged:
- * they end a run between iterations; the kill ends one inside an iteration.
+ * Time: the peer is timed by its own CPU time, not by the round trips. Siconos's problem and
+ * options are built here before the fork (setup, on this thread's clock); from the fork on this
+ * thread only relays (ncp_run_external: its CPU time is not charged). The child sends with every
+ * message Siconos's work so far: its process CPU time (CLOCK_PROCESS_CPUTIME_ID: every thread of
+ * it, a threaded BLAS's too) since it began, less the CPU time of its exchanges with the parent
+ * (report: the copy, the write, the wait for the verdict); the parent charges it to the solver
+ * clock (ncp_run_add_cpu_ms) before handing the iterate on. So under the CPU clock (the default)
+ * a row's time is the conversion plus Siconos's work: the fork, the child's start and the round
+ * trips are the harness's. Under --clock wall it is elapsed time, round trips included. The
+ * parent waits with ncp_peer_wait (solvers/common.h): it reads the child's CPU clock at least
+ * every 100 ms; a child still inside one Siconos call when the budget is spent (a PROX step,
+ * ADMM's one call, a long NSN iteration) is killed there with SIGKILL, the status is timeout, the
+ * answer the last iterate it reported and the note "time budget spent inside iteration k"
+ * (harness); an interrupted run kills it too (status stopped). The stop mechanics above are
+ * unchanged: they end a run between iterations; the kill ends one inside an iteration.
  *
  * Parameters: siconos-admm has siconos_tol; the others none. Needs: dual (D, v_f), contact-only.
  * Warm start: in->lambda0 is Siconos's initial reaction.
  */
 #ifdef NCP_HAVE_SICONOS
 
-#define _GNU_SOURCE /* close_range (glibc >= 2.34): the child keeps only its own socket */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,7 @@
 #include "solvers/registry.h"
 #include "solvers/siconos.h"
 #include "util/clock.h"
+#include "util/isolate.h"
 
 /* ---------- conversion (solvers/siconos.h) ---------- */
 
@@ -236,7 +238,9 @@ typedef struct sic_msg {
     int kind;
     int k;    /* MSG_ITERATE: the iteration number */
     int code; /* MSG_END: 0, or 1 after a Siconos fatal error (text follows) */
-    double cpu_ms; /* the child's CPU time since the fork, when it sent this */
+    double cpu_ms;  /* Siconos's work so far: the child's process CPU time since it began,
+                       less its exchanges with the parent (sic_child.io_ms) */
+    double proc_ms; /* the child's process CPU clock as it sent this */
 } sic_msg;
 
 enum { SIC_TEXT = 256 };
@@ -269,19 +273,30 @@ typedef struct sic_child {
     double *last;  /* n: the last r sent */
     int k;         /* iterates sent */
     int stopped;   /* the parent said stop */
+    double base;   /* its process CPU clock when it began (after the fork's own start) */
+    double io_ms;  /* CPU time of the exchanges with the parent (report): not Siconos's */
 } sic_child;
+
+/* The header of a message sent now: Siconos's work so far and the raw clock. */
+static sic_msg child_msg(const sic_child *c, int kind, int k, int code)
+{
+    double now = ncp_process_cpu_ms(0);
+    sic_msg h = {kind, k, code, now - c->base - c->io_ms, now};
+    return h;
+}
 
 /* Sends r as iterate k + 1 and waits for the parent's verdict. Returns non-zero when the run must
  * end. A parent that is gone ends the child. */
 static int report(sic_child *c, const double *r)
 {
-    sic_msg h = {MSG_ITERATE, ++c->k, 0, ncp_process_cpu_ms(0)};
+    sic_msg h = child_msg(c, MSG_ITERATE, ++c->k, 0);
     unsigned char stop = 1;
     memcpy(c->last, r, (size_t)c->n * sizeof(double));
     if (io_all(c->fd, &h, sizeof h, IO_WRITE) ||
         io_all(c->fd, r, (size_t)c->n * sizeof(double), IO_WRITE) ||
         io_all(c->fd, &stop, 1, IO_READ))
         _exit(3);
+    c->io_ms += ncp_process_cpu_ms(0) - h.proc_ms; /* the copy and the exchange, not Siconos */
     if (stop) c->stopped = 1;
     return c->stopped;
 }
@@ -391,7 +406,7 @@ static _Noreturn void child_run(sic_child *c, FrictionContactProblem *fp, double
         (c->k == 0 || c->cfg->mode == SIC_ONESHOT ||
          memcmp(r, c->last, (size_t)c->n * sizeof(double)) != 0))
         report(c, r);
-    sic_msg h = {MSG_END, c->k, info == -100, ncp_process_cpu_ms(0)};
+    sic_msg h = child_msg(c, MSG_END, c->k, info == -100);
     char text[SIC_TEXT] = "";
     snprintf(text, sizeof text, "%s", msg ? msg : "(no message)");
     int bad = io_all(c->fd, &h, sizeof h, IO_WRITE) || io_all(c->fd, text, sizeof text, IO_WRITE);
@@ -400,56 +415,33 @@ static _Noreturn void child_run(sic_child *c, FrictionContactProblem *fp, double
     _exit(bad ? 3 : 0);
 }
 
-/* Waits until the child has something to say (0), or until the time budget is spent while it
- * works (1: the harness has set the status timeout, unless it had decided already and the
- * child is only finishing). Without a time budget it only waits. The child's CPU time is
- * charged as it goes (*charged: what was charged so far), so the budget is the child's CPU
- * time (the CPU clock) or the elapsed time (the wall clock). */
-static int wait_child(ncp_run *run, double budget_ms, int fd, pid_t pid, double *charged)
-{
-    for (;;) {
-        int timeout = -1;
-        if (budget_ms > 0.0) {
-            /* at most 100 ms between looks (a threaded child's CPU runs faster than the wall) */
-            double left = budget_ms - ncp_run_elapsed_ms(run);
-            timeout = left >= 100.0 ? 100 : left >= 1.0 ? (int)ceil(left) : 1;
-        }
-        struct pollfd pf = {fd, POLLIN, 0};
-        int r = poll(&pf, 1, timeout);
-        if (r < 0 && errno == EINTR) continue;
-        if (r != 0) return 0; /* data, end of file or an error: the caller's read tells */
-        double now = ncp_process_cpu_ms(pid);
-        double add = now > *charged ? now - *charged : 0.0;
-        if (add > 0.0) *charged = now;
-        if (ncp_run_add_cpu_ms(run, add) || ncp_run_elapsed_ms(run) >= budget_ms) return 1;
-    }
-}
-
-/* The parent: relays the child's iterates to the harness until the end, charging the child's
- * CPU time to the solver clock. Fills *k, *status and lambda (the last iterate, our row order);
- * returns NCP_OK or NCP_ERR_NUMERIC (Siconos's fatal error, or the child died: an assertion
- * inside Siconos aborts). A child still working when the time budget is spent is killed there:
- * status timeout (the harness's), the answer its last iterate. */
+/* The parent: relays the child's iterates to the harness until the end, charging Siconos's
+ * work as the child measured it (header, "Time"). Fills *k, *status and lambda (the last
+ * iterate, our row order); returns NCP_OK or NCP_ERR_NUMERIC (Siconos's fatal error, or the
+ * child died: an assertion inside Siconos aborts). A child still working when the time budget
+ * is spent, or the run is interrupted, is killed there (ncp_peer_wait): status timeout (the
+ * harness's) or stopped, the answer its last iterate. cpu: ncp_run_external's answer. */
 static int parent_run(const sic_cfg *cfg, const ncp_problem *p, ncp_run *run, double budget_ms,
-                      int fd, pid_t pid, double *rbuf, double *lambda, int *k, int *status,
-                      ncp_error *err)
+                      int cpu, int fd, pid_t pid, double *rbuf, double *lambda, int *k,
+                      int *status, ncp_error *err)
 {
     const size_t n = (size_t)p->m;
     char text[SIC_TEXT] = "";
     int ended = 0, code = 0, killed = 0;
-    double charged = 0.0;
+    double charged = 0.0, from = 0.0; /* from: the child's clock at its last message */
     for (;;) {
         sic_msg h;
-        if (wait_child(run, budget_ms, fd, pid, &charged)) {
+        if (ncp_peer_wait(run, budget_ms, cpu, fd, (int)pid, from)) {
             killed = 1;
+            if (ncp_run_interrupted(run)) *status = NCP_STATUS_STOPPED;
             break;
         }
         if (io_all(fd, &h, sizeof h, IO_READ)) break;
-        /* its CPU time up to this message (the waits above charged part of it already) */
-        if (h.cpu_ms > charged) {
+        if (h.cpu_ms > charged) { /* Siconos's work since the last message */
             ncp_run_add_cpu_ms(run, h.cpu_ms - charged);
             charged = h.cpu_ms;
         }
+        from = h.proc_ms;
         if (h.kind == MSG_END) {
             ended = io_all(fd, text, sizeof text, IO_READ) == 0;
             text[SIC_TEXT - 1] = '\0';
@@ -463,9 +455,8 @@ static int parent_run(const sic_cfg *cfg, const ncp_problem *p, ncp_run *run, do
         if (io_all(fd, &stop, 1, IO_SEND)) break;
     }
     int wst = 0;
-    if (!ended) kill(pid, SIGKILL); /* at the budget, or a child gone astray: not left running */
-    while (waitpid(pid, &wst, 0) < 0 && errno == EINTR) {
-    }
+    /* at the budget, or a child gone astray: not left running */
+    ncp_reap_child((int)pid, !ended, &wst);
     if (killed) return NCP_OK;
     if (ended && code)
         return ncp_error_set(err, NCP_ERR_NUMERIC, "%s: Siconos fatal error: %s", cfg->self->name,
@@ -538,34 +529,28 @@ static int run_siconos(const sic_cfg *cfg, const ncp_solve_in *in, ncp_run *run,
     if (!rc && socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
         rc = ncp_error_set(err, NCP_ERR_INTERNAL, "%s: socketpair: %s", cfg->self->name,
                            strerror(errno));
-    if (!rc) {
-        if (in->lambda0) ncp_siconos_gather(p, in->lambda0, r);
-        fflush(stdout); /* the child's copies of unwritten output must be empty */
-        fflush(stderr);
-        pid_t pid = fork();
+    if (!rc && in->lambda0) ncp_siconos_gather(p, in->lambda0, r);
+    if (rc) {
+        /* nothing to run */
+    } else if (ncp_run_setup_done(run)) { /* the time budget is spent: no child */
+        close(sv[1]);
+    } else {
+        /* from here this thread only forks and relays: Siconos's work is timed in the child */
+        const int cpu = ncp_run_external(run);
+        int pid = ncp_fork_child(sv[1], 1); /* the child keeps only its socket (util/isolate.h) */
         if (pid == 0) {
-            /* Only the socket stays open: a copy of another solve's socket (-j N) would keep
-             * that parent from seeing its own child's end until this child ends (harmless but
-             * slow, so a kernel without close_range only loses that). */
-            if ((sv[1] == 3 ? 3 : dup2(sv[1], 3)) != 3) _exit(3);
-            (void)close_range(4, ~0u, 0);
-            sic_child c = {cfg, o, 3, m, last, 0, 0};
+            sic_child c = {cfg, o, 3, m, last, 0, 0, ncp_process_cpu_ms(0), 0.0};
             child_run(&c, fp, r, v, in->budget.max_iter);
         }
         close(sv[1]);
-        if (pid < 0) {
+        if (pid < 0)
             rc = ncp_error_set(err, NCP_ERR_INTERNAL, "%s: fork: %s", cfg->self->name,
                                strerror(errno));
-        } else if (ncp_run_setup_done(run)) {
-            kill(pid, SIGKILL); /* the time budget is spent */
-            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
-            }
-        } else {
-            rc = parent_run(cfg, p, run, in->budget.time_ms, sv[0], pid, r, lambda, k, status,
-                            err);
-        }
-        close(sv[0]);
+        else
+            rc = parent_run(cfg, p, run, in->budget.time_ms, cpu, sv[0], pid, r, lambda, k,
+                            status, err);
     }
+    if (sv[0] >= 0) close(sv[0]);
     ncp_siconos_options_free(o);
     if (fp) frictionContactProblem_free(fp);
     free(r);

@@ -36,4 +36,12 @@ check '[ $rc -eq 0 ] && grep -q "converged" "$T/o3/metrics.csv"' "asymmetric M a
 "$NCPBENCH" solve "$T/a/Asym.dat" --solvers nsn-nm --sym-tol 1e-8 --out "$T/o4" --fresh --no-figures > /dev/null 2> "$T/err4"
 rc=$?
 check '[ $rc -eq 2 ] && grep -q "above --sym-tol 1e-08" "$T/err4"' "refused at --sym-tol 1e-8 (got $rc)"
+# --sym-tol is part of the run's configuration: a rerun into the same --out with another
+# tolerance (which can read another M) does not reuse the rows, it is refused naming it
+"$NCPBENCH" solve "$T/a/Asym.dat" --solvers nsn-nm --sym-tol 1e-3 --out "$T/o3" --no-figures > /dev/null 2> "$T/err5"
+rc=$?
+check '[ $rc -eq 2 ] && grep -q "another configuration.*sym_tol" "$T/err5"' "another --sym-tol refused on resume (got $rc)"
+"$NCPBENCH" solve "$T/a/Asym.dat" --solvers nsn-nm --sym-tol 1e-6 --out "$T/o3" --no-figures > /dev/null 2> "$T/err6"
+rc=$?
+check '[ $rc -eq 0 ]' "the default named explicitly resumes (got $rc)"
 exit $fail

@@ -27,7 +27,11 @@
  *   (f) budgets: bullet-pgs reports max_iter iterations (status max_iter), dart-pgs at most
  *       max_iter; one trace row per solve; a bullet-pgs run past the time budget (the child's
  *       CPU time, charged as it runs) is killed:
- *       status timeout, the start point kept.
+ *       status timeout, the start point kept; an interrupted run kills it at once (status
+ *       stopped, the start point kept);
+ *   (g) what is timed (engine_peers.h): each adapter calls `started` once, between its
+ *       conversion (setup_ms) and the engine's call (solve_ms), both on its thread's CPU clock:
+ *       the two intervals lie on either side of that call within the adapter's own time.
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,6 +42,7 @@
 #include "metrics/metrics.h"
 #include "solve/harness.h"
 #include "util/clock.h"
+#include "solvers/engine_peers.h"
 #include "solvers/registry.h"
 #include "tcheck.h"
 #include "testutil.h"
@@ -55,24 +60,16 @@ enum { NENG = (int)(sizeof NAMES / sizeof NAMES[0]) };
 static int is_pgs(const char *n) { return strstr(n, "-pgs") != NULL; }
 static int is_lemke(const char *n) { return strcmp(n, "bullet-lemke") == 0; }
 
-static ncp_harness_opts opts(double tol, int max_iter)
-{
-    ncp_harness_opts o;
-    ncp_harness_opts_default(&o);
-    o.budget.tol = tol;
-    o.budget.max_iter = max_iter;
-    o.stop_metric = ncp_metrics_index("natural_map_rel_acary");
-    o.unsupported_ok = 1;
-    return o;
-}
-
-/* Runs the engine `name` on p through the harness; 0 when it gave a result (r to be freed). */
+/* Runs the engine `name` on p through the harness, an unsupported solve as a row (as the
+ * benchmark does); 0 when it gave a result (r to be freed). */
 static int run(const char *name, const ncp_problem *p, const ncp_params *ps,
                const ncp_harness_opts *o, ncp_result *r)
 {
     const ncp_solver_desc *s = ncp_solver_find(name);
+    ncp_harness_opts ro = *o;
+    ro.unsupported_ok = 1;
     CHECK(s != NULL);
-    if (!s || tutil_solve_opts(s, p, ps, NULL, NULL, o, r)) {
+    if (!s || tutil_solve_opts(s, p, ps, NULL, NULL, &ro, r)) {
         CHECK(0);
         return 1;
     }
@@ -103,7 +100,7 @@ static void one_contact(const char *what, const double G[9], const double vf[3],
     ncp_problem p;
     CHECK_OK(tutil_one_contact(&p, G, vf, mu, &err), &err);
     for (int i = 0; i < NENG; i++) {
-        ncp_harness_opts o = opts(1e-300, 200);
+        ncp_harness_opts o = tutil_rel_opts(1e-300, 200);
         ncp_result r;
         if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         const double *w = is_lemke(NAMES[i]) && want_lemke ? want_lemke : want;
@@ -171,7 +168,7 @@ static void test_soft(void)
     p.blocks[0].phi = 0.5;
     p.blocks[0].c = 1.0;
     for (int i = 0; i < NENG; i++) {
-        ncp_harness_opts o = opts(1e-300, 100);
+        ncp_harness_opts o = tutil_rel_opts(1e-300, 100);
         ncp_result r;
         if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         CHECK_NEAR(r.lambda[0], -0.5, 1e-12);
@@ -179,7 +176,7 @@ static void test_soft(void)
     }
     p.blocks[0].c = 0.0;
     for (int i = 0; i < NENG; i++) {
-        ncp_harness_opts o = opts(1e-10, 100);
+        ncp_harness_opts o = tutil_rel_opts(1e-10, 100);
         ncp_result r;
         if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         CHECK(r.status == NCP_STATUS_UNSUPPORTED);
@@ -214,7 +211,7 @@ static void test_random(void)
                 tutil_param(&ps, "dx_threshold", 0.0);
                 tutil_param(&ps, "rel_dx_tol", 0.0);
             }
-            ncp_harness_opts o = opts(1e-300, pgs ? 20000 : 10);
+            ncp_harness_opts o = tutil_rel_opts(1e-300, pgs ? 20000 : 10);
             ncp_result r;
             if (run(NAMES[i], &p, &ps, &o, &r)) continue;
             const double want = pgs ? 1e-6 : 1e-9;
@@ -238,7 +235,7 @@ static void test_reject(void)
         ncp_problem p;
         CHECK_OK(tutil_one_contact(&p, c == 0 ? Z : small, vf, 0.5, &err), &err);
         for (int i = 0; i < NENG; i++) {
-            ncp_harness_opts o = opts(1e-10, 100);
+            ncp_harness_opts o = tutil_rel_opts(1e-10, 100);
             ncp_result r;
             if (run(NAMES[i], &p, NULL, &o, &r)) continue; /* a result, never a crash */
             /* D = 0: DART's Dantzig (early termination) gives up. lambda_n = 1e4 on D = 1e-4:
@@ -260,17 +257,6 @@ static void test_reject(void)
     }
 }
 
-static int rows;
-static int count_rows(void *ctx, int iter, double elapsed_ms, const ncp_metrics *mt)
-{
-    (void)ctx;
-    (void)iter;
-    (void)elapsed_ms;
-    (void)mt;
-    rows++;
-    return 0;
-}
-
 static void test_budget(void)
 {
     ncp_error err;
@@ -279,9 +265,10 @@ static void test_budget(void)
     CHECK_OK(tutil_random_problem(&p, 7, 30, 6, 0, 0, 0, &err), &err);
     for (int i = 0; i < NENG; i++) {
         if (!is_pgs(NAMES[i])) continue;
-        ncp_harness_opts o = opts(1e-300, 7);
-        o.trace = count_rows;
-        rows = 0;
+        ncp_harness_opts o = tutil_rel_opts(1e-300, 7);
+        int rows = 0;
+        o.trace = tutil_count_rows;
+        o.trace_ctx = &rows;
         ncp_result r;
         if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         CHECK(rows == 1);
@@ -296,7 +283,7 @@ static void test_budget(void)
          * changes) cannot end within 50 ms: the child is killed at the budget, the row keeps
          * the start point with status timeout (and the test ends) */
         if (strcmp(NAMES[i], "bullet-pgs")) continue;
-        o = opts(1e-300, 100000000);
+        o = tutil_rel_opts(1e-300, 100000000);
         o.budget.time_ms = 50.0;
         if (run(NAMES[i], &p, NULL, &o, &r)) continue;
         if (r.status != NCP_STATUS_TIMEOUT)
@@ -308,8 +295,77 @@ static void test_budget(void)
         /* its time is the child's CPU time (the default clock), charged up to the budget */
         CHECK(r.clock == NCP_CLOCK_CPU && r.setup_ms + r.solve_ms >= 50.0);
         ncp_result_free(&r);
+        /* the same run, no time budget, the run interrupted: the child is killed at once */
+        static volatile int stop = 1;
+        o.budget.time_ms = 0.0;
+        o.interrupt = &stop;
+        double t0 = ncp_now_ms();
+        if (run(NAMES[i], &p, NULL, &o, &r)) continue;
+        CHECK(r.status == NCP_STATUS_STOPPED);
+        CHECK(tutil_maxdiff(p.m, r.lambda, (double[18]){0}) == 0.0);
+        CHECK(ncp_now_ms() - t0 < 5000.0); /* 10^8 sweeps would take minutes */
+        ncp_result_free(&r);
     }
     ncp_problem_free(&p);
+}
+
+/* (g): the adapter's `started`, with the thread's CPU clock at that moment */
+typedef struct started_at {
+    int calls;
+    double t;
+} started_at;
+
+static void on_started(ncp_engine_call *c)
+{
+    started_at *s = c->ctx;
+    s->calls++;
+    s->t = ncp_thread_cpu_ms();
+}
+
+static void test_timed_parts(void)
+{
+    for (int i = 0; i < NENG; i++) {
+        /* one sliding contact, D = I, v_f = (-1, 0.5, 0), mu = 0.3 (b): x = (1, -0.3, 0) */
+        double A[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}, b[3] = {1.0, -0.5, 0.0};
+        double lo[3] = {0.0, -0.3, -0.3}, hi[3] = {INFINITY, 0.3, 0.3}, x[3] = {0, 0, 0};
+        int findex[3] = {-1, 0, 0};
+        ncp_boxlcp l = {3, 4, A, b, lo, hi, findex};
+        started_at s = {0, 0.0};
+        ncp_engine_call c;
+        memset(&c, 0, sizeof c);
+        c.max_iter = 50;
+        c.started = on_started;
+        c.ctx = &s;
+        int rc = -1;
+        double t0 = ncp_thread_cpu_ms();
+#ifdef NCP_HAVE_BULLET
+        if (!strncmp(NAMES[i], "bullet-", 7)) {
+            hi[0] = 1e10;
+            c.solver = !strcmp(NAMES[i], "bullet-pgs")       ? NCP_ENGINE_BULLET_PGS
+                       : !strcmp(NAMES[i], "bullet-dantzig") ? NCP_ENGINE_BULLET_DANTZIG
+                                                             : NCP_ENGINE_BULLET_LEMKE;
+            rc = ncp_engine_bullet_run(&l, x, &c);
+        }
+#endif
+#ifdef NCP_HAVE_DART
+        if (strncmp(NAMES[i], "bullet-", 7)) {
+            c.solver = !strcmp(NAMES[i], "dart-pgs")       ? NCP_ENGINE_DART_PGS
+                       : !strcmp(NAMES[i], "dart-dantzig") ? NCP_ENGINE_DART_DANTZIG
+                                                           : NCP_ENGINE_ODE_DANTZIG;
+            rc = ncp_engine_dart_run(&l, x, &c);
+        }
+#endif
+        double t1 = ncp_thread_cpu_ms();
+        CHECK(rc == NCP_ENGINE_SOLVED);
+        if (rc != NCP_ENGINE_SOLVED) fprintf(stderr, "  %s: %s\n", NAMES[i], c.msg);
+        CHECK(tutil_maxdiff(3, x, (const double[3]){1.0, -0.3, 0.0}) <= 1e-9);
+        CHECK(s.calls == 1);
+        CHECK(c.setup_ms >= 0.0 && c.solve_ms >= 0.0);
+        /* setup before `started`, the call after it, both within the adapter's time */
+        const double eps = 1e-3;
+        CHECK(t0 + c.setup_ms <= s.t + eps);
+        CHECK(s.t + c.solve_ms <= t1 + eps);
+    }
 }
 
 int main(void)
@@ -320,5 +376,6 @@ int main(void)
     test_random();
     test_reject();
     test_budget();
+    test_timed_parts();
     return tcheck_exit("engines");
 }

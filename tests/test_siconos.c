@@ -52,26 +52,6 @@ static int is_admm(const ncp_solver_desc *s) { return strcmp(s->name, "siconos-a
 
 /* Harness options: natural_map_rel_acary <= tol within max_iter (the benchmark's default
  * metric). */
-static ncp_harness_opts rel_opts(double tol, int max_iter)
-{
-    ncp_harness_opts o;
-    ncp_harness_opts_default(&o);
-    o.budget.tol = tol;
-    o.budget.max_iter = max_iter;
-    o.stop_metric = ncp_metrics_index("natural_map_rel_acary");
-    return o;
-}
-
-/* Counts trace rows. */
-static int count_rows(void *ctx, int iter, double elapsed_ms, const ncp_metrics *mt)
-{
-    (void)iter;
-    (void)elapsed_ms;
-    (void)mt;
-    (*(int *)ctx)++;
-    return 0;
-}
-
 /* Random contact-only problem #i: 1..8 contacts, D SPD (TUTIL_NV_SPD: J of full row rank), so
  * the NCP has a solution; for the friction coefficients tutil_random_problem draws, the solution
  * is unique in the problems used here (checked: nsn-fb and every Siconos solver agree). */
@@ -122,14 +102,14 @@ static void test_random(int n)
         ncp_error_clear(&err);
         CHECK_OK(rand_problem(&p, i, &err), &err);
         if (err.code) continue;
-        ncp_harness_opts ref_o = rel_opts(1e-13, 200);
+        ncp_harness_opts ref_o = tutil_rel_opts(1e-13, 200);
         ncp_result ref;
         int rc = tutil_solve_opts(S_NSNFB, &p, NULL, NULL, NULL, &ref_o, &ref);
         CHECK(rc == 0 && ref.converged);
         for (int s = 0; !rc && s < NSIC; s++) {
             int rows = 0;
-            ncp_harness_opts o = rel_opts(1e-8, is_admm(SIC[s]) ? 20000 : 2000);
-            o.trace = count_rows;
+            ncp_harness_opts o = tutil_rel_opts(1e-8, is_admm(SIC[s]) ? 20000 : 2000);
+            o.trace = tutil_count_rows;
             o.trace_ctx = &rows;
             ncp_params ps = {0};
             if (is_admm(SIC[s])) /* Siconos's own test, tighter than ours (siconos.c header) */
@@ -180,7 +160,7 @@ static void test_siconos_error(int n)
         ncp_error_clear(&err);
         CHECK_OK(rand_problem(&p, 100 + i, &err), &err);
         if (err.code) continue;
-        ncp_harness_opts o = rel_opts(0.0, 3);
+        ncp_harness_opts o = tutil_rel_opts(0.0, 3);
         ncp_result res;
         FrictionContactProblem *fp = NULL;
         if (tutil_solve_opts(pgs, &p, NULL, NULL, NULL, &o, &res) == 0) {
@@ -228,7 +208,7 @@ static void test_refusals_budgets_warm(void)
     char want[32];
     snprintf(want, sizeof want, "has %d bilateral", other);
     for (int s = 0; s < NSIC; s++) {
-        ncp_harness_opts o = rel_opts(1e-8, 100);
+        ncp_harness_opts o = tutil_rel_opts(1e-8, 100);
         ncp_result res;
         ncp_error_clear(&err);
         int rc = ncp_harness_solve(SIC[s], &p, NULL, NULL, NULL, &o, &res, &err);
@@ -242,7 +222,7 @@ static void test_refusals_budgets_warm(void)
     /* budgets, warm start, parameter checks on a random contact-only problem */
     ncp_error_clear(&err);
     CHECK_OK(rand_problem(&p, 7, &err), &err);
-    ncp_harness_opts ref_o = rel_opts(1e-13, 200);
+    ncp_harness_opts ref_o = tutil_rel_opts(1e-13, 200);
     ncp_result ref;
     if (tutil_solve_opts(S_NSNFB, &p, NULL, NULL, NULL, &ref_o, &ref) == 0) {
         for (int s = 0; s < NSIC; s++) {
@@ -272,7 +252,7 @@ static void test_clock_and_kill(void)
     CHECK_OK(rand_problem(&p, 3, &err), &err);
     const ncp_solver_desc *nsgs = ncp_solver_find("siconos-nsgs");
     for (int clock = NCP_CLOCK_CPU; nsgs && clock <= NCP_CLOCK_WALL; clock++) {
-        ncp_harness_opts o = rel_opts(1e-300, 50);
+        ncp_harness_opts o = tutil_rel_opts(1e-300, 50);
         o.clock = clock;
         ncp_result r;
         if (tutil_solve_opts(nsgs, &p, NULL, NULL, NULL, &o, &r)) continue;
@@ -288,7 +268,7 @@ static void test_clock_and_kill(void)
     CHECK_OK(tutil_random_problem(&p, 0x51c0002u, 303, 100, 0, 0, 0, &err), &err);
     const ncp_solver_desc *admm = ncp_solver_find("siconos-admm");
     for (int clock = NCP_CLOCK_CPU; admm && clock <= NCP_CLOCK_WALL; clock++) {
-        ncp_harness_opts o = rel_opts(1e-300, 100000000);
+        ncp_harness_opts o = tutil_rel_opts(1e-300, 100000000);
         o.clock = clock;
         o.budget.time_ms = 200.0;
         ncp_result r;

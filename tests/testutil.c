@@ -6,6 +6,7 @@
 #include "core/la.h"
 #include "tcheck.h"
 #include "testutil.h"
+#include "metrics/metrics.h"
 #include "solve/params.h"
 #include "store/store.h"
 
@@ -454,6 +455,25 @@ double tutil_reldiff(size_t n, const double *a, const double *b, double floor)
     return s > 0.0 ? d / s : d;
 }
 
+ncp_harness_opts tutil_rel_opts(double tol, int max_iter)
+{
+    ncp_harness_opts o;
+    ncp_harness_opts_default(&o);
+    o.budget.tol = tol;
+    o.budget.max_iter = max_iter;
+    o.stop_metric = ncp_metrics_index("natural_map_rel_acary");
+    return o;
+}
+
+int tutil_count_rows(void *ctx, int iter, double elapsed_ms, const ncp_metrics *mt)
+{
+    (void)iter;
+    (void)elapsed_ms;
+    (void)mt;
+    (*(int *)ctx)++;
+    return 0;
+}
+
 int tutil_solve_opts(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *ps,
                      const double *lambda0, const double *v0, const ncp_harness_opts *o,
                      ncp_result *res)
@@ -724,7 +744,7 @@ void tutil_check_two_step_read(const char *path, int rc_full, const ncp_error *e
     ncp_error err = {0};
     ncp_problem *r = NULL;
     ncp_problem_origin *o = NULL;
-    int nr = 0, rc = ncp_load_problems_raw(path, 0.0, &r, &o, &nr, &err);
+    int nr = 0, rc = ncp_load_problems_raw(path, 0.0, 0.0, &r, &o, &nr, &err);
     ncp_problem_keep *keep = calloc(nr > 0 ? (size_t)nr : 1, sizeof *keep);
     if (!keep) abort();
     int *stored_d = calloc(nr > 0 ? (size_t)nr : 1, sizeof *stored_d);

@@ -140,6 +140,13 @@ int tutil_solve_opts(const ncp_solver_desc *s, const ncp_problem *p, const ncp_p
                      const double *lambda0, const double *v0, const ncp_harness_opts *o,
                      ncp_result *res);
 
+/* Harness options for a peer's tests: tol on natural_map_rel_acary (Siconos's normalisation,
+ * the benchmark's default stop), max_iter; the rest the defaults (an unsupported solve is an
+ * error whose message says why). */
+ncp_harness_opts tutil_rel_opts(double tol, int max_iter);
+/* A trace callback counting its rows in *(int *)ctx. */
+int tutil_count_rows(void *ctx, int iter, double elapsed_ms, const ncp_metrics *mt);
+
 /* ps: name = v, checked (CHECK_OK). */
 void tutil_param(ncp_params *ps, const char *name, double v);
 

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -333,12 +332,10 @@ static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, con
                                "solve of %s by %s", p->name, s->name);
         return;
     }
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(fd[0]);
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* it ends with the run, however the run ends */
-        iso_child(c, tk, s, p, l0, v0, ho, fd[1]); /* does not return */
-    }
+    /* the child keeps only its pipe (a sibling's peer pipe, -j N, would hide that peer's end)
+     * and ends with the run, however the run ends (util/isolate.h); Ctrl-C reaches it */
+    pid_t pid = ncp_fork_child(fd[1], 0);
+    if (pid == 0) iso_child(c, tk, s, p, l0, v0, ho, 3); /* does not return */
     close(fd[1]);
     pthread_mutex_unlock(&c->fork_mu);
     if (pid < 0) {

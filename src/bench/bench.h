@@ -55,6 +55,9 @@ typedef struct ncp_bench_opts {
     int quick;
     unsigned allow;         /* NCP_RECON_* (--reconstruct-primal, --primal dense, --symmetrize) */
     double max_memory;      /* --max-memory (util/membudget.h): limit of a densified A; <= 0 default */
+    /* --sym-tol (store.h ncp_load_problems_isolated_tol): how the problems were read, part of
+     * the configuration (another tolerance can read another M); <= 0: the default */
+    double sym_tol;
     int warm_start;         /* NCP_WARM_* */
     int clock;              /* the solver clock (util/clock.h ncp_clock_kind; 0 = CPU) */
     /* --repeat N (>= 1; 0 counts as 1): every pair solved N times; the row reports the repeat

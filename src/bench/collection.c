@@ -338,7 +338,8 @@ static int next_batch(void *ctx, const ncp_problem **probs, int *n, ncp_error *e
         ncp_problem *ps = NULL;
         ncp_problem_origin *og = NULL;
         int k = 0;
-        if (c->lazy) rc = ncp_load_problems_isolated_raw(f->path, c->budget, &ps, &og, &k, err);
+        if (c->lazy)
+            rc = ncp_load_problems_isolated_raw(f->path, c->budget, c->sym_tol, &ps, &og, &k, err);
         else rc = ncp_load_problems_isolated_tol(f->path, c->budget, c->sym_tol, &ps, &k, err);
         if (rc == NCP_ERR_INPUT && c->n > 1) {
             /* a bad file among others: a row (file, reason), and on to the next; a collection

@@ -415,6 +415,7 @@ static int solve_opts(const ncp_pipeline_opts *o, const char *source, ncp_bench_
     bo->scene_name = "";
     bo->source = source;
     bo->fresh = o->fresh || !o->resume;
+    bo->sym_tol = o->sym_tol;
     return NCP_OK;
 }
 

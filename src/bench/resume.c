@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "ncp_config.h"
+#include "core/sparse_chol.h"
 #include "util/clock.h"
 #include "util/fsutil.h"
 #include "util/safefile.h"
@@ -117,6 +118,10 @@ int ncp_resume_config(const ncp_bench_opts *o, char **text, ncp_error *err)
         if (o->clock != NCP_CLOCK_WALL)
             cJSON_AddItemToObject(c, "clock", cJSON_CreateString(ncp_clock_name(o->clock)));
         if (o->repeat > 1) cJSON_AddItemToObject(c, "repeat", jnum(o->repeat));
+        /* recorded only when it differs from the default, so that the records of runs before
+         * --sym-tol (and runs that name the default) match */
+        if (o->sym_tol > 0.0 && o->sym_tol != NCP_SYM_TOL_DEFAULT)
+            cJSON_AddItemToObject(c, "sym_tol", jnum(o->sym_tol));
         /* recorded only when set, so that the records of runs before these options match */
         if (o->traces && o->traces_csv)
             cJSON_AddItemToObject(c, "traces_csv", cJSON_CreateBool(1));

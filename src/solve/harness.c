@@ -87,6 +87,13 @@ int ncp_run_add_cpu_ms(ncp_run *run, double ms)
     return run->status == NCP_STATUS_TIMEOUT;
 }
 
+int ncp_run_external(ncp_run *run) { return ncp_clock_external(&run->clock); }
+
+int ncp_run_interrupted(const ncp_run *run)
+{
+    return run->opts->interrupt && *run->opts->interrupt;
+}
+
 void ncp_run_note(ncp_run *run, const char *fmt, ...)
 {
     if (!run) return;

@@ -104,6 +104,16 @@ double ncp_run_elapsed_ms(const ncp_run *run);
  * spent (status timeout): the solver must stop, its answer is its last reported iterate. May be
  * called with 0 to ask only that (a solver waiting on a process it can end). */
 int ncp_run_add_cpu_ms(ncp_run *run, double ms);
+/* For a solver whose work from here on runs outside the calling thread and is timed there (a
+ * peer's child process, which measures the peer's own calls and sends the times back to be
+ * charged with ncp_run_add_cpu_ms): the calling thread's CPU time stops counting, so what it
+ * does for the harness (fork, waiting, copying messages) is not the solver's time. Under the
+ * CPU clock (the default) returns 1: the caller must charge the child's work; under --clock
+ * wall returns 0 and changes nothing (the wall clock counts everything, round trips too). */
+int ncp_run_external(ncp_run *run);
+/* Whether the run was interrupted (Ctrl-C, SIGTERM): a solver waiting on a process it can end
+ * ends it and returns its answer (status stopped) instead of waiting for it. */
+int ncp_run_interrupted(const ncp_run *run);
 /* Records how the solver represents the problem when it chooses between routes by estimated
  * cost (e.g. "form saddle, K sparse: est. 1.2e+06 flops/it, dense form 3.4e+09"): the text goes
  * to the row's note (metrics.csv column note), "; "-separated after the harness's own. printf

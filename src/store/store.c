@@ -1042,14 +1042,15 @@ int ncp_load_problems_isolated_tol(const char *path, double budget, double sym_t
     return rc ? rc : load_file(path, budget, sym_tol, 0, probs, n, &fclib, err);
 }
 
-int ncp_load_problems_isolated_raw(const char *path, double budget, ncp_problem **probs,
-                                   ncp_problem_origin **origin, int *n, ncp_error *err)
+int ncp_load_problems_isolated_raw(const char *path, double budget, double sym_tol,
+                                   ncp_problem **probs, ncp_problem_origin **origin, int *n,
+                                   ncp_error *err)
 {
     *probs = NULL;
     *origin = NULL;
     *n = 0;
-    int rc = probe_file(path, budget, 0.0, err);
-    return rc ? rc : ncp_load_problems_raw(path, budget, probs, origin, n, err);
+    int rc = probe_file(path, budget, sym_tol, err);
+    return rc ? rc : ncp_load_problems_raw(path, budget, sym_tol, probs, origin, n, err);
 }
 
 /* The read in a child (ncp_load_problems_isolated). */
@@ -1086,12 +1087,12 @@ int ncp_load_problems_budget(const char *path, double budget, ncp_problem **prob
     return load_file(path, budget, 0.0, 0, probs, n, &fclib, err);
 }
 
-int ncp_load_problems_raw(const char *path, double budget, ncp_problem **probs,
+int ncp_load_problems_raw(const char *path, double budget, double sym_tol, ncp_problem **probs,
                           ncp_problem_origin **origin, int *n, ncp_error *err)
 {
     *origin = NULL;
     int fclib = 0;
-    int rc = load_file(path, budget, 0.0, 1, probs, n, &fclib, err);
+    int rc = load_file(path, budget, sym_tol, 1, probs, n, &fclib, err);
     if (rc) return rc;
     ncp_problem_origin *o = ncp_calloc(err, (size_t)(*n > 0 ? *n : 1), sizeof *o);
     if (!o) {

@@ -74,12 +74,13 @@ void ncp_problems_free(ncp_problem *probs, int n);
  * by its primal data has no D yet), which is cheap; ncp_problem_finish then does for one of
  * them the rest of what ncp_load_problems_budget does (D = J A^-1 J^T, or a primal form from
  * D, within the budget, and the checks of the values), giving the same problem bit for bit and
- * the same messages. origin[k] (an array to free()) says where problem k came from. */
+ * the same messages. origin[k] (an array to free()) says where problem k came from. sym_tol: a
+ * global problem's M read as its symmetric part within it (ncp_load_problems_isolated_tol). */
 typedef struct ncp_problem_origin {
     int fclib;       /* the one problem of a plain FCLib file */
     char group[512]; /* ours: its group, "/problems/NAME" */
 } ncp_problem_origin;
-int ncp_load_problems_raw(const char *path, double budget, ncp_problem **probs,
+int ncp_load_problems_raw(const char *path, double budget, double sym_tol, ncp_problem **probs,
                           ncp_problem_origin **origin, int *n, ncp_error *err);
 int ncp_problem_finish(ncp_problem *p, const char *path, const ncp_problem_origin *origin,
                        double budget, ncp_error *err);
@@ -112,7 +113,8 @@ int ncp_load_problems_isolated_tol(const char *path, double budget, double sym_t
                                    ncp_problem **probs, int *n, ncp_error *err);
 /* The same, ending in ncp_load_problems_raw. (The child only reads the file as stored: the
  * crashes it guards against are libhdf5's, and deriving is ours.) */
-int ncp_load_problems_isolated_raw(const char *path, double budget, ncp_problem **probs,
-                                   ncp_problem_origin **origin, int *n, ncp_error *err);
+int ncp_load_problems_isolated_raw(const char *path, double budget, double sym_tol,
+                                   ncp_problem **probs, ncp_problem_origin **origin, int *n,
+                                   ncp_error *err);
 
 #endif

@@ -57,10 +57,16 @@ void ncp_clock_start(ncp_clock *c, int kind)
     c->running = 1;
 }
 
+/* The clock's own share of the interval from at to now (none of the thread's, once external). */
+static double span(const ncp_clock *c, ncp_instant now)
+{
+    return c->external ? 0.0 : now.t - c->at.t;
+}
+
 void ncp_clock_pause_at(ncp_clock *c, ncp_instant now)
 {
     if (!c->running) return;
-    c->acc_ms += now.t - c->at.t;
+    c->acc_ms += span(c, now);
     c->acc_wall_ms += now.wall - c->at.wall;
     c->running = 0;
 }
@@ -84,7 +90,20 @@ void ncp_clock_add_cpu(ncp_clock *c, double ms)
 double ncp_clock_ms(const ncp_clock *c)
 {
     if (!c->running) return c->acc_ms;
-    return c->acc_ms + ncp_clock_now(c).t - c->at.t;
+    return c->acc_ms + span(c, ncp_clock_now(c));
+}
+
+int ncp_clock_external(ncp_clock *c)
+{
+    if (c->kind != NCP_CLOCK_CPU) return 0;
+    if (!c->external && c->running) { /* what the thread did up to here stays counted */
+        ncp_instant now = ncp_clock_now(c);
+        c->acc_ms += now.t - c->at.t;
+        c->acc_wall_ms += now.wall - c->at.wall;
+        c->at = now;
+    }
+    c->external = 1;
+    return 1;
 }
 
 double ncp_clock_wall_ms(const ncp_clock *c)

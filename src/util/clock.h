@@ -33,6 +33,7 @@ typedef struct ncp_clock {
     double acc_wall_ms; /* accumulated on the wall clock over the same intervals */
     ncp_instant at;     /* the reading at the last start or resume */
     int running;
+    int external;       /* ncp_clock_external: the thread's CPU time no longer counts */
 } ncp_clock;
 
 void ncp_clock_start(ncp_clock *c, int kind); /* reset and run */
@@ -47,6 +48,12 @@ void ncp_clock_resume(ncp_clock *c);
  * a peer's process): counted by a CPU clock, ignored by a wall clock (the wall clock already
  * runs while they work). */
 void ncp_clock_add_cpu(ncp_clock *c, double ms);
+/* From now on the calling thread's CPU time is not this clock's work (a peer's parent that only
+ * forks and waits: its work runs in the child, timed there and charged with ncp_clock_add_cpu).
+ * A CPU clock stops counting the thread (what it counted so far stays); a wall clock is
+ * unchanged. Readings (ncp_clock_now) stay the thread's, so an interval measured between two
+ * of them (the harness's monitor time) is still right. Returns 1 for a CPU clock, 0 for wall. */
+int ncp_clock_external(ncp_clock *c);
 double ncp_clock_ms(const ncp_clock *c);      /* on the clock's kind */
 double ncp_clock_wall_ms(const ncp_clock *c); /* on the wall clock */
 

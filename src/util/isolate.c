@@ -1,4 +1,5 @@
 /* Running a function in a forked child (isolate.h). */
+#define _GNU_SOURCE /* close_range (glibc >= 2.34) */
 #include "util/isolate.h"
 #include "util/membudget.h"
 
@@ -28,6 +29,32 @@ void ncp_fork_guard_begin(void)
 }
 
 void ncp_fork_guard_end(void) { pthread_mutex_unlock(&fork_mu); }
+
+int ncp_fork_child(int keep_fd, int ignore_interrupt)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid != 0) return (int)pid;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (ignore_interrupt) {
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+    }
+    if ((keep_fd == 3 ? 3 : dup2(keep_fd, 3)) != 3) _exit(3);
+    /* glibc >= 2.34; a kernel without it only keeps the copies (harmless but slow, above) */
+    (void)close_range(4, ~0u, 0);
+    return 0;
+}
+
+void ncp_reap_child(int pid, int kill_first, int *wst)
+{
+    int st = 0;
+    if (kill_first) kill((pid_t)pid, SIGKILL);
+    while (waitpid((pid_t)pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (wst) *wst = st;
+}
 
 /* The child's address-space limit: its present size plus `extra` (never above the limit it
  * inherited: --max-memory's, util/membudget.h). */
