@@ -188,24 +188,33 @@ static int take(double **dst, double *src, size_t n, ncp_error *err)
     return NCP_OK;
 }
 
+/* What both kinds share after Siconos's reader: a 3-D problem, a usable contact count, nothing
+ * after the problem, and the file's last numbers are the nc friction coefficients read. */
+static int check_header(const ncp_h5ctx *c, FILE *f, int kind, int dim, int nc, const double *mu)
+{
+    ncp_error *err = c->err;
+    if (dim != 3)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: dimension = %d, but ncpbench handles 3-D contact problems only", c->file, dim);
+    if (nc <= 0 || nc > INT_MAX / 3)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: numberOfContacts = %d", c->file, nc);
+    if (trailing(f))
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: text left after the %s problem", c->file, kind_name[kind]);
+    if (!mu_at_end(f, mu, nc))
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: the file does not end with the %d friction coefficients Siconos read as %s (cut short?)",
+                             c->file, nc, kind_name[kind]);
+    return NCP_OK;
+}
+
 static int read_local(const ncp_h5ctx *c, FILE *f, ncp_problem *p)
 {
     ncp_error *err = c->err;
     FrictionContactProblem *fc = frictionContact_newFromFile(f);
     if (!fc || !fc->M || !fc->q || !fc->mu)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: Siconos could not read it as %s", c->file, kind_name[DAT_LOCAL]);
-    int rc = NCP_OK, nc = fc->numberOfContacts, m = 3 * nc;
+    int nc = fc->numberOfContacts, m = 3 * nc;
+    int rc = check_header(c, f, DAT_LOCAL, fc->dimension, nc, fc->mu);
     ncp_h5_triplets W = {0};
-    if (fc->dimension != 3)
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: dimension = %d, but ncpbench handles 3-D contact problems only", c->file, fc->dimension);
-    else if (nc <= 0 || nc > INT_MAX / 3)
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: numberOfContacts = %d", c->file, nc);
-    else if (trailing(f))
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: text left after the %s problem", c->file, kind_name[DAT_LOCAL]);
-    else if (!mu_at_end(f, fc->mu, nc))
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: the file does not end with the %d friction coefficients Siconos read as %s (cut short?)",
-                           c->file, nc, kind_name[DAT_LOCAL]);
-    else if (fc->M->size0 != m || fc->M->size1 != m)
+    if (!rc && (fc->M->size0 != m || fc->M->size1 != m))
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: W is %d x %d, expected 3 x %d contacts = %d square",
                            c->file, fc->M->size0, fc->M->size1, nc, m);
     if (!rc) rc = ncp_h5_dense_ok(c, "", "W", m, m); /* D = W is dense */
@@ -232,20 +241,12 @@ static int read_global(const ncp_h5ctx *c, FILE *f, double sym_tol, ncp_problem 
     GlobalFrictionContactProblem *g = globalFrictionContact_newFromFile(f);
     if (!g || !g->M || !g->H || !g->q || !g->b || !g->mu)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: Siconos could not read it as %s", c->file, kind_name[DAT_GLOBAL]);
-    int rc = NCP_OK, nc = g->numberOfContacts, m = 3 * nc, nv = g->M->size0;
+    int nc = g->numberOfContacts, m = 3 * nc, nv = g->M->size0;
+    int rc = check_header(c, f, DAT_GLOBAL, g->dimension, nc, g->mu);
     ncp_h5_triplets M = {0}, H = {0};
-    if (g->dimension != 3)
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: dimension = %d, but ncpbench handles 3-D contact problems only", c->file, g->dimension);
-    else if (nc <= 0 || nc > INT_MAX / 3)
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: numberOfContacts = %d", c->file, nc);
-    else if (trailing(f))
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: text left after the %s problem", c->file, kind_name[DAT_GLOBAL]);
-    else if (!mu_at_end(f, g->mu, nc))
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: the file does not end with the %d friction coefficients Siconos read as %s (cut short?)",
-                           c->file, nc, kind_name[DAT_GLOBAL]);
-    else if (nv <= 0 || g->M->size1 != nv)
+    if (!rc && (nv <= 0 || g->M->size1 != nv))
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: M is %d x %d, expected a square matrix", c->file, nv, g->M->size1);
-    else if (g->H->size0 != nv || g->H->size1 != m)
+    else if (!rc && (g->H->size0 != nv || g->H->size1 != m))
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: H is %d x %d, expected n_dof x 3 n_contacts = %d x %d",
                            c->file, g->H->size0, g->H->size1, nv, m);
     if (!rc) rc = ncp_h5_dense_ok(c, "", "H", m, m); /* D = H^T M^-1 H will be dense */
