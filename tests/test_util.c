@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tcheck.h"
+#include "bench/deadline.h"
 #include "util/csv.h"
 #include "util/membudget.h"
 #include "util/stats.h"
@@ -238,9 +239,45 @@ static void test_membudget(void)
     CHECK(strcmp(ncp_mem_format(1536.0 * 1024 * 1024, buf, sizeof buf), "1.5 GiB") == 0);
 }
 
+/* The watchdog's rule (bench/deadline.h) on synthetic clocks, D = 1000 ms: a spinning deaf
+ * solver ends on CPU time whatever the load, a solver starved to 10 % of a core (load ~20 on
+ * 2 cores) that heeds its budget is not ended before the wall backstop 10 D, a blocked one
+ * ends once it has run D and made no progress for NCP_DEADLINE_IDLE_MS, and an unreadable CPU
+ * clock falls back to wall time D. */
+static void test_deadline(void)
+{
+    ncp_deadline d;
+    ncp_deadline_start(&d, 1000.0, 0.0, 50.0); /* the thread had 50 ms of CPU before */
+    CHECK(ncp_deadline_passed(&d, 600.0, 650.0) == NCP_DEADLINE_NOT);
+    CHECK(ncp_deadline_passed(&d, 1000.5, 1050.5) == NCP_DEADLINE_CPU);
+
+    ncp_deadline_start(&d, 1000.0, 0.0, 0.0);
+    int early = 0;
+    for (double t = 100.0; t <= 10000.0; t += 100.0)
+        early += ncp_deadline_passed(&d, t, 0.1 * t) != NCP_DEADLINE_NOT;
+    CHECK(early == 0);
+    CHECK(ncp_deadline_passed(&d, 10000.5, 1000.0) == NCP_DEADLINE_WALL);
+
+    ncp_deadline_start(&d, 1000.0, 0.0, 0.0); /* busy until 800 ms, then blocked */
+    int why = NCP_DEADLINE_NOT;
+    double at = 0.0;
+    for (double t = 100.0; t <= 3000.0 && !why; t += 50.0) {
+        why = ncp_deadline_passed(&d, t, fmin(t, 800.0) + 1e-5 * t); /* sleep(1): ~10 us/s */
+        at = t;
+    }
+    CHECK(why == NCP_DEADLINE_IDLE);
+    CHECK(at > 1800.0 && at <= 1850.0); /* idle 1 s after its last progress, at 800 ms */
+
+    ncp_deadline_start(&d, 1000.0, 0.0, NAN);
+    CHECK(ncp_deadline_passed(&d, 999.0, NAN) == NCP_DEADLINE_NOT);
+    CHECK(ncp_deadline_passed(&d, 1001.0, NAN) == NCP_DEADLINE_WALL);
+    CHECK(strcmp(ncp_deadline_reason(NCP_DEADLINE_IDLE), "no CPU progress") == 0);
+}
+
 int main(void)
 {
     test_quantile();
+    test_deadline();
     test_membudget();
     char dir[] = "/tmp/ncp_test_util_XXXXXX";
     CHECK(mkdtemp(dir) != NULL);

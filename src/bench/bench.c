@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/deadline.h"
 #include "bench/mpi_pool.h"
 #include "bench/output.h"
 #include "bench/resume.h"
@@ -48,6 +49,9 @@ typedef struct task {
                               problem is still being finished) */
     pthread_t who;         /* T_RUNNING: the worker of this process solving it */
     int local;             /* 1: who is set */
+    clockid_t cpu_clock;   /* T_RUNNING, local: who's CPU clock (has_cpu_clock) */
+    int has_cpu_clock;
+    ncp_deadline dl;       /* T_RUNNING, local: the watchdog's rule (deadline.h), under mu */
     int hung;              /* in-process solve past its hard deadline: abandoned (watchdog) */
 } task;
 
@@ -258,7 +262,8 @@ static void iso_child(bench_ctx *c, task *tk, const ncp_solver_desc *s, const nc
  * as in-process) and given ISO_GRACE_MS more; past the deadline it is killed. */
 typedef struct iso_wait {
     pid_t pid;
-    double deadline_at;
+    ncp_deadline dl;   /* on the child's process CPU time (deadline.h) */
+    double grace_at;   /* after an interrupt: the child's last moment (ncp_now_ms; 0: none) */
     const volatile int *interrupt;
     int expired, interrupted;
 } iso_wait;
@@ -273,15 +278,17 @@ static size_t iso_read(int fd, void *buf, size_t n, iso_wait *w)
         if (w->interrupt && *w->interrupt && !w->interrupted) {
             w->interrupted = 1;
             kill(w->pid, SIGTERM);
-            w->deadline_at = fmin(w->deadline_at, ncp_now_ms() + ISO_GRACE_MS);
+            w->grace_at = ncp_now_ms() + ISO_GRACE_MS;
         }
-        double left = w->deadline_at - ncp_now_ms();
-        if (left <= 0.0) {
+        const double now = ncp_now_ms();
+        if ((w->grace_at > 0.0 && now >= w->grace_at) ||
+            ncp_deadline_passed(&w->dl, now, ncp_process_cpu_ms(w->pid))) {
             w->expired = 1;
             break;
         }
+        double wait = w->grace_at > 0.0 ? fmin(w->grace_at - now, 100.0) : 100.0;
         struct pollfd pf = {fd, POLLIN, 0};
-        int pr = poll(&pf, 1, (int)fmin(left, 100.0) + 1);
+        int pr = poll(&pf, 1, (int)wait + 1);
         if (pr < 0 && errno != EINTR) break;
         if (pr <= 0) continue;
         ssize_t r = read(fd, b + got, n - got);
@@ -345,7 +352,8 @@ static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, con
         return;
     }
     iso_head h;
-    iso_wait iw = {pid, ncp_now_ms() + c->deadline_ms, c->o->interrupt, 0, 0};
+    iso_wait iw = {.pid = pid, .interrupt = c->o->interrupt};
+    ncp_deadline_start(&iw.dl, c->deadline_ms, ncp_now_ms(), ncp_process_cpu_ms(pid));
     int ok = iso_read(fd[0], &h, sizeof h, &iw) == sizeof h && h.magic == ISO_MAGIC &&
              h.m == p->m && h.nv == p->nv && h.ntrace >= 0;
     double *lam = iso_read_doubles(fd[0], h.has_lambda ? p->m : 0, &ok, &iw);
@@ -605,6 +613,14 @@ static void solve_repeated(bench_ctx *c, task *tk, const ncp_solver_desc *s,
     free(parts);
 }
 
+/* The CPU time of the worker solving tk (ms), NaN when it cannot be read. */
+static double task_cpu_ms(const task *tk)
+{
+    struct timespec ts;
+    if (!tk->has_cpu_clock || clock_gettime(tk->cpu_clock, &ts)) return NAN;
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
 /* Which solvers run in a child (ncp_bench_opts.isolate) and the watchdog's deadline. */
 static void watch_setup(bench_ctx *c)
 {
@@ -623,6 +639,8 @@ static void run_task(bench_ctx *c, task *tk)
     if ((tk->rc = ensure_finished(c, tk->prob, &tk->err))) return;
     pthread_mutex_lock(&c->mu); /* the solve's deadline counts from here (watch_running) */
     tk->t_start = ncp_now_ms();
+    tk->has_cpu_clock = pthread_getcpuclockid(pthread_self(), &tk->cpu_clock) == 0;
+    ncp_deadline_start(&tk->dl, c->deadline_ms, tk->t_start, task_cpu_ms(tk));
     pthread_mutex_unlock(&c->mu);
     const ncp_problem *p = &c->probs[tk->prob];
     tk->nv = p->nv;
@@ -1249,7 +1267,9 @@ static void watch_running(bench_ctx *c)
     for (int t = 0; t < c->ntasks; t++) {
         task *tk = &c->tasks[t];
         if (tk->state != T_RUNNING || tk->hung || !tk->local) continue;
-        int late = !c->iso[tk->solver] && tk->t_start > 0.0 && now - tk->t_start > c->deadline_ms;
+        int late = !c->iso[tk->solver] && tk->t_start > 0.0
+                       ? ncp_deadline_passed(&tk->dl, now, task_cpu_ms(tk))
+                       : NCP_DEADLINE_NOT;
         /* an isolated solve comes back by itself within the grace (isolated_solve) */
         int deaf = c->interrupt_seen > 0.0 && now - c->interrupt_seen > ISO_GRACE_MS + (c->iso[tk->solver] ? 1000.0 : 0.0);
         if (!late && !deaf) continue;
@@ -1266,8 +1286,11 @@ static void watch_running(bench_ctx *c)
                     c->o->solvers[tk->solver]->name, c->probs[tk->prob].name,
                     late ? "within its hard deadline" : "when interrupted");
         if (late && !c->hung)
-            fprintf(stderr, "ncpbench: (the hard deadline: %.0f ms of wall time; "
-                    "--deadline-ms, docs/design.md 5.7.1)\n", c->deadline_ms);
+            fprintf(stderr, "ncpbench: (the hard deadline: %.0f ms of the solve's CPU time, or of "
+                    "wall time with no CPU progress for %.0f s, %.0fx it of wall time at most; "
+                    "ended by its %s; --deadline-ms, docs/design.md 5.7.1)\n", c->deadline_ms,
+                    NCP_DEADLINE_IDLE_MS / 1000.0, NCP_DEADLINE_WALL_FACTOR,
+                    ncp_deadline_reason(late));
         c->hung = 1;
     }
 }

@@ -92,9 +92,9 @@ typedef struct ncp_bench_opts {
  * or call exit()), every solver (--isolate), none (--no-isolate). */
 enum { NCP_ISOLATE_PLUGINS = 0, NCP_ISOLATE_ALL = 1, NCP_ISOLATE_NONE = -1 };
 
-/* The watchdog (docs/design.md §5.7.1): a solve gets NCP_DEADLINE_FACTOR x its time budget +
- * NCP_DEADLINE_FLOOR_MS of wall time (NCP_DEADLINE_NO_BUDGET_MS without a time budget, or
- * --deadline-ms). Wall time, not the budget's solver clock: a hung solver may burn no CPU. */
+/* The watchdog (docs/design.md §5.7.1): a solve's hard deadline D is NCP_DEADLINE_FACTOR x its
+ * time budget + NCP_DEADLINE_FLOOR_MS (NCP_DEADLINE_NO_BUDGET_MS without a time budget, or
+ * --deadline-ms), counted as bench/deadline.h says: CPU time, or wall time without progress. */
 #define NCP_DEADLINE_FACTOR 10.0
 #define NCP_DEADLINE_FLOOR_MS 5000.0
 #define NCP_DEADLINE_NO_BUDGET_MS 1800000.0
