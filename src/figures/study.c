@@ -220,9 +220,10 @@ static int study_solve_group(const ncp_study_ctx *c, const ncp_study_part *pt, i
     size_t used = 0;
     int max_iter = ncp_study_max_iter(c, pt);
     used += (size_t)snprintf(key, sizeof key, "%s\ntol %.17g max_iter %d time %.17g stop %s "
-                             "every %d\n", capkey, pt->budget.tol, max_iter, pt->budget.time_ms,
+                             "every %d warm %d\n", capkey, pt->budget.tol, max_iter,
+                             pt->budget.time_ms,
                              pt->budget.stop_metric ? pt->budget.stop_metric : "default",
-                             pt->budget.trace_every);
+                             pt->budget.trace_every, pt->budget.warm_start);
     for (int i = 0; i < s->nruns; i++) {
         const ncp_study_run *r = &s->runs[i];
         if (strcmp(r->part, pt->id) || study_group(s, i) != g || !study_solver_known(c->o, r->solver))
@@ -261,6 +262,7 @@ static int study_solve_group(const ncp_study_ctx *c, const ncp_study_part *pt, i
     po.resume = 1;
     po.fresh = !same;
     po.isolate = c->o->isolate;
+    po.warm_start = pt->budget.warm_start;
     /* the key first: a kill after it resumes the journal of this very declaration */
     if (!same && (rc = ncp_write_file_atomic(kpath, key, err))) return rc;
     ncp_bench_summary *sum = ncp_calloc(err, 1, sizeof *sum);
@@ -299,15 +301,37 @@ typedef struct study_load {
     const ncp_study *s;
     const char *part;
     int g;
-    ncp_study_result *res;
+    ncp_study_solves *res;
 } study_load;
 
-static ncp_study_result *study_load_find(study_load *l, const char *solver)
+/* The solve of (solver, problem) in this folder; created when `create` (metrics.csv's rows),
+ * NULL when the folder has no such run or (not create) no such problem. */
+static ncp_study_result *study_load_find(study_load *l, const char *solver, const char *problem,
+                                         int create, ncp_error *err)
 {
-    for (int i = 0; i < l->s->nruns; i++)
-        if (!strcmp(l->s->runs[i].part, l->part) && !strcmp(l->s->runs[i].solver, solver) &&
-            study_group(l->s, i) == l->g)
-            return &l->res[i];
+    for (int i = 0; i < l->s->nruns; i++) {
+        if (strcmp(l->s->runs[i].part, l->part) || strcmp(l->s->runs[i].solver, solver) ||
+            study_group(l->s, i) != l->g)
+            continue;
+        ncp_study_solves *sv = &l->res[i];
+        for (int k = sv->n - 1; k >= 0; k--)
+            if (!strcmp(sv->p[k].problem, problem)) return &sv->p[k];
+        if (!create) return NULL;
+        if (sv->n == sv->cap) {
+            int cap = sv->cap ? 2 * sv->cap : 4;
+            ncp_study_result *q = realloc(sv->p, (size_t)cap * sizeof *q);
+            if (!q) {
+                ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading the results");
+                return NULL;
+            }
+            sv->p = q;
+            sv->cap = cap;
+        }
+        ncp_study_result *x = &sv->p[sv->n++];
+        memset(x, 0, sizeof *x);
+        snprintf(x->problem, sizeof x->problem, "%s", problem);
+        return x;
+    }
     return NULL;
 }
 
@@ -316,13 +340,14 @@ static int study_load_metrics(study_load *l, const char *path, ncp_error *err)
     ncp_csv r;
     int rc = ncp_csv_open(&r, path, "(the run did not finish)", err), nm = ncp_metrics_count();
     if (rc) return rc;
-    int ci[7];
-    static const char *const names[7] = {"solver", "iterations", "converged", "status",
-                                         "setup_ms", "solve_ms", "note"};
-    for (int k = 0; k < 7 && !rc; k++) rc = ncp_csv_need_column(&r, names[k], NULL, &ci[k], err);
+    int ci[8];
+    static const char *const names[8] = {"solver", "iterations", "converged", "status",
+                                         "setup_ms", "solve_ms", "note", "problem"};
+    for (int k = 0; k < 8 && !rc; k++) rc = ncp_csv_need_column(&r, names[k], NULL, &ci[k], err);
     while (!rc && (rc = ncp_csv_next(&r, err)) == NCP_OK) {
-        ncp_study_result *x = study_load_find(l, r.field[ci[0]]);
-        if (!x || x->ran) continue; /* the first problem only */
+        ncp_study_result *x = study_load_find(l, r.field[ci[0]], r.field[ci[7]], 1, err);
+        if (!x && err->code) rc = err->code;
+        if (!x || x->ran) continue;
         double v;
         x->ran = 1;
         x->iterations = ncp_csv_number(r.field[ci[1]], &v) ? 0 : (int)v;
@@ -346,21 +371,27 @@ static int study_load_traces(study_load *l, const char *path, ncp_error *err)
     ncp_csv r;
     int rc = ncp_csv_open(&r, path, "(the run did not finish)", err), nc = ncp_study_trace_cols();
     if (rc) return rc;
-    int cs, cit, ct, cm[64];
+    int cs, cp, cit, ct, cm[64];
     if ((rc = ncp_csv_need_column(&r, "solver", NULL, &cs, err)) ||
+        (rc = ncp_csv_need_column(&r, "problem", NULL, &cp, err)) ||
         (rc = ncp_csv_need_column(&r, "iteration", NULL, &cit, err)) ||
         (rc = ncp_csv_need_column(&r, "time_ms", NULL, &ct, err)))
         goto done;
     for (int k = 0; k < nc - 2; k++) cm[k] = ncp_csv_column(&r, ncp_metrics_name(k));
     while ((rc = ncp_csv_next(&r, err)) == NCP_OK) {
-        ncp_study_result *x = study_load_find(l, r.field[cs]);
+        ncp_study_result *x = study_load_find(l, r.field[cs], r.field[cp], 0, err);
         if (!x) continue;
-        double *t = realloc(x->trace, (size_t)(x->ntrace + 1) * (size_t)nc * sizeof *t);
-        if (!t) {
-            rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading %s", path);
-            goto done;
+        if (x->ntrace == x->tcap) {
+            int cap = x->tcap ? 2 * x->tcap : 64;
+            double *t = realloc(x->trace, (size_t)cap * (size_t)nc * sizeof *t);
+            if (!t) {
+                rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading %s", path);
+                goto done;
+            }
+            x->trace = t;
+            x->tcap = cap;
         }
-        x->trace = t;
+        double *t = x->trace;
         double *row = t + (size_t)x->ntrace++ * (size_t)nc;
         if (ncp_csv_number(r.field[cit], &row[0])) row[0] = NAN;
         if (ncp_csv_number(r.field[ct], &row[1])) row[1] = NAN;
@@ -372,23 +403,34 @@ done:
     return rc == NCP_CSV_END ? NCP_OK : rc;
 }
 
-static void study_results_free(ncp_study_result *res, int n)
+static void study_results_free(ncp_study_solves *res, int n)
 {
     for (int i = 0; res && i < n; i++) {
-        free(res[i].final);
-        free(res[i].trace);
+        for (int k = 0; k < res[i].n; k++) {
+            free(res[i].p[k].final);
+            free(res[i].p[k].trace);
+        }
+        free(res[i].p);
     }
     free(res);
 }
 
 /* ---- accessors ---- */
 
-const ncp_study_result *ncp_study_get(const ncp_study_ctx *c, const char *part, const char *label)
+const ncp_study_solves *ncp_study_get_all(const ncp_study_ctx *c, const char *part,
+                                          const char *label)
 {
     for (int i = 0; i < c->s->nruns; i++)
         if (!strcmp(c->s->runs[i].part, part) && !strcmp(c->s->runs[i].label, label))
             return &c->results[i];
     return NULL;
+}
+
+const ncp_study_result *ncp_study_get(const ncp_study_ctx *c, const char *part, const char *label)
+{
+    static const ncp_study_result not_run; /* constant: ran = 0 */
+    const ncp_study_solves *sv = ncp_study_get_all(c, part, label);
+    return !sv ? NULL : sv->n ? &sv->p[0] : &not_run;
 }
 
 const ncp_study_capture_info *ncp_study_part_capture(const ncp_study_ctx *c,
@@ -442,7 +484,7 @@ static int study_write_runs(const ncp_study_ctx *c, ncp_error *err)
         if ((rc = study_run_params(c->config, r, &ps, err))) break;
         study_params_text(&ps, ptxt, sizeof ptxt);
         fprintf(f, "%s,%s,%s,%s-%d,%s,%d\n", r->part, r->label, r->solver, r->part,
-                study_group(c->s, i), ptxt, c->results[i].ran);
+                study_group(c->s, i), ptxt, c->results[i].n > 0);
     }
     if (fclose(f) != 0 && !rc) rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
     return rc;
@@ -450,7 +492,7 @@ static int study_write_runs(const ncp_study_ctx *c, ncp_error *err)
 
 /* Every run of configuration c->config solved (or resumed) and read back into res. */
 static int study_solve_config(ncp_study_ctx *c, const char *top, char (*capkeys)[1024],
-                              ncp_study_result *res, ncp_error *err)
+                              ncp_study_solves *res, ncp_error *err)
 {
     const ncp_study *s = c->s;
     char gdir[NCP_STUDY_PATH], h5[NCP_STUDY_PATH], path[NCP_STUDY_PATH], caps[NCP_STUDY_PATH];
@@ -488,7 +530,7 @@ static int study_config(const ncp_study *s, const ncp_study_config *cf, const nc
                         char (*capkeys)[1024], int counts[5], ncp_error *err)
 {
     char dir[NCP_STUDY_PATH], pdir[NCP_STUDY_PATH];
-    ncp_study_result *res = ncp_calloc(err, (size_t)s->nruns, sizeof *res);
+    ncp_study_solves *res = ncp_calloc(err, (size_t)s->nruns, sizeof *res);
     if (!res) return NCP_ERR_NOMEM;
     ncp_study_ctx c = {s, cf, o, dir, cmd, infos, res};
     int rc = ncp_path_join(dir, sizeof dir, top, cf->id, err);

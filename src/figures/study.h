@@ -57,6 +57,7 @@ typedef struct ncp_study_budget {
     double time_ms;               /* 0: none */
     const char *stop_metric;      /* NULL: natural_map_rel_acary */
     int trace_every;              /* every iteration (1) or the log sample (0) */
+    int warm_start;               /* NCP_WARM_* (bench/bench.h); 0: cold, lambda = 0 */
 } ncp_study_budget;
 
 typedef struct ncp_study_ctx ncp_study_ctx;
@@ -154,16 +155,24 @@ typedef struct ncp_study_capture_info {
     double h, capture_ms;
 } ncp_study_capture_info;
 
-/* One run's result on the capture's first problem, read back from its folder's metrics.csv
- * and traces.csv (trace rows: iteration, time_ms and the metric columns). */
+/* One solve: a run on one problem of its capture, read back from its folder's metrics.csv and
+ * traces.csv (trace rows: iteration, time_ms and the metric columns). */
 typedef struct ncp_study_result {
+    char problem[64];
     int ran, status, iterations, converged;
     double setup_ms, solve_ms;
     double *final;      /* ncp_metrics_count() values */
     double *trace;      /* ntrace x ncp_study_trace_cols() */
-    int ntrace;
+    int ntrace, tcap;
     char note[512];
 } ncp_study_result;
+
+/* Every solve of one run, one per problem of its capture in metrics.csv's order (n = 0: the run
+ * did not run): what a claim over an aggregate (a mean over cases, a failure rate) reduces. */
+typedef struct ncp_study_solves {
+    ncp_study_result *p;
+    int n, cap;
+} ncp_study_solves;
 
 struct ncp_study_ctx {
     const ncp_study *s;
@@ -172,14 +181,18 @@ struct ncp_study_ctx {
     const char *dir;    /* OUT/<study>/<config> */
     const char *cmd;    /* the command that ran it */
     const ncp_study_capture_info *captures; /* per s->captures */
-    const ncp_study_result *results;        /* per s->runs */
+    const ncp_study_solves *results;        /* per s->runs */
 };
 
 int ncp_study_trace_cols(void);
 
-/* The result of run (part, label), NULL when the study has no such run (a declaration error). */
+/* The solve of run (part, label) on its capture's first problem (one that did not run: ran = 0);
+ * NULL when the study has no such run (a declaration error). */
 const ncp_study_result *ncp_study_get(const ncp_study_ctx *c, const char *part,
                                       const char *label);
+/* Every solve of run (part, label); NULL when the study has no such run. */
+const ncp_study_solves *ncp_study_get_all(const ncp_study_ctx *c, const char *part,
+                                          const char *label);
 const ncp_study_part *ncp_study_find_part(const ncp_study *s, const char *id);
 const ncp_study_capture_info *ncp_study_part_capture(const ncp_study_ctx *c,
                                                      const ncp_study_part *p);

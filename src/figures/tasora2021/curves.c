@@ -38,7 +38,7 @@ int t21_curves(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
                   : "max over contacts of max(0, -u_n) = penetration / h (phi = 0)");
     int nb = 0;
     for (int i = 0; i < c->s->nruns; i++) {
-        const ncp_study_result *r = &c->results[i];
+        const ncp_study_result *r = ncp_study_get(c, p->id, c->s->runs[i].label);
         if (strcmp(c->s->runs[i].part, p->id) || !r->ran || r->ntrace == 0) continue;
         if (nb++) fputs("\n\n", f);
         for (int k = 0; k < r->ntrace; k++) {
@@ -65,7 +65,7 @@ int t21_fig8(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, n
             "# columns: label solver status iterations setup_ms solve_ms total_ms "
             "final_natural_map final_violation_m_per_s\n", ci->step, ci->ncontacts, ci->m, ci->nv);
     for (int i = 0; i < c->s->nruns; i++) {
-        const ncp_study_result *r = &c->results[i];
+        const ncp_study_result *r = ncp_study_get(c, p->id, c->s->runs[i].label);
         if (strcmp(c->s->runs[i].part, p->id) || !r->ran) continue;
         fprintf(f, "%s %s %s %d %.3f %.3f %.3f %.6g %.6g\n", c->s->runs[i].label,
                 c->s->runs[i].solver, ncp_status_name(r->status), r->iterations, r->setup_ms,
