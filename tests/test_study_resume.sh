@@ -16,8 +16,8 @@ done
 run "$T/k" > "$T/kfinal.log" 2>&1 || fail "run after the kills"
 grep -q "resumed\|kept" "$T/kfinal.log" || fail "the run after the kills resumed nothing"
 for c in paper defaults; do
-  cmp -s "$T/ref/tasora2021/$c/claims.csv" "$T/k/tasora2021/$c/claims.csv" ||
-    fail "$c/claims.csv differs after kills and resume: $(diff "$T/ref/tasora2021/$c/claims.csv" "$T/k/tasora2021/$c/claims.csv" | head -5)"
+  a="$T/ref/tasora2021/$c/claims.csv" b="$T/k/tasora2021/$c/claims.csv"
+  cmp -s "$a" "$b" || fail "$c/claims.csv differs after kills and resume: $(diff "$a" "$b" | head -5)"
 done
 "$PY" "$(dirname "$0")/check_study_tasora2021.py" "$T/k/tasora2021" > "$T/check.log" 2>&1 ||
   fail "checker after resume: $(tail -5 "$T/check.log")"

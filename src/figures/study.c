@@ -226,7 +226,8 @@ static int study_solve_group(const ncp_study_ctx *c, const ncp_study_part *pt, i
                              pt->budget.trace_every, pt->budget.warm_start);
     for (int i = 0; i < s->nruns; i++) {
         const ncp_study_run *r = &s->runs[i];
-        if (strcmp(r->part, pt->id) || study_group(s, i) != g || !study_solver_known(c->o, r->solver))
+        if (strcmp(r->part, pt->id) || study_group(s, i) != g ||
+            !study_solver_known(c->o, r->solver))
             continue;
         if (np >= NCP_MAX_BENCH_SOLVERS)
             return ncp_error_set(err, NCP_ERR_INPUT, "%s: too many runs in part %s", s->id, pt->id);
@@ -240,7 +241,8 @@ static int study_solve_group(const ncp_study_ctx *c, const ncp_study_part *pt, i
         np++;
     }
     if (np == 0) return NCP_OK;
-    if ((rc = ncp_mkdir_p(gdir, err)) || (rc = ncp_path_join(kpath, sizeof kpath, gdir, "study.key", err)))
+    if ((rc = ncp_mkdir_p(gdir, err)) ||
+        (rc = ncp_path_join(kpath, sizeof kpath, gdir, "study.key", err)))
         return rc;
     char *old = NULL;
     size_t olen = 0;
