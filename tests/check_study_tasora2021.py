@@ -6,7 +6,8 @@ study's folder OUT/tasora2021, given as the argument) and recomputes, for each c
 every claim's values and verdict from the raw results the run kept: runs.csv (which folder and
 solver holds each run), each folder's metrics.csv (status, iterations, final metrics),
 traces.csv (every iterate of TEST 1, the log sample of TEST 2) and config.json (the budget the
-pipeline ran with), and the scenes' time step (scenes/*.json). It never reads the program's
+pipeline ran with), and the scenes' time step (scenes/*.json); traces.csv.gz in place of
+traces.csv in the compact copies of scripts/compact_study.py (results/tasora2021/). It never reads the program's
 values, verdicts, .dat files or counts to compute: claims.csv is read only at the end, to
 compare, and the check fails when a value (relative 1e-9), a verdict or a rule's thresholds
 differ. The rules below are this checker's own copy of the declaration
@@ -19,6 +20,7 @@ output is perturbed, after which the comparison with the program's claims must f
 Exit status 1 on any mismatch.
 """
 import csv
+import gzip
 import json
 import math
 import os
@@ -78,6 +80,10 @@ class Run:
 
 
 def read_csv(path):
+    """Rows of path, or of path.gz (scripts/compact_study.py) when path does not exist."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rt", newline="") as f:
+            return list(csv.DictReader(f))
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
 
