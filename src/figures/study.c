@@ -66,12 +66,13 @@ static int study_keep_fn(void *ctx, const ncp_problem *p, ncp_error *err)
 }
 
 /* The key of a capture: what decides its problems. */
-static int study_capture_key(const ncp_fig_opts *o, const ncp_scene *scene, int steps, int want,
-                             char *key, size_t cap)
+static int study_capture_key(const ncp_study_capture *cp, const ncp_fig_opts *o,
+                             const ncp_scene *scene, int steps, int want, char *key, size_t cap)
 {
-    return snprintf(key, cap, "scene %s text %016" PRIx64 " seed %llu quick %d steps %d keep %d",
-                    ncp_scene_name(scene), ncp_resume_fingerprint(ncp_scene_text(scene)), o->seed,
-                    o->quick, steps, want);
+    return snprintf(key, cap, "scene %s text %016" PRIx64 " seed %llu quick %d steps %d keep %d "
+                    "driver %s", ncp_scene_name(scene),
+                    ncp_resume_fingerprint(ncp_scene_text(scene)), o->seed, o->quick, steps, want,
+                    cp->driver ? cp->driver : "scene's");
 }
 
 /* Reads captures/<id>/capture.txt when its key is `key`: 1 and *info, else 0. */
@@ -109,7 +110,7 @@ static int study_capture(const ncp_study_capture *cp, const ncp_fig_opts *o, con
         k.want = study_pick_step(o->seed, steps > 0 ? steps : 1);
         steps = k.want + 1;
     }
-    study_capture_key(o, scene, steps, k.want, key, keycap);
+    study_capture_key(cp, o, scene, steps, k.want, key, keycap);
     if ((rc = ncp_path_join(caps, sizeof caps, top, "captures", err)) ||
         (rc = ncp_path_join(dir, sizeof dir, caps, cp->id, err)) || (rc = ncp_mkdir_p(dir, err)) ||
         (rc = ncp_path_join(h5, sizeof h5, dir, "problems.h5", err)) ||
@@ -126,7 +127,7 @@ static int study_capture(const ncp_study_capture *cp, const ncp_fig_opts *o, con
                                &k.store, err)))
         goto done;
     double t0 = ncp_now_ms();
-    ncp_capture_opts co = {o->seed, o->quick, steps, NULL, o->interrupt};
+    ncp_capture_opts co = {o->seed, o->quick, steps, cp->driver, o->interrupt};
     rc = ncp_capture_scene(scene, &co, study_keep_fn, &k, err);
     info->capture_ms = ncp_now_ms() - t0;
     if (rc || (o->interrupt && *o->interrupt)) {

@@ -48,6 +48,7 @@ typedef struct ncp_study_capture {
     int steps, steps_quick;  /* 0: the scene's own */
     int random_step;
     int zero_gap;            /* every contact must touch (phi = 0): a reducer relies on it */
+    const char *driver;      /* the solver driving the trajectory (NULL: the scene's) */
 } ncp_study_capture;
 
 /* A part's budget and traces (the pipeline's). */
