@@ -587,8 +587,8 @@ int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *er
     if ((rc = ncp_path_join(top, sizeof top, o->out_dir, s->id, err)) ||
         (rc = ncp_mkdir_p(top, err)))
         return rc;
-    snprintf(cmd, sizeof cmd, "ncpbench figures --paper %s%s --seed %llu --out %s", s->id,
-             o->quick ? " --quick" : "", o->seed, o->out_dir);
+    snprintf(cmd, sizeof cmd, "ncpbench figures --paper %s%s --seed %llu -j %d --out %s", s->id,
+             o->quick ? " --quick" : "", o->seed, o->jobs, o->out_dir);
     ncp_study_capture_info *infos = ncp_calloc(err, (size_t)s->ncaptures, sizeof *infos);
     char (*keys)[1024] = ncp_calloc(err, (size_t)s->ncaptures, sizeof *keys);
     int (*counts)[5] = ncp_calloc(err, (size_t)s->nconfigs, sizeof *counts);
