@@ -124,27 +124,42 @@ int t21_T3(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
     return NCP_OK;
 }
 
+/* Fig. 4's runs a and b: their costs (inputs) into *ca, *cb, a's result into *ra, and the text. */
+static void t21_fig4_pair(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *a,
+                          const char *b, double *ca, double *cb, const ncp_study_result **ra)
+{
+    *ca = t21_cost_in(c, o, "fig4", a, ra);
+    *cb = t21_cost_in(c, o, "fig4", b, NULL);
+    snprintf(o->ours, sizeof o->ours, "%s %g, %s %g iterations (budget + 1 = not converged)", a,
+             *ca, b, *cb);
+}
+
+/* Whether run r converged, recorded as the input "fig4/<label> converged" (1/0). */
+static double t21_fig4_converged(ncp_study_claim_out *o, const ncp_study_result *r,
+                                 const char *label)
+{
+    char name[128];
+    snprintf(name, sizeof name, "fig4/%s converged", label);
+    return ncp_study_input(o, r, name, r && r->converged ? 1 : 0);
+}
+
 int t21_T4(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
 {
     (void)err;
     const ncp_study_result *f;
-    double a = t21_cost_in(c, o, "fig4", "P-FADMM", &f);
-    double b = t21_cost_in(c, o, "fig4", "P-ADMM(n_s=5)", NULL);
-    o->v[1] = ncp_study_input(o, f, "fig4/P-FADMM converged", f && f->converged ? 1 : 0);
+    double a, b;
+    t21_fig4_pair(c, o, "P-FADMM", "P-ADMM(n_s=5)", &a, &b, &f);
+    o->v[1] = t21_fig4_converged(o, f, "P-FADMM");
     o->v[0] = o->v[1] ? a / b : INFINITY;
-    snprintf(o->ours, sizeof o->ours, "P-FADMM %g, P-ADMM %g iterations (budget + 1 = not "
-             "converged)", a, b);
     return NCP_OK;
 }
 
 int t21_T5(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
 {
     (void)err;
-    double a = t21_cost_in(c, o, "fig4", "FADMM", NULL);
-    double b = t21_cost_in(c, o, "fig4", "P-FADMM", NULL);
+    double a, b;
+    t21_fig4_pair(c, o, "FADMM", "P-FADMM", &a, &b, NULL);
     o->v[0] = a / b;
-    snprintf(o->ours, sizeof o->ours, "FADMM %g, P-FADMM %g iterations (budget + 1 = not "
-             "converged)", a, b);
     return NCP_OK;
 }
 
@@ -152,12 +167,10 @@ int t21_T6(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
 {
     (void)err;
     const ncp_study_result *p;
-    double a = t21_cost_in(c, o, "fig4", "P-ADMM(n_s=5)", &p);
-    double b = t21_cost_in(c, o, "fig4", "ADMM(n_s=5)", NULL);
-    o->v[0] = ncp_study_input(o, p, "fig4/P-ADMM(n_s=5) converged", p && p->converged ? 1 : 0);
+    double a, b;
+    t21_fig4_pair(c, o, "P-ADMM(n_s=5)", "ADMM(n_s=5)", &a, &b, &p);
+    o->v[0] = t21_fig4_converged(o, p, "P-ADMM(n_s=5)");
     o->v[1] = b / a;
-    snprintf(o->ours, sizeof o->ours, "P-ADMM %g, ADMM %g iterations (budget + 1 = not "
-             "converged)", a, b);
     return NCP_OK;
 }
 
