@@ -10,13 +10,14 @@ pipeline ran with), and the scenes' time step (scenes/*.json); traces.csv.gz in 
 traces.csv in the compact copies of scripts/compact_study.py (results/tasora2021/). It never reads the program's
 values, verdicts, .dat files or counts to compute: claims.csv is read only at the end, to
 compare, and the check fails when a value (relative 1e-9), a verdict or a rule's thresholds
-differ. The rules below are this checker's own copy of the declaration
+differ, or when a solve of the "paper" configuration ran with other settings than the paper's. The rules below are this checker's own copy of the declaration
 (src/figures/tasora2021/claims.c).
 
 With --mutate, also shows that every rule can fail and pass: for each claim, the raw input of
 its runs is replaced by a synthetic run placed beyond the rule's band on either side, and the
 checker's verdict must follow ("yes" one way, "no" the other); and one raw file of a copy of the
-output is perturbed, after which the comparison with the program's claims must fail.
+output is perturbed (a metrics.csv; a config.json off the paper's settings), after which the
+check must fail.
 Exit status 1 on any mismatch.
 """
 import csv
@@ -92,6 +93,24 @@ def num(s):
     return float(s) if s not in ("", None) else math.nan
 
 
+# The paper's stated settings (src/figures/tasora2021/study.c cites where): what the pipeline
+# must have run every solve of the "paper" configuration with (config.json), beside the run's own.
+PAPER = {"admm": {"rho": 0.1, "rho_sqrt": 0, "max_rho_changes": 1000000},
+         "fadmm": {"rho": 0.05, "restart_eps": 0.999}}
+
+
+def check_paper_params(cdir, r, fdir):
+    params = json.load(open(os.path.join(fdir, "config.json")))["config"]["params"]
+    got = params.get(r["solver"], {})
+    own = dict(kv.split("=") for kv in r["params"].split(";") if kv)
+    for name, want in PAPER.get(r["solver"], {}).items():
+        if name == "rho" and r["part"] == "fig6":
+            want = float(own["rho"])  # Fig. 6's sweep sets its own fixed step
+        if name not in got or not same_num(float(got[name]), want):
+            fail(f"{cdir} {r['part']}/{r['label']}: {r['solver']}.{name} ran as "
+                 f"{got.get(name)}, the paper's setting is {want}")
+
+
 def load_config(cdir, h_of):
     """{(part, label): Run} from runs.csv and the run folders."""
     runs = {}
@@ -99,6 +118,8 @@ def load_config(cdir, h_of):
     for r in read_csv(os.path.join(cdir, "runs.csv")):
         key = (r["part"], r["label"])
         fdir = os.path.join(cdir, r["folder"])
+        if os.path.basename(cdir) == "paper" and os.path.exists(os.path.join(fdir, "config.json")):
+            check_paper_params(cdir, r, fdir)
         if r["folder"] not in folders:
             m = os.path.join(fdir, "metrics.csv")
             if not os.path.exists(m):
@@ -375,7 +396,6 @@ def mutate(cdir, R):
 
 def mutate_raw(out):
     """Perturbs one raw file of a copy: the comparison must then fail."""
-    global bad, expecting
     tmp = tempfile.mkdtemp(prefix="t21m-")
     copy = os.path.join(tmp, "tasora2021")
     shutil.copytree(out, copy)
@@ -389,17 +409,33 @@ def mutate_raw(out):
         wr = csv.DictWriter(f, fieldnames=fields)
         wr.writeheader()
         wr.writerows(rows)
+    caught = [expect_failure(copy)]
+    # the paper's configuration run with our step rule instead of the paper's
+    cpath = os.path.join(copy, "paper", "fig2-0", "config.json")
+    cfg = json.load(open(cpath))
+    cfg["config"]["params"]["admm"]["rho_sqrt"] = 1
+    json.dump(cfg, open(cpath, "w"))
+    shutil.copy(os.path.join(out, "paper", "fig3_5-2", "metrics.csv"),
+                os.path.join(copy, "paper", "fig3_5-2", "metrics.csv"))
+    caught.append(expect_failure(copy))
+    shutil.rmtree(tmp)
+    for what, c in zip(("a perturbed metrics.csv", "a solve off the paper's settings"), caught):
+        if not c:
+            fail(f"{what} went unnoticed")
+        else:
+            print(f"  raw mutation: {what} is caught")
+
+
+def expect_failure(copy):
+    """True when checking copy's paper configuration finds a mismatch."""
+    global bad, expecting
     before = bad
     expecting = True
     check_config(os.path.join(copy, "paper"), quiet=True)
     expecting = False
     caught = bad > before
     bad = before
-    shutil.rmtree(tmp)
-    if not caught:
-        fail("a perturbed metrics.csv went unnoticed")
-    else:
-        print("  raw mutation: the perturbed metrics.csv is caught")
+    return caught
 
 
 def main():

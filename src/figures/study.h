@@ -19,8 +19,8 @@
  *             per-claim input table claim_inputs.csv), then the rule gives the verdict:
  *             claims.md and claims.csv per configuration, study.md with the counts per
  *             configuration (no count combines configurations).
- * An independent checker (tests/check_study_<paper>.py) recomputes every claim's inputs, values
- * and verdict from runs.csv, metrics.csv and traces.csv alone. */
+ * An independent checker (tests/check_study_<paper>.py) recomputes every claim's values and
+ * verdict from runs.csv and the run folders' metrics.csv, traces.csv and config.json alone. */
 #ifndef NCP_STUDY_H
 #define NCP_STUDY_H
 
