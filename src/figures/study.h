@@ -12,7 +12,7 @@
  *   captures  OUT/<study>/captures/<id>/problems.h5, captured once (kept while the scene,
  *             seed and capture options are the same: resumable);
  *   solves    every run through the one pipeline (ncp_pipeline_solve_files: journal, resume
- *             after a kill, -j, --isolate, plugins), runs of distinct solvers packed into one
+ *             after a kill, -j, isolation (ncp_fig_opts.isolate), plugins), runs of distinct solvers packed into one
  *             folder OUT/<study>/<config>/<part>-<k>/ (metrics.csv, traces.csv, journal.ncpj);
  *             runs.csv maps each run to its folder, solver and parameters;
  *   reducers  per part (the figure's .dat files and plots) and per claim (its values and the
