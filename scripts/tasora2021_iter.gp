@@ -6,7 +6,7 @@
 # iterates a decade), joined by straight lines.
 #
 # Usage (`ncpbench figures --paper tasora2021` runs this itself once per figure; standalone):
-#   gnuplot -e "dir='results/figures/tasora2021/fig2'" scripts/tasora2021_iter.gp
+#   gnuplot -e "dir='results/figures/tasora2021/paper/fig2'" scripts/tasora2021_iter.gp
 # optional: -e "dir='...'; title='...'"
 # Reads  dir/tasora2021_iter.dat (written by ncpbench; columns: label iteration
 #        natural_map_rel_acary violation_m_per_s, one index block per run)

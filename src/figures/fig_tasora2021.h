@@ -1,5 +1,5 @@
 /* `ncpbench figures`: Tasora et al. 2021 TEST 1 (Figs. 2-6) and TEST 2, the wrecking ball (Fig. 8),
- * with their claims (fig_tasora2021.c). */
+ * with their claims: a declared study (src/figures/tasora2021/, src/figures/study.h). */
 #ifndef NCP_FIG_TASORA2021_H
 #define NCP_FIG_TASORA2021_H
 

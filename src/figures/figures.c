@@ -95,7 +95,7 @@ int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt)
 static int figures_main(int argc, char **argv, const volatile int *interrupt, ncp_plugins **pl)
 {
     ncp_solver_params_entry params[NCP_MAX_BENCH_SOLVERS];
-    ncp_fig_opts o = {"results/figures", 0, 1, 1, interrupt, NULL, NULL, NULL, params, 0};
+    ncp_fig_opts o = {"results/figures", 0, 1, 1, interrupt, NULL, NULL, NULL, params, 0, 0};
     const char *want[16];
     const char *plugins[NCP_FIG_MAX_PLUGINS];
     char envbuf[8192];

@@ -26,6 +26,8 @@ typedef struct ncp_fig_opts {
      * that solver in the set (only sets that say so take them: lee2025) */
     const ncp_solver_params_entry *params;
     int nparams;
+    int isolate; /* NCP_ISOLATE_* (bench/bench.h) for the sets that run through the pipeline
+                    (the studies: src/figures/study.h); 0 = the default, plugins isolated */
 } ncp_fig_opts;
 
 /* Figure sets: one file and header each (fig_profiles.h, fig_tasora2021.h, ...), listed in

@@ -1,0 +1,49 @@
+#!/usr/bin/python3
+"""Copies the raw results of a study (`ncpbench figures --paper KEY --out OUT`) that its checker
+needs into DEST, compactly, for committing beside results/REPORT.md:
+
+  compact_study.py OUT/KEY DEST     e.g. results/figures/tasora2021 results/tasora2021
+
+Per configuration: runs.csv, claims.csv and claim_inputs.csv (the program's, for the checker's
+comparison), and per run folder config.json, metrics.csv and traces.csv.gz with only the columns a
+checker reads (problem, solver, iteration, natural_map_rel_acary, penetration, ncp_dual), every
+number written with 17 significant digits as the benchmark writes them; study.md. Then
+`tests/check_study_KEY.py DEST` recomputes every claim from DEST alone."""
+import csv
+import gzip
+import os
+import shutil
+import sys
+
+KEEP = ["problem", "solver", "iteration", "natural_map_rel_acary", "penetration", "ncp_dual"]
+
+
+def main():
+    src, dest = sys.argv[1], sys.argv[2]
+    os.makedirs(dest, exist_ok=True)
+    shutil.copy(os.path.join(src, "study.md"), dest)
+    for config in sorted(os.listdir(src)):
+        cdir = os.path.join(src, config)
+        if not os.path.exists(os.path.join(cdir, "runs.csv")):
+            continue
+        out = os.path.join(dest, config)
+        os.makedirs(out, exist_ok=True)
+        for f in ("runs.csv", "claims.csv", "claim_inputs.csv"):
+            shutil.copy(os.path.join(cdir, f), out)
+        for folder in sorted(os.listdir(cdir)):
+            fdir = os.path.join(cdir, folder)
+            if not os.path.exists(os.path.join(fdir, "metrics.csv")):
+                continue
+            fout = os.path.join(out, folder)
+            os.makedirs(fout, exist_ok=True)
+            for f in ("config.json", "metrics.csv"):
+                shutil.copy(os.path.join(fdir, f), fout)
+            with open(os.path.join(fdir, "traces.csv"), newline="") as fi, \
+                    gzip.open(os.path.join(fout, "traces.csv.gz"), "wt", newline="") as fo:
+                w = csv.writer(fo, lineterminator="\n")
+                w.writerow(KEEP)
+                for row in csv.DictReader(fi):
+                    w.writerow([row[k] for k in KEEP])
+
+
+main()
