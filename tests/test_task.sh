@@ -103,7 +103,7 @@ expect2 "badbody.json: task.criteria\[0\].body" "$NCPBENCH" run "$T/badbody.json
 expect2 "notask.json has no \"task\" section" "$NCPBENCH" task "$T/notask.json" --out "$T/b6"
 expect2 "unknown solver" "$NCPBENCH" task "$SC" --solvers pgs,nope --out "$T/b7"
 expect2 "--step-budget-ms" "$NCPBENCH" task "$SC" --step-budget-ms 0 --out "$T/b8"
-expect2 "do not apply to task" "$NCPBENCH" task "$SC" --tol 1e-3 --out "$T/b9"
+expect2 "option --tol does not apply to .task." "$NCPBENCH" task "$SC" --tol 1e-3 --out "$T/b9"
 for d in b1 b2 b3 b4 b5 b6 b7 b8 b9; do [ -e "$T/$d" ] && fail "output $d left behind after bad input"; done
 
 # 6. an interrupt exits 130 and keeps only finished solvers (none here: the one solver spends

@@ -18,6 +18,7 @@
 #include "bench/plot.h"
 #include "bench/resume.h"
 #include "metrics/metrics.h"
+#include "solve/harness.h"
 #include "store/h5util.h"
 #include "store/store.h"
 #include "util/fsutil.h"
@@ -64,7 +65,7 @@ static void answers_free(answers *A)
 void ncp_grade_opts_default(ncp_grade_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->tol = 1e-8;
+    o->tol = NCP_DEFAULT_TOL;
     o->stop_metric = ncp_metrics_index("natural_map_rel_acary");
     o->figures = 1;
 }

@@ -30,7 +30,7 @@ typedef struct ncp_grade_opts {
     double max_memory;     /* reader budget in bytes (<= 0: the default) */
 } ncp_grade_opts;
 
-/* tol 1e-8, natural_map_rel_acary, not strict, figures on. */
+/* tol NCP_DEFAULT_TOL, natural_map_rel_acary, not strict, figures on. */
 void ncp_grade_opts_default(ncp_grade_opts *o);
 
 typedef struct ncp_grade_report {

@@ -23,8 +23,8 @@
 void ncp_pipeline_opts_default(ncp_pipeline_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->budget.tol = 1e-8;
-    o->budget.max_iter = 1000;
+    o->budget.tol = NCP_DEFAULT_TOL;
+    o->budget.max_iter = NCP_DEFAULT_MAX_ITER;
     o->seed = 1;
     o->jobs = 1;
     o->traces = 1;

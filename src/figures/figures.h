@@ -4,6 +4,8 @@
 #ifndef NCP_FIGURES_H
 #define NCP_FIGURES_H
 
+#include <stdio.h>
+
 #include "scene/scene.h"
 #include "solve/catalog.h"
 #include "util/ncp_error.h"
@@ -33,7 +35,11 @@ typedef struct ncp_fig_opts {
 /* Figure sets: one file and header each (fig_profiles.h, fig_tasora2021.h, ...), listed in
  * figures.c's table. */
 
-/* argv holds the options after "figures"; returns the process exit code (cli.h). */
-int ncp_figures_cli(int argc, char **argv, const volatile int *interrupt);
+/* The figure sets' ids and one-line descriptions (`ncpbench figures --help`). */
+void ncp_figures_list(FILE *f);
+
+/* Runs the sets named in want[0..nwant) (every set when all), in the table's order, with the
+ * options o (read by the CLI, app/options.h); returns the process exit code (app/cli.h). */
+int ncp_figures_run(const ncp_fig_opts *o, const char *const *want, int nwant, int all);
 
 #endif

@@ -17,6 +17,7 @@
 #include "scene/scene_json.h"
 #include "scene/ranges.h"
 #include "solve/catalog.h"
+#include "solve/harness.h"
 #include "solve/params.h"
 #include "scene/robot.h"
 #include "core/spatial.h"
@@ -273,18 +274,17 @@ static int parse_budget(ncp_json_ctx *c, const cJSON *obj, const char *path, con
                         ncp_budget *b)
 {
     static const char *const keys[] = {"tol", "max_iter", "budget_ms", NULL};
-    /* defaults = the harness's (ncp_harness_opts_default): tol 1e-8, 1000 iterations, no time
-     * limit */
-    b->tol = 1e-8;
-    b->max_iter = 1000;
+    /* defaults = the harness's (solve/harness.h): no time limit */
+    b->tol = NCP_DEFAULT_TOL;
+    b->max_iter = NCP_DEFAULT_MAX_ITER;
     b->time_ms = 0.0;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v) return NCP_OK;
     char p[NCP_JSON_PATH_MAX];
     ncp_json_key(p, path, key);
     int rc = ncp_json_check_keys(c, v, p, keys);
-    if (!rc) rc = ncp_json_get_number(c, v, p, "tol", 0, NCP_JSON_NONNEG, 1e-8, &b->tol);
-    if (!rc) rc = ncp_json_get_int(c, v, p, "max_iter", 0, 1, 1000, &b->max_iter);
+    if (!rc) rc = ncp_json_get_number(c, v, p, "tol", 0, NCP_JSON_NONNEG, NCP_DEFAULT_TOL, &b->tol);
+    if (!rc) rc = ncp_json_get_int(c, v, p, "max_iter", 0, 1, NCP_DEFAULT_MAX_ITER, &b->max_iter);
     if (!rc) rc = ncp_json_get_number(c, v, p, "budget_ms", 0, NCP_JSON_NONNEG, 0.0, &b->time_ms);
     return rc;
 }

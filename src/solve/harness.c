@@ -42,8 +42,8 @@ struct ncp_run {
 void ncp_harness_opts_default(ncp_harness_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->budget.tol = 1e-8;
-    o->budget.max_iter = 1000;
+    o->budget.tol = NCP_DEFAULT_TOL;
+    o->budget.max_iter = NCP_DEFAULT_MAX_ITER;
     o->budget.time_ms = 0.0;
     o->stop_metric = ncp_metrics_index("natural_map_rel_acary");
 }

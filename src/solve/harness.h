@@ -73,7 +73,17 @@ typedef struct ncp_harness_opts {
     int clock;
 } ncp_harness_opts;
 
-/* Fills defaults: tol 1e-8, max_iter 1000, time unlimited, the CPU clock, stop metric natural_map_rel_acary
+/* The default stopping rule of every command (the harness, a scene's benchmark.budget, the CLI,
+ * grade), written once; the presets of --tol: high and low accuracy (qpbenchmark's "high" and
+ * "low"). Plain literals so that the CLI's help can print them (NCP_XSTR). */
+#define NCP_DEFAULT_TOL 1e-8
+#define NCP_DEFAULT_MAX_ITER 1000
+#define NCP_TOL_HIGH 1e-8
+#define NCP_TOL_LOW 1e-4
+#define NCP_STR_(x) #x
+#define NCP_XSTR(x) NCP_STR_(x)
+
+/* Fills defaults: tol NCP_DEFAULT_TOL, max_iter NCP_DEFAULT_MAX_ITER, time unlimited, the CPU clock, stop metric natural_map_rel_acary
  * (divides by the fixed norm of v_f: the Siconos form divides by max(||v_f||, ||lambda||, ||u||),
  * which a diverging iterate drives to zero, so it would report divergence as convergence), no
  * reconstruction, unsupported solves as errors. */
