@@ -31,7 +31,8 @@ static const struct {
     {"plot", "--help --metric"},
     {"list", "--help --plugin"},
     {"export", "--help --fclib --max-memory"},
-    {"check", "--help --out --jobs --update"},
+    {"check", "--help --out --jobs --solvers --param --max-iter --plugin --isolate --no-isolate "
+              "--update --strict --junit"},
     {"task", "--help --solvers --step-budget-ms --steps --quick --param --out --jobs "
              "--no-figures --max-memory --plugin"},
     {"grade", "--help --out --tol --stop-metric --name --strict --no-figures --max-memory"},

@@ -61,7 +61,8 @@ typedef struct cli {
     const char *fclib;    /* export --fclib */
     const char *metric;   /* plot --metric */
     int update;           /* check --update */
-    int strict;           /* grade --strict */
+    int strict;           /* check, grade --strict */
+    const char *junit;    /* check --junit */
     const char *name;     /* grade --name */
     const char *papers[16]; /* figures --paper, --profiles */
     int npapers, all_figures;
@@ -192,6 +193,7 @@ static int apply_option(cli *c, int opt, const char *a, const char *v)
     case NCP_OPT_METRIC: c->metric = v; return 0;
     case NCP_OPT_UPDATE: c->update = 1; return 0;
     case NCP_OPT_STRICT: c->strict = 1; return 0;
+    case NCP_OPT_JUNIT: c->junit = v; return 0;
     case NCP_OPT_NAME: c->name = v; return 0;
     case NCP_OPT_SYM_TOL: {
         char *end = NULL;
@@ -558,13 +560,32 @@ static int cmd_export(cli *c)
 static int cmd_check(cli *c)
 {
     if (c->npos != 1) return bad(c, "expected exactly one BASELINE file%s%s", "", "");
-    ncp_check_opts co = {c->pos[0], c->po.out_dir ? c->po.out_dir : "results/check", c->update,
-                         c->po.jobs, c->po.interrupt};
-    int regressions = 0;
+    ncp_check_opts co = {
+        .baseline = c->pos[0],
+        .out_dir = c->po.out_dir ? c->po.out_dir : "results/check",
+        .update = c->update,
+        .jobs = c->po.jobs,
+        .interrupt = c->po.interrupt,
+        .solvers_csv = c->po.solvers_csv,
+        .params = c->params,
+        .nparams = c->nparams,
+        .max_iter = c->po.max_iter_set ? c->po.budget.max_iter : 0,
+        .catalog = c->po.catalog,
+        .isolate = c->po.isolate,
+        .junit = c->junit,
+        .strict = c->strict,
+    };
+    ncp_check_result r;
     ncp_error err = {0};
-    if (ncp_check_run(&co, &regressions, &err)) return report(c, &err);
+    if (ncp_check_run(&co, &r, &err)) return report(c, &err);
     if (c->po.interrupt && *c->po.interrupt) return EXIT_INTERRUPTED;
-    return regressions ? EXIT_CHECK_FAILED : 0;
+    if (c->update) return 0;
+    int mismatch = r.unbaselined + r.unavailable;
+    if (c->strict && mismatch)
+        fprintf(stderr, "ncpbench check: --strict: %d scene x solver pair%s not shared by the run "
+                "and the baseline (exit %d)\n", mismatch, mismatch == 1 ? "" : "s",
+                EXIT_CHECK_FAILED);
+    return r.regressions || (c->strict && mismatch) ? EXIT_CHECK_FAILED : 0;
 }
 
 static int cmd_grade(cli *c)

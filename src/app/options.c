@@ -113,8 +113,12 @@ static const ncp_opt_def opts[NCP_OPT_COUNT] = {
     [NCP_OPT_METRIC] = {"--metric", NULL, "NAME", "the residual drawn (`ncpbench list metrics`)",
         "al_residual"},
     [NCP_OPT_UPDATE] = {"--update", NULL, NULL,
-        "rewrite the baseline's values from this run (bands kept)", NULL},
+        "rewrite the baseline's values from this run (bands kept); the run's solvers missing "
+        "from it are added", NULL},
     [NCP_OPT_STRICT] = {"--strict", NULL, NULL, "be strict (see the command's help)", NULL},
+    [NCP_OPT_JUNIT] = {"--junit", NULL, "FILE",
+        "also write the verdicts as JUnit XML (one testcase per scene x solver x quantity; a "
+        "failure carries the band and the value), written atomically", NULL},
     [NCP_OPT_NAME] = {"--name", NULL, "NAME",
         "the solver's name in the outputs", "the answers file's attribute `solver`, else its "
         "file name without extension"},
@@ -161,7 +165,20 @@ static const ncp_opt_use check_opts[] = {
     {NCP_OPT_OUT, "output directory of the reruns (default results/check)"},
     {NCP_OPT_JOBS, "solve N problem x solver pairs in parallel threads (the check compares "
                    "iterations and residuals, not times: any N gives the same verdicts)"},
+    {NCP_OPT_SOLVERS, "check only these solvers (names or the sets default, peers, all); a "
+                      "solver the baseline has no entry for is reported (see --strict)"},
+    {NCP_OPT_PARAM, "solver parameter for the rerun, e.g. --param pgs.omega=0.3 "
+                    "(repeatable): the values are still compared with the baseline's bands, so "
+                    "a degraded solver fails"},
+    {NCP_OPT_MAX_ITER, "iteration budget of the rerun instead of the baseline's budget.max_iter "
+                       "(compared with the baseline's bands all the same)"},
+    {NCP_OPT_PLUGIN, "load a solver plugin (repeatable; also $NCPBENCH_PLUGINS): its solvers "
+                     "are checked against their entries, and added with --update"},
+    O(ISOLATE), O(NO_ISOLATE),
     O(UPDATE),
+    {NCP_OPT_STRICT, "a solver run but missing from the baseline, or a baseline entry whose "
+                     "solver is not available, is a failure (exit 1), not a note"},
+    O(JUNIT),
     END};
 static const ncp_opt_use task_opts[] = {
     O(HELP),
@@ -257,8 +274,12 @@ static const ncp_cmd_def cmds[] = {
      "with its seed and budget (no time budget: deterministic) and compares, per scene x\n"
      "solver, the number of problems and of converged solves, the median iterations, the\n"
      "median final natural_map_rel_acary and al_residual against the stored values and bands.\n"
-     "Prints a table; exits 1 if anything regressed. Outputs go to --out (default\n"
-     "results/check).\n",
+     "Prints a table, then a summary: every regression (scene, solver, quantity, band, value),\n"
+     "the solvers run without a baseline entry and the entries not checked. Outputs of the\n"
+     "reruns go to --out (default results/check; config.json there records the options).\n\n"
+     "Exit codes: 0 no regression, 1 a regression (or, with --strict, a solver without an\n"
+     "entry or an entry without its solver), 2 bad input or usage (an unreadable baseline, an\n"
+     "unknown solver or parameter), 3 I/O or internal failure, 130 interrupted.\n",
      check_opts},
     {"task", "SCENE", "run the scene's task once per solver under a per-step budget",
      "Runs the task of SCENE (its \"task\" section, scenes/README.md) once per solver: each\n"
