@@ -42,6 +42,18 @@ assert s['budget']['tol'] == want and s['results_table']['tol'] == want, (s['bud
 " "$T/tol-${preset%%:*}/summary.json" "${preset#*:}" || fail "--tol ${preset%%:*} is not ${preset#*:}"
 done
 expect 2 "unknown command"       -- "$NCPBENCH" frobnicate
+# one option table (app/options.h): an option a command does not take is refused naming both;
+# misspelled options, solvers, parameters and scenes get the closest name
+expect 2 "option --tol does not apply to .list." -- "$NCPBENCH" list metrics --tol 1e-3 --budget-ms 5 --symmetrize
+expect 2 "unknown option '--tool' \(did you mean --tol\?\)" -- "$NCPBENCH" run scenes/incline.json --tool 1e-3 --out "$T/o12"
+expect 2 "unknown solver 'pgz' \(did you mean pgs\?\)" -- "$NCPBENCH" run scenes/incline.json --solvers pgs,pgz --out "$T/o13"
+expect 2 "no parameter 'omgea' \(did you mean omega\?\)" -- "$NCPBENCH" run scenes/incline.json --param pgs.omgea=1 --out "$T/o14"
+expect 2 "cannot find scene 'boltnutt' \(did you mean boltnut\?\)" -- "$NCPBENCH" run boltnutt --out "$T/o15"
+expect 2 "unknown figure set 'lee2024' \(did you mean lee2025\?\)" -- "$NCPBENCH" figures --paper lee2024 --out "$T/o16"
+# ncpbench help OPTION: the option's default (the one constant) and the commands that take it
+"$NCPBENCH" help --tol > "$T/help_tol" 2>&1 && grep -q "default: the scene's, else 1e-8" "$T/help_tol" \
+  && grep -q "taken by: run solve grade$" "$T/help_tol" || { fail "help --tol"; cat "$T/help_tol"; }
+expect 2 "did you mean --jobs" -- "$NCPBENCH" help --jbos
 expect 2 "no parameter 'bogus'"  -- "$NCPBENCH" run scenes/incline.json --param pgs.bogus=1 --out "$T/o9"
 expect 2 "stop-metric"           -- "$NCPBENCH" run scenes/incline.json --stop-metric nope --out "$T/o10"
 expect 2 "-o"                    -- "$NCPBENCH" capture scenes/incline.json
@@ -55,7 +67,7 @@ d['benchmark']['cases']['screw']['axis'] = [0, 0]
 json.dump(d, open(sys.argv[1], 'w'))" "$T/badscrew.json" || fail "could not write badscrew.json"
 expect 2 "benchmark.cases.screw.axis: must be an array of 3" -- "$NCPBENCH" capture "$T/badscrew.json" -o "$T/o11/bs.h5"
 
-for d in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10 o11; do
+for d in o1 o2 o3 o4 o5 o6 o7 o8 o9 o10 o11 o12 o13 o14 o15 o16; do
   [ -e "$T/$d" ] && fail "output $d left behind after bad input"
 done
 ls "$T" | grep -q "tmp-" && fail "temporary file left behind"

@@ -1,7 +1,5 @@
 /* The ncpbench command line (cli.h). Each subcommand validates every input before it creates
  * any output, so bad input leaves nothing behind. */
-#include <dirent.h>
-#include <sys/stat.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -329,7 +327,10 @@ static int cmd_capture(cli *c)
     ncp_scene_set_driver_time(scene, c->po.step_budget_ms); /* --step-budget-ms */
     if (c->po.driver && !ncp_solver_find(c->po.driver)) {
         ncp_scene_free(scene);
-        return bad(c, "--driver: unknown solver '%s'%s", c->po.driver, "");
+        const char *near = ncp_catalog_closest(ncp_registry_catalog(), c->po.driver);
+        char hint[100] = "";
+        if (near) snprintf(hint, sizeof hint, " (did you mean %s?)", near);
+        return bad(c, "--driver: unknown solver '%s'%s", c->po.driver, hint);
     }
     ncp_store *st = NULL;
     if (ncp_store_create(c->output, ncp_scene_name(scene), ncp_scene_text(scene), c->po.seed, &st, &err)) {
@@ -430,58 +431,17 @@ static void list_metrics(void)
            "  at the end note, problem_title, problem_description\n");
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Adds the *.json names of dir (prefixed "sub/" when sub is not NULL) to names[*n..cap). */
-static void collect_json(const char *dir, const char *sub, char **names, int *n, int cap)
-{
-    char path[4200];
-    if (sub) snprintf(path, sizeof path, "%s/%s", dir, sub);
-    else snprintf(path, sizeof path, "%s", dir);
-    DIR *d = opendir(path);
-    if (!d) return;
-    struct dirent *e;
-    while ((e = readdir(d)) && *n < cap) {
-        size_t l = strlen(e->d_name);
-        if (l > 5 && !strcmp(e->d_name + l - 5, ".json")) {
-            char name[600];
-            if (sub) snprintf(name, sizeof name, "%s/%s", sub, e->d_name);
-            else snprintf(name, sizeof name, "%s", e->d_name);
-            names[*n] = strdup(name);
-            if (names[*n]) (*n)++;
-        }
-    }
-    closedir(d);
-}
-
-/* The shipped scenes: the .json files of scenes/ and of one level of folders (tasks/,
- * pouring-sweep/; robots/ holds robot models, not scenes). */
+/* The shipped scenes (util/fsutil.h ncp_scene_names) with their capture and task. */
 static void list_scenes(void)
 {
     const char *dir = ncp_scenes_dir();
-    DIR *d = opendir(dir);
     printf("Scenes (%s):\n", dir);
-    if (!d) {
+    char *names[512];
+    int n = ncp_scene_names(names, 512);
+    if (n < 0) {
         printf("  (cannot open the directory)\n");
         return;
     }
-    char *names[512];
-    int n = 0;
-    collect_json(dir, NULL, names, &n, 512);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.' || !strcmp(e->d_name, "robots")) continue;
-        char path[4200];
-        struct stat st;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            collect_json(dir, e->d_name, names, &n, 512);
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
     for (int i = 0; i < n; i++) {
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);

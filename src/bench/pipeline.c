@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/fsutil.h"
+#include "util/strdist.h"
 #include "bench/collection.h"
 #include "bench/mpi_pool.h"
 #include "bench/pipeline.h"
@@ -85,9 +86,12 @@ int ncp_resolve_solvers(const ncp_solver_catalog *cat, const char *csv,
                 if (w < 0 || (size_t)w >= sizeof known - used) break;
                 used += (size_t)w;
             }
-            return ncp_error_set(err, NCP_ERR_INPUT, "unknown solver '%s' (known: %s; the sets "
-                                 "default, peers, all; see `ncpbench list solvers`; a plugin's "
-                                 "solvers need --plugin FILE.so)", name, known);
+            const char *near = ncp_catalog_closest(cat, name);
+            return ncp_error_set(err, NCP_ERR_INPUT, "unknown solver '%s'%s%s%s (known: %s; the "
+                                 "sets default, peers, all; see `ncpbench list solvers`; a "
+                                 "plugin's solvers need --plugin FILE.so)", name,
+                                 near ? " (did you mean " : "", near ? near : "",
+                                 near ? "?)" : "", known);
         }
         for (int i = 0; i < *n; i++)
             if (out[i] == d)
@@ -142,17 +146,25 @@ int ncp_pipeline_params_validate(const ncp_solver_catalog *cat, const ncp_solver
     for (int i = 0; i < n; i++) {
         const ncp_solver_desc *d = ncp_catalog_find(cat ? cat : ncp_registry_catalog(),
                                                     ps[i].solver);
-        if (!d)
-            return ncp_error_set(err, NCP_ERR_INPUT, "parameters given for unknown solver '%s'",
-                                 ps[i].solver);
+        if (!d) {
+            const char *near = ncp_catalog_closest(cat ? cat : ncp_registry_catalog(), ps[i].solver);
+            return ncp_error_set(err, NCP_ERR_INPUT, "parameters given for unknown solver '%s'%s%s%s",
+                                 ps[i].solver, near ? " (did you mean " : "", near ? near : "",
+                                 near ? "?)" : "");
+        }
         for (int j = 0; j < ps[i].params.n; j++) {
-            int ok = 0;
-            for (const ncp_param_doc *pd = d->params; pd && pd->name; pd++)
+            int ok = 0, np = 0;
+            const char *pnames[64];
+            for (const ncp_param_doc *pd = d->params; pd && pd->name; pd++) {
                 if (strcmp(pd->name, ps[i].params.items[j].name) == 0) ok = 1;
+                if (np < 64) pnames[np++] = pd->name;
+            }
+            const char *near = ok ? NULL : ncp_closest_name(ps[i].params.items[j].name, pnames, np);
             if (!ok)
-                return ncp_error_set(err, NCP_ERR_INPUT, "solver '%s' has no parameter '%s' (see "
-                                     "`ncpbench list solvers`)", d->name,
-                                     ps[i].params.items[j].name);
+                return ncp_error_set(err, NCP_ERR_INPUT, "solver '%s' has no parameter '%s'%s%s%s "
+                                     "(see `ncpbench list solvers`)", d->name,
+                                     ps[i].params.items[j].name, near ? " (did you mean " : "",
+                                     near ? near : "", near ? "?)" : "");
         }
     }
     return NCP_OK;
@@ -314,7 +326,9 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
         goto done;
     }
     if (o->driver && !ncp_solver_find(o->driver)) {
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "--driver: unknown solver '%s'", o->driver);
+        const char *near = ncp_catalog_closest(ncp_registry_catalog(), o->driver);
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "--driver: unknown solver '%s'%s%s%s", o->driver,
+                           near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
         goto done;
     }
     if (o->out_dir) snprintf(out_dir, sizeof out_dir, "%s", o->out_dir);

@@ -300,7 +300,10 @@ static int solver_name(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJS
             size_t l = strlen(list);
             snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", cat->solvers[i]->name);
         }
-        return ncp_json_fail(c, path, "unknown solver \"%s\" (expected one of: %s)", v->valuestring, list);
+        const char *near = ncp_catalog_closest(cat, v->valuestring);
+        return ncp_json_fail(c, path, "unknown solver \"%s\"%s%s%s (expected one of: %s)",
+                             v->valuestring, near ? " (did you mean " : "", near ? near : "",
+                             near ? "?)" : "", list);
     }
     snprintf(out, 32, "%s", v->valuestring);
     return NCP_OK;

@@ -26,6 +26,10 @@ int ncp_catalog_set_word(const char *name);
 /* The solver named `name`, or NULL. */
 const ncp_solver_desc *ncp_catalog_find(const ncp_solver_catalog *c, const char *name);
 
+/* The solver name of c closest to a misspelled `name` ("did you mean", util/strdist.h), or
+ * NULL when none is close. */
+const char *ncp_catalog_closest(const ncp_solver_catalog *c, const char *name);
+
 /* Index of the solver named `name`, or -1. */
 int ncp_catalog_index(const ncp_solver_catalog *c, const char *name);
 

@@ -1,5 +1,6 @@
 /* realpath() is XSI (POSIX 2008 with the X/Open extension) */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/fsutil.h"
+#include "util/strdist.h"
 #include "ncp_config.h"
 
 int ncp_file_exists(const char *path)
@@ -300,6 +302,71 @@ const char *ncp_scenes_dir(void)
     return subdirs_state.scenes;
 }
 
+/* Adds the *.json names of dir (prefixed "sub/" when sub is not NULL) to names[*n..cap). */
+static void collect_json(const char *dir, const char *sub, char **names, int *n, int cap)
+{
+    char path[4200];
+    if (sub) snprintf(path, sizeof path, "%s/%s", dir, sub);
+    else snprintf(path, sizeof path, "%s", dir);
+    DIR *d = opendir(path);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) && *n < cap) {
+        size_t l = strlen(e->d_name);
+        if (l > 5 && !strcmp(e->d_name + l - 5, ".json")) {
+            char name[600];
+            if (sub) snprintf(name, sizeof name, "%s/%s", sub, e->d_name);
+            else snprintf(name, sizeof name, "%s", e->d_name);
+            names[*n] = strdup(name);
+            if (names[*n]) (*n)++;
+        }
+    }
+    closedir(d);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int ncp_scene_names(char **names, int cap)
+{
+    const char *dir = ncp_scenes_dir();
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    collect_json(dir, NULL, names, &n, cap);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || !strcmp(e->d_name, "robots")) continue;
+        char path[4200];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) collect_json(dir, e->d_name, names, &n, cap);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    return n;
+}
+
+/* " (did you mean NAME?)" for a scene argument close to a shipped scene's name, else "". */
+static void scene_suggestion(const char *arg, char *out, size_t cap)
+{
+    out[0] = '\0';
+    char *names[512];
+    int n = ncp_scene_names(names, 512);
+    if (n <= 0) return;
+    char want[600];
+    const char *a = strncmp(arg, "scenes/", 7) ? arg : arg + 7;
+    snprintf(want, sizeof want, "%s", a);
+    size_t l = strlen(want);
+    if (l > 5 && !strcmp(want + l - 5, ".json")) want[l - 5] = '\0';
+    for (int i = 0; i < n; i++) names[i][strlen(names[i]) - 5] = '\0'; /* without .json */
+    const char *near = ncp_closest_name(want, (const char *const *)names, n);
+    if (near) snprintf(out, cap, " (did you mean %s?)", near);
+    for (int i = 0; i < n; i++) free(names[i]);
+}
+
 int ncp_find_scene(const char *arg, const char *base_dir, char *out, size_t cap, ncp_error *err)
 {
     struct stat st;
@@ -337,8 +404,10 @@ int ncp_find_scene(const char *arg, const char *base_dir, char *out, size_t cap,
         }
     }
 #undef TRY
+    char near[700];
+    scene_suggestion(arg, near, sizeof near);
     return ncp_error_set(err, NCP_ERR_INPUT,
-                         "cannot find scene '%s' (tried %s; data directory %s, %s; "
+                         "cannot find scene '%s'%s (tried %s; data directory %s, %s; "
                          "`ncpbench list scenes` lists the shipped ones)",
-                         arg, tried, ncp_data_dir(), ncp_data_dir_origin());
+                         arg, near, tried, ncp_data_dir(), ncp_data_dir_origin());
 }

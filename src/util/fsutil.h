@@ -54,4 +54,9 @@ const char *ncp_scenes_dir(void);
  * when nothing matches. */
 int ncp_find_scene(const char *arg, const char *base_dir, char *out, size_t cap, ncp_error *err);
 
+/* The shipped scenes: the *.json names of ncp_scenes_dir() and of one level of its folders
+ * ("tasks/dish-stack.json"; robots/ holds robot models, not scenes), sorted, at most cap, each
+ * malloc'd (the caller frees them); -1 when the directory cannot be opened. */
+int ncp_scene_names(char **names, int cap);
+
 #endif
