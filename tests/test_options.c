@@ -18,13 +18,13 @@
  * table so that a change to either shows here. */
 #define SOLVING                                                                                 \
     "--help --solvers --tol --max-iter --budget-ms --clock --repeat --stop-metric --param "     \
-    "--seed --out --quick --jobs --no-traces --traces-csv --trace-every --no-figures --profile " \
+    "--out --jobs --no-traces --traces-csv --trace-every --no-figures --profile " \
     "--no-progress --sym-tol --max-memory --reconstruct-primal --primal --symmetrize "          \
     "--warm-start --plugin --isolate --no-isolate --deadline-ms --fresh --resume"
 static const struct {
     const char *cmd, *takes;
 } contract[] = {
-    {"run", SOLVING " --driver --steps --step-budget-ms --store-fclib"},
+    {"run", SOLVING " --seed --quick --driver --steps --step-budget-ms --store-fclib"},
     {"solve", SOLVING},
     {"capture", "--help --output --seed --quick --steps --driver --step-budget-ms --store-fclib "
                 "--max-memory --plugin"},

@@ -136,16 +136,17 @@ static const ncp_opt_def opts[NCP_OPT_COUNT] = {
 #define END {-1, NULL}
 #define O(x) {NCP_OPT_##x, NULL}
 
-/* The options of run and solve (the solving ones) */
+/* The options of run and solve (the solving ones; --seed and --quick are the capture's: run's) */
 #define SOLVING                                                                                \
     O(SOLVERS), O(TOL), O(MAX_ITER), O(BUDGET_MS), O(CLOCK), O(REPEAT), O(STOP_METRIC),         \
-        O(PARAM), O(SEED), O(OUT), O(QUICK), O(JOBS), O(NO_TRACES), O(TRACES_CSV),             \
+        O(PARAM), O(OUT), O(JOBS), O(NO_TRACES), O(TRACES_CSV),                                \
         O(TRACE_EVERY), O(NO_FIGURES), O(PROFILE), O(NO_PROGRESS), O(SYM_TOL), O(MAX_MEMORY),  \
         O(RECONSTRUCT_PRIMAL), O(PRIMAL), O(SYMMETRIZE), O(WARM_START), O(PLUGIN), O(ISOLATE), \
         O(NO_ISOLATE), O(DEADLINE_MS), O(FRESH), O(RESUME)
 
 static const ncp_opt_use run_opts[] = {
-    O(HELP), SOLVING, O(DRIVER), O(STEPS), O(STEP_BUDGET_MS), O(STORE_FCLIB), END};
+    O(HELP), SOLVING, O(SEED), O(QUICK), O(DRIVER), O(STEPS), O(STEP_BUDGET_MS), O(STORE_FCLIB),
+    END};
 static const ncp_opt_use solve_opts[] = {O(HELP), SOLVING, END};
 static const ncp_opt_use capture_opts[] = {
     O(HELP), O(OUTPUT), O(SEED), O(QUICK), O(STEPS), O(DRIVER), O(STEP_BUDGET_MS),

@@ -76,10 +76,10 @@ typedef struct ncp_harness_opts {
 /* The default stopping rule of every command (the harness, a scene's benchmark.budget, the CLI,
  * grade), written once; the presets of --tol: high and low accuracy (qpbenchmark's "high" and
  * "low"). Plain literals so that the CLI's help can print them (NCP_XSTR). */
-#define NCP_DEFAULT_TOL 1e-8
-#define NCP_DEFAULT_MAX_ITER 1000
 #define NCP_TOL_HIGH 1e-8
 #define NCP_TOL_LOW 1e-4
+#define NCP_DEFAULT_TOL NCP_TOL_HIGH
+#define NCP_DEFAULT_MAX_ITER 1000
 #define NCP_STR_(x) #x
 #define NCP_XSTR(x) NCP_STR_(x)
 
