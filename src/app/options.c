@@ -115,7 +115,8 @@ static const ncp_opt_def opts[NCP_OPT_COUNT] = {
     [NCP_OPT_UPDATE] = {"--update", NULL, NULL,
         "rewrite the baseline's values from this run (bands kept); the run's solvers missing "
         "from it are added", NULL},
-    [NCP_OPT_STRICT] = {"--strict", NULL, NULL, "be strict (see the command's help)", NULL},
+    [NCP_OPT_STRICT] = {"--strict", NULL, NULL,
+        "what is otherwise a note is a failure (each command says which)", NULL},
     [NCP_OPT_JUNIT] = {"--junit", NULL, "FILE",
         "also write the verdicts as JUnit XML (one testcase per scene x solver x quantity; a "
         "failure carries the band and the value), written atomically", NULL},
