@@ -99,7 +99,7 @@ static const broken cases[] = {
     {"bad name", "{\"name\":\"a/b\",\"timestep\":0.01,\"duration\":1,\"bodies\":[" GROUND "]}",
      "name: must use only letters, digits"},
     {"unknown solver in benchmark.solvers", HEAD "\"bodies\":[" GROUND "],\"benchmark\":{\"solvers\":[\"pgs\",\"pgz\"]}}",
-     "test.json: benchmark.solvers[1]: unknown solver \"pgz\" (expected one of: "},
+     "test.json: benchmark.solvers[1]: unknown solver \"pgz\" (did you mean pgs?) (expected one of: "},
     {"unknown driver", HEAD "\"bodies\":[" GROUND "],\"benchmark\":{\"driver\":\"newton\"}}",
      "benchmark.driver: unknown solver \"newton\""},
     {"solver listed twice", HEAD "\"bodies\":[" GROUND "],\"benchmark\":{\"solvers\":[\"pgs\",\"pgs\"]}}",
