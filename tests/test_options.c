@@ -36,8 +36,9 @@ static const struct {
     {"task", "--help --solvers --step-budget-ms --steps --quick --param --out --jobs "
              "--no-figures --max-memory --plugin"},
     {"grade", "--help --out --tol --stop-metric --name --strict --no-figures --max-memory"},
+    {"describe", "--help --csv --json --eig-max --lanczos --max-memory"},
     {"figures", "--help --paper --profiles --all --out --quick --seed --jobs --scenes --parts "
-                "--plugin --param"},
+                "--split-by --from --plugin --param"},
     {"version", "--help"},
     {"help", "--help"},
 };

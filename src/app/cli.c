@@ -9,6 +9,7 @@
 #include "bench/check.h"
 #include "bench/mpi_pool.h"
 #include "app/cli.h"
+#include "app/cmd_describe.h"
 #include "app/cmd_grade.h"
 #include "app/options.h"
 #include "util/fsutil.h"
@@ -65,6 +66,9 @@ typedef struct cli {
     const char *papers[16]; /* figures --paper, --profiles */
     int npapers, all_figures;
     const char *scenes, *parts; /* figures --scenes, --parts */
+    const char *split_by, *from; /* figures --split-by, --from */
+    const char *csv, *json;     /* describe --csv, --json */
+    ncp_labels_opts labels;     /* describe --eig-max, --lanczos */
     const char *pos[NCP_ARGS_MAX];
     int npos;
     const char *plugin_paths[64]; /* --plugin, then $NCPBENCH_PLUGINS */
@@ -228,6 +232,24 @@ static int apply_option(cli *c, int opt, const char *a, const char *v)
     case NCP_OPT_ALL: c->all_figures = 1; return 0;
     case NCP_OPT_SCENES: c->scenes = v; return 0;
     case NCP_OPT_PARTS: c->parts = v; return 0;
+    case NCP_OPT_SPLIT_BY: {
+        ncp_labels probe;
+        memset(&probe, 0, sizeof probe);
+        if (!ncp_labels_class(&probe, v))
+            return bad(c, "--split-by: unknown label '%s' (known: %s)", v, NCP_LABELS_SPLITS);
+        c->split_by = v;
+        return 0;
+    }
+    case NCP_OPT_FROM: c->from = v; return 0;
+    case NCP_OPT_CSV: c->csv = v; return 0;
+    case NCP_OPT_JSON: c->json = v; return 0;
+    case NCP_OPT_EIG_MAX:
+    case NCP_OPT_LANCZOS:
+        if (parse_int(v, 1, 1000000, &l))
+            return bad(c, "%s: expected an integer >= 1, got '%s'", a, v);
+        if (opt == NCP_OPT_EIG_MAX) c->labels.eig_max = (int)l;
+        else c->labels.lanczos = (int)l;
+        return 0;
     default: /* every option of the table has its case: a missing one is this bug */
         return bad(c, "option %s is not implemented%s", a, "");
     }
@@ -568,8 +590,25 @@ static int cmd_grade(cli *c)
     return ncp_cli_grade(&o);
 }
 
+static int cmd_describe(cli *c)
+{
+    if (c->npos < 1) return bad(c, "expected at least one problem FILE or DIR%s%s", "", "");
+    ncp_describe_opts o = {c->pos, c->npos, c->csv, c->json, c->labels, c->po.max_memory,
+                           c->po.interrupt};
+    return ncp_cli_describe(&o);
+}
+
 static int cmd_figures(cli *c)
 {
+    if (c->from) {
+        /* a finished run's profiles split by a label: nothing captured */
+        if (!c->split_by || c->npapers || c->all_figures || c->npos)
+            return bad(c, "--from DIR takes --split-by LABEL and no figure set%s%s", "", "");
+        ncp_error err = {0};
+        if (ncp_fig_collection_profiles_split(c->from, c->split_by, 1, &err))
+            return report(c, &err);
+        return 0;
+    }
     if (c->npos) return bad(c, "unexpected argument '%s' (figure sets are named with --paper "
                             "KEY, --profiles or --all)%s", c->pos[0], "");
     ncp_fig_opts o = {
@@ -583,6 +622,7 @@ static int cmd_figures(cli *c)
         .catalog = c->po.catalog,
         .params = c->params,
         .nparams = c->nparams,
+        .split_by = c->split_by,
     };
     return ncp_figures_run(&o, c->papers, c->npapers, c->all_figures);
 }
@@ -733,6 +773,7 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
     } cmds[] = {{"run", cmd_run},         {"capture", cmd_capture}, {"solve", cmd_solve},
                 {"plot", cmd_plot},       {"list", cmd_list},       {"export", cmd_export},
                 {"check", cmd_check},     {"task", cmd_task},       {"grade", cmd_grade},
+                {"describe", cmd_describe},
                 {"figures", cmd_figures}, {"version", cmd_version}};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         if (strcmp(cmd, cmds[i].name)) continue;

@@ -132,6 +132,20 @@ static const ncp_opt_def opts[NCP_OPT_COUNT] = {
         "run only those parts of a paper's set (lee2025: fig7, fig9, fig11, table2, table3, "
         "tasks; table2 also runs fig9, whose captures it reads); the claims table then holds "
         "only their claims", NULL},
+    [NCP_OPT_SPLIT_BY] = {"--split-by", NULL, "LABEL",
+        "also draw the performance profiles split by a hardness label of the problems (rank, "
+        "density, cond, mu, size; docs/design.md §5.7.2): profiles-by-LABEL/ and "
+        "profiles-by-LABEL.md", NULL},
+    [NCP_OPT_FROM] = {"--from", NULL, "DIR",
+        "with --split-by and no figure set: split the profiles of a finished run (`ncpbench "
+        "solve` or `run` output: its metrics.csv and labels.csv), nothing captured", NULL},
+    [NCP_OPT_CSV] = {"--csv", NULL, "PATH", "also write the labels as CSV (the columns of a run's "
+        "labels.csv)", NULL},
+    [NCP_OPT_JSON] = {"--json", NULL, "PATH", "also write the labels as JSON (an array of "
+        "objects)", NULL},
+    [NCP_OPT_EIG_MAX] = {"--eig-max", NULL, "N", "largest order of the exact eigenvalue route "
+        "(beyond it: Lanczos estimates)", "1200"},
+    [NCP_OPT_LANCZOS] = {"--lanczos", NULL, "K", "Lanczos steps of the estimate", "64"},
 };
 
 #define END {-1, NULL}
@@ -214,12 +228,16 @@ static const ncp_opt_use figures_opts[] = {
     {NCP_OPT_QUICK, "small sizes, for CI"},
     O(SEED),
     {NCP_OPT_JOBS, "solve N problem x solver pairs in parallel threads"},
-    O(SCENES), O(PARTS),
+    O(SCENES), O(PARTS), O(SPLIT_BY), O(FROM),
     {NCP_OPT_PLUGIN, "add a plugin's solvers to \"every solver\" of the profiles (repeatable; "
                      "also $NCPBENCH_PLUGINS, colon-separated; docs/plugins.md)"},
     {NCP_OPT_PARAM, "solver parameter for every solve of that solver in the set, on top of the "
                     "set's own (lee2025 only; its outputs list them), e.g. the paper's "
                     "settings: scripts/bench_lee2025.sh --paper (repeatable)"},
+    END};
+static const ncp_opt_use describe_opts[] = {
+    O(HELP), O(CSV), O(JSON), O(EIG_MAX), O(LANCZOS),
+    {NCP_OPT_MAX_MEMORY, "memory budget of the readers (e.g. 8G, 512M, 40%)"},
     END};
 static const ncp_opt_use none_opts[] = {O(HELP), END};
 
@@ -315,6 +333,25 @@ static const ncp_cmd_def cmds[] = {
      "file, wrong sizes, NaN or Inf, an answer for a problem PROBLEMS does not hold; the\n"
      "message names the problem and the dataset), 3 I/O or internal failure.\n",
      grade_opts},
+    {"describe", "FILE|DIR...", "hardness labels of every problem (contacts, dofs, rank and "
+     "cond of W, mu range)",
+     "The hardness labels of every problem (Acary, Brémond, Huber 2018's characteristics of a\n"
+     "test set): contacts, dofs n, rows m, contact density 3 nc / n, rank of W (W = H^T M^-1 H\n"
+     "for a problem with M: the rank of H) and rank / m, cond(W) and W's conditioning on its\n"
+     "range, the friction coefficients' range, and how rank and cond were found: `eig` exact\n"
+     "(the eigenvalues of the smaller Gram matrix of W = F F^T, or of W; while that order is at\n"
+     "most --eig-max), else `estimate` (rank an upper bound, shown with '<'; cond from Lanczos\n"
+     "Ritz values through the Delassus operator: lower bounds, shown with '>').\n"
+     "docs/design.md §5.7.2 gives every definition. FILE: an ncpbench problems.h5, an FCLib\n"
+     "file, a Siconos .dat file; DIR: searched as `ncpbench solve` does (a file that fails to\n"
+     "load is listed, and the others are described). The contact states at an answer and\n"
+     "\"solved by k of n\" come from a run: `ncpbench run` and `solve` write them to\n"
+     "OUT/labels.csv and summary.json \"problem_labels\".\n\n"
+     "Exit codes: 0 described, 2 bad input (a single file that cannot be read, a directory\n"
+     "without problem files; the message names it), 3 I/O or internal failure, 6 some files of\n"
+     "a collection failed to load (listed on stderr, the others described), 130 interrupted\n"
+     "(no CSV or JSON written).\n",
+     describe_opts},
     {"figures", "--paper KEY|--profiles|--all", "regenerate the papers' figures and tables, "
      "performance profiles",
      "Regenerates figures and tables from fresh captures into --out (default\n"

@@ -9,6 +9,7 @@
 #include "util/fsutil.h"
 #include "util/strdist.h"
 #include "bench/collection.h"
+#include "bench/labels.h"
 #include "bench/mpi_pool.h"
 #include "bench/pipeline.h"
 #include "bench/plot.h"
@@ -186,14 +187,53 @@ void ncp_pipeline_print_profile(const ncp_profile *p)
         printf("  harness overhead   %11.1f%% of solver time\n", 100.0 * own / p->solver_ms);
 }
 
-/* Runs the benchmark on probs[0..n) or, when src is given, on its batches, then prints and
- * plots. */
+/* The hardness labels of a finished run (bench/labels.h): of probs[0..n), or, when paths are
+ * given, of the problems of those files read again (the run's source hands each batch out
+ * once). OUT/labels.csv, summary.json "problem_labels", the "Problems" section of results.md. */
+static int label_run(const ncp_problem *probs, int n, const char *const *paths, int npaths,
+                     const ncp_bench_opts *bo, const ncp_pipeline_opts *o, ncp_error *err)
+{
+    double t0 = ncp_now_ms();
+    ncp_labels_run *lr = NULL;
+    ncp_collection *coll = NULL;
+    int rc = ncp_labels_run_begin(bo->out_dir, ncp_metrics_name(bo->stop_metric), &lr, err);
+    int count = 0;
+    for (int i = 0; !rc && i < n; i++, count++) rc = ncp_labels_run_add(lr, &probs[i], err);
+    if (!rc && paths) {
+        rc = ncp_collection_open(paths, npaths, &coll, err);
+        if (!rc) {
+            ncp_collection_set_budget(coll, o->max_memory);
+            ncp_collection_set_sym_tol(coll, o->sym_tol);
+        }
+        ncp_bench_source src;
+        if (!rc) ncp_collection_source(coll, &src);
+        for (int k = 1; !rc && k > 0;) {
+            const ncp_problem *ps = NULL;
+            if ((rc = src.next(src.ctx, &ps, &k, err))) break;
+            for (int i = 0; !rc && i < k; i++, count++) rc = ncp_labels_run_add(lr, &ps[i], err);
+        }
+    }
+    if (!rc) rc = ncp_labels_run_end(lr, err);
+    ncp_collection_free(coll);
+    ncp_labels_run_free(lr);
+    if (rc) return ncp_error_prefix(err, "hardness labels: ");
+    if (!o->quiet)
+        printf("labels: %d problems in %.0f ms (%s/labels.csv)\n", count, ncp_now_ms() - t0,
+               bo->out_dir);
+    return NCP_OK;
+}
+
+/* Runs the benchmark on probs[0..n) or, when src is given, on its batches (the files paths
+ * hold, read again for the labels), then labels, prints and plots. */
 static int bench_and_plot(const ncp_problem *probs, int n, const ncp_bench_source *src,
-                          ncp_bench_opts *bo, const ncp_pipeline_opts *o, ncp_bench_summary *sum,
-                          ncp_error *err)
+                          const char *const *paths, int npaths, ncp_bench_opts *bo,
+                          const ncp_pipeline_opts *o, ncp_bench_summary *sum, ncp_error *err)
 {
     int rc = src ? ncp_bench_run_source(src, bo, sum, err) : ncp_bench_run(probs, n, bo, sum, err);
     if (rc) return rc;
+    if (!sum->interrupted && ncp_mpi_rank() == 0 &&
+        (rc = label_run(probs, src ? 0 : n, src ? paths : NULL, npaths, bo, o, err)))
+        return rc;
     if (!o->quiet) {
         if (sum->kept || sum->dropped)
             printf("resumed %s: %d rows kept from the earlier run\n", bo->out_dir, sum->kept);
@@ -402,7 +442,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
         goto done;
     }
     bo.capture_ms = t_capture;
-    rc = bench_and_plot(sink.probs, sink.n, NULL, &bo, o, sum, err);
+    rc = bench_and_plot(sink.probs, sink.n, NULL, NULL, 0, &bo, o, sum, err);
 done:
     if (store) ncp_store_abort(store);
     ncp_out_unlock(lock);
@@ -439,7 +479,7 @@ int ncp_pipeline_solve(const ncp_problem *probs, int n, const char *source,
     const ncp_solver_desc *solvers[NCP_MAX_BENCH_SOLVERS];
     ncp_bench_opts bo;
     int rc = solve_opts(o, source, &bo, solvers, err);
-    return rc ? rc : bench_and_plot(probs, n, NULL, &bo, o, sum, err);
+    return rc ? rc : bench_and_plot(probs, n, NULL, NULL, 0, &bo, o, sum, err);
 }
 
 /* The files of a collection that failed to load: on stderr, and as OUT/failed_files.csv
@@ -501,7 +541,7 @@ int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pip
             printf("\n");
             fflush(stdout);
         }
-        rc = bench_and_plot(NULL, 0, &src, &bo, o, sum, err);
+        rc = bench_and_plot(NULL, 0, &src, paths, npaths, &bo, o, sum, err);
         if (!rc) sum->files_failed = ncp_collection_nfailed(coll);
         if (!rc && sum->files_failed) rc = write_failed_files(coll, bo.out_dir, err);
     }

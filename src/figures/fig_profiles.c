@@ -42,6 +42,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "bench/labels.h"
 #include "bench/output.h"
 #include "figures/fig_util.h"
 #include "figures/fig_profiles.h"
@@ -289,6 +290,134 @@ static int prof_results(const char *out, const ncp_results_grid *g, double tol, 
     return rc;
 }
 
+static double prof_median_solved(const prof_table *tb, int s, double *buf);
+
+/* The profiles split by a hardness label (bench/labels.h ncp_labels_class; `figures --split-by`):
+ * for each class of `split`, the profile over that class's problems alone (the ratios to the
+ * best solver on each problem, as over all problems: a problem's ratios do not depend on the
+ * other problems) in out/profiles-by-<split>/<k>/perf_profiles.{dat,png,svg}, and one table of
+ * every class in out/profiles-by-<split>.md. classes[p]: the class of problem p of tb, NULL
+ * when it has no labels ("unlabelled"). */
+static int prof_split(const char *out, const prof_table *tb, const char *const *classes,
+                      const char *split, int figures, ncp_error *err)
+{
+    const char *names[16];
+    int nc = 0, rc = NCP_OK;
+    for (int p = 0; p < tb->np; p++) {
+        const char *c = classes[p] ? classes[p] : "unlabelled";
+        int k = 0;
+        while (k < nc && strcmp(names[k], c)) k++;
+        if (k == nc && nc < 16) names[nc++] = c;
+    }
+    char base[4300], md[4300], sub[4400], dat[4500], leaf[300];
+    snprintf(leaf, sizeof leaf, "profiles-by-%s", split);
+    if ((rc = ncp_path_join(base, sizeof base, out, leaf, err))) return rc;
+    snprintf(leaf, sizeof leaf, "profiles-by-%s.md", split);
+    if ((rc = ncp_path_join(md, sizeof md, out, leaf, err))) return rc;
+    prof_table sb = *tb;
+    sb.t = ncp_malloc(err, (size_t)tb->np * (size_t)tb->ns + 1, sizeof *sb.t);
+    double *r = ncp_malloc(err, (size_t)tb->np * (size_t)tb->ns + 1, sizeof *r);
+    double *buf = ncp_malloc(err, (size_t)tb->np + 1, sizeof *buf);
+    FILE *f = NULL;
+    if (!sb.t || !r || !buf) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
+    if ((rc = ncp_mkdir_p(base, err))) goto done;
+    if (!(f = ncp_safe_fopen(md, err))) {
+        rc = err->code;
+        goto done;
+    }
+    fprintf(f, "# Performance profiles split by %s\n\nEach class's profile over its own problems "
+               "(the classes: bench/labels.h, labels.csv of each run; time to tolerance as in "
+               "profile.md, failures infinite). Figures: profiles-by-%s/<k>/perf_profiles.png.\n",
+            split, split);
+    printf("Profiles split by %s:\n", split);
+    for (int k = 0; k < nc; k++) {
+        sb.np = 0;
+        for (int p = 0; p < tb->np; p++) {
+            const char *c = classes[p] ? classes[p] : "unlabelled";
+            if (strcmp(c, names[k])) continue;
+            memcpy(sb.t + (size_t)sb.np * tb->ns, tb->t + (size_t)p * tb->ns,
+                   (size_t)tb->ns * sizeof *sb.t);
+            sb.np++;
+        }
+        snprintf(leaf, sizeof leaf, "%d", k + 1);
+        if ((rc = ncp_path_join(sub, sizeof sub, base, leaf, err)) ||
+            (rc = ncp_path_join(dat, sizeof dat, sub, "perf_profiles.dat", err)) ||
+            (rc = ncp_mkdir_p(sub, err)) || (rc = ncp_perf_ratios(sb.np, sb.ns, sb.t, r, err)))
+            goto done;
+        char what[400];
+        snprintf(what, sizeof what, "# problems: the %d problems whose %s is '%s' "
+                 "(bench/labels.h)\n# measure: setup_ms + solve_ms of a converged row; not "
+                 "converged or unsupported = infinite.\n", sb.np, split, names[k]);
+        if ((rc = prof_write(dat, &sb, r, what, err))) goto done;
+        fprintf(f, "\n## %s: %d problems (profiles-by-%s/%d)\n\n| solver | solved | median time "
+                   "(ms) | rho(1) | rho(10) |\n|---|---:|---:|---:|---:|\n", names[k], sb.np,
+                split, k + 1);
+        printf("  %s (%d problems): profiles-by-%s/%d\n", names[k], sb.np, split, k + 1);
+        for (int s = 0; s < sb.ns; s++) {
+            double med = prof_median_solved(&sb, s, buf);
+            fprintf(f, "| %s | %.4f | ", sb.solver[s], ncp_perf_rho(sb.np, sb.ns, r, s, INFINITY));
+            if (isnan(med)) fputs("-", f);
+            else fprintf(f, "%.6g", med);
+            fprintf(f, " | %.4f | %.4f |\n", ncp_perf_rho(sb.np, sb.ns, r, s, 1.0),
+                    ncp_perf_rho(sb.np, sb.ns, r, s, 10.0));
+        }
+        if (figures) {
+            char title[300];
+            snprintf(title, sizeof title, "Performance profiles: %s %s (%d problems)", split,
+                     names[k], sb.np);
+            if ((rc = ncp_fig_plot("perf_profiles", sub, title, dat, err))) goto done;
+        }
+    }
+    FILE *g = f;
+    f = NULL;
+    if (fclose(g) != 0)
+        rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", md, strerror(errno));
+    else printf("split table: %s\n", md);
+done:
+    if (f) fclose(f);
+    free(sb.t);
+    free(r);
+    free(buf);
+    return rc;
+}
+
+/* The classes of the problems g->problem[np0..g->np) of the run in dir (its labels.csv) into
+ * (*cls)[np0..g->np), *cls grown to g->np entries. */
+static int prof_classes(const char *dir, const char *split, const ncp_results_grid *g, int np0,
+                        const char ***cls, ncp_error *err)
+{
+    const char **grown = realloc(*cls, sizeof *grown * (size_t)(g->np + 1));
+    if (!grown) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory splitting profiles");
+    *cls = grown;
+    const char **part = NULL;
+    int rc = ncp_labels_read_classes(dir, split, g->problem + np0, g->np - np0, &part, err);
+    if (rc) return rc;
+    for (int p = np0; p < g->np; p++) grown[p] = part[p - np0];
+    free(part);
+    return NCP_OK;
+}
+
+int ncp_fig_collection_profiles_split(const char *dir, const char *split, int figures,
+                                      ncp_error *err)
+{
+    char csv[4300];
+    prof_table tb = {0};
+    ncp_results_grid g = {0};
+    const char **cls = NULL;
+    int rc = ncp_path_join(csv, sizeof csv, dir, "metrics.csv", err);
+    if (!rc) rc = ncp_results_read_csv(&g, csv, 0.0, 0, err);
+    if (!rc) rc = prof_from_grid(&tb, &g, err);
+    if (!rc) rc = prof_classes(dir, split, &g, 0, &cls, err);
+    if (!rc) rc = prof_split(dir, &tb, cls, split, figures, err);
+    free(cls);
+    free(tb.t);
+    ncp_results_grid_free(&g);
+    return rc;
+}
+
 int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
 {
     char out[4200], dat[4300];
@@ -300,6 +429,7 @@ int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
     char *scenes = NULL, *budgets = NULL;
     double tol0 = NAN;
     int same_tol = 1, same_iter = 1, iter0 = 0;
+    const char **cls = NULL; /* --split-by: each problem's class */
     if ((rc = ncp_path_join(out, sizeof out, o->out_dir, "profiles", err)) ||
         (rc = ncp_path_join(dat, sizeof dat, out, "perf_profiles.dat", err)) ||
         (rc = o->scenes ? list_given(o->scenes, files, PROF_MAX_SCENES, &nfiles, err)
@@ -322,8 +452,11 @@ int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
         double tol = NAN;
         if ((rc = prof_scene(o, files[i], out, &g, &tol, &np, err))) goto done;
         if (o->interrupt && *o->interrupt) goto done; /* the CLI reports the interruption */
-        char stem[64];
+        char stem[64], sdir[4300];
         ncp_path_stem(files[i], stem, sizeof stem);
+        if (o->split_by && ((rc = ncp_path_join(sdir, sizeof sdir, out, stem, err)) ||
+                            (rc = prof_classes(sdir, o->split_by, &g, g.np - np, &cls, err))))
+            goto done;
         snprintf(scenes + strlen(scenes), slen - strlen(scenes), "%s%s(%d)", i ? ", " : "", stem,
                  np);
         int it = g.np > 0 ? g.fail_iter[g.np - 1] : 0;
@@ -376,7 +509,9 @@ int ncp_fig_profiles(const ncp_fig_opts *o, ncp_error *err)
                            o->catalog, err)))
         goto done;
     rc = ncp_fig_plot("perf_profiles", out, title, dat, err);
+    if (!rc && o->split_by) rc = prof_split(out, &tb, cls, o->split_by, 1, err);
 done:
+    free(cls);
     for (int i = 0; i < nfiles; i++) free(files[i]);
     ncp_results_grid_free(&g);
     free(budgets);

@@ -58,5 +58,11 @@ int ncp_fig_claims_close(FILE *f, const char *path, ncp_error *err);
  * dir/summary.json; dir/perf_profiles.{png,svg} when figures is set and gnuplot exists. Prints
  * the table unless quiet. Implemented in fig_profiles.c. */
 int ncp_fig_collection_profiles(const char *dir, int figures, int quiet, ncp_error *err);
+/* The same profiles split by a hardness label (`figures --from DIR --split-by LABEL`; the
+ * classes of bench/labels.h ncp_labels_class from dir/labels.csv): per class
+ * dir/profiles-by-<split>/<k>/perf_profiles.{dat,png,svg} and the table
+ * dir/profiles-by-<split>.md. */
+int ncp_fig_collection_profiles_split(const char *dir, const char *split, int figures,
+                                      ncp_error *err);
 
 #endif

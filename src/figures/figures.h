@@ -30,6 +30,9 @@ typedef struct ncp_fig_opts {
     int nparams;
     int isolate; /* NCP_ISOLATE_* (bench/bench.h) for the sets that run through the pipeline
                     (the studies: src/figures/study.h); 0 = the default, plugins isolated */
+    /* --split-by LABEL: the profiles also split by a hardness label (bench/labels.h
+     * ncp_labels_class); NULL = not split */
+    const char *split_by;
 } ncp_fig_opts;
 
 /* Figure sets: one file and header each (fig_profiles.h, fig_tasora2021.h, ...), listed in
