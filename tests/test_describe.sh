@@ -31,6 +31,23 @@ import csv,sys
 e=next(csv.DictReader(open(sys.argv[1]))); x=next(r for r in csv.DictReader(open(sys.argv[2])) if \"Capsules\" in r[\"problem\"])
 sys.exit(not (int(e[\"rank\"])>=int(x[\"rank\"]) and float(e[\"cond_range\"])<=float(x[\"cond_range\"])*(1+1e-9) and abs(float(e[\"lambda_max\"])/float(x[\"lambda_max\"])-1)<1e-6))
 " "$T/e.csv" "$T/l.csv"' "estimate: rank >= exact, cond_range <= exact, lambda_max to 1e-6"
+# our captures: a box on a plane (one body, n = 6) touching at one corner or along an edge. One
+# point contact: W = J A^-1 J^T with J = [I, -[r]x] in the contact frame has rank 3; two points
+# r1 != r2 on the same body: rank 3 + rank([r1 - r2]x) = 5 of 6, so W is singular
+"$NCPBENCH" capture scenes/box-on-plane.json -o "$T/box.h5" --quick > /dev/null 2>&1
+"$NCPBENCH" describe "$T/box.h5" --csv "$T/box.csv" > /dev/null 2>&1
+check '[ $? -eq 0 ] && $PYTHON -c "
+import csv,sys
+rows=list(csv.DictReader(open(sys.argv[1])))
+ok=len(rows)>0 and {r[\"contacts\"] for r in rows} <= {\"1\",\"2\"} and all(int(r[\"dofs\"])==6 and int(r[\"rank\"])==(3 if r[\"contacts\"]==\"1\" else 5) and r[\"method\"]==\"eig\" and abs(float(r[\"contact_density\"])-int(r[\"contacts\"])/2)<1e-15 for r in rows)
+sys.exit(not ok)
+" "$T/box.csv"' "a capture: rank 3 for one contact, 5 of 6 for an edge"
+# Siconos .dat problems (with -Dsiconos): described like the others
+if "$NCPBENCH" describe tests/data/siconos --csv "$T/dat.csv" > "$T/datout" 2> "$T/daterr"; then
+  check '[ $(wc -l < "$T/dat.csv") -eq 5 ] && grep -q "^siconos.GFC3D_TwoRods1,3,54,9," "$T/dat.csv"' "Siconos .dat problems described (global: dofs of M)"
+else
+  check 'grep -q "Dsiconos" "$T/daterr"' "without -Dsiconos: the option named"
+fi
 # a directory with a bad file
 mkdir "$T/d"
 cp "$FC/Box_Stacks-i0122-82-5.hdf5" "$T/d/"
