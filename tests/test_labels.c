@@ -9,7 +9,8 @@
  *   - a known cond by the estimate: W = diag of 5 distinct values 1..5 repeated (Lanczos finds
  *     the 5-dimensional invariant subspace: cond 5 exactly), and diag(1..90) (64 steps: the
  *     Ritz values bracket inside [1, 90], cond a lower bound within 1 % of 90);
- *   - random primal problems: the exact route from F^T F agrees with the one from W, and the
+ *   - random primal problems: the exact route from F^T F agrees with the one from W (and with W
+ *     built column by column through A's blocks when n > eig_max >= m), and the
  *     estimate on a sparse pile (no dense W) gives lambda_max to 1e-8 and cond_range below the
  *     exact one (a lower bound, as documented);
  *   - the classes of the profile split. */
@@ -200,6 +201,16 @@ static void check_random(void)
         CHECK_OK(ncp_labels_problem(&q, NULL, &Lw, &err), &err);
         q.has_primal = 1;
         CHECK(Lp.rank == (nv < 24 ? nv : 24) && Lw.rank == Lp.rank);
+        if (nv > 24) {
+            /* a dense A of more dofs than eig_max (25 < 30) and m = 24 <= 25: W column by
+             * column through A's blocks, exact too */
+            ncp_labels_opts lo = {25, 0};
+            ncp_labels Lc;
+            CHECK_OK(ncp_labels_problem(&p, &lo, &Lc, &err), &err);
+            CHECK(!strcmp(Lc.method, "eig") && Lc.rank == Lp.rank);
+            CHECK_REL(Lc.lambda_max, Lp.lambda_max, 1e-10);
+            CHECK_REL(Lc.cond, Lp.cond, 1e-6);
+        }
         CHECK_REL(Lp.lambda_max, Lw.lambda_max, 1e-10);
         CHECK_REL(Lp.cond_range, Lw.cond_range, 1e-6);
         if (nv > 24) CHECK_REL(Lp.cond, Lw.cond, 1e-6);

@@ -71,16 +71,8 @@ int ncp_cli_describe(const ncp_describe_opts *o)
         }
     }
     if (json) {
-        cJSON *arr = cJSON_CreateArray();
-        int bad = !arr;
-        for (int i = 0; !bad && i < total; i++) {
-            cJSON *o = ncp_labels_json(&all[i]);
-            if (!o || !cJSON_AddItemToArray(arr, o)) {
-                cJSON_Delete(o);
-                bad = 1;
-            }
-        }
-        if ((rc = ncp_out_write_json(json, arr, bad, &err))) goto fail;
+        cJSON *arr = ncp_labels_json_array(all, total);
+        if ((rc = ncp_out_write_json(json, arr, !arr, &err))) goto fail;
     }
     free(all);
     ncp_collection_free(coll);

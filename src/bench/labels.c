@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hdf5.h>
 
@@ -23,6 +24,24 @@ static int has_dense_primal(const ncp_problem *p)
 {
     return p->has_primal && p->A && p->nv > 0 && p->J.rowptr && p->J.m == p->m &&
            p->J.n == p->nv;
+}
+
+/* W as an operator (core/dop.h): a problem without D and with primal data through A's blocks
+ * (the sparse route: never a dense D nor an m x n factor), else the operator's own choice. */
+static int open_operator(const ncp_problem *p, ncp_dop *op, ncp_error *err)
+{
+    int route = NCP_DOP_AUTO;
+    if (!p->has_dual && p->J.rowptr && p->nv > 0 &&
+        ((p->has_sparse_primal && p->A_sparse.rowptr) || p->A))
+        route = NCP_DOP_SPARSE;
+    int rc = ncp_dop_init(op, p, route, err);
+    if (rc && rc != NCP_ERR_NOMEM && route == NCP_DOP_SPARSE) {
+        /* a block of A too large for a dense factor, or not SPD to working precision: the
+         * operator's own choice */
+        ncp_error_clear(err);
+        rc = ncp_dop_init(op, p, NCP_DOP_AUTO, err);
+    }
+    return rc;
 }
 
 /* The eigenvalues of W exactly (labels.h "eig"), ascending, into *w (nw of them; the other
@@ -51,6 +70,27 @@ static int spectrum_exact(const ncp_problem *p, int eig_max, double **w, int *nw
         if (r <= m) ncp_gemm(1, 0, r, r, m, 1.0, op.F, op.F, 0.0, G);
         else ncp_gemm(0, 1, m, m, r, 1.0, op.F, op.F, 0.0, G);
         ncp_dop_free(&op);
+    } else if (m <= eig_max && has_dense_primal(p)) {
+        /* a dense A of more than eig_max dofs (its Cholesky factor would cost O(n^3)): W column
+         * by column through A's blocks, m products */
+        ncp_dop op;
+        if ((rc = open_operator(p, &op, err))) return rc;
+        k = m;
+        G = ncp_calloc(err, (size_t)m * m, sizeof *G);
+        double *x = ncp_calloc(err, (size_t)m, sizeof *x);
+        for (int j = 0; G && x && j < m; j++) {
+            x[j] = 1.0;
+            ncp_dop_apply(&op, 1.0, x, 0.0, G + (size_t)j * m);
+            x[j] = 0.0;
+        }
+        int ok = G && x;
+        free(x);
+        ncp_dop_free(&op);
+        if (!ok) {
+            free(G);
+            return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory labelling %s", p->name);
+        }
+        ncp_symmetrize(m, G);
     } else if (m <= eig_max) {
         ncp_problem view;
         double *owned = NULL;
@@ -98,19 +138,7 @@ static int lanczos(const ncp_problem *p, int k, double *theta, int *nk, ncp_erro
     const int m = p->m;
     if (k > m) k = m;
     ncp_dop op;
-    int route = NCP_DOP_AUTO;
-    /* a problem without D and with sparse primal data: its operator through A's blocks, never
-     * a dense D nor an m x n factor */
-    if (!p->has_dual && p->J.rowptr && p->nv > 0 &&
-        ((p->has_sparse_primal && p->A_sparse.rowptr) || p->A))
-        route = NCP_DOP_SPARSE;
-    int rc = ncp_dop_init(&op, p, route, err);
-    if (rc && rc != NCP_ERR_NOMEM && route == NCP_DOP_SPARSE) {
-        /* a block of A too large for a dense factor, or not SPD to working precision: the
-         * operator's own choice */
-        ncp_error_clear(err);
-        rc = ncp_dop_init(&op, p, NCP_DOP_AUTO, err);
-    }
+    int rc = open_operator(p, &op, err);
     if (rc) return rc;
     double *V = ncp_malloc(err, (size_t)m * (k + 1), sizeof *V);
     double *wv = ncp_malloc(err, (size_t)m, sizeof *wv);
@@ -593,17 +621,37 @@ int ncp_labels_run_add(ncp_labels_run *r, const ncp_problem *p, ncp_error *err)
     return NCP_OK;
 }
 
+cJSON *ncp_labels_json_array(const ncp_labels *L, int n)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; arr && i < n; i++) {
+        cJSON *o = ncp_labels_json(&L[i]);
+        if (!o || !cJSON_AddItemToArray(arr, o)) {
+            cJSON_Delete(o);
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+/* The text of dir/name into *text (path: its path), *text NULL when there is no such file. */
+static int read_output(const char *dir, const char *name, char *path, size_t cap, char **text,
+                       ncp_error *err)
+{
+    *text = NULL;
+    int rc = ncp_path_join(path, cap, dir, name, err);
+    if (rc || access(path, F_OK) != 0) return rc;
+    return ncp_read_file(path, text, NULL, err);
+}
+
 /* dir/summary.json with "problem_labels" (rewritten atomically); none: nothing. */
 static int add_to_summary(const ncp_labels_run *r, ncp_error *err)
 {
     char path[4300];
     char *text = NULL;
-    int rc = ncp_path_join(path, sizeof path, r->dir, "summary.json", err);
-    if (rc) return rc;
-    FILE *t = fopen(path, "r");
-    if (!t) return NCP_OK;
-    fclose(t);
-    if ((rc = ncp_read_file(path, &text, NULL, err))) return rc;
+    int rc = read_output(r->dir, "summary.json", path, sizeof path, &text, err);
+    if (rc || !text) return rc;
     cJSON *root = cJSON_Parse(text);
     free(text);
     if (!cJSON_IsObject(root)) {
@@ -611,18 +659,10 @@ static int add_to_summary(const ncp_labels_run *r, ncp_error *err)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: not the JSON object the benchmark wrote",
                              path);
     }
-    cJSON *arr = cJSON_CreateArray();
-    int bad = !arr;
-    for (int i = 0; !bad && i < r->n; i++) {
-        cJSON *o = ncp_labels_json(&r->L[i]);
-        if (!o || !cJSON_AddItemToArray(arr, o)) {
-            cJSON_Delete(o);
-            bad = 1;
-        }
-    }
+    cJSON *arr = ncp_labels_json_array(r->L, r->n);
     cJSON_DeleteItemFromObjectCaseSensitive(root, "problem_labels");
-    if (!bad && !cJSON_AddItemToObject(root, "problem_labels", arr)) bad = 1;
-    else if (bad) cJSON_Delete(arr);
+    int bad = !arr || !cJSON_AddItemToObject(root, "problem_labels", arr);
+    if (bad) cJSON_Delete(arr);
     return ncp_out_write_json(path, root, bad, err);
 }
 
@@ -631,12 +671,8 @@ static int add_to_results(const ncp_labels_run *r, ncp_error *err)
 {
     char path[4300];
     char *text = NULL;
-    int rc = ncp_path_join(path, sizeof path, r->dir, "results.md", err);
-    if (rc) return rc;
-    FILE *t = fopen(path, "r");
-    if (!t) return NCP_OK;
-    fclose(t);
-    if ((rc = ncp_read_file(path, &text, NULL, err))) return rc;
+    int rc = read_output(r->dir, "results.md", path, sizeof path, &text, err);
+    if (rc || !text) return rc;
     /* a rerun's section replaced, not repeated */
     char *old = strstr(text, "\n## Problems (hardness labels)");
     if (old) *old = '\0';

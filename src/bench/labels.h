@@ -17,13 +17,15 @@
  *   mu_min, mu_max     friction coefficients of the contacts (NaN without contacts)
  *   method             how rank and cond were found:
  *     "eig"            exact: the eigenvalues of the smaller of F F^T (= W) and F^T F, F =
- *                      J L^-T (A = L L^T, core/dop.h's low-rank factor), or of W itself
- *                      (dual-only or sparse primal data); cost O(m n min(m, n)) or O(m^3),
- *                      taken only when min(m, n) (m without dense primal data) <=
- *                      eig_max (NCP_LABELS_EIG_MAX by default)
+ *                      J L^-T (A = L L^T, core/dop.h's low-rank factor) when A is dense with
+ *                      n <= eig_max (cost O(m n min(m, n) + n^3)); else, when m <= eig_max, of
+ *                      W itself (as read, built by ncp_problem_dual_view from sparse primal
+ *                      data, or for a dense A of more than eig_max dofs column by column
+ *                      through A's blocks: m operator products; cost O(m^3));
+ *                      eig_max = NCP_LABELS_EIG_MAX by default
  *     "estimate"       beyond that: rank is an upper bound, min(n, m - rows of J or W that
- *                      are structurally zero) (exact when that is below m: W is then surely
- *                      singular and cond = +inf); lambda_max and lambda_min are the extreme
+ *                      are structurally zero) (a bound below m proves W singular: cond =
+ *                      +inf); lambda_max and lambda_min are the extreme
  *                      Ritz values of NCP_LABELS_LANCZOS steps of Lanczos with full
  *                      reorthogonalisation on W through core/dop.h (no dense W), so cond and
  *                      cond_range are lower bounds (lambda_max's Ritz value is below it,
@@ -90,6 +92,8 @@ int ncp_labels_answer(const ncp_problem *p, const double *lambda, ncp_labels *L,
 void ncp_labels_csv_header(FILE *f);
 void ncp_labels_csv_row(FILE *f, const ncp_labels *L);
 cJSON *ncp_labels_json(const ncp_labels *L);
+/* The array of L[0..n)'s objects (NULL when out of memory). */
+cJSON *ncp_labels_json_array(const ncp_labels *L, int n);
 /* One line of the describe table (header with L NULL). */
 void ncp_labels_print(FILE *f, const ncp_labels *L);
 /* The class of a label value for splitting profiles (`figures --profiles --split-by NAME`):

@@ -198,7 +198,10 @@ static int label_run(const ncp_problem *probs, int n, const char *const *paths, 
     ncp_collection *coll = NULL;
     int rc = ncp_labels_run_begin(bo->out_dir, ncp_metrics_name(bo->stop_metric), &lr, err);
     int count = 0;
-    for (int i = 0; !rc && i < n; i++, count++) rc = ncp_labels_run_add(lr, &probs[i], err);
+    /* Ctrl-C during the labels: the run's outputs stand, the labels are not written */
+#define LABELS_STOP (o->interrupt && *o->interrupt)
+    for (int i = 0; !rc && i < n && !LABELS_STOP; i++, count++)
+        rc = ncp_labels_run_add(lr, &probs[i], err);
     if (!rc && paths) {
         rc = ncp_collection_open(paths, npaths, &coll, err);
         if (!rc) {
@@ -207,17 +210,21 @@ static int label_run(const ncp_problem *probs, int n, const char *const *paths, 
         }
         ncp_bench_source src;
         if (!rc) ncp_collection_source(coll, &src);
-        for (int k = 1; !rc && k > 0;) {
+        for (int k = 1; !rc && k > 0 && !LABELS_STOP;) {
             const ncp_problem *ps = NULL;
             if ((rc = src.next(src.ctx, &ps, &k, err))) break;
-            for (int i = 0; !rc && i < k; i++, count++) rc = ncp_labels_run_add(lr, &ps[i], err);
+            for (int i = 0; !rc && i < k && !LABELS_STOP; i++, count++)
+                rc = ncp_labels_run_add(lr, &ps[i], err);
         }
     }
-    if (!rc) rc = ncp_labels_run_end(lr, err);
+    int stopped = LABELS_STOP;
+#undef LABELS_STOP
+    if (!rc && !stopped) rc = ncp_labels_run_end(lr, err);
     ncp_collection_free(coll);
     ncp_labels_run_free(lr);
     if (rc) return ncp_error_prefix(err, "hardness labels: ");
-    if (!o->quiet)
+    if (stopped) fprintf(stderr, "ncpbench: interrupted: the hardness labels not written\n");
+    else if (!o->quiet)
         printf("labels: %d problems in %.0f ms (%s/labels.csv)\n", count, ncp_now_ms() - t0,
                bo->out_dir);
     return NCP_OK;
@@ -234,6 +241,7 @@ static int bench_and_plot(const ncp_problem *probs, int n, const ncp_bench_sourc
     if (!sum->interrupted && ncp_mpi_rank() == 0 &&
         (rc = label_run(probs, src ? 0 : n, src ? paths : NULL, npaths, bo, o, err)))
         return rc;
+    if (o->interrupt && *o->interrupt) sum->interrupted = 1; /* Ctrl-C during the labels: 130 */
     if (!o->quiet) {
         if (sum->kept || sum->dropped)
             printf("resumed %s: %d rows kept from the earlier run\n", bo->out_dir, sum->kept);
