@@ -147,9 +147,9 @@ static int is_brow(const ncp_admm *a, int i)
 /* The saddle form's K = A + J_E^T d_E^{-1} J_E (n_v x n_v) dense or sparse. Its pattern is A's
  * (block diagonal per body on the simulator's block route) plus one clique per constraint block
  * over the dofs its rows of J touch (the bodies a contact couples), and does not depend on rho:
- * a sparse K is ordered (minimum degree; natural order above NCP_SPCHOL_MD_MAX dofs) and
- * analysed once per solve, then refactorised numerically per rho (core/sparse_chol.h: up-looking
- * Cholesky, Davis 2006 §4.2), through the pattern builder SAP's A + J^T G J uses
+ * a sparse K is ordered (fill-reducing: CHOLMOD's AMD or METIS) and analysed once per solve,
+ * then refactorised numerically per rho (core/sparse_chol.h: up-looking Cholesky, Davis 2006
+ * §4.2), through the pattern builder SAP's A + J^T G J uses
  * (solvers/sap_sparse.h, with G = diag(1/d) on the E rows and 0 on the B rows, whose cliques
  * only store zeros). The wrecking ball's K (n_v 3606, 601 bodies, m 13 251) costs
  * 3606^3/3 = 1.6e10 flops dense, 3.6e6 sparse (nnz(L) 1.05e5).

@@ -8,7 +8,7 @@
  * with ONE factorisation of the whole n x n matrix, refactorised whenever eq. 43 changes beta.
  * The factorisation is what a competent implementation would use (issue 11): A + beta J^T J is
  * sparse (A block diagonal per robot, J^T J adds the couplings of the contacts between them) and
- * its pattern does not depend on beta, so it is ordered (minimum degree) and analysed once per
+ * its pattern does not depend on beta, so it is ordered (fill-reducing) and analysed once per
  * solve and only refactorised numerically per beta (sparse up-looking Cholesky,
  * core/sparse_chol.h); dense LAPACK Cholesky when its flop count is lower by the factor
  * NOSUB_SPARSE_GAIN (small or dense systems). Parameter nosub_factor = 1 / 2 forces dense /

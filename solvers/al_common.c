@@ -18,8 +18,8 @@
  *   - canal's SPD system on a large sparse problem (a pile of particles touching each other and
  *     a robot: one connected component of 291 dofs on pouring-45) goes through a fixed-pattern
  *     sparse Cholesky instead (core/sparse_chol.h): the union pattern of A and of every block's
- *     J_i^T J_i clique (active or not) does not change within a solve, so it is ordered (minimum
- *     degree) and analysed once per solve and refactorised numerically per Newton step; blocks
+ *     J_i^T J_i clique (active or not) does not change within a solve, so it is ordered
+ *     (fill-reducing) and analysed once per solve and refactorised numerically per Newton step; blocks
  *     whose G_i = 0 add explicit zeros. Each entry is summed in the dense route's order (A, then
  *     the blocks in index order), so the two routes differ by round-off only
  *     (tests/test_canal.c). Automatic rule (newton_factor 0, any size): sparse when the sparse factorisation's flops (sum of squared column counts of L) are below the

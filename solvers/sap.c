@@ -49,9 +49,11 @@
  * Parameters (defaults): beta 1, sigma 1e-3 (the paper's values for all its simulations), rel_tol
  *   1e-6 (Drake's default; the paper uses 1e-5 .. 1e-3), abs_tol 1e-16 (the paper's epsilon_a),
  *   contact_space 0.
- * Needs: dual (D for the regularisation w = ||W_ii||/3 and the contact-space path); uses the
- *   primal A (dense or A_sparse), b, J, e when present (the harness always supplies D). Solves SAP's CCP model
- *   (ccp = 1), neither our NCP nor its plain CCP relaxation.
+ * Needs: D's operator (core/dop.h) for the regularisation w = ||W_ii||/3 (its diagonal blocks),
+ *   and the dense D only on the contact-space path (built in the setup when the problem keeps
+ *   none); uses the primal A (dense or A_sparse), b, J, e when present. On the primal path no
+ *   m x m array is made. Solves SAP's CCP model (ccp = 1), neither our NCP nor its plain CCP
+ *   relaxation.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -106,6 +108,9 @@ typedef struct sap_ws {
     /* contact space */
     double *lam, *dl, *Dl, *M;
     int *ipiv;
+    ncp_problem dview; /* the contact-space path on a problem without D: p with D built for
+                          the solve (ncp_problem_dual_view; setup), D_own its allocation */
+    double *D_own;
     double cost, num, den; /* l and the two sides of eq. 26 at the iterate */
 } sap_ws;
 
@@ -136,6 +141,7 @@ static void sap_ws_free(sap_ws *w)
     free(w->Dl);
     free(w->M);
     free(w->ipiv);
+    free(w->D_own);
 }
 
 static int sap_ws_alloc(sap_ws *w, ncp_error *err)
@@ -441,7 +447,7 @@ static int sap_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
         (rc = ncp_solver_param_real(self, in->params, "abs_tol", 0.0, INFINITY, 0, &atol, err)) ||
         (rc = ncp_solver_param_int(self, in->params, "contact_space", 0, 1, &cspace, err)) ||
         (rc = ncp_solver_param_int(self, in->params, "sparse", -1, 1, &want_sparse, err)) ||
-        (rc = ncp_solver_need_dual(self, p, err)))
+        (rc = ncp_solver_need_dual_op(self, p, err)))
         return rc;
     sap_ws w;
     memset(&w, 0, sizeof w);
@@ -472,14 +478,35 @@ static int sap_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
                              "sap: problem '%s': the dense %d x %d Newton matrix is out of reach",
                              p->name ? p->name : "?", big, big);
     }
-    ncp_dop dense = {.m = p->m, .D = p->D}; /* the dense route: nothing to allocate */
+    /* The contact-space path factorises I + G D: the dense D, built here (setup) for a problem
+     * that keeps none. The primal path needs only D's diagonal blocks (the regularisation's w,
+     * eq. 30): the problem's D where it has one (its bits as before), else through the
+     * operator (core/dop.h: J_b A^-1 J_b^T from A's blocks, or the low-rank F F^T), so no m x m
+     * array is made (Castro et al. 2023 §IV-D never forms D either). */
+    if (!w.primal && !p->has_dual) {
+        if ((rc = ncp_problem_dual_view(p, &w.dview, &w.D_own, err))) {
+            sap_ws_free(&w);
+            return rc;
+        }
+        w.p = p = &w.dview;
+    }
+    ncp_dop op;
+    memset(&op, 0, sizeof op);
     if ((rc = sap_ws_alloc(&w, err)) ||
-        (rc = ncp_sap_model_build(p, &dense, beta, sigma, &w.sm, err)) ||
+        (rc = ncp_dop_init(&op, p, p->has_dual ? NCP_DOP_DENSE : NCP_DOP_AUTO, err)) ||
+        (rc = ncp_sap_model_build(p, &op, beta, sigma, &w.sm, err)) ||
         (w.primal && (rc = setup_primal(&w, in, err)))) {
+        ncp_dop_free(&op);
         sap_ws_free(&w);
         if (rc != NCP_ERR_NOMEM) ncp_error_prefix(err, "sap: ");
         return rc;
     }
+    if (!p->has_dual) {
+        char route[160];
+        ncp_dop_describe(&op, route, sizeof route);
+        ncp_run_note(run, "w from %s", route);
+    }
+    ncp_dop_free(&op);
     if (!w.primal && in->lambda0) ncp_copy(w.m, in->lambda0, w.lam);
 
     int k = 0, status = -1;
@@ -544,7 +571,7 @@ const ncp_solver_desc ncp_solver_sap = {
     .source = "Castro et al. 2023 (Castro, Permenter, Han), Algorithm 2, eqs. 24-30",
     .summary = "Newton on SAP's unconstrained convex primal (regularised compliant CCP), exact "
                "line search",
-    .needs = NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC,
+    .needs = NCP_NEEDS_DUAL_OP | NCP_NEEDS_SYMMETRIC,
     .ccp = 1,
     .takes_v0 = 1,
     .file = "solvers/sap.c",

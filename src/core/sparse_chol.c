@@ -717,6 +717,7 @@ void ncp_spchol_free(ncp_spchol *F)
     free(F);
 }
 
+#ifndef NCP_HAVE_CHOLMOD
 /* Minimum degree on the exact elimination graph held as an n x n bit table (each row the
  * neighbours still to be eliminated): eliminating v joins its neighbours into a clique. Ties go
  * to the lowest index, so the order is deterministic. adj: symmetric adjacency lists without the
@@ -764,6 +765,48 @@ static int spchol_min_degree(int n, const int *aptr, const int *aidx, int *perm,
     free(nb);
     return rc;
 }
+#endif
+
+#ifdef NCP_HAVE_CHOLMOD
+/* The fill-reducing ordering CHOLMOD's analysis chooses for the symmetric pattern (aptr, aidx:
+ * both triangles, no diagonal): approximate minimum degree (Amestoy, Davis & Duff 1996), and
+ * METIS nested dissection too when AMD's estimated fill is high (lnz / nnz(A) >= 5 and
+ * flops / lnz >= 500, cholmod_analyze's default nmethods = 0), the one of fewer flops kept,
+ * postordered. Near-linear in nnz: no size limit, unlike the exact-graph minimum degree. A
+ * simplicial analysis only: the symbolic factor is discarded, ncp_spchol builds its own. */
+static int spchol_order_cholmod(int n, const int *aptr, const int *aidx, int *perm,
+                                ncp_error *err)
+{
+    cholmod_common cc;
+    if (!cholmod_start(&cc)) return ncp_error_set(err, NCP_ERR_INTERNAL, "cholmod_start failed");
+    cc.print = 0;
+    cc.error_handler = NULL;
+    cc.supernodal = CHOLMOD_SIMPLICIAL;
+    int rc = NCP_OK;
+    /* stype 1 reads the upper triangle only; aidx holds both, so column j's upper entries are
+     * row j's entries i < j of the symmetric adjacency */
+    cholmod_sparse *S = cholmod_allocate_sparse((size_t)n, (size_t)n, (size_t)aptr[n] + 1, 0, 1,
+                                                1, CHOLMOD_PATTERN, &cc);
+    cholmod_factor *L = NULL;
+    if (!S) {
+        rc = ncp_error_set(err, NCP_ERR_NOMEM, "CHOLMOD: out of memory ordering %d unknowns", n);
+    } else {
+        int *Sp = S->p, *Si = S->i;
+        for (int j = 0; j <= n; j++) Sp[j] = aptr[j];
+        for (int q = 0; q < aptr[n]; q++) Si[q] = aidx[q];
+        L = cholmod_analyze(S, &cc);
+        if (!L || cc.status < CHOLMOD_OK)
+            rc = ncp_error_set(err, NCP_ERR_NOMEM, "CHOLMOD: cannot order %d unknowns (status %d)",
+                               n, cc.status);
+        else
+            memcpy(perm, L->Perm, (size_t)n * sizeof(int));
+    }
+    if (L) cholmod_free_factor(&L, &cc);
+    if (S) cholmod_free_sparse(&S, &cc);
+    cholmod_finish(&cc);
+    return rc;
+}
+#endif
 
 /* Pattern of row k of L (the reach of column k of C in the elimination tree), in topological
  * order in stack[top .. n): Davis 2006, cs_ereach. */
@@ -846,11 +889,15 @@ int ncp_spchol_analyse(int n, const int *ptr, const int *idx, ncp_spchol **out, 
                 }
         }
         aptr[n] = w;
+#ifdef NCP_HAVE_CHOLMOD
+        rc = spchol_order_cholmod(n, aptr, aidx, F->perm, err);
+#else
         if (n <= NCP_SPCHOL_MD_MAX) {
             rc = spchol_min_degree(n, aptr, aidx, F->perm, err);
         } else {
             for (int i = 0; i < n; i++) F->perm[i] = i;
         }
+#endif
     }
     if (!rc) {
         for (int k = 0; k < n; k++) F->iperm[F->perm[k]] = k;

@@ -97,11 +97,17 @@ int ncp_csr_symmetric_part(ncp_csr *A, ncp_error *err);
 
 /* ---- Fixed-pattern sparse Cholesky: order and analyse once, refactorise numerically per value
  * set (a matrix A + beta G whose pattern does not change with beta: admm-nosub's eq. 28 of Lee
- * et al. 2025). P A P^T = L L^T with P a minimum-degree ordering (Tinney & Walker 1967, scheme 2,
- * on the exact elimination graph; Rose 1972), the symbolic factor from the elimination tree
- * (Liu 1990) and an up-looking numeric factorisation (Davis 2006, "Direct Methods for Sparse
- * Linear Systems", §4.2, cs_chol). Graphs above NCP_SPCHOL_MD_MAX nodes keep their natural order
- * (the exact elimination graph is an n^2-bit table). */
+ * et al. 2025). P A P^T = L L^T with P a fill-reducing ordering, the symbolic factor from the
+ * elimination tree (Liu 1990) and an up-looking numeric factorisation (Davis 2006, "Direct
+ * Methods for Sparse Linear Systems", §4.2, cs_chol). The ordering: with CHOLMOD
+ * (NCP_HAVE_CHOLMOD) the one its analysis picks, approximate minimum degree (Amestoy, Davis &
+ * Duff 1996) or METIS nested dissection when AMD's fill is high, near-linear in nnz at any size;
+ * without it, minimum degree on the exact elimination graph (Tinney & Walker 1967, scheme 2;
+ * Rose 1972) up to NCP_SPCHOL_MD_MAX nodes (the graph is an n^2-bit table) and the natural
+ * order above, where L fills in (admm's K on the 12 160-contact wall, nv 9606: 7.8x the
+ * estimated flops per iteration of AMD's order). A supernodal factorisation (CHOLMOD's) was
+ * measured on that K (nnz(L) 3.8e5, 1.9e7 flops per factorisation) and gained nothing over the
+ * up-looking kernel; it is not used. */
 #define NCP_SPCHOL_MD_MAX 8192
 
 typedef struct ncp_spchol ncp_spchol;
