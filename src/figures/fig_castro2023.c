@@ -1,4 +1,4 @@
-/* `ncpbench figures --paper castro2023`: Castro, Permenter, Han 2023 ("An Unconstrained Convex
+/* `ncpbench figures --paper castro2023-rig`: the earlier rig of Castro, Permenter, Han 2023 ("An Unconstrained Convex
  * Formulation of Compliant Contact", SAP) §VI-C, the clutter experiments, regenerated from
  * fresh captures into OUT/castro2023/, with the paper's claims beside our numbers (claims.md).
  *
@@ -1333,7 +1333,7 @@ static int ncp_fig_claims(const ncp_fig_opts *o, const char *out, const cas_resu
     return ncp_fig_claims_close(f, path, err);
 }
 
-int ncp_fig_castro2023(const ncp_fig_opts *o, ncp_error *err)
+int ncp_fig_castro2023_rig(const ncp_fig_opts *o, ncp_error *err)
 {
     char out[4200], cmd[4400];
     cas_results *R = calloc(1, sizeof *R);
@@ -1341,7 +1341,7 @@ int ncp_fig_castro2023(const ncp_fig_opts *o, ncp_error *err)
     memset(&C, 0, sizeof C);
     if (!R) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory");
     int rc;
-    if ((rc = ncp_path_join(out, sizeof out, o->out_dir, "castro2023", err)) ||
+    if ((rc = ncp_path_join(out, sizeof out, o->out_dir, "castro2023-rig", err)) ||
         (rc = ncp_mkdir_p(out, err)))
         goto done;
     for (int s = 0; s < CAS_NS; s++)
@@ -1349,7 +1349,7 @@ int ncp_fig_castro2023(const ncp_fig_opts *o, ncp_error *err)
             rc = ncp_error_set(err, NCP_ERR_INPUT, "solver %s is not registered", cas_solver[s]);
             goto done;
         }
-    snprintf(cmd, sizeof cmd, "ncpbench figures --paper castro2023%s --out %s",
+    snprintf(cmd, sizeof cmd, "ncpbench figures --paper castro2023-rig%s --out %s",
              o->quick ? " --quick" : "", o->out_dir);
     for (int w = 0; w < 2 && !rc; w++) rc = cas_part_clutter(o, out, w, R, err);
     if (!rc && !(o->interrupt && *o->interrupt)) rc = cas_part_scaling(o, out, R, err);

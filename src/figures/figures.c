@@ -32,8 +32,10 @@ static const ncp_fig_set fig_sets[] = {
      ncp_fig_lee2025, 1},
     {"ncpreport2025", "NCP report 2025 §VII-D: accuracy metrics (r_pen, r_dual, r_ncp, r_nat) over its suite scenes",
      ncp_fig_ncpreport2025, 0},
-    {"castro2023", "Castro et al. 2023 (SAP) §VI-C clutter (Figs. 9-15: sap against the convex solvers, scaling, slip) and §VI-B spring-cylinder (Figs. 6-7)",
+    {"castro2023", "Castro et al. 2023 (SAP) §VI-C clutter as a study (Figs. 9, 11-13: sap against the convex solvers, scaling to 200 bodies)",
      ncp_fig_castro2023, 0},
+    {"castro2023-rig", "Castro et al. 2023 (SAP), the earlier rig: §VI-C clutter (Figs. 9-15, with Fig. 10's Newton curves and the slip sweep) and §VI-B spring-cylinder (Figs. 6-7)",
+     ncp_fig_castro2023_rig, 0},
     {NULL, NULL, NULL, 0},
 };
 

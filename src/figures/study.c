@@ -103,7 +103,8 @@ static int study_capture(const ncp_study_capture *cp, const ncp_fig_opts *o, con
     study_keep k = {cp, path, -1, 0, NULL, info};
     int rc;
     if ((rc = ncp_path_join(path, sizeof path, ncp_scenes_dir(), file, err)) ||
-        (rc = ncp_scene_load(path, ncp_registry_catalog(), &scene, err)))
+        (rc = cp->derive ? cp->derive(cp, o, path, &scene, err)
+                         : ncp_scene_load(path, ncp_registry_catalog(), &scene, err)))
         return rc;
     int steps = o->quick ? cp->steps_quick : cp->steps;
     if (cp->random_step) {

@@ -41,6 +41,7 @@ typedef struct ncp_study_param {
 
 /* One scene's capture. random_step: capture steps 0..k and keep problem k alone, k uniform in
  * 1..steps from the seed (a paper's "random time step"); else every captured problem. */
+struct ncp_scene;
 typedef struct ncp_study_capture {
     const char *id;          /* folder name: captures/<id>/ */
     const char *scene;       /* file under scenes/ */
@@ -49,6 +50,12 @@ typedef struct ncp_study_capture {
     int random_step;
     int zero_gap;            /* every contact must touch (phi = 0): a reducer relies on it */
     const char *driver;      /* the solver driving the trajectory (NULL: the scene's) */
+    /* A paper's variant of the scene (fewer bodies, another window of steps), NULL: the file as
+     * it is. Gets the loaded file (path) and returns the scene to capture in *out; the key of
+     * the capture is the derived scene's text, so a changed derivation captures again. */
+    int (*derive)(const struct ncp_study_capture *cp, const ncp_fig_opts *o, const char *path,
+                  struct ncp_scene **out, ncp_error *err);
+    int arg; /* the derive hook's own argument (a body count) */
 } ncp_study_capture;
 
 /* A part's budget and traces (the pipeline's). */

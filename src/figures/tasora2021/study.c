@@ -27,9 +27,9 @@
 #include "figures/tasora2021/tasora2021.h"
 
 static const ncp_study_capture t21_captures[] = {
-    {"test1a", "tasora-test1a.json", NULL, 1, 1, 0, 1, NULL},
-    {"test1b", "tasora-test1b.json", NULL, 1, 1, 0, 1, NULL},
-    {"test2", "tasora-test2.json", "tasora-test2-quick.json", 5, 3, 1, 0, NULL},
+    {"test1a", "tasora-test1a.json", NULL, 1, 1, 0, 1, NULL, NULL, 0},
+    {"test1b", "tasora-test1b.json", NULL, 1, 1, 0, 1, NULL, NULL, 0},
+    {"test2", "tasora-test2.json", "tasora-test2-quick.json", 5, 3, 1, 0, NULL, NULL, 0},
 };
 
 /* Cold starts (lambda = 0) throughout, as the paper's figures start. TEST 1: every iterate

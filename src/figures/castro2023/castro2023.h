@@ -1,0 +1,52 @@
+/* Castro, Permenter, Han 2023 (SAP) as a study (src/figures/study.h): the declaration
+ * (study.c), the scaling scenes (scenes.c), the claims (claims.c), their values (values.c) and
+ * the figures' data (figures.c). Internal to this folder. */
+#ifndef NCP_CASTRO2023_H
+#define NCP_CASTRO2023_H
+
+#include "figures/study.h"
+
+/* The scaling body counts (Fig. 12's axis, 4 columns of N/4); --quick: 8 bodies at every one. */
+enum { C23_NSCALE = 9 };
+extern const int c23_scale_n[C23_NSCALE];
+#define C23_SMALL_N 40 /* "less than about 40 bodies" (§VI-C1 ¶3) */
+#define C23_BIG_N 80   /* "Beyond 80 bodies" (§VI-C1 ¶3) */
+#define C23_QUICK_N 8
+
+extern const ncp_study_claim c23_claims[];
+extern const int c23_nclaims;
+
+/* The scaling capture of N bodies (cp->arg; 8 with --quick), with walls or not (cp->scene),
+ * the last 10 of the paper's 10 s (--quick: 3 of 0.6 s), sap's Newton matrix sparse. */
+int c23_scale_scene(const ncp_study_capture *cp, const ncp_fig_opts *o, const char *path,
+                    struct ncp_scene **out, ncp_error *err);
+
+/* Part ids: "w008_sap" / "n120_ccp" (walls or not, N, sap or the convex solvers). */
+void c23_part_id(char *buf, size_t cap, int walls, int n, int sap);
+/* Bodies of scaling point k in this run (8 with --quick). */
+int c23_bodies(const ncp_study_ctx *c, int k);
+/* Mean time per step (setup + solve, ms) of a run over its capture's problems; NAN when it did
+ * not run. Records each solve's time as an input. */
+double c23_mean_ms(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *part,
+                   const char *label);
+/* Speedup of sap at scaling point k: the fastest convex solver's mean time per step over
+ * sap's. */
+double c23_speedup(const ncp_study_ctx *c, ncp_study_claim_out *o, int walls, int k);
+
+/* Claim reducers */
+int c23_C1(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C2(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C4(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C5(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C6(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C7(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C8(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+/* A claim this study does not measure yet: "not run", with the reason. */
+int c23_not_ported(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C16(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+
+/* Part reducers: Fig. 9 (per step iterations and time) and Fig. 12 (speedup per N). */
+int c23_fig9(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+
+#endif

@@ -1,0 +1,138 @@
+/* Castro et al. 2023: the claims, each with the paper's words and where they are (section and
+ * paragraph, counted from the section's heading, figure captions and equations skipped; the
+ * arXiv text has no page numbers), the quantity we measure and the rule, fixed before the run.
+ * Thresholds the paper does not give are ours and say so. The values are computed in values.c;
+ * the independent checker (tests/check_study_castro2023.py) holds its own copy of these rules
+ * and fails when claims.csv states other thresholds.
+ *
+ * Changes against the earlier rules (results/REPORT.md, "Castro et al. 2023 (SAP)"), made in
+ * this rewrite after the earlier results had been seen: C1 and C2 on the scene with walls
+ * alone (Fig. 9's caption: "with walls"), C1 two-sided around the paper's 3; C3 "not testable"
+ * (the paper compares SAP's time with the geodesic IPM's and Gurobi's on SAP's model; the
+ * convex CCP solvers on the rigid relaxation are another problem); C4 on Fig. 13's quantity,
+ * the mean e_m over the steps of each scaling point, evaluated by the sap_momentum metric at
+ * v(lambda) (the earlier rig evaluated it at sap's own v); C7 and C16 two-sided around the
+ * paper's factors 25, 50 and 10; C8 tests the crossover (faster up to 40 bodies, slower beyond
+ * 80), not only the endpoints; "beyond 80" read as N > 80. */
+#include <math.h>
+
+#include "figures/castro2023/castro2023.h"
+
+#define NB NAN         /* no bound */
+#define ABOVE1 1.000001 /* "> 1" for ratios of times */
+#define BELOW1 0.999999
+#define NONE {{0, 0, 0}}
+
+const ncp_study_claim c23_claims[] = {
+    {"C1", "fig9_sap", "§VI-C ¶2, Fig. 9 (40 bodies, walls)",
+     "As the system reaches a steady state, however, SAP warm starts very effectively, "
+     "performing only about 3 iterations per time step",
+     "sap's mean Newton iterations per step over the last fifth of the 200 captured steps",
+     {"mean iterations, last fifth", NULL, NULL}, 3.0,
+     "yes: 2 <= mean <= 4 (the paper's 3, \"about\": +-1, ours); partly: 1.5 <= mean <= 6 "
+     "(within a factor 2, ours); no: otherwise",
+     1, {{0, 2, 4}}, 1, {{0, 1.5, 6}}, NULL, c23_C1},
+    {"C2", "fig9_sap", "§VI-C ¶2, Fig. 9 (40 bodies, walls)",
+     "We observe that SAP needs to perform a larger number of iterations during the very "
+     "energetic initial transient",
+     "sap's mean Newton iterations over the first fifth of the captured steps over the mean "
+     "over the last fifth",
+     {"first fifth / last fifth", NULL, NULL}, NAN,
+     "yes: ratio > 1 (the paper gives no number); no: otherwise (no partly tier)",
+     1, {{0, ABOVE1, NB}}, 0, NONE, NULL, c23_C2},
+    {"C3", "fig9_sap", "§VI-C ¶2, Fig. 9",
+     "Even though SAP necessities a larger number of iterations to converge than Geodesic IPM "
+     "during this initial transient, the wall-clock time per time step is very similar",
+     "SAP's time per step against the geodesic IPM's", {NULL, NULL, NULL}, NAN, "not testable",
+     0, NONE, 0, NONE,
+     "we have no geodesic IPM nor any solver of SAP's model (19) besides sap (issue 28 item 6)",
+     NULL},
+    {"C4", "w200_sap", "§VI-C1 ¶6, Fig. 13",
+     "SAP's momentum error is below 10^-5 as expected since this is the value used for the "
+     "termination condition",
+     "the mean over each scaling point's steps of sap's e_m (eq. 32, the sap_momentum metric "
+     "at v(lambda)), the largest over N and both scenes",
+     {"max over N of mean e_m", NULL, NULL}, 1e-5,
+     "yes: <= 1e-5 (the paper's bound; a bound, not a value); partly: <= 1e-4 (a decade, "
+     "ours); no: otherwise",
+     1, {{0, NB, 1e-5}}, 1, {{0, NB, 1e-4}}, NULL, c23_C4},
+    {"C5", "w200_sap", "§VI-C1 ¶5, Fig. 13",
+     "Since SAP satisfies the complementarity slackness exactly, e_mu is not shown. We have "
+     "verified this to be true within machine precision for all simulated cases",
+     "the largest e_mu (eq. 33, the sap_compl metric) of sap's answers, Fig. 9's steps and "
+     "every scaling point",
+     {"max e_mu", NULL, NULL}, 0.0,
+     "yes: <= 1e-10 (machine precision, relative to l_p: 1e6 eps, ours); no: otherwise (no "
+     "partly tier)",
+     1, {{0, NB, 1e-10}}, 0, NONE, NULL, c23_C5},
+    {"C6", "n200_sap", "§VI-C1 ¶1, Fig. 11",
+     "We observe a larger number of contacts for the configuration without walls since in "
+     "this configuration many of the boxes spread over the ground",
+     "contacts of the first kept step (10 steps before the end of the 10 s) per N, without "
+     "walls against with walls",
+     {"fraction of N with more contacts without walls", NULL, NULL}, NAN,
+     "yes: more contacts without walls at every N; partly: at more than half of them (ours); "
+     "no: otherwise",
+     1, {{0, 1, 1}}, 1, {{0, 0.500001, 1}}, NULL, c23_C6},
+    {"C7", "w200_sap", "§VI-C1 ¶3, Fig. 12",
+     "For problems with less than about 40 bodies, SAP outperforms Gurobi significantly by up "
+     "to a factor of 25 in the case with walls and up to a factor of 50 with no walls",
+     "speedup of sap at N <= 40 against the fastest convex CCP solver (mean time per step, "
+     "setup + solve; our substitute for Gurobi: another problem, another solver class)",
+     {"max speedup walls", "max speedup no walls", "min speedup, both"}, 25.0,
+     "yes: the maxima within a factor 3 of the paper's 25 and 50 (ours) and sap faster at "
+     "every N <= 40; partly: sap faster at every N <= 40; no: otherwise",
+     3, {{0, 25.0 / 3, 75}, {1, 50.0 / 3, 150}, {2, ABOVE1, NB}}, 1, {{2, ABOVE1, NB}}, NULL,
+     c23_C7},
+    {"C8", "w200_sap", "§VI-C1 ¶3, Fig. 12",
+     "In general, we observe two regimes. For problems with less than about 40 bodies, SAP "
+     "outperforms Gurobi significantly ... Beyond 80 bodies, Gurobi outperforms both SAP and "
+     "Geodesic IPM in the case with walls",
+     "with walls, speedup of sap against the fastest convex CCP solver: its smallest at N <= "
+     "40, its largest at N > 80, and the speedup at the largest N over that at the smallest",
+     {"min speedup N <= 40", "max speedup N > 80", "speedup(200) / speedup(8)"}, NAN,
+     "yes: the crossover: sap faster at every N <= 40 and slower at every N > 80; partly: the "
+     "speedup falls from the smallest N to the largest (ratio < 1) without that crossover; no: "
+     "otherwise",
+     2, {{0, ABOVE1, NB}, {1, 0, BELOW1}}, 1, {{2, 0, BELOW1}}, NULL, c23_C8},
+    {"C16", "n200_sap", "§VI-C1 ¶3, Fig. 12",
+     "but SAP is about 10 times faster for the case with no walls",
+     "without walls, speedup of sap against the fastest convex CCP solver at N > 80 (\"Beyond "
+     "80 bodies\")",
+     {"min speedup N > 80", "max speedup N > 80", NULL}, 10.0,
+     "yes: every speedup within a factor 3 of the paper's 10 (ours); partly: sap faster at "
+     "every N > 80; no: otherwise",
+     2, {{0, 10.0 / 3, 30}, {1, 10.0 / 3, 30}}, 1, {{0, ABOVE1, NB}}, NULL, c23_C16},
+    {"C9", "fig9_sap", "§VI-C2 ¶1, Fig. 14",
+     "In the case with walls where stiction helps to hold the steady state static "
+     "configuration, we see that the mean slip velocity closely follows the slope of the slip "
+     "estimate",
+     "mean slip velocity against sigma mu h g", {NULL, NULL, NULL}, NAN, "not ported",
+     0, NONE, 0, NONE, NULL, c23_not_ported},
+    {"C10", "fig9_sap", "§VI-C2 ¶2, Fig. 15",
+     "the mean number of Newton iterations is roughly proportional to ln(sigma)",
+     "mean Newton iterations against sigma", {NULL, NULL, NULL}, NAN, "not ported",
+     0, NONE, 0, NONE, NULL, c23_not_ported},
+    {"C11", "fig9_sap", "§VI-C ¶3, Fig. 10",
+     "At step 60 ... we observe that the algorithm reaches quadratic convergence after an "
+     "initial linear convergence transient",
+     "SAP's cost per Newton iteration", {NULL, NULL, NULL}, NAN, "not ported",
+     0, NONE, 0, NONE, NULL, c23_not_ported},
+    {"C12", "fig9_sap", "§VI-C2 ¶2, Fig. 15", "We see that the condition number scales as "
+     "1/sigma", "the Hessian's condition number against sigma", {NULL, NULL, NULL}, NAN,
+     "not ported", 0, NONE, 0, NONE, NULL, c23_not_ported},
+    {"C13", "fig9_sap", "§VI-B, Fig. 6", "the midpoint rule ... exact energy conservations can "
+     "be attained with the second order midpoint rule (§II-C)", "the spring-cylinder's energy",
+     {NULL, NULL, NULL}, NAN, "not ported", 0, NONE, 0, NONE, NULL, c23_not_ported},
+    {"C14", "fig9_sap", "§VI-B, Fig. 7", "In Section VI-B we demonstrate that the midpoint rule "
+     "can achieve second order accuracy even in problems with frictional contact (§I)",
+     "the spring-cylinder's position error against h", {NULL, NULL, NULL}, NAN, "not ported",
+     0, NONE, 0, NONE, NULL, c23_not_ported},
+    {"C15", "fig9_sap", "§VI-C2 ¶1, Fig. 14",
+     "We see that the mean slip velocity remains below the estimated slip as expected in a "
+     "static configuration with objects in stiction",
+     "mean slip velocity against sigma mu h g", {NULL, NULL, NULL}, NAN, "not ported",
+     0, NONE, 0, NONE, NULL, c23_not_ported},
+};
+
+const int c23_nclaims = (int)(sizeof c23_claims / sizeof c23_claims[0]);

@@ -1,0 +1,77 @@
+/* Castro et al. 2023: the figures' data. Fig. 9: per captured step, sap's Newton iterations
+ * and every solver's time (setup + solve); Fig. 12 (with Fig. 11's contacts): per N, the
+ * speedup of sap against the fastest convex solver. Reducers of the study's parts (study.c). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "figures/castro2023/castro2023.h"
+#include "util/fsutil.h"
+#include "util/safefile.h"
+
+static const char *const c23_fig_solvers[] = {"sap", "admm", "apgd", "pgs-ccp", "admm-ccp"};
+enum { C23_NFIG = 5 };
+
+static FILE *c23_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err)
+{
+    if (ncp_path_join(path, cap, dir, name, err)) return NULL;
+    return ncp_safe_fopen(path, err);
+}
+
+static int c23_close(FILE *f, const char *path, ncp_error *err)
+{
+    if (fclose(f) != 0)
+        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    return NCP_OK;
+}
+
+int c23_fig9(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
+{
+    char path[4400];
+    FILE *f = c23_open(dir, "castro2023_fig9.dat", path, sizeof path, err);
+    if (!f) return err->code;
+    const ncp_study_solves *sv[C23_NFIG];
+    for (int s = 0; s < C23_NFIG; s++)
+        sv[s] = ncp_study_get_all(c, s ? "fig9_ccp" : "fig9_sap", c23_fig_solvers[s]);
+    fprintf(f, "# ncpbench, %s; configuration %s (%s)\n# per captured step (problem k of the "
+            "capture): sap's Newton iterations, then each solver's time per step (setup + "
+            "solve, ms; nan: not run)\n# columns: k sap_iterations sap_ms admm_ms apgd_ms "
+            "pgs-ccp_ms admm-ccp_ms\n", p->title, c->config->id, c->config->title);
+    int n = sv[0] ? sv[0]->n : 0;
+    for (int k = 0; k < n; k++) {
+        fprintf(f, "%d %d", k, sv[0]->p[k].iterations);
+        for (int s = 0; s < C23_NFIG; s++) {
+            const ncp_study_result *r = sv[s] && k < sv[s]->n ? &sv[s]->p[k] : NULL;
+            fprintf(f, " %.6g", r && r->ran ? r->setup_ms + r->solve_ms : NAN);
+        }
+        fputc('\n', f);
+    }
+    return c23_close(f, path, err);
+}
+
+int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
+{
+    char path[4400];
+    FILE *f = c23_open(dir, "castro2023_fig12.dat", path, sizeof path, err);
+    if (!f) return err->code;
+    int walls = p->id[0] == 'w';
+    ncp_study_claim_out o = {{0}, "", 0, NULL, NULL, NULL}; /* no input table here */
+    fprintf(f, "# ncpbench, Castro et al. 2023 Figs. 11-12, %s; configuration %s (%s)\n"
+            "# per N: contacts of the first kept step, sap's mean Newton iterations and time "
+            "per step (ms), the fastest convex solver's time, the speedup\n"
+            "# columns: N contacts sap_iterations sap_ms fastest_convex_ms speedup\n",
+            walls ? "walls" : "no walls", c->config->id, c->config->title);
+    for (int k = 0; k < C23_NSCALE; k++) {
+        char sp[32];
+        c23_part_id(sp, sizeof sp, walls, c23_scale_n[k], 1);
+        const ncp_study_solves *sv = ncp_study_get_all(c, sp, "sap");
+        const ncp_study_capture_info *ci =
+            ncp_study_part_capture(c, ncp_study_find_part(c->s, sp));
+        double it = 0, ts = c23_mean_ms(c, &o, sp, "sap"), s = c23_speedup(c, &o, walls, k);
+        for (int i = 0; sv && i < sv->n; i++) it += sv->p[i].iterations;
+        fprintf(f, "%d %d %.4g %.6g %.6g %.6g\n", c23_bodies(c, k), ci ? ci->ncontacts : 0,
+                sv && sv->n ? it / sv->n : NAN, ts, s * ts, s);
+    }
+    return c23_close(f, path, err);
+}
