@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Runs `ncpbench figures --paper castro2023 --quick` into a scratch folder (or checks OUT given
+"""Runs `ncpbench figures --paper castro2023-rig --quick` into a scratch folder (or checks OUT given
 as the argument, e.g. a full run's OUT/castro2023/.. parent) and checks its outputs against a
 recomputation from its data files (code written here, not ncpbench's):
 
@@ -223,13 +223,13 @@ def main():
         tmp = tempfile.mkdtemp(prefix="castro2023_")
         out = tmp
         exe = os.environ.get("NCPBENCH", "./build/ncpbench")
-        r = subprocess.run([exe, "figures", "--paper", "castro2023", "--quick", "--out", tmp],
+        r = subprocess.run([exe, "figures", "--paper", "castro2023-rig", "--quick", "--out", tmp],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode != 0:
             print(r.stdout)
-            fail("ncpbench figures --paper castro2023 --quick exited %d" % r.returncode)
+            fail("ncpbench figures --paper castro2023-rig --quick exited %d" % r.returncode)
             return 1
-    root = os.path.join(out, "castro2023")
+    root = os.path.join(out, "castro2023-rig")
     C = claims(os.path.join(root, "claims.md"))
     want = ["C%d" % i for i in range(1, 17)]
     if sorted(C, key=lambda k: int(k[1:])) != want:

@@ -1,0 +1,439 @@
+#!/usr/bin/python3
+"""Independent checker of the Castro et al. 2023 study (src/figures/castro2023/).
+
+Runs `ncpbench figures --paper castro2023 --quick` into a scratch folder (or checks OUT, the
+study's folder OUT/castro2023, given as the argument; results/castro2023/ holds the full run's
+raw results, scripts/compact_study.py) and recomputes, for each configuration, every claim's
+values and verdict from the raw results the run kept: runs.csv (which folder and solver holds
+each run), each folder's metrics.csv (iterations, setup_ms, solve_ms, sap_momentum, sap_compl
+per solve) and config.json (the parameters the pipeline ran with), and the captures'
+capture.txt (the contact count of each scaling point). It never reads the program's values,
+verdicts, .dat files or counts to compute: claims.csv is read only at the end, to compare, and
+the check fails when a value (relative 1e-9), a verdict or a rule's thresholds differ, or when
+a solve of the "paper" configuration ran with other settings than the paper's. The rules below
+are this checker's own copy of the declaration (src/figures/castro2023/claims.c).
+
+With --mutate, also shows that every rule can fail and pass: for each claim, the raw solves of
+its runs are replaced by synthetic ones placed beyond the rule's band on either side, and the
+checker's verdict must follow ("yes" one way, "no" the other); and one raw file of a copy of the
+output is perturbed (a metrics.csv; a config.json off the paper's settings), after which the
+check must fail.
+Exit status 1 on any mismatch.
+"""
+import csv
+import gzip
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+NB = math.nan
+ABOVE1, BELOW1 = 1.000001, 0.999999
+SCALE_N = [8, 16, 24, 32, 40, 80, 120, 160, 200]
+SMALL_N, BIG_N, QUICK_N = 40, 80, 8
+CCP = ["admm", "apgd", "pgs-ccp", "admm-ccp"]
+NOT_PORTED = ["C9", "C10", "C11", "C12", "C13", "C14", "C15"]
+
+# Claim -> (yes conditions, partly conditions), each (value index, lo, hi); nan: no bound.
+RULES = {
+    "C1": ([(0, 2, 4)], [(0, 1.5, 6)]),
+    "C2": ([(0, ABOVE1, NB)], []),
+    "C3": None,  # not testable
+    "C4": ([(0, NB, 1e-5)], [(0, NB, 1e-4)]),
+    "C5": ([(0, NB, 1e-10)], []),
+    "C6": ([(0, 1, 1)], [(0, 0.500001, 1)]),
+    "C7": ([(0, 25.0 / 3, 75), (1, 50.0 / 3, 150), (2, ABOVE1, NB)], [(2, ABOVE1, NB)]),
+    "C8": ([(0, ABOVE1, NB), (1, 0, BELOW1)], [(2, 0, BELOW1)]),
+    "C16": ([(0, 10.0 / 3, 30), (1, 10.0 / 3, 30)], [(0, ABOVE1, NB)]),
+}
+for _c in NOT_PORTED:
+    RULES[_c] = ([], [])  # no rule: the study does not measure it ("not run")
+
+# The paper's stated settings of sap (src/figures/castro2023/study.c cites where).
+PAPER = {"sap": {"rel_tol": 1e-5, "abs_tol": 1e-16, "sigma": 1e-3}}
+
+bad = 0
+checked = 0
+expecting = False  # inside the raw mutation: the mismatches found are the point
+
+
+def fail(msg):
+    global bad
+    bad += 1
+    print(("  (expected) " if expecting else "check_study_castro2023: ") + msg)
+
+
+def read_csv(path):
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rt", newline="") as f:
+            return list(csv.DictReader(f))
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(s):
+    return float(s) if s not in ("", None) else math.nan
+
+
+def same_num(a, b):
+    if math.isnan(a) and math.isnan(b):
+        return True
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+class Data:
+    """runs: (part, label) -> list of solves (dicts: iterations, ms, e_m, e_mu) in metrics.csv's
+    order, None when the run's solver did not run; contacts: capture id -> contact count;
+    quick: the run was --quick."""
+
+    def __init__(self, runs, contacts, quick):
+        self.runs, self.contacts, self.quick = runs, contacts, quick
+
+
+def check_paper_params(cdir, r, fdir):
+    params = json.load(open(os.path.join(fdir, "config.json")))["config"]["params"]
+    got = params.get(r["solver"], {})
+    for name, want in PAPER.get(r["solver"], {}).items():
+        if name not in got or not same_num(float(got[name]), want):
+            fail(f"{cdir} {r['part']}/{r['label']}: {r['solver']}.{name} ran as "
+                 f"{got.get(name)}, the paper's setting is {want}")
+
+
+def load_config(cdir):
+    runs, folders = {}, {}
+    for r in read_csv(os.path.join(cdir, "runs.csv")):
+        fdir = os.path.join(cdir, r["folder"])
+        if os.path.basename(cdir) == "paper" and os.path.exists(os.path.join(fdir, "config.json")):
+            check_paper_params(cdir, r, fdir)
+        if r["folder"] not in folders:
+            m = os.path.join(fdir, "metrics.csv")
+            folders[r["folder"]] = read_csv(m) if os.path.exists(m) else []
+        seen, solves = set(), []
+        for x in folders[r["folder"]]:
+            if x["solver"] != r["solver"] or x["problem"] in seen:
+                continue
+            seen.add(x["problem"])
+            solves.append({"iterations": int(num(x["iterations"])),
+                           "ms": num(x["setup_ms"]) + num(x["solve_ms"]),
+                           "e_m": num(x["sap_momentum"]), "e_mu": num(x["sap_compl"])})
+        runs[(r["part"], r["label"])] = solves or None
+    out = os.path.dirname(cdir)
+    contacts = {}
+    for cid in os.listdir(os.path.join(out, "captures")):
+        text = open(os.path.join(out, "captures", cid, "capture.txt")).read().split("\n")
+        fields = text[1].split()
+        contacts[cid] = int(fields[fields.index("contacts") + 1])
+    quick = " quick 1 " in open(os.path.join(out, "captures", "walls", "capture.txt")).read()
+    return Data(runs, contacts, quick)
+
+
+class NotRun(Exception):
+    pass
+
+
+def solves(D, part, label):
+    s = D.runs.get((part, label))
+    if not s:
+        raise NotRun()
+    return s
+
+
+def fmax(a, b):  # C's fmax: a NaN argument loses
+    return b if math.isnan(a) else a if math.isnan(b) else max(a, b)
+
+
+def fmin(a, b):
+    return b if math.isnan(a) else a if math.isnan(b) else min(a, b)
+
+
+def mean(s, key):
+    return float(np.mean([x[key] for x in s])) if s else math.nan
+
+
+def pid(walls, n, sap):
+    return f"{'w' if walls else 'n'}{n:03d}_{'sap' if sap else 'ccp'}"
+
+
+def speedup(D, walls, n):
+    best = math.inf
+    for s in CCP:
+        got = D.runs.get((pid(walls, n, False), s))
+        if got:
+            t = mean(got, "ms")
+            best = t if t < best else best
+    ts = mean(solves(D, pid(walls, n, True), "sap"), "ms")
+    if math.isinf(best):
+        raise NotRun()
+    return best / ts
+
+
+def fifths(D):
+    s = solves(D, "fig9_sap", "sap")
+    n = len(s)
+    k = max(1, n // 5)
+    return mean(s[:k], "iterations"), mean(s[n - k:], "iterations")
+
+
+def values(cid, D):
+    if cid == "C1":
+        return [fifths(D)[1]]
+    if cid == "C2":
+        a, b = fifths(D)
+        return [a / b]
+    if cid == "C4":
+        m = -math.inf
+        for w in (1, 0):
+            for n in SCALE_N:
+                m = fmax(m, mean(solves(D, pid(w, n, True), "sap"), "e_m"))
+        return [m]
+    if cid == "C5":
+        m = -math.inf
+        for (part, label) in D.runs:
+            if label == "sap":
+                for x in solves(D, part, label):
+                    m = fmax(m, x["e_mu"])
+        return [m]
+    if cid == "C6":
+        more = sum(D.contacts[f"n{n:03d}"] > D.contacts[f"w{n:03d}"] for n in SCALE_N)
+        return [more / len(SCALE_N)]
+    if cid == "C7":
+        v = [-math.inf, -math.inf, math.inf]
+        sw = [speedup(D, 1, n) for n in SCALE_N]
+        sn = [speedup(D, 0, n) for n in SCALE_N]
+        for k, n in enumerate(SCALE_N):
+            if n <= SMALL_N:
+                v[0], v[1] = fmax(v[0], sw[k]), fmax(v[1], sn[k])
+                v[2] = fmin(v[2], fmin(sn[k], sw[k]))
+        return v
+    if cid == "C8":
+        s = [speedup(D, 1, n) for n in SCALE_N]
+        lo = [x for x, n in zip(s, SCALE_N) if n <= SMALL_N]
+        hi = [x for x, n in zip(s, SCALE_N) if n > BIG_N]
+        a, b = math.inf, -math.inf
+        for x in lo:
+            a = fmin(a, x)
+        for x in hi:
+            b = fmax(b, x)
+        return [a, b, s[-1] / s[0]]
+    if cid == "C16":
+        s = [speedup(D, 0, n) for n in SCALE_N if n > BIG_N]
+        a, b = math.inf, -math.inf
+        for x in s:
+            a, b = fmin(a, x), fmax(b, x)
+        return [a, b]
+    raise KeyError(cid)
+
+
+def holds(conds, v):
+    if not conds:
+        return False
+    for i, lo, hi in conds:
+        x = v[i] if i < len(v) else math.nan
+        if math.isnan(x) or (not math.isnan(lo) and not x >= lo) or \
+                (not math.isnan(hi) and not x <= hi):
+            return False
+    return True
+
+
+def verdict(cid, D):
+    rule = RULES[cid]
+    if rule is None:
+        return "not testable", []
+    if cid in NOT_PORTED:
+        return "not run", []
+    try:
+        v = values(cid, D)
+    except NotRun:
+        return "not run", []
+    return ("yes" if holds(rule[0], v) else "partly" if holds(rule[1], v) else "no"), v
+
+
+def parse_conds(text):
+    out = []
+    for item in filter(None, text.split(";")):
+        i, lo, hi = item.split(":")
+        out.append((int(i[1:]), float(lo), float(hi)))
+    return out
+
+
+def same_conds(a, b):
+    return len(a) == len(b) and all(x[0] == y[0] and same_num(x[1], y[1]) and
+                                    same_num(x[2], y[2]) for x, y in zip(a, b))
+
+
+def check_config(cdir, quiet=False):
+    global checked
+    D = load_config(cdir)
+    program = {r["claim"]: r for r in read_csv(os.path.join(cdir, "claims.csv"))}
+    if sorted(program) != sorted(RULES):
+        fail(f"{cdir}: claims {sorted(program)}, expected {sorted(RULES)}")
+    for cid in RULES:
+        if cid not in program:
+            continue
+        ver, v = verdict(cid, D)
+        p = program[cid]
+        checked += 1
+        if ver != p["verdict"]:
+            fail(f"{cdir} {cid}: verdict {p['verdict']}, recomputed {ver} from {v}")
+        pv = [num(p["v0"]), num(p["v1"]), num(p["v2"])]
+        for i, x in enumerate(v):
+            if not same_num(x, pv[i]):
+                fail(f"{cdir} {cid}: v{i} {pv[i]}, recomputed {x}")
+        rule = RULES[cid]
+        if rule is not None and (not same_conds(rule[0], parse_conds(p["yes"])) or
+                                 not same_conds(rule[1], parse_conds(p["partly"]))):
+            fail(f"{cdir} {cid}: the program's rule {p['yes']} / {p['partly']} is not the "
+                 f"checker's")
+        if not quiet:
+            print(f"  {os.path.basename(cdir)} {cid}: {ver} {['%.4g' % x for x in v]}")
+    return D
+
+
+# ---- mutations ----
+
+def synth(n, iterations=3, ms=1.0, e_m=1e-8, e_mu=0.0):
+    return [{"iterations": iterations, "ms": ms, "e_m": e_m, "e_mu": e_mu} for _ in range(n)]
+
+
+def timed(walls, pick):
+    """Scaling runs of one scene: sap at pick(n)[0] ms, every convex solver at pick(n)[1]."""
+    out = {}
+    for n in SCALE_N:
+        ts, tc = pick(n)
+        out[(pid(walls, n, True), "sap")] = synth(3, ms=ts)
+        for s in CCP:
+            out[(pid(walls, n, False), s)] = synth(3, ms=tc)
+    return out
+
+
+def all_sap(D, **kw):
+    return {k: synth(len(v or [0]), **kw) for k, v in D.runs.items() if k[1] == "sap"}
+
+
+def mutations(D):
+    """claim -> {"yes": replacement, "no": replacement}; a replacement maps (part, label) to
+    solves, or "contacts" to a capture id -> count map."""
+    fig9 = ("fig9_sap", "sap")
+    transient = synth(2, iterations=10) + synth(8, iterations=3)
+    return {
+        "C1": {"yes": {fig9: synth(10, iterations=3)}, "no": {fig9: synth(10, iterations=10)}},
+        "C2": {"yes": {fig9: transient}, "no": {fig9: synth(10, iterations=3)}},
+        "C4": {"yes": all_sap(D, e_m=1e-7), "no": all_sap(D, e_m=1e-3)},
+        "C5": {"yes": all_sap(D, e_mu=0.0), "no": all_sap(D, e_mu=1e-6)},
+        "C6": {"yes": {"contacts": {**{f"w{n:03d}": 10 for n in SCALE_N},
+                                    **{f"n{n:03d}": 20 for n in SCALE_N}}},
+               "no": {"contacts": {**{f"w{n:03d}": 20 for n in SCALE_N},
+                                   **{f"n{n:03d}": 10 for n in SCALE_N}}}},
+        "C7": {"yes": {**timed(1, lambda n: (1, 25)), **timed(0, lambda n: (1, 50))},
+               "no": {**timed(1, lambda n: (10, 1)), **timed(0, lambda n: (10, 1))}},
+        "C8": {"yes": timed(1, lambda n: (1, 5) if n <= SMALL_N else (5, 1)),
+               "no": timed(1, lambda n: (1, 5))},
+        "C16": {"yes": timed(0, lambda n: (1, 10)), "no": timed(0, lambda n: (10, 1))},
+    }
+
+
+def mutate(cdir, D):
+    global checked
+    for cid, muts in mutations(D).items():
+        for want, repl in muts.items():
+            runs = dict(D.runs)
+            runs.update({k: v for k, v in repl.items() if k != "contacts"})
+            D2 = Data(runs, repl.get("contacts", D.contacts), D.quick)
+            got, v = verdict(cid, D2)
+            checked += 1
+            if got != want:
+                fail(f"mutation {os.path.basename(cdir)} {cid} -> {want}: verdict {got} {v}")
+    untested = [c for c, r in RULES.items()
+                if r is not None and c not in NOT_PORTED and c not in mutations(D)]
+    if untested:
+        fail(f"claims without a mutation: {untested}")
+
+
+def rewrite(path, change):
+    rows = read_csv(path)
+    fields = list(rows[0].keys())
+    for r in rows:
+        change(r)
+    with open(path, "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=fields)
+        wr.writeheader()
+        wr.writerows(rows)
+
+
+def mutate_raw(out):
+    """Perturbs one raw file of a copy: the comparison must then fail."""
+    tmp = tempfile.mkdtemp(prefix="c23m-")
+    copy = os.path.join(tmp, "castro2023")
+    shutil.copytree(out, copy)
+    m = os.path.join(copy, "paper", "fig9_sap-0", "metrics.csv")
+    if not os.path.exists(m):
+        m += ".gz"
+        with gzip.open(m, "rt") as f:
+            text = f.read()
+        m = m[:-3]
+        open(m, "w").write(text)
+        os.remove(m + ".gz")
+
+    def more(r):  # C1: as if sap had needed 10 more Newton iterations a step
+        r["iterations"] = str(int(num(r["iterations"])) + 10)
+    rewrite(m, more)
+    caught = [expect_failure(copy)]
+    shutil.rmtree(copy)
+    shutil.copytree(out, copy)
+    cpath = os.path.join(copy, "paper", "fig9_sap-0", "config.json")
+    cfg = json.load(open(cpath))
+    cfg["config"]["params"]["sap"]["rel_tol"] = 1e-6  # our default, not the paper's
+    json.dump(cfg, open(cpath, "w"))
+    caught.append(expect_failure(copy))
+    shutil.rmtree(tmp)
+    for what, c in zip(("a perturbed metrics.csv", "a solve off the paper's settings"), caught):
+        if not c:
+            fail(f"{what} went unnoticed")
+        else:
+            print(f"  raw mutation: {what} is caught")
+
+
+def expect_failure(copy):
+    global bad, expecting
+    before = bad
+    expecting = True
+    check_config(os.path.join(copy, "paper"), quiet=True)
+    expecting = False
+    caught = bad > before
+    bad = before
+    return caught
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if args:
+        out = args[0]
+    else:
+        tmp = tempfile.mkdtemp(prefix="c23-")
+        exe = os.environ.get("NCPBENCH", "./build/ncpbench")
+        r = subprocess.run([exe, "figures", "--paper", "castro2023", "--quick", "--out", tmp],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print(r.stdout + r.stderr)
+            fail(f"ncpbench figures --paper castro2023 exited {r.returncode}")
+            return
+        out = os.path.join(tmp, "castro2023")
+    for config in ("paper", "defaults"):
+        cdir = os.path.join(out, config)
+        D = check_config(cdir)
+        if "--mutate" in sys.argv:
+            mutate(cdir, D)
+    if "--mutate" in sys.argv:
+        mutate_raw(out)
+
+
+main()
+print(f"check_study_castro2023: {checked} checks, {bad} mismatches")
+sys.exit(1 if bad else 0)
