@@ -7,7 +7,8 @@ needs into DEST, compactly, for committing beside results/REPORT.md:
 Per configuration: runs.csv, claims.csv and claim_inputs.csv (the program's, for the checker's
 comparison), and per run folder config.json, metrics.csv and traces.csv.gz with only the columns a
 checker reads (problem, solver, iteration, natural_map_rel_acary, penetration, ncp_dual), every
-number written with 17 significant digits as the benchmark writes them; study.md. Then
+number written with 17 significant digits as the benchmark writes them; study.md; and each
+capture's capture.txt (its key and counts: the contacts a claim may read), not its problems.h5. Then
 `tests/check_study_KEY.py DEST` recomputes every claim from DEST alone."""
 import csv
 import gzip
@@ -22,6 +23,12 @@ def main():
     src, dest = sys.argv[1], sys.argv[2]
     os.makedirs(dest, exist_ok=True)
     shutil.copy(os.path.join(src, "study.md"), dest)
+    caps = os.path.join(src, "captures")
+    for cid in sorted(os.listdir(caps)) if os.path.isdir(caps) else []:
+        meta = os.path.join(caps, cid, "capture.txt")
+        if os.path.exists(meta):
+            os.makedirs(os.path.join(dest, "captures", cid), exist_ok=True)
+            shutil.copy(meta, os.path.join(dest, "captures", cid))
     for config in sorted(os.listdir(src)):
         cdir = os.path.join(src, config)
         if not os.path.exists(os.path.join(cdir, "runs.csv")):

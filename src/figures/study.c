@@ -190,10 +190,12 @@ static int study_run_params(const ncp_study_config *cf, const ncp_study_run *r, 
     int rc = NCP_OK;
     for (int i = 0; i < cf->nsolvers; i++)
         if (!strcmp(cf->solvers[i].solver, r->solver))
-            for (const ncp_study_param *p = cf->solvers[i].params; !rc && p->name; p++)
-                rc = ncp_params_set(ps, p->name, p->value, err);
-    for (const ncp_study_param *p = r->params; !rc && p->name; p++)
-        rc = ncp_params_set(ps, p->name, p->value, err);
+            for (int k = 0; !rc && k < NCP_STUDY_MAX_PARAMS && cf->solvers[i].params[k].name;
+                 k++)
+                rc = ncp_params_set(ps, cf->solvers[i].params[k].name,
+                                    cf->solvers[i].params[k].value, err);
+    for (int k = 0; !rc && k < NCP_STUDY_MAX_PARAMS && r->params[k].name; k++)
+        rc = ncp_params_set(ps, r->params[k].name, r->params[k].value, err);
     return rc;
 }
 

@@ -35,7 +35,7 @@
 #define NCP_STUDY_MAX_CONDS 3
 
 typedef struct ncp_study_param {
-    const char *name; /* NULL ends a list */
+    const char *name; /* NULL ends a list shorter than NCP_STUDY_MAX_PARAMS */
     double value;
 } ncp_study_param;
 

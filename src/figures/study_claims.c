@@ -70,8 +70,9 @@ static void study_claims_head(const ncp_study_ctx *c, FILE *md)
     if (cf->nsolvers == 0) fputs(" none", md);
     for (int i = 0; i < cf->nsolvers; i++) {
         fprintf(md, "%s `%s`", i ? ";" : "", cf->solvers[i].solver);
-        for (const ncp_study_param *p = cf->solvers[i].params; p->name; p++)
-            fprintf(md, " %s = %g", p->name, p->value);
+        const ncp_study_param *p = cf->solvers[i].params;
+        for (int k = 0; k < NCP_STUDY_MAX_PARAMS && p[k].name; k++)
+            fprintf(md, " %s = %g", p[k].name, p[k].value);
         fprintf(md, " (%s)", cf->solvers[i].source);
     }
     fputs(". Raw results: `runs.csv`, each run folder's `metrics.csv` and `traces.csv`; the "
