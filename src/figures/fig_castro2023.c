@@ -1,35 +1,22 @@
-/* `ncpbench figures --paper castro2023-rig`: the earlier rig of Castro, Permenter, Han 2023 ("An Unconstrained Convex
- * Formulation of Compliant Contact", SAP) §VI-C, the clutter experiments, regenerated from
- * fresh captures into OUT/castro2023/, with the paper's claims beside our numbers (claims.md).
+/* `ncpbench figures --paper castro2023-rig`: the earlier rig of Castro, Permenter, Han 2023
+ * ("An Unconstrained Convex Formulation of Compliant Contact", SAP), kept for the parts the study
+ * (src/figures/castro2023/, `--paper castro2023`) does not port yet, because their quantities
+ * are not in the pipeline's raw results: its own capture and harness loops, into
+ * OUT/castro2023-rig/, with the claims C9-C15 beside our numbers (claims.md). Fig. 9 and the
+ * scaling (C1-C8, C16) are the study's.
  *
  * Scenes: scenes/castro-clutter.json (80 cm box: a floor and four walls) and
  * castro-clutter-nowalls.json (the floor alone): 40 bodies, spheres (r 5 cm, 0.524 kg) and 10 cm
  * boxes (1 kg) in 4 columns, mu 1, h 10 ms, 10 s, k 1e12, tau_d = h; SAP (rel_tol 1e-5, the
- * paper's clutter epsilon_r, which it does not state: inferred) drives the trajectory. Drop
- * heights and spacing are ours (the scenes' descriptions say which).
+ * paper's clutter epsilon_r, §VI-C1 ¶6) drives the trajectory. Drop heights and spacing are
+ * ours (the scenes' descriptions say which).
  *
  * Parts (each in its own folder with a .dat, scripts/castro2023_<part>.gp and .png/.svg):
- *   clutter/{walls,nowalls}: every 5th step of the 1000 (200 problems; --quick: 12 of the first
- *     60 steps), solved by sap and by the convex (CCP) solvers admm, apgd, pgs-ccp, admm-ccp,
- *     each started as the harness does by default (v0 = the step's initial velocity, impulses
- *     zero): per step iterations (sap: Newton iterations), solver time (setup + solve), e_m
- *     (eq. 32) and e_mu (eq. 33) at the solver's velocity (cas_sap_errors). sap stops by its own test (eq. 26); the
- *     convex solvers at natural_map_rel_acary <= 1e-4 or 200 iterations (100 with --quick). They
- *     solve the rigid CCP relaxation of the same captured step, not SAP's regularised one (no
- *     solver of ours takes R): the paper's Gurobi and geodesic IPM solved SAP's model.
- *   newton: sap's cost l_p (eq. 24, normalised as (l^m - l*)/(l^0 - l*), l* the last iterate's)
- *     and e_m per Newton iteration at two steps of the walls run (Fig. 10): the transient step
- *     of the first half with the most iterations and the last step; iterate k is sap stopped
- *     after k iterations (cas_newton_curve).
- *   scaling: castro-clutter-200.json / castro-clutter-nowalls-200.json (the same 4 columns
- *     continued to 200 bodies; their first 40 are the 40-body scenes) truncated to their first N
- *     bodies (4 columns of N/4, N = 8, 16, 24, 32, 40, 80, 120, 160, 200; --quick: 8), simulated
- *     4 s (quick 0.6 s), the last 10 steps (quick 3) solved as above: contacts, time per step per
- *     solver, sap's Newton iterations, speedup of sap against the fastest convex solver (the
- *     paper's reference was Gurobi, which we do not have), and the sap-driven capture's wall
- *     time. sap (driver and solves) factorises its Newton matrix sparsely at every N
- *     (sap.sparse = 1, solvers/sap_sparse.h; CAS_SCALE_SPARSE); above 100 bodies (600 dofs) the
- *     capture also keeps A block-diagonal.
+ *   newton: sap on every 5th step of the walls run (--quick: 12 of the first 60 steps), then
+ *     sap's cost l_p (eq. 24, normalised as (l^m - l*)/(l^0 - l*), l* the last iterate's) and
+ *     e_m (eq. 32, at sap's own v, cas_sap_errors) per Newton iteration at two steps (Fig. 10):
+ *     the transient step of the first half with the most iterations and the last step; iterate
+ *     k is sap stopped after k iterations (cas_newton_curve).
  *   slip: both scenes with sap.sigma = 1e-5 .. 1e-1 (the driver's and the solves'), 10 s
  *     (quick: 8 bodies, 0.6 s): mean slip velocity |u_t| over the loaded contacts of the last
  *     step against sigma mu h g (eq. 31), mean Newton iterations over the last 20 steps, and
@@ -73,20 +60,9 @@
 #define CAS_SAP_RTOL 1e-5 /* the paper's clutter epsilon_r (inferred) */
 #define CAS_CCP_TOL 1e-4  /* natural_map_rel_acary of the convex solvers */
 #define CAS_G 9.81
-enum { CAS_NS = 5, CAS_NSCALE = 9, CAS_NSIG = 5 };
+enum { CAS_NS = 5, CAS_NSIG = 5 };
 static const char *const cas_solver[CAS_NS] = {"sap", "admm", "apgd", "pgs-ccp", "admm-ccp"};
-static const int cas_scale_n[CAS_NSCALE] = {8, 16, 24, 32, 40, 80, 120, 160, 200};
-/* the body counts up to which the paper calls the problems small (C7: "less than about 40") */
-#define CAS_SMALL_N 40
-/* the scalability scenes: 200 bodies, whose first N are the N-body clutter (make_castro2023.py) */
-static const char *const cas_scale_file[2] = {"castro-clutter-200.json",
-                                              "castro-clutter-nowalls-200.json"};
 static const char *const cas_file[2] = {"castro-clutter.json", "castro-clutter-nowalls.json"};
-/* The scaling part runs sap (driver and solves) with its sparse Newton matrix at every N
- * (sap.sparse = 1): one algorithm along the curve, as the paper's SAP uses its sparse
- * supernodal algebra (§IV-D) at every size. By default sap factorises densely up to 600 dofs
- * (100 bodies), which at N = 80 costs ~12 ms a Newton step against ~1 ms sparse. */
-#define CAS_SCALE_SPARSE 1
 static const double cas_sigma[CAS_NSIG] = {1e-5, 1e-4, 1e-3, 1e-2, 1e-1};
 
 /* One solve of one captured step. */
@@ -373,22 +349,6 @@ static int cas_newton_curve(const ncp_fig_opts *o, const ncp_problem *p, cas_cur
     return NCP_OK;
 }
 
-/* Solves every problem of sink[from..n) with every solver: rows[s * n + i]. */
-static int cas_solve_all(const ncp_fig_opts *o, const ncp_capture_sink *sink, int from,
-                         double sigma, int sparse, int max_iter, cas_row *rows, ncp_error *err)
-{
-    int n = sink->n;
-    for (int i = from; i < n; i++)
-        for (int s = 0; s < CAS_NS; s++) {
-            if (o->interrupt && *o->interrupt) return NCP_OK;
-            if (!ncp_solver_find(cas_solver[s])) continue;
-            int rc = cas_solve(o, s, &sink->probs[i], sigma, sparse, max_iter, &rows[s * n + i],
-                               NULL, err);
-            if (rc) return rc;
-        }
-    return NCP_OK;
-}
-
 static int cas_open(const char *out, const char *sub, const char *file, char *dir, size_t dcap,
                     char *dat, size_t cap, FILE **f, ncp_error *err)
 {
@@ -405,234 +365,75 @@ static int cas_close(FILE *f, const char *dat, ncp_error *err)
     return fclose(f) != 0 ? ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", dat, strerror(errno)) : NCP_OK;
 }
 
-/* Mean of a row field over rows[a..b) that ran (NaN: none). */
-static double cas_mean(const cas_row *r, int a, int b, int field)
-{
-    double s = 0;
-    int k = 0;
-    for (int i = a; i < b; i++) {
-        if (!r[i].ran) continue;
-        s += field == 0 ? r[i].iters : field == 1 ? r[i].ms : field == 2 ? r[i].em
-             : field == 3                                   ? r[i].emu
-                                                            : r[i].contacts;
-        k++;
-    }
-    return k ? s / k : NAN;
-}
-
-static double cas_max(const cas_row *r, int a, int b, int field)
-{
-    double m = NAN;
-    for (int i = a; i < b; i++) {
-        if (!r[i].ran) continue;
-        double v = field == 0 ? r[i].iters : field == 2 ? r[i].em : r[i].emu;
-        if (!(m >= v)) m = v;
-    }
-    return m;
-}
-
 /* ---- results of the parts, for the claims ---- */
-typedef struct cas_clutter {
-    int n;            /* problems */
-    cas_row *rows;    /* CAS_NS x n */
-    double early_ms[CAS_NS], late_iters[CAS_NS], early_iters[CAS_NS], mean_ms[CAS_NS];
-    double em_max, em_med_late, emu_max;
-    int conv[CAS_NS];
-} cas_clutter;
-
 typedef struct cas_results {
-    cas_clutter cl[2]; /* 0 walls, 1 no walls */
     cas_curve curve[2];
     int curve_step[2];
-    int nscale;
-    double contacts[2][CAS_NSCALE], ms[2][CAS_NSCALE][CAS_NS], speedup[2][CAS_NSCALE];
-    double sap_iters[2][CAS_NSCALE], capture_s[2][CAS_NSCALE];
     int nsig; /* per scene: 0 walls, 1 no walls */
     double slip[2][CAS_NSIG], est[2][CAS_NSIG], sig_iters[2][CAS_NSIG];
     double cond[2][CAS_NSIG], cond_last[2][CAS_NSIG];
     int slip_contacts[2][CAS_NSIG];
 } cas_results;
 
-static int cas_part_clutter(const ncp_fig_opts *o, const char *out, int w, cas_results *R,
-                            ncp_error *err)
+/* Part newton (Fig. 10): sap on every captured step of the walls clutter, then sap's cost and
+ * e_m per Newton iteration at the transient step of the first half with the most iterations
+ * and at the last step. */
+static int cas_part_newton(const ncp_fig_opts *o, const char *out, cas_results *R,
+                           ncp_error *err)
 {
-    const char *const *file = cas_file;
-    static const char *const sub[2] = {"clutter/walls", "clutter/nowalls"};
     ncp_scene *scene = NULL;
     ncp_capture_sink sink;
     memset(&sink, 0, sizeof sink);
-    cas_clutter *C = &R->cl[w];
-    int rc, max_iter = o->quick ? 100 : 200;
-    if ((rc = o->quick ? cas_scene(file[w], 0, 0, -1, 0, 5, 12, "-quick", &scene, err)
-                       : cas_scene(file[w], 0, 0, -1, 0, 0, 0, "", &scene, err)) ||
+    cas_row *rows = NULL;
+    int rc;
+    if ((rc = o->quick ? cas_scene(cas_file[0], 0, 0, -1, 0, 5, 12, "-quick", &scene, err)
+                       : cas_scene(cas_file[0], 0, 0, -1, 0, 0, 0, "", &scene, err)) ||
         (rc = cas_capture(o, scene, &sink, err)))
         goto done;
     int n = sink.n;
-    C->n = n;
-    C->rows = calloc((size_t)CAS_NS * (size_t)n, sizeof *C->rows);
-    if (!C->rows) {
+    if (!(rows = calloc((size_t)n, sizeof *rows))) {
         rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory");
         goto done;
     }
-    if ((rc = cas_solve_all(o, &sink, 0, 0, -1, max_iter, C->rows, err))) goto done;
-    int q = n / 5 > 0 ? n / 5 : 1; /* first and last fifth: transient and steady state */
-    for (int s = 0; s < CAS_NS; s++) {
-        cas_row *r = C->rows + (size_t)s * n;
-        C->early_iters[s] = cas_mean(r, 0, q, 0);
-        C->late_iters[s] = cas_mean(r, n - q, n, 0);
-        C->mean_ms[s] = cas_mean(r, 0, n, 1);
-        C->conv[s] = 0;
-        for (int i = 0; i < n; i++) C->conv[s] += r[i].ran && r[i].conv;
+    for (int i = 0; i < n && !rc; i++) {
+        if (o->interrupt && *o->interrupt) goto done;
+        rc = cas_solve(o, 0, &sink.probs[i], 0, -1, 100, &rows[i], NULL, err);
     }
-    C->em_max = cas_max(C->rows, 0, n, 2);
-    C->emu_max = cas_max(C->rows, 0, n, 3);
-    {
-        double *e = malloc((size_t)q * sizeof *e);
-        if (!e) {
-            rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory");
-            goto done;
-        }
-        for (int i = 0; i < q; i++) e[i] = C->rows[n - q + i].em;
-        C->em_med_late = ncp_median(e, q);
-        free(e);
+    if (rc) goto done;
+    int best = 0;
+    for (int i = 0; i < n / 2; i++)
+        if (rows[i].iters > rows[best].iters) best = i;
+    int pick[2] = {best, n - 1};
+    for (int k = 0; k < 2; k++) {
+        if ((rc = cas_newton_curve(o, &sink.probs[pick[k]], &R->curve[k], err))) goto done;
+        R->curve_step[k] = sink.probs[pick[k]].step;
     }
     char dir[4400], dat[4500];
     FILE *f;
-    if ((rc = cas_open(out, sub[w], "castro2023_clutter.dat", dir, sizeof dir, dat, sizeof dat,
+    if ((rc = cas_open(out, "newton", "castro2023_newton.dat", dir, sizeof dir, dat, sizeof dat,
                        &f, err)))
         goto done;
-    fprintf(f, "# Castro et al. 2023 Fig. 9 / 13: %s, per captured step and solver (one index "
-               "block per solver)\n# sap: Newton iterations, own stop eq. 26 rel_tol %g; convex "
-               "solvers: natural_map_rel_acary <= %g or %d iterations\n# columns: solver step "
-               "time_s contacts iterations time_ms e_m e_mu converged\n",
-            file[w], CAS_SAP_RTOL, CAS_CCP_TOL, max_iter);
-    int nb = 0;
-    for (int s = 0; s < CAS_NS; s++) {
-        if (!ncp_solver_find(cas_solver[s])) continue;
-        if (nb++) fputs("\n\n", f);
-        for (int i = 0; i < n; i++) {
-            const cas_row *r = &C->rows[(size_t)s * n + i];
-            if (r->ran)
-                fprintf(f, "%s %d %.4f %d %d %.6g %.6g %.6g %d\n", cas_solver[s], r->step,
-                        r->step * sink.probs[i].h, r->contacts, r->iters, r->ms, r->em, r->emu,
-                        r->conv);
-        }
+    fprintf(f, "# Castro et al. 2023 Fig. 10: sap on the walls clutter at two steps; "
+               "iteration 0 = the guess; rel_cost = (l^m - l*) / (l^0 - l*), l* = the last "
+               "iterate's cost (the paper's approximation); e_m (eq. 32)\n# columns: label "
+               "newton_iteration rel_cost e_m\n");
+    for (int k = 0; k < 2; k++) {
+        const cas_curve *cv = &R->curve[k];
+        double ls = cv->cost[cv->n], l0 = cv->cost[0] - ls;
+        if (k) fputs("\n\n", f);
+        for (int j = 0; j <= cv->n; j++)
+            fprintf(f, "%s_step_%d %d %.6g %.6g\n", k ? "steady" : "transient",
+                    R->curve_step[k], j, l0 != 0 ? (cv->cost[j] - ls) / l0 : 0.0, cv->em[j]);
     }
-    if ((rc = cas_close(f, dat, err)) ||
-        (rc = ncp_fig_plot("castro2023_clutter", dir,
-                           w ? "Castro et al. 2023 Fig. 9: clutter without walls"
-                             : "Castro et al. 2023 Fig. 9: clutter with walls",
-                           dat, err)))
-        goto done;
-    if (w == 0) {
-        /* part newton: sap's e_m per Newton iteration at a transient and the last step */
-        int best = 0;
-        for (int i = 0; i < n / 2; i++)
-            if (C->rows[i].iters > C->rows[best].iters) best = i;
-        int pick[2] = {best, n - 1};
-        for (int k = 0; k < 2; k++) {
-            if ((rc = cas_newton_curve(o, &sink.probs[pick[k]], &R->curve[k], err))) goto done;
-            R->curve_step[k] = sink.probs[pick[k]].step;
-        }
-        if ((rc = cas_open(out, "newton", "castro2023_newton.dat", dir, sizeof dir, dat,
-                           sizeof dat, &f, err)))
-            goto done;
-        fprintf(f, "# Castro et al. 2023 Fig. 10: sap on the walls clutter at two steps; "
-                   "iteration 0 = the guess; rel_cost = (l^m - l*) / (l^0 - l*), l* = the last "
-                   "iterate's cost (the paper's approximation); e_m (eq. 32)\n# columns: label "
-                   "newton_iteration rel_cost e_m\n");
-        for (int k = 0; k < 2; k++) {
-            const cas_curve *cv = &R->curve[k];
-            double ls = cv->cost[cv->n], l0 = cv->cost[0] - ls;
-            if (k) fputs("\n\n", f);
-            for (int j = 0; j <= cv->n; j++)
-                fprintf(f, "%s_step_%d %d %.6g %.6g\n", k ? "steady" : "transient",
-                        R->curve_step[k], j, l0 != 0 ? (cv->cost[j] - ls) / l0 : 0.0, cv->em[j]);
-        }
-        if ((rc = cas_close(f, dat, err)) ||
-            (rc = ncp_fig_plot("castro2023_newton", dir,
-                               "Castro et al. 2023 Fig. 10: SAP cost and momentum error per "
-                               "Newton iteration",
-                               dat, err)))
-            goto done;
-    }
+    if ((rc = cas_close(f, dat, err))) goto done;
+    rc = ncp_fig_plot("castro2023_newton", dir,
+                      "Castro et al. 2023 Fig. 10: SAP cost and momentum error per Newton "
+                      "iteration", dat, err);
 done:
+    free(rows);
     ncp_capture_sink_free(&sink);
     ncp_scene_free(scene);
     return rc;
-}
-
-static int cas_part_scaling(const ncp_fig_opts *o, const char *out, cas_results *R,
-                            ncp_error *err)
-{
-    int nn = o->quick ? 1 : CAS_NSCALE, skip = o->quick ? 57 : 390, steps = o->quick ? 3 : 10;
-    int max_iter = o->quick ? 100 : 200, rc = NCP_OK;
-    R->nscale = nn;
-    for (int w = 0; w < 2; w++)
-        for (int k = 0; k < nn; k++) {
-            ncp_scene *scene = NULL;
-            ncp_capture_sink sink;
-            memset(&sink, 0, sizeof sink);
-            cas_row *rows = NULL;
-            char sfx[32];
-            snprintf(sfx, sizeof sfx, "-n%d", cas_scale_n[k]);
-            double t0 = ncp_now_ms();
-            if (!(rc = cas_scene(cas_scale_file[w], cas_scale_n[k], 0, CAS_SCALE_SPARSE, skip, 1,
-                                 steps, sfx, &scene, err)) &&
-                !(rc = cas_capture(o, scene, &sink, err))) {
-                R->capture_s[w][k] = (ncp_now_ms() - t0) / 1000.0;
-                rows = calloc((size_t)CAS_NS * (size_t)sink.n, sizeof *rows);
-                rc = rows ? cas_solve_all(o, &sink, 0, 0, CAS_SCALE_SPARSE, max_iter, rows, err)
-                          : ncp_error_set(err, NCP_ERR_NOMEM, "out of memory");
-            }
-            if (!rc) {
-                R->contacts[w][k] = cas_mean(rows, 0, sink.n, 4);
-                R->sap_iters[w][k] = cas_mean(rows, 0, sink.n, 0);
-                double best = INFINITY;
-                for (int s = 0; s < CAS_NS; s++) {
-                    R->ms[w][k][s] = cas_mean(rows + (size_t)s * sink.n, 0, sink.n, 1);
-                    if (s && R->ms[w][k][s] < best) best = R->ms[w][k][s];
-                }
-                R->speedup[w][k] = best / R->ms[w][k][0];
-                printf("castro2023: scaling %s N=%d (nv %d): %.1f contacts, sap %.3g ms (%.2f "
-                       "Newton iterations), best convex %.3g ms, speedup %.3g; sap-driven "
-                       "capture of %d steps %.1f s\n",
-                       w ? "no walls" : "walls", cas_scale_n[k], sink.n ? sink.probs[0].nv : 0,
-                       R->contacts[w][k], R->ms[w][k][0], R->sap_iters[w][k], best,
-                       R->speedup[w][k], skip + steps, R->capture_s[w][k]);
-                fflush(stdout);
-            }
-            free(rows);
-            ncp_capture_sink_free(&sink);
-            ncp_scene_free(scene);
-            if (rc) return rc;
-            if (o->interrupt && *o->interrupt) return NCP_OK;
-        }
-    char dir[4400], dat[4500];
-    FILE *f;
-    if ((rc = cas_open(out, "scaling", "castro2023_scaling.dat", dir, sizeof dir, dat,
-                       sizeof dat, &f, err)))
-        return rc;
-    fprintf(f, "# Castro et al. 2023 Figs. 11-12: clutter (%s, %s) truncated to its first N "
-               "bodies, the last %d of %d steps; index 0 walls, 1 no walls\n# speedup = fastest "
-               "convex solver's mean time per step / sap's (the paper: Gurobi's / the "
-               "solver's); sap_iters = sap's mean Newton iterations; capture_s = the sap-driven "
-               "capture's wall time (s)\n# columns: walls nbodies contacts ms_sap ms_admm "
-               "ms_apgd ms_pgs-ccp ms_admm-ccp speedup sap_iters capture_s\n",
-            cas_scale_file[0], cas_scale_file[1], steps, skip + steps);
-    for (int w = 0; w < 2; w++) {
-        if (w) fputs("\n\n", f);
-        for (int k = 0; k < nn; k++) {
-            fprintf(f, "%d %d %.2f", 1 - w, cas_scale_n[k], R->contacts[w][k]);
-            for (int s = 0; s < CAS_NS; s++) fprintf(f, " %.6g", R->ms[w][k][s]);
-            fprintf(f, " %.6g %.4g %.4g\n", R->speedup[w][k], R->sap_iters[w][k],
-                    R->capture_s[w][k]);
-        }
-    }
-    if ((rc = cas_close(f, dat, err))) return rc;
-    return ncp_fig_plot("castro2023_scaling", dir,
-                        "Castro et al. 2023 Figs. 11-12: contacts, time per step, speedup", dat,
-                        err);
 }
 
 static int cas_part_slip(const ncp_fig_opts *o, const char *out, cas_results *R, ncp_error *err)
@@ -1015,135 +816,7 @@ static int ncp_fig_claims(const ncp_fig_opts *o, const char *out, const cas_resu
     /* C12 and C15 come from the slip part, computed with C9-C10, written in their order */
     char c12_ours[sizeof c[0].ours], c15_ours[sizeof c[0].ours];
     const char *c12_verdict, *c15_verdict;
-    const cas_clutter *W = &R->cl[0], *N = &R->cl[1];
 
-    c[n] = (ncp_fig_claim){"C1", "Fig. 9", "SAP reaches about 3 Newton iterations per step at steady "
-                       "state (warm start)",
-                       "yes: sap's mean iterations over the last fifth of the captured steps <= 4 "
-                       "in both scenes; partly: <= 6 in both; no: otherwise", "", NULL};
-    snprintf(c[n].ours, sizeof c[n].ours, "walls %.2f, no walls %.2f", W->late_iters[0],
-             N->late_iters[0]);
-    {
-        double m = fmax(W->late_iters[0], N->late_iters[0]);
-        c[n].verdict = !isfinite(m) ? "n/a" : m <= 4 ? "yes" : m <= 6 ? "partly" : "no";
-    }
-    n++;
-    c[n] = (ncp_fig_claim){"C2", "Fig. 9", "SAP needs more iterations in the energetic transient "
-                       "than at steady state",
-                       "yes: sap's mean iterations over the first fifth > over the last fifth in "
-                       "both scenes; partly: in one; no: neither", "", NULL};
-    snprintf(c[n].ours, sizeof c[n].ours, "first / last fifth: walls %.2f / %.2f, no walls "
-             "%.2f / %.2f", W->early_iters[0], W->late_iters[0], N->early_iters[0],
-             N->late_iters[0]);
-    {
-        int a = W->early_iters[0] > W->late_iters[0], b = N->early_iters[0] > N->late_iters[0];
-        c[n].verdict = a && b ? "yes" : a || b ? "partly" : "no";
-    }
-    n++;
-    {
-        int best = 1;
-        double bt = INFINITY;
-        for (int w = 0; w < 2; w++)
-            for (int s = 1; s < CAS_NS; s++)
-                if (R->cl[w].mean_ms[s] < bt) bt = R->cl[w].mean_ms[s], best = s;
-        c[n] = (ncp_fig_claim){"C3", "Fig. 9", "SAP's time per step is much lower than Gurobi's "
-                           "(ours: the convex CCP solvers admm, apgd, pgs-ccp, admm-ccp; no "
-                           "Gurobi, no geodesic IPM)",
-                           "yes: sap's mean time per step is below every convex solver's in "
-                           "both scenes; partly: below the slowest's; no: otherwise", "", NULL};
-        char t[480] = "";
-        int all = 1, some = 1;
-        for (int w = 0; w < 2; w++) {
-            snprintf(t + strlen(t), sizeof t - strlen(t), "%s ms/step:", w ? "; no walls" : "walls");
-            double worst = 0;
-            for (int s = 0; s < CAS_NS; s++) {
-                snprintf(t + strlen(t), sizeof t - strlen(t), " %s %.3g", cas_solver[s],
-                         R->cl[w].mean_ms[s]);
-                if (s && !(R->cl[w].mean_ms[0] < R->cl[w].mean_ms[s])) all = 0;
-                if (s && R->cl[w].mean_ms[s] > worst) worst = R->cl[w].mean_ms[s];
-            }
-            if (!(R->cl[w].mean_ms[0] < worst)) some = 0;
-        }
-        snprintf(t + strlen(t), sizeof t - strlen(t), "; steps within budget (walls, no walls "
-                 "of %d, %d):", W->n, N->n);
-        for (int s = 0; s < CAS_NS; s++)
-            snprintf(t + strlen(t), sizeof t - strlen(t), " %s %d, %d", cas_solver[s], W->conv[s],
-                     N->conv[s]);
-        snprintf(c[n].ours, sizeof c[n].ours, "%s (fastest convex: %s)", t, cas_solver[best]);
-        c[n].verdict = all ? "yes" : some ? "partly" : "no";
-        n++;
-    }
-    c[n] = (ncp_fig_claim){"C4", "Fig. 13", "SAP's momentum error e_m stays below its tolerance "
-                       "(1e-5)",
-                       "yes: the largest sap_momentum of sap's answers <= 1e-5 in both scenes; "
-                       "partly: the median of the last fifth (walls) <= 1e-5; no: otherwise (eq. 32 at "
-                       "sap's own v and gamma(v))",
-                       "", NULL};
-    snprintf(c[n].ours, sizeof c[n].ours, "max e_m walls %.2e, no walls %.2e; median last fifth "
-             "(walls) %.2e", W->em_max, N->em_max, W->em_med_late);
-    c[n].verdict = fmax(W->em_max, N->em_max) <= 1e-5 ? "yes"
-                   : W->em_med_late <= 1e-5            ? "partly"
-                                                       : "no";
-    n++;
-    c[n] = (ncp_fig_claim){"C5", "Fig. 13", "SAP's complementarity error e_mu is zero to machine "
-                       "precision", "yes: the largest sap_compl of sap's answers <= 1e-10 in both "
-                       "scenes; no: otherwise", "", NULL};
-    snprintf(c[n].ours, sizeof c[n].ours, "max e_mu walls %.2e, no walls %.2e", W->emu_max,
-             N->emu_max);
-    c[n].verdict = fmax(W->emu_max, N->emu_max) <= 1e-10 ? "yes" : "no";
-    n++;
-    {
-        int more = 0;
-        char t[500] = "";
-        for (int k = 0; k < R->nscale; k++) {
-            more += R->contacts[1][k] > R->contacts[0][k];
-            snprintf(t + strlen(t), sizeof t - strlen(t), "%sN=%d: %.0f / %.0f", k ? ", " : "",
-                     cas_scale_n[k], R->contacts[0][k], R->contacts[1][k]);
-        }
-        c[n] = (ncp_fig_claim){"C6", "Fig. 11", "more contacts at steady state without walls than "
-                           "with walls (boxes lie flat)",
-                           "yes: more contacts without walls at every N; partly: at most N; no: "
-                           "otherwise", "", NULL};
-        snprintf(c[n].ours, sizeof c[n].ours, "contacts walls / no walls: %s", t);
-        c[n].verdict = more == R->nscale ? "yes" : 2 * more > R->nscale ? "partly" : "no";
-        n++;
-    }
-    {
-        char t[400] = "";
-        int faster = 0, twice = 0, nsmall = 0;
-        for (int k = 0; k < R->nscale; k++) nsmall += cas_scale_n[k] <= CAS_SMALL_N;
-        for (int w = 0; w < 2; w++)
-            for (int k = 0; k < nsmall; k++) {
-                faster += R->speedup[w][k] > 1;
-                twice += R->speedup[w][k] >= 2;
-                snprintf(t + strlen(t), sizeof t - strlen(t), "%s%s%.2g", k ? ", " : "",
-                         k ? "" : w ? "; no walls " : "walls ", R->speedup[w][k]);
-            }
-        c[n] = (ncp_fig_claim){"C7", "Fig. 12", "for small problems (up to ~40 bodies) SAP is much "
-                           "faster than the reference solver (25x with walls, 50x without, "
-                           "against Gurobi)",
-                           "yes: sap at least 2x faster than the fastest convex solver at every N "
-                           "<= 40 in both scenes; partly: faster (speedup > 1) at every N <= 40 "
-                           "in both; no: otherwise", "", NULL};
-        snprintf(c[n].ours, sizeof c[n].ours, "speedup against the fastest convex solver, "
-                 "N = %d..%d: %s", cas_scale_n[0], cas_scale_n[nsmall > 0 ? nsmall - 1 : 0], t);
-        c[n].verdict = twice == 2 * nsmall    ? "yes"
-                       : faster == 2 * nsmall ? "partly"
-                                              : "no";
-        n++;
-        int k1 = R->nscale - 1;
-        char u[300] = "";
-        for (int k = 0; k < R->nscale; k++)
-            snprintf(u + strlen(u), sizeof u - strlen(u), "%sN=%d %.2g", k ? ", " : "",
-                     cas_scale_n[k], R->speedup[0][k]);
-        c[n] = (ncp_fig_claim){"C8", "Fig. 12", "with walls the speedup falls as the body count grows "
-                           "(the reference wins beyond 80 bodies)",
-                           "yes: speedup (walls) at the largest N below that at the smallest; "
-                           "no: otherwise; n/a with one N", "", NULL};
-        snprintf(c[n].ours, sizeof c[n].ours, "walls: %s", u);
-        c[n].verdict = k1 == 0 ? "n/a" : R->speedup[0][k1] < R->speedup[0][0] ? "yes" : "no";
-        n++;
-    }
     {
         double sg[CAS_NSIG];
         static const double qsig[2] = {1e-3, 1e-1};
@@ -1287,47 +960,21 @@ static int ncp_fig_claims(const ncp_fig_opts *o, const char *out, const cas_resu
                        "sigmas; no: otherwise", "", c15_verdict};
     memcpy(c[n].ours, c15_ours, sizeof c[n].ours);
     n++;
-    {
-        char t[300] = "";
-        int big = 0, ten = 0, one = 0;
-        for (int k = 0; k < R->nscale; k++) {
-            if (cas_scale_n[k] < 80) continue;
-            big++;
-            ten += R->speedup[1][k] >= 5;
-            one += R->speedup[1][k] > 1;
-            snprintf(t + strlen(t), sizeof t - strlen(t), "%sN=%d %.2g (walls %.2g)",
-                     big > 1 ? ", " : "", cas_scale_n[k], R->speedup[1][k], R->speedup[0][k]);
-        }
-        c[n] = (ncp_fig_claim){"C16", "Fig. 12", "beyond 80 bodies SAP stays about 10x faster than "
-                           "the reference without walls (Gurobi wins with walls)",
-                           "yes: speedup (no walls) >= 5 at every N >= 80; partly: > 1 at every "
-                           "N >= 80; no: otherwise; n/a without N >= 80", "", NULL};
-        snprintf(c[n].ours, sizeof c[n].ours, "speedup without walls: %s", big ? t : "no N >= 80 "
-                 "run");
-        c[n].verdict = !big ? "n/a" : ten == big ? "yes" : one == big ? "partly" : "no";
-        n++;
-    }
-
     char path[4300];
     FILE *f = ncp_fig_claims_open(out, path, sizeof path, err);
     if (!f) return err ? err->code : NCP_ERR_IO;
     fprintf(f,
-            "### Castro et al. 2023 (SAP) §VI-C clutter: claims against ncpbench\n\n"
-            "Command: `%s`. Scenes `scenes/castro-clutter.json` and "
+            "### Castro et al. 2023 (SAP), the earlier rig: claims not ported to the study\n\n"
+            "Command: `%s`. C1-C8 and C16 are the study's (`figures --paper castro2023`). "
+            "Scenes `scenes/castro-clutter.json` and "
             "`castro-clutter-nowalls.json` (40 bodies; drop heights and spacing ours), SAP "
-            "driving the trajectory with rel_tol %g (the paper's clutter epsilon_r, inferred). "
-            "Every captured step solved by sap (own stop, eq. 26) and by the convex CCP solvers "
-            "admm, apgd, pgs-ccp, admm-ccp (natural_map_rel_acary <= %g or %d iterations), "
-            "started as the harness does by default. The paper's reference solvers (Gurobi, a "
-            "geodesic IPM) solved SAP's regularised model; ours solve the rigid CCP of the same "
-            "step and are not Gurobi: compare the shapes of the curves, not the factors. "
-            "Scaling (C6-C8, C16): `castro-clutter-200.json` and `castro-clutter-nowalls-200.json` "
-            "(the same four columns continued to 200 bodies) cut to their first N bodies, 4 s. "
-            "Data: `clutter/`, `newton/`, `scaling/`, `slip/` (`.dat`, `.png`, `.svg`). "
+            "driving the trajectory with rel_tol %g (the paper's clutter epsilon_r). "
+            "Fig. 10 (C11): sap on every captured step with walls, its cost per Newton "
+            "iteration at two steps. Data: `newton/`, `slip/` (`.dat`, `.png`, `.svg`). "
             "C13-C14 (§VI-B): `scenes/castro-spring-cylinder.json` (a capsule lying across "
             "the motion stands for the cylinder, with the solid cylinder's inertia), sap "
             "driving with rel_tol 1e-10; data in `cylinder/`.\n\n",
-            cmd, CAS_SAP_RTOL, CAS_CCP_TOL, o->quick ? 100 : 200);
+            cmd, CAS_SAP_RTOL);
     printf("\nCastro et al. 2023 claims:\n");
     ncp_fig_claims_rows(f, c, n);
     return ncp_fig_claims_close(f, path, err);
@@ -1344,21 +991,18 @@ int ncp_fig_castro2023_rig(const ncp_fig_opts *o, ncp_error *err)
     if ((rc = ncp_path_join(out, sizeof out, o->out_dir, "castro2023-rig", err)) ||
         (rc = ncp_mkdir_p(out, err)))
         goto done;
-    for (int s = 0; s < CAS_NS; s++)
+    for (int s = 0; s < 1; s++) /* sap alone: the convex solvers are the study's */
         if (!ncp_solver_find(cas_solver[s])) {
             rc = ncp_error_set(err, NCP_ERR_INPUT, "solver %s is not registered", cas_solver[s]);
             goto done;
         }
     snprintf(cmd, sizeof cmd, "ncpbench figures --paper castro2023-rig%s --out %s",
              o->quick ? " --quick" : "", o->out_dir);
-    for (int w = 0; w < 2 && !rc; w++) rc = cas_part_clutter(o, out, w, R, err);
-    if (!rc && !(o->interrupt && *o->interrupt)) rc = cas_part_scaling(o, out, R, err);
+    rc = cas_part_newton(o, out, R, err);
     if (!rc && !(o->interrupt && *o->interrupt)) rc = cas_part_slip(o, out, R, err);
     if (!rc && !(o->interrupt && *o->interrupt)) rc = cyl_part(o, out, &C, err);
     if (!rc && !(o->interrupt && *o->interrupt)) rc = ncp_fig_claims(o, out, R, &C, cmd, err);
 done:
-    free(R->cl[0].rows);
-    free(R->cl[1].rows);
     free(R);
     return rc;
 }
