@@ -34,7 +34,7 @@ static const ncp_fig_set fig_sets[] = {
      ncp_fig_ncpreport2025, 0},
     {"castro2023", "Castro et al. 2023 (SAP) §VI-C clutter as a study (Figs. 9, 11-13: sap against the convex solvers, scaling to 200 bodies)",
      ncp_fig_castro2023, 0},
-    {"castro2023-rig", "Castro et al. 2023 (SAP), the earlier rig: §VI-C clutter (Figs. 9-15, with Fig. 10's Newton curves and the slip sweep) and §VI-B spring-cylinder (Figs. 6-7)",
+    {"castro2023-rig", "Castro et al. 2023 (SAP), the earlier rig, for the parts not ported to the study: Fig. 10's Newton curves, the slip sweep (Figs. 14-15), the spring-cylinder (§VI-B, Figs. 6-7)",
      ncp_fig_castro2023_rig, 0},
     {NULL, NULL, NULL, 0},
 };
