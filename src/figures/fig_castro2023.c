@@ -39,6 +39,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "figures/castro2023/castro2023.h"
 #include "figures/fig_castro2023.h"
 #include "figures/fig_util.h"
 #include "figures/figures.h"
@@ -71,87 +72,14 @@ typedef struct cas_row {
     double ms, em, emu, cost;
 } cas_row;
 
-/* A scene changed for a part: the first nbody dynamic bodies (0: all), sap.sigma (0: the
- * scene's) and sap.sparse (< 0: the scene's), the capture steps skip + i every, i < steps
- * (every 0: the scene's), the duration just long enough. */
+/* A scene file under scenes/ changed for a part (castro2023/scenes.c, c23_scene_variant). */
 static int cas_scene(const char *file, int nbody, double sigma, int sparse, int skip, int every,
                      int steps, const char *suffix, ncp_scene **out, ncp_error *err)
 {
     char path[4200];
-    ncp_scene *base = NULL;
-    cJSON *root = NULL;
-    char *text = NULL;
-    int rc;
-    if ((rc = ncp_path_join(path, sizeof path, ncp_scenes_dir(), file, err)) ||
-        (rc = ncp_scene_load(path, ncp_registry_catalog(), &base, err)))
-        return rc;
-    root = cJSON_Parse(ncp_scene_text(base));
-    cJSON *bodies = cJSON_GetObjectItemCaseSensitive(root, "bodies");
-    cJSON *bench = cJSON_GetObjectItemCaseSensitive(root, "benchmark");
-    cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
-    if (!root || !cJSON_IsArray(bodies) || !cJSON_IsObject(bench) || !cJSON_IsString(name)) {
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: expected name, bodies and benchmark", path);
-        goto done;
-    }
-    if (nbody > 0) {
-        int seen = 0;
-        for (int i = 0; i < cJSON_GetArraySize(bodies);) {
-            cJSON *t = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(bodies, i), "type");
-            if (cJSON_IsString(t) && !strcmp(t->valuestring, "dynamic") && ++seen > nbody)
-                cJSON_DeleteItemFromArray(bodies, i);
-            else
-                i++;
-        }
-        if (seen < nbody) {
-            rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: has %d dynamic bodies, %d asked", path,
-                               seen, nbody);
-            goto done;
-        }
-    }
-    double h = ncp_scene_timestep(base);
-    int ok = 1;
-    char nm[256];
-    snprintf(nm, sizeof nm, "%s%s", name->valuestring, suffix);
-    ok &= cJSON_ReplaceItemInObjectCaseSensitive(root, "name", cJSON_CreateString(nm));
-    if (every > 0) {
-        cJSON_DeleteItemFromObjectCaseSensitive(bench, "skip");
-        cJSON_DeleteItemFromObjectCaseSensitive(bench, "every");
-        cJSON_DeleteItemFromObjectCaseSensitive(bench, "steps");
-        cJSON_DeleteItemFromObjectCaseSensitive(bench, "quick_steps");
-        ok &= cJSON_AddNumberToObject(bench, "skip", skip) != NULL;
-        ok &= cJSON_AddNumberToObject(bench, "every", every) != NULL;
-        ok &= cJSON_AddNumberToObject(bench, "steps", steps) != NULL;
-        ok &= cJSON_AddNumberToObject(bench, "quick_steps", steps) != NULL;
-        ok &= cJSON_ReplaceItemInObjectCaseSensitive(
-            root, "duration", cJSON_CreateNumber((skip + (steps - 1) * every + 1.5) * h));
-    }
-    if (sigma > 0 || sparse >= 0) {
-        cJSON *params = cJSON_GetObjectItemCaseSensitive(bench, "params");
-        cJSON *sp = params ? cJSON_GetObjectItemCaseSensitive(params, "sap") : NULL;
-        if (!sp) {
-            rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: expected benchmark.params.sap", path);
-            goto done;
-        }
-        if (sigma > 0) {
-            cJSON_DeleteItemFromObjectCaseSensitive(sp, "sigma");
-            ok &= cJSON_AddNumberToObject(sp, "sigma", sigma) != NULL;
-        }
-        if (sparse >= 0) {
-            cJSON_DeleteItemFromObjectCaseSensitive(sp, "sparse");
-            ok &= cJSON_AddNumberToObject(sp, "sparse", sparse) != NULL;
-        }
-    }
-    text = ok ? cJSON_PrintUnformatted(root) : NULL;
-    if (!text) {
-        rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory changing %s", path);
-        goto done;
-    }
-    rc = ncp_scene_parse(text, path, ncp_registry_catalog(), out, err);
-done:
-    free(text);
-    cJSON_Delete(root);
-    ncp_scene_free(base);
-    return rc;
+    int rc = ncp_path_join(path, sizeof path, ncp_scenes_dir(), file, err);
+    return rc ? rc : c23_scene_variant(path, nbody, sigma, sparse, skip, every, steps, suffix, out,
+                                       err);
 }
 
 static int cas_capture(const ncp_fig_opts *o, ncp_scene *scene, ncp_capture_sink *sink,

@@ -16,6 +16,12 @@ extern const int c23_scale_n[C23_NSCALE];
 extern const ncp_study_claim c23_claims[];
 extern const int c23_nclaims;
 
+/* The scene at path changed for a part: the first nbody dynamic bodies (0: all), sap.sigma (0:
+ * the scene's) and sap.sparse (< 0: the scene's), the capture steps skip + i every, i < steps
+ * (every 0: the scene's) with the duration just long enough, the name + suffix. */
+int c23_scene_variant(const char *path, int nbody, double sigma, int sparse, int skip,
+                      int every, int steps, const char *suffix, struct ncp_scene **out,
+                      ncp_error *err);
 /* The scaling capture of N bodies (cp->arg; 8 with --quick), with walls or not (cp->scene),
  * the last 10 of the paper's 10 s (--quick: 3 of 0.6 s), sap's Newton matrix sparse. */
 int c23_scale_scene(const ncp_study_capture *cp, const ncp_fig_opts *o, const char *path,
