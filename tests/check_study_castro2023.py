@@ -32,6 +32,10 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from study_check import (conds_text, holds, num, parse_conds, read_csv, same_conds,  # noqa: E402
+                         same_num)
+
 NB = math.nan
 ABOVE1, BELOW1 = 1.000001, 0.999999
 SCALE_N = [8, 16, 24, 32, 40, 80, 120, 160, 200]
@@ -66,26 +70,6 @@ def fail(msg):
     global bad
     bad += 1
     print(("  (expected) " if expecting else "check_study_castro2023: ") + msg)
-
-
-def read_csv(path):
-    if not os.path.exists(path) and os.path.exists(path + ".gz"):
-        with gzip.open(path + ".gz", "rt", newline="") as f:
-            return list(csv.DictReader(f))
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def num(s):
-    return float(s) if s not in ("", None) else math.nan
-
-
-def same_num(a, b):
-    if math.isnan(a) and math.isnan(b):
-        return True
-    if math.isinf(a) or math.isinf(b):
-        return a == b
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
 class Data:
@@ -231,17 +215,6 @@ def values(cid, D):
     raise KeyError(cid)
 
 
-def holds(conds, v):
-    if not conds:
-        return False
-    for i, lo, hi in conds:
-        x = v[i] if i < len(v) else math.nan
-        if math.isnan(x) or (not math.isnan(lo) and not x >= lo) or \
-                (not math.isnan(hi) and not x <= hi):
-            return False
-    return True
-
-
 def verdict(cid, D):
     rule = RULES[cid]
     if rule is None:
@@ -253,19 +226,6 @@ def verdict(cid, D):
     except NotRun:
         return "not run", []
     return ("yes" if holds(rule[0], v) else "partly" if holds(rule[1], v) else "no"), v
-
-
-def parse_conds(text):
-    out = []
-    for item in filter(None, text.split(";")):
-        i, lo, hi = item.split(":")
-        out.append((int(i[1:]), float(lo), float(hi)))
-    return out
-
-
-def same_conds(a, b):
-    return len(a) == len(b) and all(x[0] == y[0] and same_num(x[1], y[1]) and
-                                    same_num(x[2], y[2]) for x, y in zip(a, b))
 
 
 def check_config(cdir, quiet=False):
@@ -290,7 +250,7 @@ def check_config(cdir, quiet=False):
         if rule is not None and (not same_conds(rule[0], parse_conds(p["yes"])) or
                                  not same_conds(rule[1], parse_conds(p["partly"]))):
             fail(f"{cdir} {cid}: the program's rule {p['yes']} / {p['partly']} is not the "
-                 f"checker's")
+                 f"checker's {conds_text(rule[0])} / {conds_text(rule[1])}")
         if not quiet:
             print(f"  {os.path.basename(cdir)} {cid}: {ver} {['%.4g' % x for x in v]}")
     return D

@@ -21,7 +21,6 @@ check must fail.
 Exit status 1 on any mismatch.
 """
 import csv
-import gzip
 import json
 import math
 import os
@@ -31,6 +30,10 @@ import sys
 import tempfile
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from study_check import (conds_text, holds, num, parse_conds, read_csv, same_conds,  # noqa: E402
+                         same_num)
 
 SRC = os.environ.get("SRCDIR", ".")
 VIOL_LEVEL = 1e-9  # m/s, TEST 1
@@ -78,19 +81,6 @@ class Run:
         self.final = final or {}
         self.trace = trace  # dict: iteration -> np.array, metric -> np.array
         self.max_iter, self.tol, self.status = max_iter, tol, status
-
-
-def read_csv(path):
-    """Rows of path, or of path.gz (scripts/compact_study.py) when path does not exist."""
-    if not os.path.exists(path) and os.path.exists(path + ".gz"):
-        with gzip.open(path + ".gz", "rt", newline="") as f:
-            return list(csv.DictReader(f))
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
-def num(s):
-    return float(s) if s not in ("", None) else math.nan
 
 
 # The paper's stated settings (src/figures/tasora2021/study.c cites where): what the pipeline
@@ -232,17 +222,6 @@ def values(cid, R):
     raise KeyError(cid)
 
 
-def holds(conds, v):
-    if not conds:
-        return False
-    for i, lo, hi in conds:
-        x = v[i] if i < len(v) else math.nan
-        if math.isnan(x) or (not math.isnan(lo) and not x >= lo) or \
-                (not math.isnan(hi) and not x <= hi):
-            return False
-    return True
-
-
 def verdict(cid, R):
     rule = RULES[cid]
     if rule is None:
@@ -252,31 +231,6 @@ def verdict(cid, R):
     except NotRun:
         return "not run", []
     return ("yes" if holds(rule[0], v) else "partly" if holds(rule[1], v) else "no"), v
-
-
-def conds_text(conds):
-    return ";".join(f"v{i}:{lo!r}:{hi!r}" for i, lo, hi in conds)
-
-
-def same_num(a, b):
-    if math.isnan(a) and math.isnan(b):
-        return True
-    if math.isinf(a) or math.isinf(b):
-        return a == b
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
-
-
-def parse_conds(text):
-    out = []
-    for item in filter(None, text.split(";")):
-        i, lo, hi = item.split(":")
-        out.append((int(i[1:]), float(lo), float(hi)))
-    return out
-
-
-def same_conds(a, b):
-    return len(a) == len(b) and all(x[0] == y[0] and same_num(x[1], y[1]) and
-                                    same_num(x[2], y[2]) for x, y in zip(a, b))
 
 
 def h_of_part(part):
