@@ -2,13 +2,16 @@
 """Copies the raw results of a study (`ncpbench figures --paper KEY --out OUT`) that its checker
 needs into DEST, compactly, for committing beside results/REPORT.md:
 
-  compact_study.py OUT/KEY DEST     e.g. results/figures/tasora2021 results/tasora2021
+  compact_study.py OUT/KEY DEST [--no-traces] [--gzip-metrics]
+                                    e.g. results/figures/tasora2021 results/tasora2021
 
 Per configuration: runs.csv, claims.csv and claim_inputs.csv (the program's, for the checker's
 comparison), and per run folder config.json, metrics.csv and traces.csv.gz with only the columns a
 checker reads (problem, solver, iteration, natural_map_rel_acary, penetration, ncp_dual), every
 number written with 17 significant digits as the benchmark writes them; study.md; and each
-capture's capture.txt (its key and counts: the contacts a claim may read), not its problems.h5. Then
+capture's capture.txt (its key and counts: the contacts a claim may read), not its problems.h5.
+--no-traces leaves the traces out (a study whose checker reads none: castro2023), --gzip-metrics
+writes metrics.csv.gz (the checkers read either). Then
 `tests/check_study_KEY.py DEST` recomputes every claim from DEST alone."""
 import csv
 import gzip
@@ -20,7 +23,9 @@ KEEP = ["problem", "solver", "iteration", "natural_map_rel_acary", "penetration"
 
 
 def main():
-    src, dest = sys.argv[1], sys.argv[2]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    src, dest = args[0], args[1]
+    traces, gz = "--no-traces" not in sys.argv, "--gzip-metrics" in sys.argv
     os.makedirs(dest, exist_ok=True)
     shutil.copy(os.path.join(src, "study.md"), dest)
     caps = os.path.join(src, "captures")
@@ -43,8 +48,15 @@ def main():
                 continue
             fout = os.path.join(out, folder)
             os.makedirs(fout, exist_ok=True)
-            for f in ("config.json", "metrics.csv"):
-                shutil.copy(os.path.join(fdir, f), fout)
+            shutil.copy(os.path.join(fdir, "config.json"), fout)
+            if gz:
+                with open(os.path.join(fdir, "metrics.csv"), "rb") as fi, \
+                        gzip.open(os.path.join(fout, "metrics.csv.gz"), "wb") as fo:
+                    shutil.copyfileobj(fi, fo)
+            else:
+                shutil.copy(os.path.join(fdir, "metrics.csv"), fout)
+            if not traces:
+                continue
             with open(os.path.join(fdir, "traces.csv"), newline="") as fi, \
                     gzip.open(os.path.join(fout, "traces.csv.gz"), "wt", newline="") as fo:
                 w = csv.writer(fo, lineterminator="\n")

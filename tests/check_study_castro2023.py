@@ -98,7 +98,8 @@ def load_config(cdir):
             check_paper_params(cdir, r, fdir)
         if r["folder"] not in folders:
             m = os.path.join(fdir, "metrics.csv")
-            folders[r["folder"]] = read_csv(m) if os.path.exists(m) else []
+            have = os.path.exists(m) or os.path.exists(m + ".gz")
+            folders[r["folder"]] = read_csv(m) if have else []
         seen, solves = set(), []
         for x in folders[r["folder"]]:
             if x["solver"] != r["solver"] or x["problem"] in seen:
