@@ -26,7 +26,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -34,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from study_check import (conds_text, holds, num, parse_conds, read_csv, same_conds,  # noqa: E402
-                         same_num)
+                         same_num, study_output)
 
 NB = math.nan
 ABOVE1, BELOW1 = 1.000001, 0.999999
@@ -373,19 +372,9 @@ def expect_failure(copy):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if args:
-        out = args[0]
-    else:
-        tmp = tempfile.mkdtemp(prefix="c23-")
-        exe = os.environ.get("NCPBENCH", "./build/ncpbench")
-        r = subprocess.run([exe, "figures", "--paper", "castro2023", "--quick", "--out", tmp],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            print(r.stdout + r.stderr)
-            fail(f"ncpbench figures --paper castro2023 exited {r.returncode}")
-            return
-        out = os.path.join(tmp, "castro2023")
+    out = study_output("castro2023", sys.argv, fail)
+    if out is None:
+        return
     for config in ("paper", "defaults"):
         cdir = os.path.join(out, config)
         D = check_config(cdir)

@@ -25,7 +25,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -33,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from study_check import (conds_text, holds, num, parse_conds, read_csv, same_conds,  # noqa: E402
-                         same_num)
+                         same_num, study_output)
 
 SRC = os.environ.get("SRCDIR", ".")
 VIOL_LEVEL = 1e-9  # m/s, TEST 1
@@ -393,19 +392,9 @@ def expect_failure(copy):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if args:
-        out = args[0]
-    else:
-        tmp = tempfile.mkdtemp(prefix="t21-")
-        exe = os.environ.get("NCPBENCH", "./build/ncpbench")
-        r = subprocess.run([exe, "figures", "--paper", "tasora2021", "--quick", "--out", tmp],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            print(r.stdout + r.stderr)
-            fail(f"ncpbench figures --paper tasora2021 exited {r.returncode}")
-            return
-        out = os.path.join(tmp, "tasora2021")
+    out = study_output("tasora2021", sys.argv, fail)
+    if out is None:
+        return
     for config in ("paper", "defaults"):
         cdir = os.path.join(out, config)
         R = check_config(cdir)

@@ -58,3 +58,23 @@ def parse_conds(text):
 def same_conds(a, b):
     return len(a) == len(b) and all(x[0] == y[0] and same_num(x[1], y[1]) and
                                     same_num(x[2], y[2]) for x, y in zip(a, b))
+
+
+def study_output(key, argv, fail):
+    """The study's folder: argv's first non-option argument, or a fresh
+    `ncpbench figures --paper KEY --quick` ($NCPBENCH) into a scratch folder; None (after
+    fail(message)) when that run fails."""
+    import subprocess
+    import tempfile
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    if args:
+        return args[0]
+    tmp = tempfile.mkdtemp(prefix=key + "-")
+    exe = os.environ.get("NCPBENCH", "./build/ncpbench")
+    r = subprocess.run([exe, "figures", "--paper", key, "--quick", "--out", tmp],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stdout + r.stderr)
+        fail(f"ncpbench figures --paper {key} exited {r.returncode}")
+        return None
+    return os.path.join(tmp, key)
