@@ -633,7 +633,7 @@ static void watch_setup(bench_ctx *c)
     const ncp_bench_opts *o = c->o;
     c->deadline_ms = ncp_bench_deadline_ms(o);
     for (int j = 0; j < o->nsolvers && j < NCP_BENCH_MAX_SOLVERS; j++) {
-        int ci = o->catalog ? ncp_catalog_index(o->catalog, o->solvers[j]->name) : -1;
+        int ci = o->catalog ? ncp_catalog_base_index(o->catalog, o->solvers[j]->name) : -1;
         int plugin = ci >= 0 && ncp_catalog_plugin_file(o->catalog, ci) != NULL;
         c->iso[j] = o->isolate == NCP_ISOLATE_ALL || (o->isolate == NCP_ISOLATE_PLUGINS && plugin);
     }
