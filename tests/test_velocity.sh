@@ -33,5 +33,24 @@ for g in S["pgs"].values():  # pgs has no velocity of its own
 sys.exit(bad)
 EOF
 done
+# grade: a program's v (here subadmm's own, unconverged) is kept as v_solver, bit for bit, and v
+# is the velocity of its lambda
+"$PY" - "$T/inproc/solutions.h5" "$T/ans.h5" <<'EOF' || fail "writing answers"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as s, h5py.File(sys.argv[2], "w") as a:
+    for name, g in s["solutions/subadmm"].items():
+        a["answers/%s/lambda" % name] = g["r"][()]
+        a["answers/%s/v" % name] = g["v_solver"][()]
+EOF
+"$NCPBENCH" grade "$T/inproc/problems.h5" "$T/ans.h5" --name prog --out "$T/g" --no-figures \
+  > "$T/g.log" 2>&1 || { cat "$T/g.log"; fail "grade"; }
+ln -s "$T/inproc/problems.h5" "$T/g/problems.h5"
+"$PY" tests/check_outputs.py "$T/g" --solver-v prog --graded > "$T/g.chk" || { cat "$T/g.chk"; fail "grade: v"; }
+"$PY" - "$T/g/solutions.h5" "$T/ans.h5" <<'EOF' || fail "grade: v_solver is not the program's v"
+import sys, h5py, numpy as np
+S, A = h5py.File(sys.argv[1], "r")["solutions/prog"], h5py.File(sys.argv[2], "r")["answers"]
+sys.exit(0 if len(S) == len(A) and all(np.array_equal(S[p]["v_solver"][()], A[p]["v"][()]) for p in A) else 1)
+EOF
+
 [ $fails -eq 0 ] && echo "velocity: all checks passed"
 exit $((fails > 0))
