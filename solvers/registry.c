@@ -120,7 +120,10 @@ const char *ncp_registry_model(const char *solver_name)
 
 const char *ncp_registry_family(const char *solver_name)
 {
+    /* a variant (pgs@omega=1.3, solve/catalog.h) is of its base solver's family */
+    size_t n = solver_name ? strcspn(solver_name, "@") : 0;
     for (size_t i = 0; solver_name && i < sizeof family_of / sizeof family_of[0]; i++)
-        if (!strcmp(family_of[i].solver, solver_name)) return families[family_of[i].family];
+        if (strlen(family_of[i].solver) == n && !strncmp(family_of[i].solver, solver_name, n))
+            return families[family_of[i].family];
     return NULL;
 }

@@ -1036,8 +1036,9 @@ static void test_empty(void)
     CHECK_OK(tutil_solve(S_CANAL, &p, NULL, NULL, 1e-10, 10, &res), &err);
     CHECK(res.converged && res.iterations == 1);
     double *Av = calloc(5, sizeof(double));
-    if (Av && res.v) {
-        ncp_gemv(0, 5, 5, 1.0, p.A, res.v, 0.0, Av);
+    CHECK(res.solver_v != NULL); /* canal's own v, not the harness's A^{-1}(b + J^T lambda) */
+    if (Av && res.solver_v) {
+        ncp_gemv(0, 5, 5, 1.0, p.A, res.solver_v, 0.0, Av);
         for (int i = 0; i < 5; i++) CHECK_NEAR(Av[i], p.b[i], 1e-12);
     }
     free(Av);

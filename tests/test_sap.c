@@ -404,7 +404,7 @@ static void test_compliant_point_mass(void)
             CHECK_NEAR(res.lambda[2], 0.0, 1e-15);
             if (cs == 0) {
                 CHECK(res.has_solver_v);
-                CHECK_NEAR(res.v[0], vn, 1e-12 * fabs(vn));
+                CHECK_NEAR(res.solver_v[0], vn, 1e-12 * fabs(vn));
             }
             ncp_result_free(&res);
             ncp_problem_free(&p);
@@ -472,7 +472,7 @@ static void test_random_newton(int count)
         double g2 = 0.0, p2 = 0.0, c2 = 0.0;
         for (int k = 0; k < nv; k++) {
             double av = 0.0;
-            for (int l = 0; l < nv; l++) av += p.A[k + (size_t)l * nv] * a.v[l];
+            for (int l = 0; l < nv; l++) av += p.A[k + (size_t)l * nv] * a.solver_v[l];
             for (int rr = 0; rr < m; rr++)
                 for (int q = p.J.rowptr[rr]; q < p.J.rowptr[rr + 1]; q++)
                     if (p.J.col[q] == k) jg[k] += p.J.val[q] * a.lambda[rr];
@@ -486,7 +486,7 @@ static void test_random_newton(int count)
          * model: K ∋ gamma ⊥ u_hat + R gamma ∈ K* (R recomputed here) */
         t_regularisation(&p, 1.0, 1e-3, R);
         double *uh = calloc((size_t)m, sizeof(double));
-        ncp_csr_gemv(&p.J, 1.0, a.v, 0.0, uh);
+        ncp_csr_gemv(&p.J, 1.0, a.solver_v, 0.0, uh);
         for (int bi = 0; bi < p.nblocks; bi++) {
             const ncp_block *b = &p.blocks[bi];
             int q = b->row;
@@ -757,7 +757,8 @@ static double sparse_vs_dense(const char *what, const ncp_problem *a, const ncp_
         }
         CHECK(ra.iterations == rb.iterations && ra.has_solver_v && rb.has_solver_v);
         double dl = tutil_reldiff((size_t)a->m, rb.lambda, ra.lambda, 0.0);
-        double dv = ra.v && rb.v ? tutil_reldiff((size_t)a->nv, rb.v, ra.v, 0.0) : INFINITY;
+        double dv = ra.solver_v && rb.solver_v
+                        ? tutil_reldiff((size_t)a->nv, rb.solver_v, ra.solver_v, 0.0) : INFINITY;
         if (!(dl <= tol && dv <= tol))
             fprintf(stderr, "%s: iteration %d: lambda rel. diff %.3g, v %.3g\n", what, k, dl,
                     dv);

@@ -1119,10 +1119,11 @@ static void test_solutions(void)
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
     snprintf(cp, sizeof cp, "%s/snapshot.h5", dir);
     double r[6] = {1, 0.5, -0.25, 0, 0, -0.0}, u[6] = {0, 1, 2, 3, 4, 5}, v[4] = {9, 8, 7, 6};
+    double sv[4] = {-1, 2.5, 0, 1e-300};
     ncp_solutions *s = NULL;
     CHECK_OK(ncp_solutions_create(path, &s, &err), &err);
-    CHECK_OK(ncp_solutions_write(s, "pgs", "000000", 6, r, u, 4, v, 17, 1, "converged", &err), &err);
-    CHECK_OK(ncp_solutions_write(s, "nsn-nm", "000000", 6, u, r, 0, NULL, 3, 0, "max_iter", &err), &err);
+    CHECK_OK(ncp_solutions_write(s, "pgs", "000000", 6, r, u, 4, v, 0, NULL, 17, 1, "converged", &err), &err);
+    CHECK_OK(ncp_solutions_write(s, "nsn-nm", "000000", 6, u, r, 0, NULL, 0, NULL, 3, 0, "max_iter", &err), &err);
     /* flushed: a byte copy of the temporary file taken now (as if the process died) is a
      * readable HDF5 file with the results */
     CHECK(exists(tmp) && !exists(path));
@@ -1141,9 +1142,9 @@ static void test_solutions(void)
     remove(cp);
     /* rewriting a result replaces it */
     r[0] = 2.0;
-    CHECK_OK(ncp_solutions_write(s, "pgs", "000000", 6, r, u, 4, v, 18, 1, "converged", &err), &err);
+    CHECK_OK(ncp_solutions_write(s, "pgs", "000000", 6, r, u, 4, v, 4, sv, 18, 1, "converged", &err), &err);
     ncp_error e2 = {0};
-    CHECK(ncp_solutions_write(s, "a/b", "000000", 6, r, u, 0, NULL, 1, 1, "x", &e2) == NCP_ERR_INPUT);
+    CHECK(ncp_solutions_write(s, "a/b", "000000", 6, r, u, 0, NULL, 0, NULL, 1, 1, "x", &e2) == NCP_ERR_INPUT);
     CHECK_OK(ncp_solutions_close(s, &err), &err);
     CHECK(exists(path) && !exists(tmp));
 
@@ -1152,12 +1153,16 @@ static void test_solutions(void)
     double *rr = raw_dvec(f, "/solutions/pgs/000000/r", 6);
     double *uu = raw_dvec(f, "/solutions/pgs/000000/u", 6);
     double *vv = raw_dvec(f, "/solutions/pgs/000000/v", 4);
+    double *ss = raw_dvec(f, "/solutions/pgs/000000/v_solver", 4); /* the rewrite's, apart */
     CHECK(same_bits(rr, r, sizeof r));
     CHECK(same_bits(uu, u, sizeof u));
     CHECK(same_bits(vv, v, sizeof v));
+    CHECK(same_bits(ss, sv, sizeof sv));
+    CHECK(H5Lexists(f, "/solutions/nsn-nm/000000/v_solver", H5P_DEFAULT) == 0);
     free(rr);
     free(uu);
     free(vv);
+    free(ss);
     int it = 0, conv = -1;
     CHECK(H5LTget_attribute_int(f, "/solutions/pgs/000000", "iterations", &it) >= 0);
     CHECK(H5LTget_attribute_int(f, "/solutions/pgs/000000", "converged", &conv) >= 0);

@@ -159,8 +159,8 @@ static void check_sparse_k(const char *what, const ncp_problem *p)
                             names[si], iters[ki], dl);
                 worst = fmax(worst, dl);
             }
-            if (rs.v && rd.v) {
-                double dv = rel_diff(p->nv, rs.v, rd.v);
+            if (rs.solver_v && rd.solver_v) {
+                double dv = rel_diff(p->nv, rs.solver_v, rd.solver_v);
                 CHECK(dv <= 1e-9);
                 worst = fmax(worst, dv);
             }

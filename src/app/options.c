@@ -14,7 +14,8 @@ static const ncp_opt_def opts[NCP_OPT_COUNT] = {
     [NCP_OPT_SOLVERS] = {"--solvers", NULL, "a,b",
         "solvers to run; the words default (every registered solver but the peers), peers "
         "(Siconos's solvers, when built with them) and all name sets: --solvers default,peers "
-        "= all", "the scene's list, else default"},
+        "= all; SOLVER@NAME=VALUE[@NAME=VALUE...] is a variant, a row of its own with its own "
+        "parameters over --param's: --solvers pgs,pgs@omega=1.3", "the scene's list, else default"},
     [NCP_OPT_TOL] = {"--tol", NULL, "X|high|low",
         "tolerance on the stopping metric; presets high = " NCP_XSTR(NCP_TOL_HIGH)
         ", low = " NCP_XSTR(NCP_TOL_LOW) " (high and low accuracy)",

@@ -225,7 +225,7 @@ typedef struct iso_head {
     int rc;
     ncp_error err;
     ncp_result res;  /* pointers meaningless here; the arrays follow */
-    int m, nv, has_lambda, has_u, has_v, ntrace, trace_oom;
+    int m, nv, has_lambda, has_u, has_v, has_sv, ntrace, trace_oom;
 } iso_head;
 #define ISO_MAGIC 0x6e637069u   /* "ncpi" */
 #define ISO_TRAILER 0x69706e63u
@@ -245,6 +245,7 @@ static void iso_child(bench_ctx *c, task *tk, const ncp_solver_desc *s, const nc
     h.has_lambda = !h.rc && tk->res.lambda != NULL;
     h.has_u = !h.rc && tk->res.u != NULL;
     h.has_v = !h.rc && tk->res.v != NULL;
+    h.has_sv = !h.rc && tk->res.solver_v != NULL;
     h.ntrace = tk->ntrace;
     h.trace_oom = tk->trace_oom;
     unsigned tail = ISO_TRAILER;
@@ -252,6 +253,8 @@ static void iso_child(bench_ctx *c, task *tk, const ncp_solver_desc *s, const nc
     if (!bad && h.has_lambda) bad = ncp_write_all(fd, tk->res.lambda, (size_t)p->m * sizeof(double));
     if (!bad && h.has_u) bad = ncp_write_all(fd, tk->res.u, (size_t)p->m * sizeof(double));
     if (!bad && h.has_v) bad = ncp_write_all(fd, tk->res.v, (size_t)p->nv * sizeof(double));
+    if (!bad && h.has_sv)
+        bad = ncp_write_all(fd, tk->res.solver_v, (size_t)p->nv * sizeof(double));
     if (!bad && h.ntrace) bad = ncp_write_all(fd, tk->trace, (size_t)h.ntrace * sizeof *tk->trace);
     if (!bad) bad = ncp_write_all(fd, &tail, sizeof tail);
     _exit(bad ? 3 : 0);
@@ -359,6 +362,7 @@ static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, con
     double *lam = iso_read_doubles(fd[0], h.has_lambda ? p->m : 0, &ok, &iw);
     double *u = iso_read_doubles(fd[0], h.has_u ? p->m : 0, &ok, &iw);
     double *v = iso_read_doubles(fd[0], h.has_v ? p->nv : 0, &ok, &iw);
+    double *sv = iso_read_doubles(fd[0], h.has_sv ? p->nv : 0, &ok, &iw);
     trace_row *tr = NULL;
     if (ok && h.ntrace > 0) {
         size_t bytes = (size_t)h.ntrace * sizeof *tr;
@@ -403,6 +407,7 @@ static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, con
         free(lam);
         free(u);
         free(v);
+        free(sv);
         free(tr);
         iso_crashed(tk, status, how);
         return;
@@ -413,6 +418,7 @@ static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, con
     tk->res.lambda = lam;
     tk->res.u = u;
     tk->res.v = v;
+    tk->res.solver_v = sv;
     free(tk->trace);
     tk->trace = tr;
     tk->ntrace = tk->captrace = h.ntrace;
@@ -627,7 +633,7 @@ static void watch_setup(bench_ctx *c)
     const ncp_bench_opts *o = c->o;
     c->deadline_ms = ncp_bench_deadline_ms(o);
     for (int j = 0; j < o->nsolvers && j < NCP_BENCH_MAX_SOLVERS; j++) {
-        int ci = o->catalog ? ncp_catalog_index(o->catalog, o->solvers[j]->name) : -1;
+        int ci = o->catalog ? ncp_catalog_base_index(o->catalog, o->solvers[j]->name) : -1;
         int plugin = ci >= 0 && ncp_catalog_plugin_file(o->catalog, ci) != NULL;
         c->iso[j] = o->isolate == NCP_ISOLATE_ALL || (o->isolate == NCP_ISOLATE_PLUGINS && plugin);
     }
@@ -820,7 +826,7 @@ static void mpi_land(void *ctx, int t, int rank, ncp_mpi_answer *a)
                                    name);
         if (!tk->rc) {
             tk->res = a->res;
-            a->res.lambda = a->res.u = a->res.v = NULL;
+            a->res.lambda = a->res.u = a->res.v = a->res.solver_v = NULL;
             snprintf(tk->note, sizeof tk->note, "%s", a->note);
             tk->trace = a->trace;
             tk->ntrace = tk->captrace = a->ntrace;
@@ -1063,7 +1069,9 @@ static int write_task_rows(const bench_ctx *c, writers *w, task *tk, ncp_error *
                       .metrics = vals,
                       .nmetrics = ncp_metrics_count(), .has_answer = answer,
                       .lambda = res->lambda, .u = res->u, .m = answer ? p->m : 0,
-                      .v = res->v, .nv = answer && res->v ? tk->nv : 0};
+                      .v = answer ? res->v : NULL, .nv = answer && res->v ? tk->nv : 0,
+                      .solver_v = answer ? res->solver_v : NULL,
+                      .nsv = answer && res->solver_v ? tk->nv : 0};
     int rc;
     if (c->o->traces && tk->ntrace > 0) {
         /* rows as stored: iter, time_ms, metrics, the log sample unless --trace-every */
@@ -1139,7 +1147,7 @@ static int rebuild(writers *w, ncp_error *err)
             break;
         if (jr.has_answer &&
             (rc = ncp_solutions_write(sol, jr.solver, jr.problem, jr.m, jr.lambda, jr.u, jr.nv,
-                                      jr.v, jr.iterations, jr.converged,
+                                      jr.v, jr.nsv, jr.solver_v, jr.iterations, jr.converged,
                                       ncp_status_name(jr.status), err)))
             break;
         if ((rc = add_title(w, jr.problem, jr.title, jr.description, err)) ||

@@ -261,6 +261,12 @@ int ncp_check_run(const ncp_check_opts *o, ncp_check_result *res, ncp_error *err
     /* the selection (--solvers) and the parameters are checked before anything runs */
     const ncp_solver_desc *sel[NCP_MAX_BENCH_SOLVERS];
     int nsel = 0;
+    /* variants of --solvers and of the baseline's entries (pgs@omega=1.3) */
+    ncp_solver_variants *var = ncp_calloc(err, 1, sizeof *var);
+    if (!var) {
+        rc = NCP_ERR_NOMEM;
+        goto done;
+    }
     if (o->update && (o->nparams > 0 || o->max_iter > 0)) {
         rc = ncp_error_set(err, NCP_ERR_INPUT, "--param and --max-iter do not go with --update "
                            "(a baseline records the solvers' defaults under its own "
@@ -268,7 +274,8 @@ int ncp_check_run(const ncp_check_opts *o, ncp_check_result *res, ncp_error *err
         goto done;
     }
     if (o->solvers_csv &&
-        (rc = ncp_resolve_solvers(cat, o->solvers_csv, sel, NCP_MAX_BENCH_SOLVERS, &nsel, err)))
+        (rc = ncp_resolve_solvers_v(cat, o->solvers_csv, sel, NCP_MAX_BENCH_SOLVERS, &nsel, var,
+                                    err)))
         goto done;
     if ((rc = ncp_pipeline_params_validate(cat, o->params, o->nparams, err))) goto done;
     if (!cJSON_IsArray(entries) || cJSON_GetArraySize(entries) == 0) {
@@ -318,6 +325,12 @@ int ncp_check_run(const ncp_check_opts *o, ncp_check_result *res, ncp_error *err
             if (strcmp(ENTRY_STR(k, "scene"), scene)) continue;
             const char *sv = ENTRY_STR(k, "solver");
             const ncp_solver_desc *d = ncp_catalog_find(cat, sv);
+            for (int q = 0; !d && q < var->n; q++)
+                if (!strcmp(var->v[q].name, sv)) d = &var->v[q].desc;
+            ncp_error ve = {0};
+            if (!d && ncp_is_variant_name(sv) && var->n < NCP_MAX_BENCH_SOLVERS &&
+                !ncp_catalog_variant(cat, sv, &var->v[var->n], &ve))
+                d = &var->v[var->n++].desc;
             if (!d) {
                 if (!verdict_add(&vs, stem, sv, V_UNAVAILABLE, err)) goto nomem;
                 res->unavailable++;
@@ -486,6 +499,7 @@ int ncp_check_run(const ncp_check_opts *o, ncp_check_result *res, ncp_error *err
 nomem:
     rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory");
 done:
+    free(var);
     free(vs.v);
     cJSON_Delete(root);
     return rc;

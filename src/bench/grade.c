@@ -512,6 +512,8 @@ int ncp_grade_run(const ncp_grade_opts *o, ncp_grade_report *rep, char *note, si
         jr.m = p->m;
         jr.v = res.v;
         jr.nv = res.v ? p->nv : 0;
+        jr.solver_v = res.solver_v;
+        jr.nsv = res.solver_v ? p->nv : 0;
         jr.trace = a->K > 0 ? rows : NULL;
         jr.ntrace = a->K;
         jr.ncols = nc;

@@ -18,7 +18,7 @@ enum { TAG_TASK = 1, TAG_ANSWER = 2, TAG_STOP = 3, TAG_END = 4, TAG_DIED = 5 };
 
 /* Header of an answer message, then ncp_error, ncp_result (their bytes), lambda, u, v, the
  * trace rows, the note and the problem name. */
-enum { H_BATCH, H_TASK, H_RAN, H_RC, H_NL, H_NU, H_NV, H_NTRACE, H_ROW, H_NOTE, H_PROB,
+enum { H_BATCH, H_TASK, H_RAN, H_RC, H_NL, H_NU, H_NV, H_NSV, H_NTRACE, H_ROW, H_NOTE, H_PROB,
        H_SZRES, H_SZERR, H_PRINT, H_COUNT };
 
 struct ncp_mpi_pool {
@@ -172,6 +172,7 @@ static void send_answer(int batch, int t, const ncp_mpi_answer *a, size_t row)
     h[H_NL] = full && a->res.lambda ? a->m : 0;
     h[H_NU] = full && a->res.u ? a->m : 0;
     h[H_NV] = full && a->res.v ? a->nv : 0;
+    h[H_NSV] = full && a->res.solver_v ? a->nv : 0;
     h[H_NTRACE] = full && a->trace ? a->ntrace : 0;
     h[H_ROW] = (int64_t)row;
     h[H_NOTE] = full && a->note ? (int64_t)strlen(a->note) + 1 : 0;
@@ -180,7 +181,7 @@ static void send_answer(int batch, int t, const ncp_mpi_answer *a, size_t row)
     h[H_SZERR] = sizeof(ncp_error);
     memcpy(&h[H_PRINT], &a->fingerprint, sizeof a->fingerprint);
     size_t n = sizeof h + sizeof(ncp_error) + sizeof(ncp_result) +
-               sizeof(double) * (size_t)(h[H_NL] + h[H_NU] + h[H_NV]) +
+               sizeof(double) * (size_t)(h[H_NL] + h[H_NU] + h[H_NV] + h[H_NSV]) +
                row * (size_t)h[H_NTRACE] + (size_t)(h[H_NOTE] + h[H_PROB]);
     char *buf = n <= (size_t)INT32_MAX ? malloc(n) : NULL;
     ncp_mpi_answer small;
@@ -201,6 +202,7 @@ static void send_answer(int batch, int t, const ncp_mpi_answer *a, size_t row)
     put(&p, a->res.lambda, sizeof(double) * (size_t)h[H_NL]);
     put(&p, a->res.u, sizeof(double) * (size_t)h[H_NU]);
     put(&p, a->res.v, sizeof(double) * (size_t)h[H_NV]);
+    put(&p, a->res.solver_v, sizeof(double) * (size_t)h[H_NSV]);
     put(&p, a->trace, row * (size_t)h[H_NTRACE]);
     put(&p, a->note, (size_t)h[H_NOTE]);
     put(&p, a->problem, (size_t)h[H_PROB]);
@@ -236,7 +238,7 @@ static void decode_answer(const char *buf, size_t len, int rank, size_t row, int
                (h[H_NTRACE] == 0 || h[H_ROW] == (int64_t)row);
     for (int k = H_NL; k <= H_PROB; k++) sane = sane && h[k] >= 0;
     if (sane)
-        want += sizeof(double) * (size_t)(h[H_NL] + h[H_NU] + h[H_NV]) +
+        want += sizeof(double) * (size_t)(h[H_NL] + h[H_NU] + h[H_NV] + h[H_NSV]) +
                 row * (size_t)h[H_NTRACE] + (size_t)(h[H_NOTE] + h[H_PROB]);
     a->ran = 1;
     if (!sane || want != len) {
@@ -259,6 +261,7 @@ static void decode_answer(const char *buf, size_t len, int rank, size_t row, int
     a->res.lambda = take_array(&p, sizeof(double) * (size_t)h[H_NL], &oom);
     a->res.u = take_array(&p, sizeof(double) * (size_t)h[H_NU], &oom);
     a->res.v = take_array(&p, sizeof(double) * (size_t)h[H_NV], &oom);
+    a->res.solver_v = take_array(&p, sizeof(double) * (size_t)h[H_NSV], &oom);
     a->trace = take_array(&p, row * (size_t)h[H_NTRACE], &oom);
     a->ntrace = (int)h[H_NTRACE];
     a->note = h[H_NOTE] ? p : "";

@@ -413,7 +413,7 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
             /* the run's catalog: plugin solvers are described as built-in ones, plus their
              * file (solve/plugin_load.h) */
             const ncp_solver_catalog *cat = o->catalog ? o->catalog : ncp_registry_catalog();
-            int di = ncp_catalog_index(cat, ss->solver);
+            int di = ncp_catalog_base_index(cat, ss->solver); /* a variant's: its base's */
             const ncp_solver_desc *d = di >= 0 ? cat->solvers[di] : NULL;
             const char *plugin = ncp_catalog_plugin_file(cat, di);
             bad |= add(so, "solver", cJSON_CreateString(ss->solver));
@@ -701,7 +701,7 @@ static const char *results_family(const char *solver, const ncp_solver_catalog *
 {
     const char *f = ncp_registry_family(solver);
     if (f) return f;
-    if (cat && ncp_catalog_plugin_file(cat, ncp_catalog_index(cat, solver)))
+    if (cat && ncp_catalog_plugin_file(cat, ncp_catalog_base_index(cat, solver)))
         return NCP_REGISTRY_PLUGIN_FAMILY;
     return "other";
 }

@@ -57,7 +57,39 @@ static int add_set(const ncp_solver_catalog *cat, const char *word, const ncp_so
 int ncp_resolve_solvers(const ncp_solver_catalog *cat, const char *csv,
                         const ncp_solver_desc **out, int cap, int *n, ncp_error *err)
 {
+    return ncp_resolve_solvers_v(cat, csv, out, cap, n, NULL, err);
+}
+
+/* A variant item of a solver list into vs and out (ncp_resolve_solvers_v). */
+static int add_variant(const ncp_solver_catalog *cat, const char *item, const ncp_solver_desc **out,
+                       int cap, int *n, ncp_solver_variants *vs, ncp_error *err)
+{
+    if (!vs)
+        return ncp_error_set(err, NCP_ERR_INPUT, "solver variant '%s': this command runs no "
+                             "variants (name the solver and give --param)", item);
+    if (*n >= cap || vs->n >= NCP_MAX_BENCH_SOLVERS)
+        return ncp_error_set(err, NCP_ERR_INPUT, "too many solvers");
+    ncp_solver_variant *v = &vs->v[vs->n];
+    int rc = ncp_catalog_variant(cat, item, v, err);
+    if (rc) return rc;
+    for (int i = 0; i < vs->n; i++)
+        if (ncp_variant_same(&vs->v[i], v))
+            return ncp_error_set(err, NCP_ERR_INPUT, "solver variant '%s' listed twice (as '%s')",
+                                 item, vs->v[i].name);
+    for (int i = 0; i < *n; i++)
+        if (!strcmp(out[i]->name, v->name))
+            return ncp_error_set(err, NCP_ERR_INPUT, "solver '%s' listed twice", item);
+    vs->n++;
+    out[(*n)++] = &v->desc;
+    return NCP_OK;
+}
+
+int ncp_resolve_solvers_v(const ncp_solver_catalog *cat, const char *csv,
+                          const ncp_solver_desc **out, int cap, int *n, ncp_solver_variants *vs,
+                          ncp_error *err)
+{
     *n = 0;
+    if (vs) vs->n = 0;
     if (!cat) cat = ncp_registry_catalog();
     if (!csv || !*csv) return add_set(cat, "default", out, cap, n, err);
     const char *s = csv;
@@ -74,6 +106,11 @@ int ncp_resolve_solvers(const ncp_solver_catalog *cat, const char *csv,
         if (*s == ',') s++;
         if (ncp_catalog_set_word(name)) {
             int rc = add_set(cat, name, out, cap, n, err);
+            if (rc) return rc;
+            continue;
+        }
+        if (ncp_is_variant_name(name)) {
+            int rc = add_variant(cat, name, out, cap, n, vs, err);
             if (rc) return rc;
             continue;
         }
@@ -127,6 +164,29 @@ void ncp_capture_sink_free(ncp_capture_sink *s)
     ncp_problems_free(s->probs, s->n);
     s->probs = NULL;
     s->n = s->cap = 0;
+}
+
+int ncp_variants_params(ncp_solver_variants *vs, const ncp_solver_params_entry *ps, int n,
+                        const ncp_solver_params_entry **out, int *nout, ncp_error *err)
+{
+    const int cap = (int)(sizeof vs->params / sizeof vs->params[0]);
+    if (n > cap) return ncp_error_set(err, NCP_ERR_INPUT, "too many solvers with parameters");
+    if (n > 0) memmove(vs->params, ps, (size_t)n * sizeof *ps);
+    vs->nparams = n;
+    for (int i = 0; i < vs->n; i++) {
+        const ncp_solver_variant *v = &vs->v[i];
+        ncp_solver_params_entry *e = ncp_solver_params_slot(vs->params, &vs->nparams, cap,
+                                                            v->name, err);
+        if (!e) return err->code;
+        /* the base solver's --param / benchmark.params, then the variant's own over them */
+        const ncp_params *b = ncp_solver_params_find(vs->params, n, v->base->name);
+        int rc = b ? ncp_params_merge(&e->params, b, err) : NCP_OK;
+        if (!rc) rc = ncp_params_merge(&e->params, &v->params, err);
+        if (rc) return rc;
+    }
+    *out = vs->params;
+    *nout = vs->nparams;
+    return NCP_OK;
 }
 
 static int params_merge(ncp_solver_params_entry *dst, int *n, int cap,
@@ -340,7 +400,9 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
     const ncp_solver_desc *solvers[NCP_MAX_BENCH_SOLVERS];
     int nsolvers = 0;
     ncp_solver_params_entry *params = NULL;
-    int nparams = 0;
+    int nparams = 0, nrun_params = 0;
+    const ncp_solver_params_entry *run_params = NULL;
+    ncp_solver_variants *vs = NULL;
     ncp_capture_sink sink = {0};
     ncp_store *store = NULL;
     char csv[NCP_MAX_BENCH_SOLVERS * 33] = "";
@@ -356,17 +418,20 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
             used += (size_t)snprintf(csv + used, sizeof csv - used, "%s%s", i ? "," : "",
                                      cfg->solvers[i]);
     }
-    if ((rc = ncp_resolve_solvers(o->catalog, csv, solvers, NCP_MAX_BENCH_SOLVERS, &nsolvers, err))) goto done;
     params = ncp_calloc(err, 2 * NCP_MAX_BENCH_SOLVERS, sizeof *params);
-    if (!params) {
+    vs = ncp_calloc(err, 1, sizeof *vs);
+    if (!params || !vs) {
         rc = NCP_ERR_NOMEM;
         goto done;
     }
-    if ((rc = params_merge(params, &nparams, 2 * NCP_MAX_BENCH_SOLVERS, cfg->params, cfg->nparams,
+    if ((rc = ncp_resolve_solvers_v(o->catalog, csv, solvers, NCP_MAX_BENCH_SOLVERS, &nsolvers,
+                                    vs, err)) ||
+        (rc = params_merge(params, &nparams, 2 * NCP_MAX_BENCH_SOLVERS, cfg->params, cfg->nparams,
                            err)) ||
         (rc = params_merge(params, &nparams, 2 * NCP_MAX_BENCH_SOLVERS, o->params, o->nparams,
                            err)) ||
-        (rc = ncp_pipeline_params_validate(o->catalog, params, nparams, err)))
+        (rc = ncp_pipeline_params_validate(o->catalog, params, nparams, err)) ||
+        (rc = ncp_variants_params(vs, params, nparams, &run_params, &nrun_params, err)))
         goto done;
     int stop = stop_metric_index(o, err);
     if (stop < 0) {
@@ -387,7 +452,7 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
      * another configuration), checked against the folder's journal before anything is
      * written: another one is refused with problems.h5 untouched (bench/resume.h). */
     ncp_bench_opts bo;
-    bench_opts(o, solvers, nsolvers, stop, params, nparams, &bo);
+    bench_opts(o, solvers, nsolvers, stop, run_params, nrun_params, &bo);
     bo.budget = cfg->budget;
     if (o->tol_set) bo.budget.tol = o->budget.tol;
     if (o->max_iter_set) bo.budget.max_iter = o->budget.max_iter;
@@ -457,21 +522,26 @@ done:
     free(config);
     ncp_capture_sink_free(&sink);
     free(params);
+    free(vs);
     ncp_scene_free(scene);
     return rc;
 }
 
 /* The benchmark options of a solve (ncp_pipeline_solve*). */
 static int solve_opts(const ncp_pipeline_opts *o, const char *source, ncp_bench_opts *bo,
-                      const ncp_solver_desc **solvers, ncp_error *err)
+                      const ncp_solver_desc **solvers, ncp_solver_variants *vs, ncp_error *err)
 {
-    int nsolvers = 0, rc;
-    if ((rc = ncp_resolve_solvers(o->catalog, o->solvers_csv, solvers, NCP_MAX_BENCH_SOLVERS, &nsolvers, err)))
+    int nsolvers = 0, rc, np = 0;
+    const ncp_solver_params_entry *ps = NULL;
+    if ((rc = ncp_resolve_solvers_v(o->catalog, o->solvers_csv, solvers, NCP_MAX_BENCH_SOLVERS,
+                                    &nsolvers, vs, err)))
         return rc;
-    if ((rc = ncp_pipeline_params_validate(o->catalog, o->params, o->nparams, err))) return rc;
+    if ((rc = ncp_pipeline_params_validate(o->catalog, o->params, o->nparams, err)) ||
+        (rc = ncp_variants_params(vs, o->params, o->nparams, &ps, &np, err)))
+        return rc;
     int stop = stop_metric_index(o, err);
     if (stop < 0) return -stop;
-    bench_opts(o, solvers, nsolvers, stop, o->params, o->nparams, bo);
+    bench_opts(o, solvers, nsolvers, stop, ps, np, bo);
     bo->budget = o->budget;
     bo->out_dir = o->out_dir ? o->out_dir : "results/solve";
     bo->scene_name = "";
@@ -486,8 +556,12 @@ int ncp_pipeline_solve(const ncp_problem *probs, int n, const char *source,
 {
     const ncp_solver_desc *solvers[NCP_MAX_BENCH_SOLVERS];
     ncp_bench_opts bo;
-    int rc = solve_opts(o, source, &bo, solvers, err);
-    return rc ? rc : bench_and_plot(probs, n, NULL, NULL, 0, &bo, o, sum, err);
+    ncp_solver_variants *vs = ncp_calloc(err, 1, sizeof *vs);
+    if (!vs) return NCP_ERR_NOMEM;
+    int rc = solve_opts(o, source, &bo, solvers, vs, err);
+    if (!rc) rc = bench_and_plot(probs, n, NULL, NULL, 0, &bo, o, sum, err);
+    free(vs);
+    return rc;
 }
 
 /* The files of a collection that failed to load: on stderr, and as OUT/failed_files.csv
@@ -522,7 +596,9 @@ int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pip
     for (int i = 0; i < npaths && used < sizeof source; i++)
         used += (size_t)snprintf(source + used, sizeof source - used, "%s%s", i ? " " : "",
                                  paths[i]);
-    int rc = solve_opts(o, source, &bo, solvers, err);
+    ncp_solver_variants *vs = ncp_calloc(err, 1, sizeof *vs);
+    if (!vs) return NCP_ERR_NOMEM;
+    int rc = solve_opts(o, source, &bo, solvers, vs, err);
     /* a folder in use is refused at once, before any reading (util/fsutil.h); a new folder
      * is locked once the first batch is read and it is created (ncp_bench_run_source) */
     int lock = -1;
@@ -553,6 +629,7 @@ int ncp_pipeline_solve_files(const char *const *paths, int npaths, const ncp_pip
         if (!rc) sum->files_failed = ncp_collection_nfailed(coll);
         if (!rc && sum->files_failed) rc = write_failed_files(coll, bo.out_dir, err);
     }
+    free(vs);
     free(config);
     ncp_collection_free(coll);
     ncp_out_unlock(lock);

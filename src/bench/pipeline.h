@@ -61,6 +61,27 @@ void ncp_pipeline_opts_default(ncp_pipeline_opts *o);
 int ncp_resolve_solvers(const ncp_solver_catalog *cat, const char *csv,
                         const ncp_solver_desc **out, int cap, int *n, ncp_error *err);
 
+/* The solver variants of a run (solve/catalog.h: pgs@omega=1.3), owned by the caller for as
+ * long as the resolved descriptors and parameters are used. */
+typedef struct ncp_solver_variants {
+    int n;
+    ncp_solver_variant v[NCP_MAX_BENCH_SOLVERS];
+    ncp_solver_params_entry params[2 * NCP_MAX_BENCH_SOLVERS]; /* ncp_variants_params's */
+    int nparams;
+} ncp_solver_variants;
+
+/* ncp_resolve_solvers with variants allowed, kept in *vs (refused with vs NULL). Two items
+ * naming the same solver with the same parameters are refused as a duplicate. */
+int ncp_resolve_solvers_v(const ncp_solver_catalog *cat, const char *csv,
+                          const ncp_solver_desc **out, int cap, int *n, ncp_solver_variants *vs,
+                          ncp_error *err);
+
+/* The run's parameter entries: ps[0..n) (validated: ncp_pipeline_params_validate) and, for
+ * every variant of vs, an entry under its name with its base solver's parameters of ps
+ * overridden by its own. *out points into vs. */
+int ncp_variants_params(ncp_solver_variants *vs, const ncp_solver_params_entry *ps, int n,
+                        const ncp_solver_params_entry **out, int *nout, ncp_error *err);
+
 /* Every given parameter must be one the solver documents (a typo must not pass silently), of a
  * solver of cat (NULL = the registry): else NCP_ERR_INPUT naming it. */
 int ncp_pipeline_params_validate(const ncp_solver_catalog *cat, const ncp_solver_params_entry *ps,

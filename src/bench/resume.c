@@ -472,6 +472,8 @@ int ncp_resume_append(ncp_resume *rs, const ncp_jresult *r, long long *off, ncp_
     ncp_jbuf_f64(b, r->wall_ms);
     ncp_jbuf_f64(b, r->time_min_ms);
     ncp_jbuf_f64(b, r->time_max_ms);
+    /* since solutions.h5 keeps the solver's own velocity apart; absent from older records */
+    ncp_jbuf_f64s(b, r->has_answer ? r->solver_v : NULL, r->has_answer ? r->nsv : 0);
     if (b->oom) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory journaling a result");
     /* compressed (REC_ZRESULT) when that is smaller; a compressor without memory stores the
      * payload as it is */
@@ -556,6 +558,9 @@ int ncp_resume_read(ncp_resume *rs, long long off, ncp_jresult *r, ncp_error *er
     r->wall_ms = newer ? ncp_jr_f64(&q) : NAN;
     r->time_min_ms = newer ? ncp_jr_f64(&q) : r->setup_ms + r->solve_ms;
     r->time_max_ms = newer ? ncp_jr_f64(&q) : r->setup_ms + r->solve_ms;
+    /* the solver's own velocity (an empty array when it has none) ends the records written
+     * since; an older record's v is the solver's own if it had one, and stays as it was */
+    if (newer && !q.bad && q.n - q.at >= sizeof(int32_t)) r->solver_v = ncp_jr_f64s(&q, &r->nsv);
     r->m = nl;
     r->ntrace = r->ncols > 0 ? nt / r->ncols : 0;
     if (q.bad || type != REC_RESULT || nl != nu || r->nmetrics != ncp_metrics_count() ||

@@ -38,8 +38,10 @@ typedef struct ncp_jresult {
     int has_answer;        /* 0: no solutions.h5 entry (unsupported) */
     const double *lambda, *u; /* m each */
     int m;
-    const double *v;       /* nv (0: none) */
+    const double *v;       /* nv (0: none): A^{-1}(b + J^T lambda) for the graded lambda */
     int nv;
+    const double *solver_v; /* nsv (0: none): the solver's own velocity */
+    int nsv;
     const double *trace;   /* ntrace x ncols stored trace rows, row-major (0 rows: none) */
     int ntrace, ncols;
 } ncp_jresult;

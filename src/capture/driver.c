@@ -62,7 +62,9 @@ static int driver_solve_stats(const ncp_driver *d, ncp_driver_stats *stats, cons
         /* a problem without a dense A (the step's block route) gets no v: the step computes
          * it from lambda (step.h) */
         memcpy(out->lambda, res.lambda, (size_t)p->m * sizeof(double));
-        if (res.v) memcpy(out->v, res.v, (size_t)p->nv * sizeof(double));
+        /* the solver's own velocity when it has one: the step it would take */
+        const double *v = res.solver_v ? res.solver_v : res.v;
+        if (v) memcpy(out->v, v, (size_t)p->nv * sizeof(double));
     }
     ncp_result_free(&res);
     return NCP_OK;

@@ -249,7 +249,8 @@ static int cas_solve(const ncp_fig_opts *o, int s, const ncp_problem *p, double 
     row->iters = res.iterations;
     row->conv = sap ? res.status == NCP_STATUS_STALLED || res.converged : res.converged;
     row->ms = res.setup_ms + res.solve_ms;
-    if ((rc = cas_sap_errors(p, res.v, sigma, &row->em, &row->emu, &row->cost, err))) {
+    if ((rc = cas_sap_errors(p, res.solver_v ? res.solver_v : res.v, sigma, &row->em, &row->emu,
+                             &row->cost, err))) {
         ncp_result_free(&res);
         return rc;
     }
@@ -391,7 +392,7 @@ static int cas_part_slip(const ncp_fig_opts *o, const char *out, cas_results *R,
                     it += r.iters;
                     /* Fig. 15: H's condition number at sap's final v of every step */
                     double c;
-                    rc = cas_hessian_cond(p, res.v, sg, &c, err);
+                    rc = cas_hessian_cond(p, res.solver_v ? res.solver_v : res.v, sg, &c, err);
                     if (!rc && isfinite(c)) cs += c, ncond++;
                     if (i == sink.n - 1) cl = c;
                     if (rc || i < sink.n - 1) {

@@ -309,9 +309,30 @@ static int solver_name(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJS
     return NCP_OK;
 }
 
-/* An array of unique registered solver names (non-empty if nonempty) into out[*n]. */
+/* A solver variant (solve/catalog.h: "pgs@omega=1.3") of benchmark.solvers, checked as
+ * --solvers checks it; a duplicate of an earlier item of out[0..k) is refused. */
+static int variant_name(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSON *v,
+                        const char *path, char (*out)[32], int k)
+{
+    ncp_solver_variant sv, other;
+    ncp_error e = {0};
+    if (strlen(v->valuestring) >= 32)
+        return ncp_json_expect(c, path, v, "a solver variant name of at most 31 characters");
+    if (cat && ncp_catalog_variant(cat, v->valuestring, &sv, &e))
+        return ncp_json_fail(c, path, "%s", e.msg);
+    for (int i = 0; cat && i < k; i++)
+        if (ncp_is_variant_name(out[i]) && !ncp_catalog_variant(cat, out[i], &other, &e) &&
+            ncp_variant_same(&sv, &other))
+            return ncp_json_fail(c, path, "solver variant \"%s\" is listed twice (as \"%s\")",
+                                 v->valuestring, out[i]);
+    snprintf(out[k], 32, "%s", v->valuestring);
+    return NCP_OK;
+}
+
+/* An array of unique registered solver names (non-empty if nonempty) into out[*n]; with
+ * variants, solver variants too (benchmark.solvers). */
 static int solver_list(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSON *sl,
-                       const char *path, int nonempty, char (*out)[32], int *n)
+                       const char *path, int nonempty, int variants, char (*out)[32], int *n)
 {
     int rc = NCP_OK, i = 0;
     if (!cJSON_IsArray(sl) || (nonempty && cJSON_GetArraySize(sl) == 0))
@@ -321,7 +342,10 @@ static int solver_list(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJS
     for (const cJSON *it = sl->child; it && !rc; it = it->next, i++) {
         char p[NCP_JSON_PATH_MAX];
         ncp_json_index(p, path, i);
-        rc = solver_name(c, cat, it, p, out[i]);
+        if (variants && cJSON_IsString(it) && ncp_is_variant_name(it->valuestring))
+            rc = variant_name(c, cat, it, p, out, i);
+        else
+            rc = solver_name(c, cat, it, p, out[i]);
         for (int k = 0; k < i && !rc; k++)
             if (strcmp(out[k], out[i]) == 0) rc = ncp_json_fail(c, p, "solver \"%s\" is listed twice", out[i]);
     }
@@ -430,7 +454,7 @@ static int parse_bench(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJS
     if (!rc) rc = parse_budget(c, b, "benchmark", "budget", &cfg->budget);
     if (rc) return rc;
     const cJSON *sl = cJSON_GetObjectItemCaseSensitive(b, "solvers");
-    if (sl) rc = solver_list(c, cat, sl, "benchmark.solvers", 0, cfg->solvers, &cfg->nsolvers);
+    if (sl) rc = solver_list(c, cat, sl, "benchmark.solvers", 0, 1, cfg->solvers, &cfg->nsolvers);
     if (!rc) rc = parse_params(c, cat, b, cfg);
     return rc;
 }
@@ -620,7 +644,7 @@ static int parse_task(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSO
     cfg->budget.time_ms = cfg->step_budget_ms;
     if (rc) return rc;
     const cJSON *sl = cJSON_GetObjectItemCaseSensitive(t, "solvers");
-    if (sl && (rc = solver_list(c, cat, sl, "task.solvers", 1, cfg->solvers, &cfg->nsolvers))) return rc;
+    if (sl && (rc = solver_list(c, cat, sl, "task.solvers", 1, 0, cfg->solvers, &cfg->nsolvers))) return rc;
     const cJSON *cr = cJSON_GetObjectItemCaseSensitive(t, "criteria");
     if (!cr) return ncp_json_fail(c, "task.criteria", "missing (expected a non-empty array of criteria, "
                                   "each {\"type\": %s, ...})", "displacement|position|upright|in_region|penetration|speed");

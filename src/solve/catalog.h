@@ -32,6 +32,32 @@ const char *ncp_catalog_closest(const ncp_solver_catalog *c, const char *name);
 
 /* Index of the solver named `name`, or -1. */
 int ncp_catalog_index(const ncp_solver_catalog *c, const char *name);
+/* Index of the solver a solver or variant name is of ("pgs@omega=1.3": pgs's), or -1. */
+int ncp_catalog_base_index(const ncp_solver_catalog *c, const char *name);
+
+/* Solver variants: "BASE@NAME=VALUE[@NAME=VALUE...]" in --solvers and a scene's solver list,
+ * e.g. pgs@omega=1.3 (docs/design.md §5, "solver variants"). A variant is its base solver run
+ * with parameters of its own, as a row of its own named as written: the name keys metrics.csv,
+ * the journal, solutions.h5 and traces.h5 groups, and baselines. Its parameters are applied over
+ * those --param and a scene's benchmark.params give the base solver (the variant's win). */
+#define NCP_SOLVER_NAME_MAX 32
+typedef struct ncp_solver_variant {
+    ncp_solver_desc desc;            /* the base solver's, with name = the variant's name */
+    char name[NCP_SOLVER_NAME_MAX];
+    const ncp_solver_desc *base;
+    ncp_params params;               /* its own parameters */
+} ncp_solver_variant;
+
+/* Whether name names a variant (has an '@'). */
+int ncp_is_variant_name(const char *name);
+/* Parses spec into *v against c. NCP_ERR_INPUT naming what is wrong: an unknown base solver or
+ * parameter (with the closest name), a value that is not a finite number, a parameter given
+ * twice, a name of NCP_SOLVER_NAME_MAX characters or more. Parameter values are range-checked
+ * where --param's are, by the solver when it starts. */
+int ncp_catalog_variant(const ncp_solver_catalog *c, const char *spec, ncp_solver_variant *v,
+                        ncp_error *err);
+/* Whether a and b are the same solver with the same parameter values (in any order). */
+int ncp_variant_same(const ncp_solver_variant *a, const ncp_solver_variant *b);
 
 /* The plugin file / plugin name of solver i; NULL for a built-in solver or a bad index. */
 const char *ncp_catalog_plugin_file(const ncp_solver_catalog *c, int i);

@@ -54,6 +54,7 @@ void ncp_result_free(ncp_result *r)
     free(r->lambda);
     free(r->u);
     free(r->v);
+    free(r->solver_v);
     memset(r, 0, sizeof *r);
 }
 
@@ -498,9 +499,15 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p0, const ncp
     ncp_metrics_velocity(run.ws, res->lambda, res->u);
     if (nvo) {
         if (run.have_v && out.has_v) {
-            ncp_copy(nvo, run.best_v, res->v);
+            /* kept apart: until it has converged an ADMM's v is not its lambda's velocity */
+            if (!(res->solver_v = ncp_malloc(err, nvo, sizeof(double)))) {
+                rc = NCP_ERR_NOMEM;
+                goto done;
+            }
+            ncp_copy(nvo, run.best_v, res->solver_v);
             res->has_solver_v = 1;
-        } else if (sparse_v) {
+        }
+        if (sparse_v) {
             /* v = A^{-1}(b + J^T lambda) with A's sparse factor */
             ncp_sparse_chol *F = NULL;
             ncp_copy(nvo, p->b, res->v);
@@ -604,8 +611,13 @@ int ncp_harness_grade(const ncp_problem *p0, const double *lambda, const double 
         ncp_csr_gemv_t(&g->J, 1.0, res->lambda, 1.0, vl);
         if ((rc = ncp_chol_factor(nvo, L, err)) || (rc = ncp_chol_solve(nvo, L, 1, vl, err)))
             goto done;
-        ncp_copy(nvo, v ? v : vl, res->v);
+        ncp_copy(nvo, vl, res->v);
         if (v) {
+            if (!(res->solver_v = ncp_malloc(err, nvo, sizeof(double)))) {
+                rc = NCP_ERR_NOMEM;
+                goto done;
+            }
+            ncp_copy(nvo, v, res->solver_v);
             /* the program's v is its answer; how far it is from the one its lambda gives */
             double nr = ncp_norm2(nvo, vl);
             ncp_axpy(nvo, -1.0, v, vl);
@@ -614,13 +626,15 @@ int ncp_harness_grade(const ncp_problem *p0, const double *lambda, const double 
                      "lambda)|| = %.3g", nr > 0.0 ? ncp_norm2(nvo, vl) / nr : ncp_norm2(nvo, vl));
             note_add(res, t);
         }
-    } else if (v && p0->nv > 0 && (res->v = ncp_calloc(err, p0->nv, sizeof(double)))) {
-        ncp_copy(p0->nv, v, res->v); /* kept as given: no dense A to check it against */
     } else if (v && p0->nv > 0) {
-        rc = NCP_ERR_NOMEM;
-        goto done;
+        /* kept as given: no dense A to check it against (res->v stays NULL) */
+        if (!(res->solver_v = ncp_malloc(err, p0->nv, sizeof(double)))) {
+            rc = NCP_ERR_NOMEM;
+            goto done;
+        }
+        ncp_copy(p0->nv, v, res->solver_v);
     }
-    res->has_solver_v = v && res->v;
+    res->has_solver_v = res->solver_v != NULL;
     double r = metric_value(&res->final, opts->stop_metric);
     res->converged = !isnan(r) && r <= opts->budget.tol;
     res->status = res->converged ? NCP_STATUS_CONVERGED : NCP_STATUS_STALLED;

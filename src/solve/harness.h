@@ -97,8 +97,10 @@ int ncp_harness_dual_symmetric(const ncp_problem *p, double *asym, double *scale
 typedef struct ncp_result {
     double *lambda;     /* m */
     double *u;          /* m: D lambda + v_f, recomputed by the harness */
-    double *v;          /* nv or NULL: the solver's v if it has one, else A^{-1}(b + J^T lambda) */
-    int has_solver_v;
+    double *v;          /* nv or NULL: A^{-1}(b + J^T lambda), the velocity of the graded lambda */
+    double *solver_v;   /* nv or NULL: the solver's own v when it reports one (an ADMM's or
+                           sap's primal iterate: off v until it has converged) */
+    int has_solver_v;   /* solver_v != NULL */
     int iterations;
     int status;         /* ncp_status */
     int converged;      /* final stopping metric <= tol */
@@ -136,8 +138,9 @@ void ncp_result_free(ncp_result *r);
  * v (nv) is the problem's generalised velocity: NULL when the problem has no dense primal
  * data, or only a primal reconstructed from D (whose velocity is not the problem's). A problem
  * that keeps A sparse (has_sparse_primal, no dense A) has one too for a solver that takes v0
- * and runs on the sparse form as it is (sap): it gets v0, and res->v is its v (or A^{-1}(b +
- * J^T lambda) by A's sparse factor). */
+ * and runs on the sparse form as it is (sap): it gets v0. res->v is A^{-1}(b + J^T lambda) for
+ * the graded lambda (by A's dense or sparse factor), whatever the solver reports; a solver's own
+ * velocity goes to res->solver_v. */
 int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p, const ncp_params *params,
                       const double *lambda0, const double *v0, const ncp_harness_opts *opts,
                       ncp_result *res, ncp_error *err);
@@ -146,7 +149,8 @@ int ncp_harness_solve(const ncp_solver_desc *s, const ncp_problem *p, const ncp_
  * iterate of ncp_harness_solve is graded: the metrics module on the problem as given (dual data
  * derived from the primal when absent), u = D lambda + v_f, v = A^{-1}(b + J^T lambda) when the
  * problem has dense primal data. lambda (m) must be finite. v (nv or NULL): the program's
- * velocity, kept as its answer (has_solver_v); with dense primal data its relative distance to
+ * velocity, kept as res->solver_v (res->v is A^{-1}(b + J^T lambda), NULL without dense primal
+ * data); with dense primal data its relative distance to
  * A^{-1}(b + J^T lambda) is written into res->note. trace_lambda (ntrace x m, row-major, may be
  * NULL with ntrace 0): iterates whose metrics go to trace_out[k] (ntrace entries). Sets final,
  * converged (opts->stop_metric <= opts->budget.tol) and status: CONVERGED, or STALLED (the

@@ -1,6 +1,8 @@
 /* solutions.h5 (docs/design.md): /solutions/<solver>/<problem>/{r, u, v} in FCLib's /solution
- * names (r = lambda, u = constraint velocity, v = generalised velocity when the solver has
- * one) with attributes iterations, converged and status.
+ * names (r = lambda, u = constraint velocity, v = the generalised velocity of r, A^{-1}(b + J^T
+ * r), where the problem has primal data) and v_solver (the solver's own velocity, when it
+ * reports one: an ADMM's primal iterate differs from v until it has converged), with attributes
+ * iterations, converged and status.
  *
  * Written under path.tmp-<pid> and renamed by ncp_solutions_close. Every write ends with
  * H5Fflush, so the results finished so far are on disk (in the temporary file) if the run is
@@ -92,7 +94,8 @@ static int usable(const char *what, const char *name, ncp_error *err)
 }
 
 int ncp_solutions_write(ncp_solutions *s, const char *solver, const char *problem, int m,
-                        const double *r, const double *u, int nv, const double *v, int iterations,
+                        const double *r, const double *u, int nv, const double *v, int nsv,
+                        const double *solver_v, int iterations,
                         int converged, const char *status, ncp_error *err)
 {
     ncp_h5_quiet();
@@ -103,7 +106,7 @@ int ncp_solutions_write(ncp_solutions *s, const char *solver, const char *proble
     s->written = 1;
     int rc = usable("solver", solver, err);
     if (!rc) rc = usable("problem", problem, err);
-    if (!rc && (m < 0 || nv < 0 || (m > 0 && (!r || !u))))
+    if (!rc && (m < 0 || nv < 0 || nsv < 0 || (m > 0 && (!r || !u))))
         rc = ncp_error_set(err, NCP_ERR_INTERNAL, "ncp_solutions_write(%s, %s): bad sizes m = %d, nv = %d", solver, problem, m, nv);
     if (rc) return rc;
     ncp_h5ctx c = {.file = s->tmp, .err = err};
@@ -124,6 +127,7 @@ int ncp_solutions_write(ncp_solutions *s, const char *solver, const char *proble
     if (!rc) rc = ncp_h5_write_dvec(&c, pg, pp, "r", m, r);
     if (!rc) rc = ncp_h5_write_dvec(&c, pg, pp, "u", m, u);
     if (!rc && nv > 0 && v) rc = ncp_h5_write_dvec(&c, pg, pp, "v", nv, v);
+    if (!rc && nsv > 0 && solver_v) rc = ncp_h5_write_dvec(&c, pg, pp, "v_solver", nsv, solver_v);
     if (!rc) rc = ncp_h5_attr_int(&c, pg, pp, "iterations", iterations);
     if (!rc) rc = ncp_h5_attr_int(&c, pg, pp, "converged", converged);
     if (!rc) rc = ncp_h5_attr_str(&c, pg, pp, "status", status);
