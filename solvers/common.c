@@ -114,7 +114,7 @@ static int block_max_eig(const ncp_problem *p, const double *dblk, int bi, doubl
     for (int j = 0; j < 3; j++)
         for (int i = 0; i < 3; i++)
             B[i + 3 * j] = 0.5 * (dentry(p, dblk, bi, i, j) + dentry(p, dblk, bi, j, i));
-    int rc = ncp_sym_eigvals(3, B, ev, err);
+    int rc = ncp_sym_eig(3, B, ev, err);
     *lmax = ev[2];
     return rc;
 }

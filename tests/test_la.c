@@ -471,19 +471,6 @@ static void test_sym_eig(void)
     double tr = 0.0, sw = 0.0;
     for (int i = 0; i < n; i++) tr += AT(A, n, i, i), sw += w[i];
     CHECK_NEAR(sw, tr, 1e-12);
-    /* the values alone (ncp_sym_eigvals, orders 1..8): those of the decomposition above, of
-     * every leading block; order 9 is refused */
-    for (int k = 1; k <= n; k++) {
-        double B[64], V[64], wb[8], wv[8];
-        for (int j = 0; j < k; j++)
-            for (int i = 0; i < k; i++) B[i + k * j] = V[i + k * j] = AT(A, n, i, j);
-        CHECK_OK(ncp_sym_eigvals(k, B, wb, &err), &err);
-        CHECK_OK(ncp_sym_eig(k, V, wv, &err), &err);
-        for (int i = 0; i < k; i++) CHECK_NEAR(wb[i], wv[i], 1e-13 * (1.0 + fabs(wv[k - 1])));
-    }
-    double big[81] = {0}, wbig[9];
-    CHECK(ncp_sym_eigvals(9, big, wbig, &err) == NCP_ERR_INTERNAL);
-    ncp_error_clear(&err);
     free(A);
     free(Q);
 }

@@ -184,23 +184,6 @@ int ncp_sym_eig(int n, double *A, double *w, ncp_error *err)
     return NCP_OK;
 }
 
-int ncp_sym_eigvals(int n, double *A, double *w, ncp_error *err)
-{
-    if (n <= 0) return NCP_OK;
-    if (n > NCP_SYM_EIGVALS_MAX)
-        return ncp_error_set(err, NCP_ERR_INTERNAL, "ncp_sym_eigvals: order %d > %d", n,
-                             NCP_SYM_EIGVALS_MAX);
-    double work[4 * NCP_SYM_EIGVALS_MAX]; /* dsyev needs 3n - 1 */
-    lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'L', n, A, n, w, work,
-                                         4 * NCP_SYM_EIGVALS_MAX);
-    if (info > 0)
-        return ncp_error_set(err, NCP_ERR_NUMERIC, "symmetric eigensolver did not converge "
-                             "(%d off-diagonal elements)", (int)info);
-    if (info < 0)
-        return ncp_error_set(err, NCP_ERR_INTERNAL, "dsyev: illegal argument %d", (int)-info);
-    return NCP_OK;
-}
-
 /* ---- CSR ---- */
 
 int ncp_csr_alloc(ncp_csr *S, int m, int n, int nnz, ncp_error *err)

@@ -43,12 +43,6 @@ int ncp_lu_solve(int n, double *A, int *ipiv, int nrhs, double *B, ncp_error *er
 /* Symmetric eigendecomposition A = Q diag(w) Q^T (LAPACK dsyev): A (n x n, column-major) is
  * overwritten by Q, w (n) receives the eigenvalues in ascending order. */
 int ncp_sym_eig(int n, double *A, double *w, ncp_error *err);
-/* The eigenvalues alone (ascending) of a small symmetric A (n <= NCP_SYM_EIGVALS_MAX; A is
- * destroyed): LAPACK dsyev without vectors on a workspace of its own, no allocation — a
- * per-contact call (the Gauss-Seidel family's 3 x 3 blocks) pays neither LAPACKE's workspace
- * query and malloc nor the eigenvectors (~10 us a call with them, reference LAPACK). */
-#define NCP_SYM_EIGVALS_MAX 8
-int ncp_sym_eigvals(int n, double *A, double *w, ncp_error *err);
 
 /* ---- sparse CSR ---- */
 typedef struct ncp_csr {
