@@ -5,7 +5,8 @@
 #
 # Usage (ncpbench runs this itself after a benchmark; standalone):
 #   gnuplot -e "dir='results/incline'" scripts/residual_vs_time.gp
-# optional: -e "dir='...'; title='incline'; metric='al_residual'"
+# optional: -e "dir='...'; title='incline'; metric='al_residual'; tol=1e-8" (tol: the run's
+# tolerance, drawn as a dashed line; ncpbench gives it when the metric is the stop metric)
 # Reads  dir/fig_residual_time.dat (written by ncpbench: the aggregation is described in its
 #        header; columns: solver solver_index time_ms median q25 q75 n_started n_problems panel
 #        member; one index block per solver, the blocks of a panel together) and
@@ -16,6 +17,7 @@
 if (!exists("dir")) dir = "."
 if (!exists("title")) title = dir
 if (!exists("metric")) metric = "al_residual"
+has_tol = exists("tol") ? (tol > 0) : 0
 f = dir."/fig_residual_time.dat"
 ff = dir."/fig_families.dat"
 if (!exists("out")) out = dir."/residual_vs_time"  # the caller may give a temporary stem (bench/plot.c)
@@ -74,6 +76,7 @@ ylo = has_y ? STATS_min : 1e-16
 undefine STATS_*
 stats f using (pos($6)) nooutput
 yhi = exists("STATS_records") && STATS_records > 0 ? STATS_max : 1
+if (has_tol) { ylo = tol < ylo ? tol : ylo; yhi = tol > yhi ? tol : yhi }
 if (xhi <= xlo) { xhi = 2 * xlo }
 if (yhi <= ylo) { yhi = 10 * ylo }
 
@@ -89,6 +92,10 @@ set xlabel "solver time [ms] (setup included)"
 set ylabel metric noenhanced
 set key outside right top vertical Left reverse noenhanced box opaque samplen 2 width 3
 set style fill transparent solid 0.2 noborder
+if (has_tol) {
+    set arrow 2 from graph 0, first tol to graph 1, first tol nohead dt 2 lw 1.5 lc rgb "#000000" front
+    set label 2 sprintf("tolerance %g", tol) at graph 0.01, first tol * 1.6 left front noenhanced
+}
 
 do for [term = 1:2] {
     if (term == 1) {

@@ -28,7 +28,7 @@ static const struct {
     {"solve", SOLVING},
     {"capture", "--help --output --seed --quick --steps --driver --step-budget-ms --store-fclib "
                 "--max-memory --plugin"},
-    {"plot", "--help --metric"},
+    {"plot", "--help --metric --compare"},
     {"list", "--help --plugin"},
     {"export", "--help --fclib --max-memory"},
     {"check", "--help --out --jobs --solvers --param --max-iter --plugin --isolate --no-isolate "

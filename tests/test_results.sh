@@ -95,6 +95,19 @@ for x in R["solvers"]:
        or not c[4].startswith(f"{x['sgm_iterations_normalized']:.2f} (") \
        or c[5] != f"{x['rho_1']:.3f}" or c[6] != f"{x['rho_10']:.3f}":
         bad.append(f"results.md row {line} against {x}")
+# the rank (README: success rate, then SGM time with untimed solvers after the timed, then SGM
+# iterations, then first appearance), in summary.json and as the order of results.md's rows
+def rkey(i):
+    s = solvers[i]
+    conv = sum(ok.get((p, s), False) for p in probs)
+    return (-conv / len(probs), st[s] if math.isfinite(st[s]) else math.inf, si[s], i)
+want_order = [solvers[i] for i in sorted(range(len(solvers)), key=rkey)]
+if [x["solver"] for x in sorted(R["solvers"], key=lambda x: x["rank"])] != want_order:
+    bad.append(f"ranks {[(x['solver'], x['rank']) for x in R['solvers']]}, want {want_order}")
+md_order = [l.split("|")[1].strip() for l in md.splitlines()
+            if l.startswith("| ") and l.split("|")[1].strip() in solvers]
+if md_order != want_order:
+    bad.append(f"results.md rows {md_order}, want {want_order}")
 want = f"Tolerance: {B['tol']:g} on {B['stop_metric']}. Budget: {mi} iterations, " + \
        (f"{tb:g} ms per solve." if tb else "no time limit.")
 if want not in md:
@@ -110,7 +123,7 @@ solve "$T/coll" "$T/cap.h5" --out "$T/A" > "$T/A.log" 2>&1 || { cat "$T/A.log"; 
 check "$T/A" mixed || fail "solve A: table"
 grep -q "^## Results" "$T/A/index.md" && grep -q "(results.md)" "$T/A/index.md" \
   && grep -q '<a href="results.md">' "$T/A/index.html" \
-  && grep -q "^| canal | .* (100.0% of supported) |" "$T/A/index.md" \
+  && grep -q "^| canal | .*; 100.0% of [0-9]* supported) |" "$T/A/index.md" \
   || fail "index page lacks the results section or its link (or gnuplot missing: $(head -c 300 "$T/A/index.md"))"
 # ---- with a time budget: failures at the budget ----
 solve "$T/coll" "$T/cap.h5" --budget-ms 5 --out "$T/B" --no-figures > "$T/B.log" 2>&1 \

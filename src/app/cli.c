@@ -59,6 +59,7 @@ typedef struct cli {
     const char *output;   /* capture -o */
     const char *fclib;    /* export --fclib */
     const char *metric;   /* plot --metric */
+    const char *compare;  /* plot --compare */
     int update;           /* check --update */
     int strict;           /* check, grade --strict */
     const char *junit;    /* check --junit */
@@ -193,6 +194,12 @@ static int apply_option(cli *c, int opt, const char *a, const char *v)
     case NCP_OPT_OUTPUT: c->output = v; return 0;
     case NCP_OPT_FCLIB: c->fclib = v; return 0;
     case NCP_OPT_METRIC: c->metric = v; return 0;
+    case NCP_OPT_COMPARE:
+        if (!v[0] || strstr(v, ",,") || v[0] == ',' || v[strlen(v) - 1] == ',')
+            return bad(c, "--compare: expected solver names separated by commas, got '%s'%s", v,
+                       "");
+        c->compare = v;
+        return 0;
     case NCP_OPT_UPDATE: c->update = 1; return 0;
     case NCP_OPT_STRICT: c->strict = 1; return 0;
     case NCP_OPT_JUNIT: c->junit = v; return 0;
@@ -314,6 +321,17 @@ static int finished_code(const ncp_bench_summary *sum)
     return bad ? NCP_EXIT_SOLVER : 0;
 }
 
+/* The end of `run` and `solve` on rank 0: the performance profiles of the run (profile.md,
+ * perf_profiles.{png,svg}), the index page again now that they exist, then where the results
+ * table and the page are (the last lines printed). */
+static int finish_pages(cli *c, const char *out, ncp_error *err)
+{
+    int rc = ncp_fig_collection_profiles(out, c->po.figures, 0, err);
+    if (!rc && c->po.figures && c->po.traces) rc = ncp_plot_index(out, err);
+    if (!rc) ncp_plot_print_pages(out);
+    return rc;
+}
+
 static int cmd_run(cli *c)
 {
     if (c->npos != 1) return bad(c, "expected exactly one SCENE file, got %s argument(s)%s", c->npos ? "several" : "no", "");
@@ -321,9 +339,13 @@ static int cmd_run(cli *c)
     ncp_error err = {0};
     char scene_path[4200]; /* a file, else a shipped scene by name (util/fsutil.h) */
     if (ncp_find_scene(c->pos[0], NULL, scene_path, sizeof scene_path, &err)) return report(c, &err);
-    int rc = ncp_pipeline_run_scene(scene_path, &c->po, &sum, NULL, 0, &err);
+    char out[4096];
+    int rc = ncp_pipeline_run_scene(scene_path, &c->po, &sum, out, sizeof out, &err);
     if (rc) return report(c, &err);
-    return sum.interrupted ? EXIT_INTERRUPTED : finished_code(&sum);
+    if (ncp_mpi_rank() > 0) return sum.interrupted ? EXIT_INTERRUPTED : finished_code(&sum);
+    if (sum.interrupted) return EXIT_INTERRUPTED;
+    if (sum.nproblems > 0 && finish_pages(c, out, &err)) return report(c, &err);
+    return finished_code(&sum);
 }
 
 typedef struct count_sink {
@@ -387,9 +409,7 @@ static int cmd_solve(cli *c)
                 sum.files_failed ? " that could be loaded" : "");
         return EXIT_BAD_INPUT;
     }
-    if (ncp_fig_collection_profiles(out, c->po.figures, 0, &err)) return report(c, &err);
-    /* the index page again, now that the profiles' figures exist too */
-    if (c->po.figures && c->po.traces && ncp_plot_index(out, &err)) return report(c, &err);
+    if (finish_pages(c, out, &err)) return report(c, &err);
     /* a crashed or hung solve (4, 5) says more than files that failed to load (6) */
     int code = finished_code(&sum);
     return code ? code : sum.files_failed ? EXIT_FILES_FAILED : 0;
@@ -400,13 +420,14 @@ static int cmd_plot(cli *c)
     if (c->npos != 1) return bad(c, "expected exactly one output DIR%s%s", "", "");
     if (c->metric && ncp_metrics_index(c->metric) < 0) return bad(c, "--metric: unknown metric '%s'%s", c->metric, "");
     ncp_error err = {0};
-    int rc = ncp_plot_dir(c->pos[0], NULL, c->metric, &err);
+    int rc = ncp_plot_dir_compare(c->pos[0], NULL, c->metric, c->compare, &err);
     if (rc == NCP_PLOT_SKIPPED) {
         fprintf(stderr, "ncpbench plot: %s\n", err.msg);
         return 0;
     }
     if (rc) return report(c, &err);
     printf("figures written to %s\n", c->pos[0]);
+    ncp_plot_print_pages(c->pos[0]);
     return 0;
 }
 

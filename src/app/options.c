@@ -111,8 +111,13 @@ static const ncp_opt_def opts[NCP_OPT_COUNT] = {
         "`ncpbench export --fclib` writes plain FCLib files)", NULL},
     [NCP_OPT_OUTPUT] = {"--output", "-o", "FILE", "where to write the problems (HDF5)", NULL},
     [NCP_OPT_FCLIB] = {"--fclib", NULL, "DIR", "the folder of the FCLib files written", NULL},
-    [NCP_OPT_METRIC] = {"--metric", NULL, "NAME", "the residual drawn (`ncpbench list metrics`)",
-        "al_residual"},
+    [NCP_OPT_METRIC] = {"--metric", NULL, "NAME", "the metric drawn (`ncpbench list metrics`); "
+        "the run's tolerance is drawn only for its stop metric",
+        "the run's stop metric (summary.json \"budget\"), al_residual without a summary"},
+    [NCP_OPT_COMPARE] = {"--compare", NULL, "A,B,...",
+        "the solvers overlaid in the overview figure (solvers of the run, comma-separated, as "
+        "they are named in metrics.csv: variants and graded names too)",
+        "the best-ranked solver of each family (results.md)"},
     [NCP_OPT_UPDATE] = {"--update", NULL, NULL,
         "rewrite the baseline's values from this run (bands kept); the run's solvers missing "
         "from it are added", NULL},
@@ -170,7 +175,7 @@ static const ncp_opt_use capture_opts[] = {
     {NCP_OPT_PLUGIN, "load a solver plugin (repeatable; also $NCPBENCH_PLUGINS): a plugin "
                      "solver may drive"},
     END};
-static const ncp_opt_use plot_opts[] = {O(HELP), O(METRIC), END};
+static const ncp_opt_use plot_opts[] = {O(HELP), O(METRIC), O(COMPARE), END};
 static const ncp_opt_use list_opts[] = {
     O(HELP),
     {NCP_OPT_PLUGIN, "list the plugin's solvers too, with its file and name (repeatable; also "
@@ -248,11 +253,15 @@ static const ncp_cmd_def cmds[] = {
      "Simulates SCENE (a JSON file, or a shipped scene by name: `ncpbench run boltnut`,\n"
      "`tasks/dish-stack`; see `ncpbench list scenes`), captures every step's contact problem\n"
      "into OUT/problems.h5, solves each with every selected solver under the budget, and\n"
-     "writes OUT/metrics.csv, OUT/traces.h5, OUT/solutions.h5, OUT/summary.json, the figures\n"
-     "OUT/residual_vs_time.{png,svg}, OUT/time_vs_iteration.{png,svg} (one panel per solver\n"
-     "family) and OUT/index.md linking them with a summary table. OUT defaults to\n"
-     "results/<scene name>. A rerun into OUT resumes it, as `solve` does (the scene's text,\n"
-     "seed and capture options are part of the configuration; see `ncpbench solve --help`).\n"
+     "writes OUT/metrics.csv, OUT/traces.h5, OUT/solutions.h5, OUT/summary.json, the ranked\n"
+     "results table OUT/results.md, the figures OUT/overview.{png,svg} (the best solver of each\n"
+     "family on one axis), OUT/residual_vs_time.{png,svg}, OUT/time_vs_iteration.{png,svg} (one\n"
+     "panel per solver family; the stop metric, the tolerance dashed), the performance profiles\n"
+     "(OUT/profile.md, OUT/perf_profiles.{png,svg}) and the page OUT/index.html (the ranked table\n"
+     "first, sortable, then the figures); the last lines printed name results.md and index.html.\n"
+     "OUT defaults to results/<scene name>. A rerun into OUT resumes it, as `solve` does (the\n"
+     "scene's text, seed and capture options are part of the configuration; see\n"
+     "`ncpbench solve --help`).\n"
      "Without --reconstruct-primal, --primal dense or --symmetrize, a solver that needs what a\n"
      "problem lacks gets a row with status unsupported and the reason in the column note.\n",
      run_opts},
@@ -276,9 +285,11 @@ static const ncp_cmd_def cmds[] = {
      "solved again; another configuration is refused (exit 2).\n",
      solve_opts},
     {"plot", "DIR", "(re)draw the figures of an output directory",
-     "Redraws DIR/residual_vs_time.{png,svg} and DIR/time_vs_iteration.{png,svg} from\n"
-     "DIR/traces.h5 (or the traces.csv of older runs) with gnuplot (median and interquartile\n"
-     "band over problems, one curve per solver, one panel per solver family), and\n"
+     "Redraws DIR/overview.{png,svg} (the best-ranked solver of each family, or those of\n"
+     "--compare, on one axis), DIR/residual_vs_time.{png,svg} and DIR/time_vs_iteration.{png,svg}\n"
+     "from DIR/traces.h5 (or the traces.csv of older runs) with gnuplot (median and\n"
+     "interquartile band over problems, one curve per solver, one panel per solver family; the\n"
+     "run's stop metric with its tolerance dashed unless --metric), and DIR/index.html and\n"
      "DIR/index.md.\n",
      plot_opts},
     {"list", "[solvers|metrics|scenes]", "list solvers (with their source), metrics and scenes",

@@ -619,6 +619,22 @@ int ncp_results_read_csv(ncp_results_grid *g, const char *csv, double time_ms, i
     return ncp_csv_read(csv, cols, 7, grid_row, &rd, err);
 }
 
+/* -1, 0, 1: a before, tied with, after b on one key (lower first); NaN after any number. */
+static int key_cmp(double a, double b)
+{
+    if (isnan(a) || isnan(b)) return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+
+/* Whether row a (at index ia) ranks before row b (at ib): the order of ncp_results_compute. */
+static int ranks_before(const ncp_results_row *a, int ia, const ncp_results_row *b, int ib)
+{
+    int c = key_cmp(-a->success, -b->success);
+    if (!c) c = key_cmp(a->sgm_time_ms, b->sgm_time_ms);
+    if (!c) c = key_cmp(a->sgm_iter, b->sgm_iter);
+    return c ? c < 0 : ia < ib;
+}
+
 int ncp_results_compute(const ncp_results_grid *g, ncp_results_row *rows, ncp_error *err)
 {
     int np = g->np, ns = g->ns, rc = NCP_OK;
@@ -687,6 +703,10 @@ int ncp_results_compute(const ncp_results_grid *g, ncp_results_row *rows, ncp_er
         rows[s].sgm_time_norm = bt > 0.0 && isfinite(bt) ? rows[s].sgm_time_ms / bt : NAN;
         rows[s].sgm_iter_norm = bi > 0.0 && isfinite(bi) ? rows[s].sgm_iter / bi : NAN;
     }
+    for (int s = 0; s < ns; s++) { /* ns is small: count the rows ranked before s */
+        rows[s].rank = 1;
+        for (int k = 0; k < ns; k++) rows[s].rank += k != s && ranks_before(&rows[k], k, &rows[s], s);
+    }
 done:
     free(t);
     free(r);
@@ -744,6 +764,7 @@ cJSON *ncp_results_json(const ncp_results_grid *g, const ncp_results_row *rows,
             break;
         }
         bad |= add(so, "solver", cJSON_CreateString(w->solver));
+        bad |= add(so, "rank", num(w->rank));
         bad |= add(so, "family", cJSON_CreateString(results_family(w->solver, c->catalog)));
         bad |= add(so, "problems", num(w->problems));
         bad |= add(so, "converged", num(w->converged));
@@ -803,6 +824,34 @@ static void md_pair(FILE *f, double norm, double raw, int digits, const char *un
     fprintf(f, "%s) | ", unit);
 }
 
+/* One row of results.md's table. */
+static void md_row(FILE *f, const ncp_results_row *w, const ncp_results_conditions *c)
+{
+    fputs("| ", f);
+    for (const char *ch = w->solver; *ch; ch++) { /* a cell: '|' escaped, no line break */
+        if (*ch == '|') fputs("\\|", f);
+        else fputc((unsigned char)*ch < ' ' ? ' ' : *ch, f);
+    }
+    fprintf(f, " | %s | ", results_family(w->solver, c->catalog));
+    md_num(f, 100.0 * w->success, 1);
+    fprintf(f, "%% (%d/%d", w->converged, w->problems);
+    if (w->unsupported) {
+        fputs("; ", f);
+        md_num(f, 100.0 * w->success_supported, 1);
+        fprintf(f, "%% of %d supported", w->problems - w->unsupported);
+    }
+    fputs(") | ", f);
+    md_pair(f, w->sgm_time_norm, w->sgm_time_ms, 3, " ms");
+    md_pair(f, w->sgm_iter_norm, w->sgm_iter, 1, "");
+    md_num(f, w->rho_1, 3);
+    fputs(" | ", f);
+    md_num(f, w->rho_10, 3);
+    fputs(" | ", f);
+    if (isnan(w->median_time_ms)) fputs("-", f);
+    else fprintf(f, "%.4g", w->median_time_ms);
+    fputs(" |\n", f);
+}
+
 int ncp_results_markdown(const char *path, const char *title, const ncp_results_grid *g,
                          const ncp_results_row *rows, const ncp_results_conditions *c,
                          ncp_error *err)
@@ -813,32 +862,9 @@ int ncp_results_markdown(const char *path, const char *title, const ncp_results_
     results_conditions(f, g->np, c);
     fputs("| solver | family | success | SGM time (norm.) | SGM iter (norm.) | rho(1) | rho(10) "
           "| median time ms |\n|---|---|--:|--:|--:|--:|--:|--:|\n", f);
-    for (int s = 0; s < g->ns; s++) {
-        const ncp_results_row *w = &rows[s];
-        fputs("| ", f);
-        for (const char *ch = w->solver; *ch; ch++) { /* a cell: '|' escaped, no line break */
-            if (*ch == '|') fputs("\\|", f);
-            else fputc((unsigned char)*ch < ' ' ? ' ' : *ch, f);
-        }
-        fprintf(f, " | %s | ", results_family(w->solver, c->catalog));
-        md_num(f, 100.0 * w->success, 1);
-        fprintf(f, "%% (%d/%d", w->converged, w->problems);
-        if (w->unsupported) {
-            fputs("; ", f);
-            md_num(f, 100.0 * w->success_supported, 1);
-            fprintf(f, "%% of %d supported", w->problems - w->unsupported);
-        }
-        fputs(") | ", f);
-        md_pair(f, w->sgm_time_norm, w->sgm_time_ms, 3, " ms");
-        md_pair(f, w->sgm_iter_norm, w->sgm_iter, 1, "");
-        md_num(f, w->rho_1, 3);
-        fputs(" | ", f);
-        md_num(f, w->rho_10, 3);
-        fputs(" | ", f);
-        if (isnan(w->median_time_ms)) fputs("-", f);
-        else fprintf(f, "%.4g", w->median_time_ms);
-        fputs(" |\n", f);
-    }
+    for (int r = 1; r <= g->ns; r++) /* by rank: each rank is taken by exactly one row */
+        for (int s = 0; s < g->ns; s++)
+            if (rows[s].rank == r) md_row(f, &rows[s], c);
     fprintf(f,
             "\nSuccess: converged rows / problems; an unsupported row (the problem lacks what "
             "the solver needs) is a failure, as any failure on the test set is in qpbenchmark, "
@@ -847,8 +873,9 @@ int ncp_results_markdown(const char *path, const char *title, const ncp_results_
             "(1.00; the raw value in parentheses): time = setup_ms + solve_ms, shift %g ms, a "
             "failure counted at %s; iterations, shift %g, a failure counted at max_iter. "
             "rho(tau): share of the problems solved within tau times the fastest solver's time "
-            "(Dolan & More 2002). Median time: over the problems the solver solved. Data: "
-            "metrics.csv.\n",
+            "(Dolan & More 2002). Median time: over the problems the solver solved. Rows by "
+            "rank: success rate, then SGM time (a solver without times after the timed ones), "
+            "then SGM iterations. Data: metrics.csv.\n",
             NCP_RESULTS_TIME_SHIFT_MS,
             c->time_ms > 0.0 ? "the time budget" : "the largest time any solver took on the problem",
             NCP_RESULTS_ITER_SHIFT);

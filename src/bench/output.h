@@ -132,9 +132,13 @@ typedef struct ncp_results_row {
     double success, success_supported; /* fractions; the latter NaN without supported rows */
     double sgm_time_ms, sgm_time_norm, sgm_iter, sgm_iter_norm;
     double rho_1, rho_10, median_time_ms; /* median over the problems solved (NaN: none) */
+    int rank; /* 1 = best: see ncp_results_compute */
 } ncp_results_row;
 
-/* rows[0..g->ns): the table. */
+/* rows[0..g->ns): the table, and each row's rank: by success rate (higher first), then SGM
+ * time (lower first; a solver without times, e.g. graded answers without the program's time,
+ * after the timed ones), then SGM iterations (lower first), then the order of first
+ * appearance. */
 int ncp_results_compute(const ncp_results_grid *g, ncp_results_row *rows, ncp_error *err);
 
 /* What the table was measured against, stated above it. tol NaN / max_iter <= 0: differ
@@ -154,7 +158,8 @@ typedef struct ncp_results_conditions {
 cJSON *ncp_results_json(const ncp_results_grid *g, const ncp_results_row *rows,
                         const ncp_results_conditions *c);
 /* results.md: the conditions, then one table (solver | family | success | SGM time (norm.) |
- * SGM iter (norm.) | rho(1) | rho(10) | median time ms), written atomically. */
+ * SGM iter (norm.) | rho(1) | rho(10) | median time ms), its rows by rank, written
+ * atomically. */
 int ncp_results_markdown(const char *path, const char *title, const ncp_results_grid *g,
                          const ncp_results_row *rows, const ncp_results_conditions *c,
                          ncp_error *err);

@@ -328,8 +328,8 @@ static int bench_and_plot(const ncp_problem *probs, int n, const ncp_bench_sourc
             (rc = ncp_out_summary_profile(path, &sum->profile, err)))
             return rc;
         if (!o->quiet)
-            printf("figures: %s/residual_vs_time.{png,svg}, %s/time_vs_iteration.{png,svg} "
-                   "(linked from %s/index.md)\n", bo->out_dir, bo->out_dir, bo->out_dir);
+            printf("figures: %s/{overview,residual_vs_time,time_vs_iteration}.{png,svg}\n",
+                   bo->out_dir);
     }
     if (o->profile) ncp_pipeline_print_profile(&sum->profile);
     if (!o->quiet)

@@ -67,6 +67,7 @@ extern char **environ;
 #define FAM_DAT "fig_families.dat"
 #define RES_SCRIPT "residual_vs_time"
 #define ITER_SCRIPT "time_vs_iteration"
+#define OVERVIEW_SCRIPT "overview"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Small string utilities                                                                      */
@@ -347,12 +348,14 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* gnuplot splits data rows at whitespace: names are written with such characters replaced. */
+static int name_char(unsigned char c)
+{
+    return c <= ' ' || c == '#' || c == '"' || c == '\'' || c == 127 ? '_' : c;
+}
+
 static void fprint_name(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        fputc(c <= ' ' || c == '#' || c == '"' || c == '\'' || c == 127 ? '_' : c, f);
-    }
+    for (; *s; s++) fputc(name_char((unsigned char)*s), f);
 }
 
 static int close_checked(FILE *f, const char *path, ncp_error *err)
@@ -628,16 +631,19 @@ done:
 
 static void scene_title(const char *dir, char *out, size_t cap);
 
-/* Figures a run may hold, with what they show (others found in the directory are listed by
- * name). */
+/* Figures a run may hold, in the page's order, with what they show (a %s: the metric of the
+ * figures; others found in the directory are listed by name after them). */
 static const struct {
     const char *stem, *what;
 } known_figs[] = {
-    {"residual_vs_time", "Residual versus solver time, one panel per solver family (median over "
+    {"overview", "Overview: %s versus solver time of the best solver of each family (or the "
+                 "solvers of `ncpbench plot --compare`) on one axis, the run's tolerance dashed"},
+    {"residual_vs_time", "%s versus solver time, one panel per solver family (median over "
                          "problems, 25th-75th percentile band)"},
     {"time_vs_iteration", "Solver time versus iteration, one panel per solver family"},
     {"perf_profiles", "Dolan-More performance profiles over the problems"},
 };
+enum { NKNOWN = sizeof known_figs / sizeof known_figs[0] };
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -690,6 +696,68 @@ static double jnum(const cJSON *o, const char *key)
     return cJSON_IsNumber(x) ? x->valuedouble : NAN;
 }
 
+/* DIR/summary.json parsed; NULL when it is absent or not JSON. */
+static cJSON *load_summary(const char *dir)
+{
+    char path[4300];
+    char *text = NULL;
+    ncp_error e = {0};
+    if (ncp_path_join(path, sizeof path, dir, "summary.json", &e) ||
+        ncp_read_file(path, &text, NULL, &e))
+        return NULL;
+    cJSON *sum = cJSON_Parse(text);
+    free(text);
+    return sum;
+}
+
+/* The rows of summary.json's "results_table" by rank (bench/output.h; a summary of an older
+ * ncpbench without ranks keeps its order). *n rows; NULL when none (caller frees). */
+static const cJSON **ranked_rows(const cJSON *sum, int *n)
+{
+    const cJSON *rows =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sum, "results_table"),
+                                         "solvers");
+    *n = cJSON_IsArray(rows) ? cJSON_GetArraySize(rows) : 0;
+    const cJSON **v = *n > 0 ? calloc((size_t)*n, sizeof *v) : NULL;
+    if (!v) {
+        *n = 0;
+        return NULL;
+    }
+    int k = 0;
+    const cJSON *so;
+    cJSON_ArrayForEach(so, rows)
+    {
+        if (jstr(so, "solver")) v[k++] = so;
+    }
+    *n = k;
+    for (int i = 1; i < k; i++) /* insertion sort: stable, and the tables are short */
+        for (int j = i; j > 0 && jnum(v[j - 1], "rank") > jnum(v[j], "rank"); j--) {
+            const cJSON *t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return v;
+}
+
+/* The metric the figures of dir were drawn with (the "# metric: " line of the data file). */
+static void figure_metric(const char *dir, char *out, size_t cap)
+{
+    snprintf(out, cap, "the metric");
+    char path[4300];
+    ncp_error e = {0};
+    if (ncp_path_join(path, sizeof path, dir, RES_DAT, &e)) return;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[256];
+    while (fgets(line, sizeof line, f) && line[0] == '#')
+        if (!strncmp(line, "# metric: ", 10)) {
+            line[strcspn(line, "\r\n")] = '\0';
+            snprintf(out, cap, "%.100s", line + 10);
+            break;
+        }
+    fclose(f);
+}
+
 /* A number for the table: "-" when missing, %.3g otherwise (integers as integers). */
 static void cell(char *buf, size_t n, double x)
 {
@@ -698,7 +766,7 @@ static void cell(char *buf, size_t n, double x)
     else snprintf(buf, n, "%.3g", x);
 }
 
-/* Text for a Markdown table cell or HTML: '|', '<', '>' and '&' escaped. */
+/* Text for a Markdown table cell or HTML: '|', '<', '>', '&' and '"' escaped. */
 static void put_text(FILE *f, const char *s, int html)
 {
     for (; s && *s; s++) {
@@ -706,6 +774,7 @@ static void put_text(FILE *f, const char *s, int html)
         else if (html && *s == '<') fputs("&lt;", f);
         else if (html && *s == '>') fputs("&gt;", f);
         else if (html && *s == '&') fputs("&amp;", f);
+        else if (html && *s == '"') fputs("&quot;", f);
         else if ((unsigned char)*s < ' ') fputc(' ', f);
         else fputc(*s, f);
     }
@@ -723,110 +792,197 @@ static void put_row(FILE *f, int html, const char *const *cells, int n)
     fputs(html ? "</tr>\n" : "\n", f);
 }
 
-/* summary.json's "results_table" (bench/output.h) as a section of the page, with the
- * conditions above it and a link to results.md; nothing when the summary has none (a run of an
- * older ncpbench). */
+/* The sorter of the results table, inline (the page works offline): a click on a header sorts
+ * the rows by that column, again the other way; a cell's data-value (the raw number) is its
+ * key, else its text; a missing value ("-") sorts last either way. The columns marked
+ * data-desc (success, rho) sort best first on the first click. index.html#sort=K (or
+ * #sort=K-desc) clicks header K when the page loads, so a browser driven from the command line
+ * (tests/test_page.sh) exercises the same handler. */
+static const char SORTER_JS[] =
+    "<script>\n"
+    "(function () {\n"
+    "  function key(td) {\n"
+    "    var v = td.getAttribute('data-value');\n"
+    "    if (v === null) return td.textContent;\n"
+    "    var x = parseFloat(v);\n"
+    "    return isNaN(x) ? null : x;\n"
+    "  }\n"
+    "  function sortBy(table, col, desc) {\n"
+    "    var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);\n"
+    "    rows.sort(function (a, b) {\n"
+    "      var x = key(a.cells[col]), y = key(b.cells[col]);\n"
+    "      if (x === null || y === null) return (x === null) - (y === null);\n"
+    "      var c = typeof x === 'number' && typeof y === 'number' ? x - y\n"
+    "                                                            : String(x).localeCompare(String(y));\n"
+    "      return desc ? -c : c;\n"
+    "    });\n"
+    "    rows.forEach(function (r) { body.appendChild(r); });\n"
+    "    table.setAttribute('data-sorted', col + (desc ? '-desc' : '-asc'));\n"
+    "  }\n"
+    "  var table = document.getElementById('results-table');\n"
+    "  if (!table) return;\n"
+    "  var heads = table.tHead.rows[0].cells;\n"
+    "  Array.prototype.forEach.call(heads, function (th, col) {\n"
+    "    th.style.cursor = 'pointer';\n"
+    "    th.title = 'sort by this column (click again: the other way)';\n"
+    "    th.addEventListener('click', function () {\n"
+    "      var now = table.getAttribute('data-sorted');\n"
+    "      var desc = now === col + '-asc' ? true : now === col + '-desc' ? false\n"
+    "                                              : th.hasAttribute('data-desc');\n"
+    "      if (th.getAttribute('data-force')) {\n"
+    "        desc = th.getAttribute('data-force') === 'desc';\n"
+    "        th.removeAttribute('data-force');\n"
+    "      }\n"
+    "      sortBy(table, col, desc);\n"
+    "    });\n"
+    "  });\n"
+    "  var m = /^#sort=(\\d+)(-(asc|desc))?$/.exec(location.hash);\n"
+    "  if (m && heads[+m[1]]) {\n"
+    "    if (m[3]) heads[+m[1]].setAttribute('data-force', m[3]);\n"
+    "    heads[+m[1]].click();\n"
+    "  }\n"
+    "})();\n"
+    "</script>\n";
+
+/* A cell of the results table: its text, and in HTML a number cell's raw value as data-value
+ * ("" when missing) so that sorting (and a reader of the page) uses the full value; a text
+ * cell (numeric = 0) sorts by its text. */
+static void result_cell(FILE *f, int html, const char *text, int numeric, double raw)
+{
+    if (!html) {
+        fputs(" ", f);
+        put_text(f, text, 0);
+        fputs(" |", f);
+        return;
+    }
+    if (!numeric) fputs("<td>", f);
+    else if (isnan(raw)) fputs("<td data-value=\"\">", f);
+    else fprintf(f, "<td data-value=\"%.17g\">", raw);
+    put_text(f, text, 1);
+    fputs("</td>", f);
+}
+
+/* "norm (raw unit)": a normalised mean and its raw value, "-" when missing. */
+static void norm_raw(char *buf, size_t n, double norm, double raw, const char *fmt_raw,
+                     const char *unit)
+{
+    if (isnan(raw)) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    char r[64];
+    snprintf(r, sizeof r, fmt_raw, raw);
+    if (isnan(norm)) snprintf(buf, n, "- (%s%s)", r, unit);
+    else snprintf(buf, n, "%.2f (%s%s)", norm, r, unit);
+}
+
+/* summary.json's "results_table" (bench/output.h) as the first section of the page, ranked,
+ * with the conditions above it and a link to results.md; nothing when the summary has none (a
+ * run of an older ncpbench). In HTML it is sortable (SORTER_JS) and every number cell keeps
+ * its raw value. */
 static void write_results(FILE *f, int html, const cJSON *sum)
 {
     const cJSON *rt = cJSON_GetObjectItemCaseSensitive(sum, "results_table");
-    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(rt, "solvers");
-    if (!cJSON_IsArray(rows)) return;
+    int n = 0;
+    const cJSON **rows = ranked_rows(sum, &n);
+    if (!rows) return;
     const char *stop = jstr(rt, "stop_metric");
     double tol = jnum(rt, "tol"), mi = jnum(rt, "max_iter"), tb = jnum(rt, "time_budget_ms");
     const char *ft = jstr(rt, "failure_time");
-    char cond[700];
-    snprintf(cond, sizeof cond, "%.0f problems; tolerance %g on %s; budget %.0f iterations, %s",
-             jnum(rt, "problems"), tol, stop ? stop : "the stopping metric", mi,
+    char cond[900];
+    snprintf(cond, sizeof cond,
+             "Ranked by success rate, then SGM time, then SGM iterations. %.0f problems; "
+             "success: %s <= %g; budget %.0f iterations, %s",
+             jnum(rt, "problems"), stop ? stop : "the stopping metric", tol, mi,
              isnan(tb) ? "no time limit" : "");
     if (!isnan(tb)) snprintf(cond + strlen(cond), sizeof cond - strlen(cond), "%g ms per solve", tb);
     const char *clk = jstr(rt, "clock");
     if (clk) snprintf(cond + strlen(cond), sizeof cond - strlen(cond), "; times on the %s clock", clk);
     snprintf(cond + strlen(cond), sizeof cond - strlen(cond),
              ". Shifted geometric means (SGM; shifts %g ms and %g iterations; a failure counted "
-             "at %s and at max_iter) normalised to the best solver; rho(tau) of the Dolan-More "
-             "profile. Definitions: ", jnum(rt, "time_shift_ms"), jnum(rt, "iteration_shift"),
-             ft ? ft : "the time budget");
-    static const char *const head[8] = {"solver", "family", "success", "SGM time (norm.)",
-                                        "SGM iter (norm.)", "rho(1)", "rho(10)",
-                                        "median time ms"};
+             "at %s and at max_iter) normalised to the best solver, the raw value in "
+             "parentheses; rho(tau) of the Dolan-More profile.%s Definitions: ",
+             jnum(rt, "time_shift_ms"), jnum(rt, "iteration_shift"),
+             ft ? ft : "the time budget",
+             html ? " Click a header to sort by that column." : "");
+    static const char *const head[9] = {"#", "solver", "family", "success",
+                                        "SGM time (norm.)", "SGM iter (norm.)", "rho(1)",
+                                        "rho(10)", "median time ms"};
     if (html) {
-        fputs("<h2>Results</h2>\n<p>", f);
+        fputs("<h2 id=\"results\">Results</h2>\n<p>", f);
         put_text(f, cond, 1);
-        fputs("<a href=\"results.md\">results.md</a>.</p>\n<table><tr>", f);
-        for (int k = 0; k < 8; k++) fprintf(f, "<th>%s</th>", head[k]);
-        fputs("</tr>\n", f);
+        fputs("<a href=\"results.md\">results.md</a>; data: <a href=\"metrics.csv\">metrics.csv"
+              "</a>.</p>\n<table id=\"results-table\"><thead><tr>", f);
+        for (int k = 0; k < 9; k++)
+            fprintf(f, "<th%s>%s</th>", k == 3 || k == 6 || k == 7 ? " data-desc" : "", head[k]);
+        fputs("</tr></thead>\n<tbody>\n", f);
     } else {
         fputs("\n## Results\n\n", f);
         put_text(f, cond, 0);
         fputs("[results.md](results.md).\n\n|", f);
-        for (int k = 0; k < 8; k++) fprintf(f, " %s |", head[k]);
+        for (int k = 1; k < 9; k++) fprintf(f, " %s |", head[k]);
         fputs("\n|---|---|--:|--:|--:|--:|--:|--:|\n", f);
     }
-    const cJSON *so;
-    cJSON_ArrayForEach(so, rows)
-    {
-        const char *name = jstr(so, "solver"), *fam = jstr(so, "family");
-        if (!name) continue;
-        char c[8][80];
+    for (int i = 0; i < n; i++) {
+        const cJSON *so = rows[i];
+        const char *fam = jstr(so, "family");
+        char c[160];
         double su = jnum(so, "success_rate"), sp = jnum(so, "success_rate_supported");
-        double un = jnum(so, "unsupported");
-        snprintf(c[0], sizeof c[0], "%s", name);
-        snprintf(c[1], sizeof c[1], "%s", fam ? fam : NCP_PLOT_OTHER_FAMILY);
-        if (isnan(su)) snprintf(c[2], sizeof c[2], "-");
-        else if (un > 0 && !isnan(sp))
-            snprintf(c[2], sizeof c[2], "%.1f%% (%.1f%% of supported)", 100.0 * su, 100.0 * sp);
-        else snprintf(c[2], sizeof c[2], "%.1f%%", 100.0 * su);
-        const char *keys[5] = {"sgm_time_normalized", "sgm_iterations_normalized", "rho_1",
-                               "rho_10", "median_time_ms"};
-        for (int k = 0; k < 5; k++) {
-            double x = jnum(so, keys[k]);
-            if (isnan(x)) snprintf(c[3 + k], sizeof c[3 + k], "-");
-            else snprintf(c[3 + k], sizeof c[3 + k], k < 2 ? "%.2f" : k < 4 ? "%.3f" : "%.4g", x);
+        double un = jnum(so, "unsupported"), np = jnum(so, "problems");
+        fputs(html ? "<tr>" : "|", f);
+        if (html) {
+            cell(c, sizeof c, jnum(so, "rank"));
+            result_cell(f, 1, c, 1, jnum(so, "rank"));
         }
-        const char *cells[8] = {c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]};
-        put_row(f, html, cells, 8);
+        result_cell(f, html, jstr(so, "solver"), 0, NAN);
+        result_cell(f, html, fam ? fam : NCP_PLOT_OTHER_FAMILY, 0, NAN);
+        if (isnan(su)) snprintf(c, sizeof c, "-");
+        else if (un > 0 && !isnan(sp))
+            snprintf(c, sizeof c, "%.1f%% (%.0f/%.0f; %.1f%% of %.0f supported)", 100.0 * su,
+                     jnum(so, "converged"), np, 100.0 * sp, np - un);
+        else snprintf(c, sizeof c, "%.1f%% (%.0f/%.0f)", 100.0 * su, jnum(so, "converged"), np);
+        result_cell(f, html, c, 1, su);
+        norm_raw(c, sizeof c, jnum(so, "sgm_time_normalized"), jnum(so, "sgm_time_ms"), "%.4g",
+                 " ms");
+        result_cell(f, html, c, 1, jnum(so, "sgm_time_ms"));
+        norm_raw(c, sizeof c, jnum(so, "sgm_iterations_normalized"), jnum(so, "sgm_iterations"),
+                 "%.1f", "");
+        result_cell(f, html, c, 1, jnum(so, "sgm_iterations"));
+        const char *keys[3] = {"rho_1", "rho_10", "median_time_ms"};
+        for (int k = 0; k < 3; k++) {
+            double x = jnum(so, keys[k]);
+            if (isnan(x)) snprintf(c, sizeof c, "-");
+            else snprintf(c, sizeof c, k < 2 ? "%.3f" : "%.4g", x);
+            result_cell(f, html, c, 1, x);
+        }
+        fputs(html ? "</tr>\n" : "\n", f);
     }
-    if (html) fputs("</table>\n", f);
+    if (html) {
+        fputs("</tbody></table>\n", f);
+        fputs(SORTER_JS, f);
+    }
+    free(rows);
 }
 
-/* The page in Markdown (html = 0) or HTML (html = 1). */
-static void write_page(FILE *f, int html, const char *title, char **figs, int nfigs,
-                       const cJSON *sum)
+/* The figures, known ones first in the page's order (both formats on one line, the PNG shown),
+ * then any other figure file. */
+static void write_figures(FILE *f, int html, char **figs, int nfigs, const char *metric)
 {
-    const cJSON *budget = cJSON_GetObjectItemCaseSensitive(sum, "budget");
-    const char *stop = budget ? jstr(budget, "stop_metric") : NULL;
-    if (!stop) stop = "natural_map_rel_acary";
-    if (html) {
-        fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", f);
-        put_text(f, title, 1);
-        fputs("</title>\n<style>body{font-family:sans-serif;max-width:1400px;margin:auto}"
-              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;"
-              "text-align:right}td:first-child,td:nth-child(2){text-align:left}"
-              "img{max-width:100%}</style></head><body>\n<h1>", f);
-        put_text(f, title, 1);
-        fputs("</h1>\n<h2>Figures</h2>\n", f);
-    } else {
-        fputs("# ", f);
-        put_text(f, title, 0);
-        fputs("\n\n(written by ncpbench from summary.json; the figures from traces.h5)\n\n"
-              "## Figures\n\n", f);
-    }
-    /* known figures first (both formats on one line), then any other figure file */
     char *done = calloc((size_t)(nfigs ? nfigs : 1), 1);
-    for (size_t k = 0; k < sizeof known_figs / sizeof known_figs[0] + 1; k++) {
+    for (int k = 0; k <= NKNOWN; k++) {
         for (int i = 0; i < nfigs; i++) {
             if (done && done[i]) continue;
-            char stem[256];
+            char stem[256], what[512];
             snprintf(stem, sizeof stem, "%.*s", (int)(strlen(figs[i]) - 4), figs[i]);
-            const char *what = NULL;
-            if (k < sizeof known_figs / sizeof known_figs[0]) {
+            if (k < NKNOWN) {
                 if (strcmp(stem, known_figs[k].stem)) continue;
-                what = known_figs[k].what;
+                snprintf(what, sizeof what, known_figs[k].what, metric);
+            } else {
+                snprintf(what, sizeof what, "%s", stem);
             }
-            /* every file of this stem: the PNG is shown, each format linked */
             if (html) fputs("<p>", f);
             else fputs("- ", f);
-            put_text(f, what ? what : stem, html);
+            put_text(f, what, html);
             fputs(": ", f);
             const char *png = NULL;
             for (int j = i; j < nfigs; j++) {
@@ -838,7 +994,11 @@ static void write_page(FILE *f, int html, const char *title, char **figs, int nf
                 else fprintf(f, "[%s](%s) ", figs[j] + strlen(stem) + 1, figs[j]);
             }
             if (html) {
-                if (png) fprintf(f, "<br><img src=\"%s\" alt=\"%s\">", png, stem);
+                /* whether the image loaded is recorded on it (tests/test_page.sh reads it) */
+                if (png)
+                    fprintf(f, "<br><img src=\"%s\" alt=\"%s\" "
+                               "onload=\"this.setAttribute('data-loaded', this.naturalWidth)\" "
+                               "onerror=\"this.setAttribute('data-failed', '1')\">", png, stem);
                 fputs("</p>\n", f);
             } else {
                 fputs("\n", f);
@@ -849,8 +1009,34 @@ static void write_page(FILE *f, int html, const char *title, char **figs, int nf
     free(done);
     if (nfigs == 0) fputs(html ? "<p>No figures (gnuplot missing, or --no-figures).</p>\n"
                                : "No figures (gnuplot missing, or --no-figures).\n", f);
+}
 
+/* The page in Markdown (html = 0) or HTML (html = 1): the ranked results table, the figures
+ * (the overview first), the per-solver medians. */
+static void write_page(FILE *f, int html, const char *title, char **figs, int nfigs,
+                       const cJSON *sum, const char *metric)
+{
+    const cJSON *budget = cJSON_GetObjectItemCaseSensitive(sum, "budget");
+    const char *stop = budget ? jstr(budget, "stop_metric") : NULL;
+    if (!stop) stop = "natural_map_rel_acary";
+    if (html) {
+        fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>", f);
+        put_text(f, title, 1);
+        fputs("</title>\n<style>body{font-family:sans-serif;max-width:1400px;margin:auto}"
+              "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;"
+              "text-align:right}td:nth-child(2),td:nth-child(3){text-align:left}"
+              "th{background:#f4f4f4}img{max-width:100%}</style></head><body>\n<h1>", f);
+        put_text(f, title, 1);
+        fputs("</h1>\n", f);
+    } else {
+        fputs("# ", f);
+        put_text(f, title, 0);
+        fputs("\n\n(written by ncpbench from summary.json; the figures from traces.h5)\n", f);
+    }
     write_results(f, html, sum);
+    fputs(html ? "<h2>Figures</h2>\n" : "\n## Figures\n\n", f);
+    write_figures(f, html, figs, nfigs, metric);
+
     const cJSON *solvers = cJSON_GetObjectItemCaseSensitive(sum, "solvers");
     if (html) {
         fputs("<h2>Solvers</h2>\n<table><tr><th>solver</th><th>family</th>"
@@ -884,13 +1070,14 @@ static void write_page(FILE *f, int html, const char *title, char **figs, int nf
 }
 
 /* Text of a whole page (caller frees), NULL when out of memory. */
-static char *page_text(int html, const char *title, char **figs, int nfigs, const cJSON *sum)
+static char *page_text(int html, const char *title, char **figs, int nfigs, const cJSON *sum,
+                       const char *metric)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     if (!m) return NULL;
-    write_page(m, html, title, figs, nfigs, sum);
+    write_page(m, html, title, figs, nfigs, sum, metric);
     if (fclose(m) != 0) {
         free(buf);
         return NULL;
@@ -908,13 +1095,14 @@ int ncp_plot_index(const char *dir, ncp_error *err)
     cJSON *sum = cJSON_Parse(text);
     free(text);
     if (!sum) return ncp_error_set(err, NCP_ERR_INPUT, "%s is not valid JSON", path);
-    char title[256];
+    char title[256], metric[128];
     scene_title(dir, title, sizeof title);
+    figure_metric(dir, metric, sizeof metric);
     int nfigs = 0;
     char **figs = list_figures(dir, &nfigs, err);
     rc = figs ? NCP_OK : NCP_ERR_NOMEM;
     for (int html = 0; !rc && html < 2; html++) {
-        char *page = page_text(html, title, figs, nfigs, sum);
+        char *page = page_text(html, title, figs, nfigs, sum, metric);
         if (!page) rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory writing the index page");
         if (!rc) rc = ncp_path_join(path, sizeof path, dir, html ? "index.html" : "index.md", err);
         if (!rc) rc = ncp_safe_write_text(path, page, err);
@@ -924,6 +1112,18 @@ int ncp_plot_index(const char *dir, ncp_error *err)
     free(figs);
     cJSON_Delete(sum);
     return rc;
+}
+
+void ncp_plot_print_pages(const char *dir)
+{
+    static const char *const pages[2][2] = {{"results.md", "results table"},
+                                            {"index.html", "results page (open in a browser)"}};
+    for (int k = 0; k < 2; k++) {
+        char path[4300];
+        ncp_error e = {0};
+        if (!ncp_path_join(path, sizeof path, dir, pages[k][0], &e) && ncp_file_exists(path))
+            printf("%s: %s\n", pages[k][1], path);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1204,22 +1404,93 @@ static int index_if_summary(const char *dir, ncp_error *err)
     return ncp_plot_index(dir, err);
 }
 
+/* The solvers of the overview figure, space-separated as the .dat files write their names, into
+ * sel (cap bytes), and what they are into what: compare's (comma-separated; each must be a
+ * solver of the run when the summary has a results table), else the best-ranked solver of
+ * each family of the results table (bench/output.h: ranks). */
+static int overview_selection(const cJSON *sum, const char *compare, const char *dir, char *sel,
+                              size_t cap, char *what, size_t wcap, ncp_error *err)
+{
+    sel[0] = '\0';
+    int n = 0;
+    const cJSON **rows = ranked_rows(sum, &n);
+    size_t k = 0;
+    if (compare) {
+        snprintf(what, wcap, "the solvers compared");
+        for (const char *p = compare; *p;) {
+            size_t len = strcspn(p, ",");
+            int found = rows == NULL; /* no results table (traces alone): taken as given */
+            for (int i = 0; i < n && !found; i++)
+                found = strlen(jstr(rows[i], "solver")) == len &&
+                        !strncmp(jstr(rows[i], "solver"), p, len);
+            if (!found || len == 0) {
+                char known[600] = "";
+                for (int i = 0; i < n; i++) {
+                    size_t used = strlen(known);
+                    snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                             jstr(rows[i], "solver"));
+                }
+                free(rows);
+                return ncp_error_set(err, NCP_ERR_INPUT,
+                                     "--compare: '%.*s' is not a solver of %s (its solvers: %s)",
+                                     (int)len, p, dir, known);
+            }
+            for (size_t j = 0; j < len && k + 2 < cap; j++)
+                sel[k++] = (char)name_char((unsigned char)p[j]);
+            if (k + 1 < cap) sel[k++] = ' ';
+            p += len;
+            if (*p == ',') p++;
+        }
+    } else {
+        snprintf(what, wcap, "the best solver of each family (results.md's ranking)");
+        for (int i = 0; i < n; i++) {
+            const char *fam = jstr(rows[i], "family");
+            int seen = 0;
+            for (int j = 0; j < i && !seen; j++) {
+                const char *fj = jstr(rows[j], "family");
+                seen = (fam && fj) ? !strcmp(fam, fj) : fam == fj;
+            }
+            if (seen) continue;
+            for (const char *c = jstr(rows[i], "solver"); *c && k + 2 < cap; c++)
+                sel[k++] = (char)name_char((unsigned char)*c);
+            if (k + 1 < cap) sel[k++] = ' ';
+        }
+    }
+    sel[k] = '\0';
+    free(rows);
+    return NCP_OK;
+}
+
 int ncp_plot_dir(const char *dir, const char *scripts_dir, const char *metric, ncp_error *err)
 {
-    if (!metric) metric = NCP_PLOT_DEFAULT_METRIC;
-    int rc = ncp_plot_aggregate(dir, metric, err);
-    if (rc) return rc;
-    char *gnuplot = find_gnuplot();
-    if (!gnuplot) {
-        if ((rc = index_if_summary(dir, err))) return rc;
-        return ncp_error_set(err, NCP_PLOT_SKIPPED,
-                             "gnuplot not found on PATH: figures skipped; install gnuplot-nox");
+    return ncp_plot_dir_compare(dir, scripts_dir, metric, NULL, err);
+}
+
+int ncp_plot_dir_compare(const char *dir, const char *scripts_dir, const char *metric,
+                         const char *compare, ncp_error *err)
+{
+    /* the stopping criterion of the run: its metric is drawn unless another is asked for, with
+     * its tolerance */
+    cJSON *sum = load_summary(dir);
+    const cJSON *budget = cJSON_GetObjectItemCaseSensitive(sum, "budget");
+    const char *stop = jstr(budget, "stop_metric");
+    double tol = jnum(budget, "tol");
+    if (!metric) metric = stop ? stop : NCP_PLOT_DEFAULT_METRIC;
+    int draw_tol = stop && !strcmp(metric, stop) && tol > 0.0;
+    char sel[4096], what[128];
+    char *gnuplot = NULL, *logpath = NULL, *defs = NULL;
+    int rc = overview_selection(sum, compare, dir, sel, sizeof sel, what, sizeof what, err);
+    if (!rc) rc = ncp_plot_aggregate(dir, metric, err);
+    if (rc) goto done;
+    if (!(gnuplot = find_gnuplot())) {
+        if ((rc = index_if_summary(dir, err))) goto done;
+        rc = ncp_error_set(err, NCP_PLOT_SKIPPED,
+                           "gnuplot not found on PATH: figures skipped; install gnuplot-nox");
+        goto done;
     }
     /* the data directory's (util/fsutil.h: source tree only for an uninstalled build) */
     if (!scripts_dir || !scripts_dir[0]) scripts_dir = ncp_scripts_dir();
-    char *logpath = path_join(dir, "gnuplot.log", err);
-    char *defs = NULL;
-    if (!logpath) { rc = NCP_ERR_NOMEM; goto done; }
+    if (!(logpath = path_join(dir, "gnuplot.log", err))) { rc = NCP_ERR_NOMEM; goto done; }
     if (strpbrk(dir, "\n\r")) {
         rc = ncp_error_set(err, NCP_ERR_INPUT,
                            "output directory name contains a line break; gnuplot cannot be given "
@@ -1230,7 +1501,8 @@ int ncp_plot_dir(const char *dir, const char *scripts_dir, const char *metric, n
 
     char title[256];
     scene_title(dir, title, sizeof title);
-    size_t cap = 2 * (strlen(dir) + strlen(title) + strlen(metric)) + 64;
+    size_t cap = 2 * (strlen(dir) + strlen(title) + strlen(metric) + strlen(sel) + strlen(what)) +
+                 160;
     defs = ncp_malloc(err, cap, 1);
     if (!defs) { rc = NCP_ERR_NOMEM; goto done; }
     defs[0] = '\0';
@@ -1241,11 +1513,29 @@ int ncp_plot_dir(const char *dir, const char *scripts_dir, const char *metric, n
     strcat(defs, "'; metric='");
     gp_quote(defs, cap, metric);
     strcat(defs, "'");
-
+    if (draw_tol) snprintf(defs + strlen(defs), cap - strlen(defs), "; tol=%.17g", tol);
     rc = run_script(gnuplot, scripts_dir, RES_SCRIPT, dir, defs, logpath, err);
+    if (rc == NCP_OK && !sel[0]) { /* nothing to overlay: no overview of an earlier drawing */
+        char *png = path_join(dir, OVERVIEW_SCRIPT ".png", err);
+        char *svg = png ? path_join(dir, OVERVIEW_SCRIPT ".svg", err) : NULL;
+        if (!svg) rc = NCP_ERR_NOMEM;
+        else if ((unlink(png) && errno != ENOENT) || (unlink(svg) && errno != ENOENT))
+            rc = ncp_error_set(err, NCP_ERR_IO, "cannot remove the old %s: %s", png,
+                               strerror(errno));
+        free(png);
+        free(svg);
+    } else if (rc == NCP_OK) { /* the overview: its solvers on top of the panels' defs */
+        strcat(defs, "; sel='");
+        gp_quote(defs, cap, sel);
+        strcat(defs, "'; what='");
+        gp_quote(defs, cap, what);
+        strcat(defs, "'");
+        rc = run_script(gnuplot, scripts_dir, OVERVIEW_SCRIPT, dir, defs, logpath, err);
+    }
     if (rc == NCP_OK) rc = run_script(gnuplot, scripts_dir, ITER_SCRIPT, dir, defs, logpath, err);
     if (rc == NCP_OK) rc = index_if_summary(dir, err);
 done:
+    cJSON_Delete(sum);
     free(gnuplot);
     free(logpath);
     free(defs);
