@@ -508,7 +508,16 @@ static void test_index(const char *dir)
                "  \"median_iterations\": 12.5, \"median_solve_ms\": 0.25,\n"
                "  \"median\": {\"al_residual\": 1e-9}},\n"
                " {\"solver\": \"mystery\", \"problems\": 2, \"converged\": 0,\n"
-               "  \"median_iterations\": null, \"median_solve_ms\": 7, \"median\": {}}]}\n");
+               "  \"median_iterations\": null, \"median_solve_ms\": 7, \"median\": {}}],\n"
+               " \"results_table\": {\"problems\": 4, \"tol\": 1e-8, \"stop_metric\": \"al_residual\",\n"
+               "  \"max_iter\": 100, \"solvers\": [\n"
+               "  {\"solver\": \"mystery\", \"rank\": 2, \"family\": \"other\", \"problems\": 4,\n"
+               "   \"converged\": 0, \"unsupported\": 0, \"success_rate\": 0, \"sgm_time_ms\": 7.5,\n"
+               "   \"sgm_time_normalized\": 3, \"sgm_iterations\": null},\n"
+               "  {\"solver\": \"pgs\", \"rank\": 1, \"family\": \"Gauss-Seidel / Jacobi sweeps\",\n"
+               "   \"problems\": 4, \"converged\": 3, \"unsupported\": 0, \"success_rate\": 0.75,\n"
+               "   \"sgm_time_ms\": 2.5, \"sgm_time_normalized\": 1, \"sgm_iterations\": 12.25,\n"
+               "   \"sgm_iterations_normalized\": 1}]}}\n");
     const char *figs[] = {"residual_vs_time.png", "residual_vs_time.svg", "extra.svg", "b.png"};
     for (int i = 0; i < 4; i++) write_file(sub, figs[i], "x");
     write_file(sub, "notafigure.txt", "x");
@@ -529,6 +538,18 @@ static void test_index(const char *dir)
     CHECK(strstr(md, "| pgs | Gauss-Seidel / Jacobi sweeps | 3 / 4 | 12.5 | 0.25 | 1e-09 |") != NULL);
     CHECK(strstr(md, "| mystery | other | 0 / 2 | - | 7 | - |") != NULL);
     CHECK(strstr(md, "median al_residual") != NULL);
+    /* the results table first, by rank, with counts and raw values; in HTML each number's
+     * raw value in data-value, the sorter inline, before the first figure */
+    const char *r1 = strstr(md, "| pgs | Gauss-Seidel / Jacobi sweeps | 75.0% (3/4) | 1.00 (2.5 ms) "
+                                "| 1.00 (12.2) |");
+    const char *r2 = strstr(md, "| mystery | other | 0.0% (0/4) | 3.00 (7.5 ms) | - |");
+    CHECK(r1 && r2 && r1 < r2 && r2 < strstr(md, "## Figures"));
+    const char *tab = strstr(html, "<table id=\"results-table\">");
+    CHECK(tab && tab < strstr(html, "<img") && strstr(html, "function sortBy(") != NULL);
+    CHECK(strstr(html, "<td data-value=\"2.5\">1.00 (2.5 ms)</td>") != NULL);
+    CHECK(strstr(html, "<td data-value=\"0.75\">75.0% (3/4)</td>") != NULL);
+    CHECK(strstr(html, "<td data-value=\"\">-</td>") != NULL); /* mystery's iterations */
+    CHECK(strstr(html, "src=\"b.png\"") && strstr(html, "onerror=") && !strstr(html, "http"));
     free(md);
     free(html);
     rm_tree(sub);

@@ -116,6 +116,8 @@ static void check_table(const char *path, double budget)
     CHECK_NEAR(A->median_time_ms, 4.0, 1e-12);
     CHECK_NEAR(B->median_time_ms, 8.0, 1e-12);
     CHECK_NEAR(C->median_time_ms, 1.0, 1e-12);
+    /* ranks: by success first (A 3/3, B 2/3, C 1/3) whatever the times */
+    CHECK(A->rank == 1 && B->rank == 2 && C->rank == 3);
 
     /* the same file twice: another 3 problems (names repeat across files), the same table */
     CHECK_OK(ncp_results_read_csv(&g, path, budget, 100, &err), &err);
@@ -166,6 +168,40 @@ static void test_missing_row(const char *dir)
     ncp_error_clear(&err);
     CHECK(ncp_results_read_csv(&g, path, 0.0, 50, &err) == NCP_ERR_INPUT);
     CHECK(strstr(err.msg, "missing.csv:2") != NULL);
+    ncp_results_grid_free(&g);
+}
+
+/* The rank's order (output.h): success, then SGM time with an untimed solver (graded answers
+ * without the program's time) after the timed ones, then SGM iterations, then appearance.
+ *   Y, V, X all solve p1 and p2; Y is fastest; V and X take the same times, V fewer iterations;
+ *   Z solves both in 1 iteration but untimed; W solves p1 only (fastest there); U = X. */
+static void test_rank(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/rank.csv", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fputs("problem,solver,iterations,converged,status,setup_ms,solve_ms\n"
+          "p1,X,10,1,converged,0,4\np1,Y,20,1,converged,0,2\np1,Z,1,1,converged,nan,nan\n"
+          "p1,W,3,1,converged,0,1\np1,V,5,1,converged,0,4\np1,U,10,1,converged,0,4\n"
+          "p2,X,10,1,converged,0,4\np2,Y,20,1,converged,0,2\np2,Z,1,1,converged,nan,nan\n"
+          "p2,W,50,0,max_iter,0,9\np2,V,5,1,converged,0,4\np2,U,10,1,converged,0,4\n",
+          f);
+    fclose(f);
+    ncp_error err;
+    ncp_error_clear(&err);
+    ncp_results_grid g = {0};
+    CHECK_OK(ncp_results_read_csv(&g, path, 0.0, 50, &err), &err);
+    ncp_results_row rows[6];
+    CHECK_OK(ncp_results_compute(&g, rows, &err), &err);
+    static const char *const want[6] = {"Y", "V", "X", "U", "Z", "W"};
+    for (int r = 0; r < 6; r++) {
+        const ncp_results_row *w = row_of(rows, 6, want[r]);
+        CHECK(w && w->rank == r + 1);
+        if (w && w->rank != r + 1)
+            fprintf(stderr, "rank of %s: %d, want %d\n", want[r], w->rank, r + 1);
+    }
     ncp_results_grid_free(&g);
 }
 
@@ -236,8 +272,9 @@ int main(void)
         test_outputs(dir, csv);
     }
     test_missing_row(dir);
+    test_rank(dir);
     char path[600];
-    const char *files[] = {"metrics.csv", "missing.csv", "results.md"};
+    const char *files[] = {"metrics.csv", "missing.csv", "rank.csv", "results.md"};
     for (int i = 0; i < 3; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, files[i]);
         unlink(path);
