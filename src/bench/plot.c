@@ -1176,6 +1176,17 @@ static void gp_quote(char *out, size_t cap, const char *s)
     out[k] = '\0';
 }
 
+/* Appends the gnuplot definition name='value' to defs (cap bytes), after "; " unless defs is
+ * empty. */
+static void gp_def(char *defs, size_t cap, const char *name, const char *value)
+{
+    size_t k = strlen(defs);
+    snprintf(defs + k, cap - k, "%s%s='", k ? "; " : "", name);
+    gp_quote(defs, cap, value);
+    k = strlen(defs);
+    snprintf(defs + k, cap - k, "'");
+}
+
 /* Scene name for the title: summary.json's "scene", else the directory's name. */
 static void scene_title(const char *dir, char *out, size_t cap)
 {
@@ -1506,13 +1517,9 @@ int ncp_plot_dir_compare(const char *dir, const char *scripts_dir, const char *m
     defs = ncp_malloc(err, cap, 1);
     if (!defs) { rc = NCP_ERR_NOMEM; goto done; }
     defs[0] = '\0';
-    strcat(defs, "dir='");
-    gp_quote(defs, cap, dir);
-    strcat(defs, "'; title='");
-    gp_quote(defs, cap, title);
-    strcat(defs, "'; metric='");
-    gp_quote(defs, cap, metric);
-    strcat(defs, "'");
+    gp_def(defs, cap, "dir", dir);
+    gp_def(defs, cap, "title", title);
+    gp_def(defs, cap, "metric", metric);
     if (draw_tol) snprintf(defs + strlen(defs), cap - strlen(defs), "; tol=%.17g", tol);
     rc = run_script(gnuplot, scripts_dir, RES_SCRIPT, dir, defs, logpath, err);
     if (rc == NCP_OK && !sel[0]) { /* nothing to overlay: no overview of an earlier drawing */
@@ -1525,11 +1532,8 @@ int ncp_plot_dir_compare(const char *dir, const char *scripts_dir, const char *m
         free(png);
         free(svg);
     } else if (rc == NCP_OK) { /* the overview: its solvers on top of the panels' defs */
-        strcat(defs, "; sel='");
-        gp_quote(defs, cap, sel);
-        strcat(defs, "'; what='");
-        gp_quote(defs, cap, what);
-        strcat(defs, "'");
+        gp_def(defs, cap, "sel", sel);
+        gp_def(defs, cap, "what", what);
         rc = run_script(gnuplot, scripts_dir, OVERVIEW_SCRIPT, dir, defs, logpath, err);
     }
     if (rc == NCP_OK) rc = run_script(gnuplot, scripts_dir, ITER_SCRIPT, dir, defs, logpath, err);
@@ -1561,11 +1565,8 @@ int ncp_plot_script(const char *name, const char *dir, const char *title, ncp_er
         rc = NCP_ERR_NOMEM;
     } else {
         defs[0] = '\0';
-        strcat(defs, "dir='");
-        gp_quote(defs, cap, dir);
-        strcat(defs, "'; title='");
-        gp_quote(defs, cap, title);
-        strcat(defs, "'");
+        gp_def(defs, cap, "dir", dir);
+        gp_def(defs, cap, "title", title);
         rc = run_script(gnuplot, scripts_dir, name, dir, defs, logpath, err);
     }
     free(gnuplot);
