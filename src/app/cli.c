@@ -328,7 +328,7 @@ static int finish_pages(cli *c, const char *out, ncp_error *err)
 {
     int rc = ncp_fig_collection_profiles(out, c->po.figures, 0, err);
     if (!rc && c->po.figures && c->po.traces) rc = ncp_plot_index(out, err);
-    if (!rc) ncp_plot_print_pages(out);
+    if (!rc) ncp_plot_print_pages(out, c->po.figures && c->po.traces);
     return rc;
 }
 
@@ -427,7 +427,7 @@ static int cmd_plot(cli *c)
     }
     if (rc) return report(c, &err);
     printf("figures written to %s\n", c->pos[0]);
-    ncp_plot_print_pages(c->pos[0]);
+    ncp_plot_print_pages(c->pos[0], 1);
     return 0;
 }
 

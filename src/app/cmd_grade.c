@@ -20,6 +20,6 @@ int ncp_cli_grade(const ncp_grade_opts *o)
     printf("graded %s: %d of %d problems answered, %d converged (%s <= %g), %d with traces; "
            "self-timed; outputs in %s\n", rep.name, rep.answered, rep.problems, rep.converged,
            ncp_metrics_name(o->stop_metric), o->tol, rep.traces, rep.out_dir);
-    ncp_plot_print_pages(rep.out_dir);
+    ncp_plot_print_pages(rep.out_dir, o->figures);
     return 0;
 }

@@ -1114,11 +1114,11 @@ int ncp_plot_index(const char *dir, ncp_error *err)
     return rc;
 }
 
-void ncp_plot_print_pages(const char *dir)
+void ncp_plot_print_pages(const char *dir, int page)
 {
     static const char *const pages[2][2] = {{"results.md", "results table"},
                                             {"index.html", "results page (open in a browser)"}};
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 1 + (page != 0); k++) {
         char path[4300];
         ncp_error e = {0};
         if (!ncp_path_join(path, sizeof path, dir, pages[k][0], &e) && ncp_file_exists(path))

@@ -52,9 +52,10 @@ int ncp_plot_aggregate(const char *dir, const char *metric, ncp_error *err);
  * converged / problems, median iterations, median solve ms, median stop metric). */
 int ncp_plot_index(const char *dir, ncp_error *err);
 
-/* Prints "results table: DIR/results.md" and "results page ...: DIR/index.html" on stdout,
- * each when the file exists: the last lines of `run`, `solve` and `grade`. */
-void ncp_plot_print_pages(const char *dir);
+/* Prints "results table: DIR/results.md" and, when page is set, "results page ...:
+ * DIR/index.html" on stdout, each when the file exists: the last lines of `run`, `solve` and
+ * `grade` (page: the index was written by this invocation, not left by an earlier one). */
+void ncp_plot_print_pages(const char *dir, int page);
 
 /* ncp_plot_aggregate of `metric` (NULL: the run's stop metric, summary.json "budget", else
  * NCP_PLOT_DEFAULT_METRIC), then runs gnuplot on scripts_dir/residual_vs_time.gp,
