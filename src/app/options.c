@@ -259,7 +259,7 @@ static const ncp_cmd_def cmds[] = {
     {"capture", "SCENE -o FILE", "only capture the scene's problems into the HDF5 file FILE",
      "Simulates SCENE and stores every captured contact problem in FILE (HDF5: the primal data\n"
      "A, b, J, e with blocks and contacts, compressed; D = J A^-1 J^T is rebuilt on loading;\n"
-     "see README.md).\n",
+     "see docs/outputs.md).\n",
      capture_opts},
     {"solve", "FILE|DIR...", "solve problems from our HDF5 files or plain FCLib files "
      "(directories searched recursively; resumes an earlier run)",
