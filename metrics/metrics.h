@@ -1,8 +1,8 @@
-/* Solver-independent metrics (docs/design.md, "Metrics"). Computed from lambda only (and the problem), never
+/* Solver-independent metrics (docs/metrics.md). Computed from lambda only (and the problem), never
  * from what a solver reports. One function fills every metric so that per-iteration traces and
  * final rows use the same code.
  *
- * Per-block conventions for the non-contact rows (documented in README.md):
+ * Per-block conventions for the non-contact rows (documented in docs/metrics.md):
  *   bilateral:  natural map F = u;           ncp_dual = |u|;      ncp_primal = 0; compl = 0
  *   unilateral: F = lambda - max(0, lambda - u) = min(lambda, u);
  *               ncp_primal = max(0,-lambda); ncp_dual = max(0,-u); compl = |lambda u|

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzz one target with libFuzzer (README.md, "Fuzzing"):
+# Fuzz one target with libFuzzer (docs/fuzzing.md):
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer options...]     TARGET: scene, problems or fclib
 # Builds $FUZZ_BUILD (default build-fuzz: CC=clang, -Dfuzz=true, ASan + UBSan), then runs
 # tests/fuzz/fuzz-TARGET for SECONDS on a corpus kept in $FUZZ_BUILD/fuzz-corpus/TARGET (it grows

@@ -68,7 +68,7 @@ if ./build-test/ncpbench check results/baselines/quick.json --out build-test/che
 else
   failed=$((failed+1))
 fi
-# Fuzzing (README.md, "Fuzzing"): each libFuzzer target for 4000 inputs (under a minute) when
+# Fuzzing (docs/fuzzing.md): each libFuzzer target for 4000 inputs (under a minute) when
 # clang is present (build-fuzz: clang, ASan + UBSan); a crash, leak, timeout or out-of-memory
 # input fails its target (the input is kept in build-fuzz/fuzz-artifacts/TARGET/). A fixed seed
 # and input count from the committed corpus only: the same inputs on every run and machine, so

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A run stays within its bounds and always ends cleanly (issue 31; docs/design.md §5.7.1, README
+# A run stays within its bounds and always ends cleanly (issue 31; docs/design.md §5.7.1, docs/running.md
 # "Exit codes"), with the misbehaving plugins of tests/plugins/misbehave.c in $PLUGINDIR:
 #   - the watchdog: a plugin that loops, sleeps or ignores the stop request is killed at its hard
 #     deadline in its child (row `timeout (killed)`, exit 4, every other row there); without

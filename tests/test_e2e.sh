@@ -67,10 +67,10 @@ h5diff "$T/cap1.h5" "$T/cap2.h5" > "$T/h5diff.txt" 2>&1 || { head "$T/h5diff.txt
 "$NCPBENCH" solve "$T/cap1.h5" --out "$T/solve1" --no-progress --no-figures > /dev/null || fail "solve our file"
 "$NCPBENCH" export --fclib "$T/fclib" "$T/cap1.h5" > "$T/export.txt" || fail "export"
 nf=$(ls "$T/fclib"/*.hdf5 2>/dev/null | wc -l)
-# problems.h5 holds no D: README's h5py example rebuilds D = J A^-1 J^T and v_f; they must match
+# problems.h5 holds no D: docs/outputs.md's h5py example rebuilds D = J A^-1 J^T and v_f; they must match
 # the W and q ncpbench computed and exported
-"$PY" tests/check_readme_h5.py README.md "$T/cap1.h5" "$T/fclib/cap1-000000.hdf5" > "$T/readme.txt" \
-  || { cat "$T/readme.txt"; fail "README problems.h5 example"; }
+"$PY" tests/check_doc_h5.py docs/outputs.md "$T/cap1.h5" "$T/fclib/cap1-000000.hdf5" > "$T/doc_h5.txt" \
+  || { cat "$T/doc_h5.txt"; fail "docs/outputs.md problems.h5 example"; }
 # --store-fclib keeps the FCLib groups in problems.h5: W = H^T M^-1 H, q = w + H^T M^-1 f
 "$NCPBENCH" capture scenes/sphere-stack.json -o "$T/capf.h5" --quick --seed 7 --store-fclib > /dev/null || fail "capture --store-fclib"
 "$PY" tests/check_h5.py "$T/capf.h5" --min-checked 1 > "$T/capf.txt" || { cat "$T/capf.txt"; fail "--store-fclib: FCLib identities"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The installed program (README.md, "Installing"): `meson install --destdir` into a scratch
+# The installed program (docs/building.md, "Installing"): `meson install --destdir` into a scratch
 # folder, the staged prefix moved elsewhere (a relocated install: the data directory is found
 # relative to the executable), then run from another folder with NCPBENCH_DATA unset:
 # `version` names the installed data directory (not the source tree), `run boltnut` finds the

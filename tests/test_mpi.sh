@@ -158,7 +158,7 @@ kept=$(sed -n "s|^resumed $T/i: \([0-9]*\) rows kept.*|\1|p" "$T/i2.log")
 # A worker rank dying in a solve run in its own process (--no-isolate; tests/plugins/crash.c
 # dereferences NULL on the problem named by $NCP_TEST_CRASH_ON, set on rank 1 only, whose first
 # tasks are the last problem's: bench.c take_for): rank 0, not mpirun, names the rank, the
-# problem and the solver, keeps every finished row, and the job ends with exit 5 (README), not
+# problem and the solver, keeps every finished row, and the job ends with exit 5 (docs/running.md), not
 # a hang. A rerun resumes the journal; completed, the outputs equal a serial run's.
 # (not in sanitizer builds: UBSan's halt_on_error ends the rank at the NULL store with exit 1,
 # before any signal, so there is no signal for rank 0 to name)

@@ -14,8 +14,8 @@
 #include "tcheck.h"
 #include "util/strdist.h"
 
-/* The contract: what each command takes (README's CLI reference). Written independently of the
- * table so that a change to either shows here. */
+/* The contract: what each command takes (docs/cli.md, the CLI reference). Written independently
+ * of the table so that a change to either shows here. */
 #define SOLVING                                                                                 \
     "--help --solvers --tol --max-iter --budget-ms --clock --repeat --stop-metric --param "     \
     "--out --jobs --no-traces --traces-csv --trace-every --no-figures --profile " \

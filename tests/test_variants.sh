@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Solver variants (README "Solver variants", solve/catalog.h): --solvers pgs,pgs@omega=1.3 runs
+# Solver variants (docs/running.md "Choosing solvers", solve/catalog.h): --solvers pgs,pgs@omega=1.3 runs
 # each as its own row; a variant's rows equal a plain run of its base solver with the same
 # --param (the iterates differ from the default's as omega says); its parameters win over
 # --param's for its row only; a rerun of the folder resumes them; a scene's benchmark.solvers

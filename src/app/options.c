@@ -268,7 +268,7 @@ static const ncp_cmd_def cmds[] = {
     {"capture", "SCENE -o FILE", "only capture the scene's problems into the HDF5 file FILE",
      "Simulates SCENE and stores every captured contact problem in FILE (HDF5: the primal data\n"
      "A, b, J, e with blocks and contacts, compressed; D = J A^-1 J^T is rebuilt on loading;\n"
-     "see README.md).\n",
+     "see docs/outputs.md).\n",
      capture_opts},
     {"solve", "FILE|DIR...", "solve problems from our HDF5 files or plain FCLib files "
      "(directories searched recursively; resumes an earlier run)",
@@ -376,7 +376,8 @@ static const ncp_cmd_def cmds[] = {
     {"help", "[COMMAND|OPTION]", "this overview; `ncpbench help OPTION` describes an option",
      "Without an argument, the overview of the commands; `ncpbench help COMMAND` is\n"
      "`ncpbench COMMAND --help`; `ncpbench help --tol` (or `help tol`) describes an option:\n"
-     "its argument, default and the commands that take it.\n",
+     "its argument, default and the commands that take it; `ncpbench help --markdown` prints\n"
+     "this whole reference as Markdown (docs/cli.md).\n",
      none_opts},
 };
 
@@ -600,4 +601,83 @@ int ncp_opt_help(const char *word, FILE *f)
         }
     }
     return 0;
+}
+
+/* Markdown text of the table: backtick spans are kept as written; outside them '<', '>', '*'
+ * '|' and '\\' are escaped ("results/<scene name>" would be an HTML tag, "*.h5 / *.hdf5" emphasis). */
+static void md_text(FILE *f, const char *s)
+{
+    int code = 0;
+    for (; *s; s++) {
+        if (*s == '`') code = !code;
+        if (!code && strchr("<>*|\\", *s)) fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+/* A code span; in a table cell '|' is escaped, which GFM undoes inside the span. */
+static void md_code(FILE *f, const char *s, int in_table)
+{
+    fputc('`', f);
+    for (; *s; s++) {
+        if (in_table && *s == '|') fputc('\\', f);
+        fputc(*s, f);
+    }
+    fputc('`', f);
+}
+
+static void md_label(FILE *f, const ncp_opt_def *d, int in_table)
+{
+    char label[80];
+    opt_label(d, label, sizeof label);
+    md_code(f, label, in_table);
+}
+
+void ncp_cli_markdown(FILE *f, void (*extra)(const ncp_cmd_def *cmd, FILE *f))
+{
+    const size_t ncmds = sizeof cmds / sizeof cmds[0];
+    fprintf(f, "| command | what it does |\n|---|---|\n");
+    for (const ncp_cmd_def *c = cmds; c < cmds + ncmds; c++) {
+        fprintf(f, "| [`%s`](#%s)", c->name, c->name);
+        if (c->args[0]) {
+            fputc(' ', f);
+            md_code(f, c->args, 1);
+        }
+        fprintf(f, " | ");
+        md_text(f, c->summary);
+        fprintf(f, " |\n");
+    }
+    for (const ncp_cmd_def *c = cmds; c < cmds + ncmds; c++) {
+        fprintf(f, "\n## %s\n\n```\nncpbench %s%s%s%s\n```\n\n", c->name, c->name,
+                c->args[0] ? " " : "", c->args, c->opts[1].opt >= 0 ? " [options]" : "");
+        md_text(f, c->about);
+        if (c->opts[1].opt >= 0) fprintf(f, "\nOptions:\n\n");
+        for (const ncp_opt_use *u = c->opts; u->opt >= 0; u++) {
+            if (u->opt == NCP_OPT_HELP) continue;
+            const ncp_opt_def *d = &opts[u->opt];
+            fprintf(f, "- ");
+            md_label(f, d, 0);
+            fprintf(f, ": ");
+            md_text(f, u->help ? u->help : d->help);
+            /* a command's own help says its default itself */
+            if (!u->help && d->def) {
+                fprintf(f, " (default: ");
+                md_text(f, d->def);
+                fputc(')', f);
+            }
+            fputc('\n', f);
+        }
+        if (extra) extra(c, f);
+    }
+    fprintf(f, "\n## Options by command\n\n`-h`, `--help` is taken by every command.\n\n"
+               "| option | taken by |\n|---|---|\n");
+    for (int k = 0; k < NCP_OPT_COUNT; k++) {
+        if (k == NCP_OPT_HELP) continue;
+        fprintf(f, "| ");
+        md_label(f, &opts[k], 1);
+        fprintf(f, " |");
+        for (const ncp_cmd_def *c = cmds; c < cmds + ncmds; c++)
+            if (use_of(c, k)) fprintf(f, " [`%s`](#%s)", c->name, c->name);
+        fprintf(f, " |\n");
+    }
 }

@@ -88,4 +88,10 @@ void ncp_cmd_help(const ncp_cmd_def *cmd, FILE *f);
  * or 2 (printed on stderr) when it names no option of the table. */
 int ncp_opt_help(const char *word, FILE *f);
 
+/* The same table as Markdown (`ncpbench help --markdown`, committed as docs/cli.md): the
+ * commands' overview, one section per command (usage, about, its options with their help and
+ * defaults; `extra`, when not NULL, appends a command's own text, e.g. the figure sets), and an
+ * index of which commands take each option. */
+void ncp_cli_markdown(FILE *f, void (*extra)(const ncp_cmd_def *cmd, FILE *f));
+
 #endif

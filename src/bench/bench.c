@@ -1731,7 +1731,7 @@ int ncp_bench_run_source(const ncp_bench_source *src, const ncp_bench_opts *o,
         ncp_mpi_pool_close(pool); /* STOP to every rank still waiting, whatever happened */
         if (dead > 0) {
             /* every finished row is written; the dead rank waits in its signal handler and
-             * cannot finalise: the job ends here, with the watchdog's code (README) */
+             * cannot finalise: the job ends here, with the watchdog's code (docs/running.md) */
             fprintf(stderr, "ncpbench: %s\n", err->msg);
             ncp_mpi_abort(NCP_EXIT_HUNG);
         }

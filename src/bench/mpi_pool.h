@@ -1,5 +1,5 @@
 /* Scaling out: the (problem x solver) tasks of a benchmark run spread over MPI ranks
- * (`mpirun -n N ncpbench run|solve ...`, README "Scaling out with MPI").
+ * (`mpirun -n N ncpbench run|solve ...`, docs/mpi.md).
  *
  * Every rank holds the same problems (the capture is deterministic given the random seed; solve
  * reads the same files, as stored, and a rank derives the rest of a problem only when handed one

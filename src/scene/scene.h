@@ -1,5 +1,5 @@
 /* Scenes: JSON file -> validated scene description -> simulation that captures one problem per
- * step (docs/design.md, §7). The schema is documented in README.md ("Scene format"); every
+ * step (docs/design.md, §7). The schema is documented in scenes/README.md; every
  * validation error names the file, the JSON path of the field (e.g. bodies[2].shapes[0].radius)
  * and what is wrong. */
 #ifndef NCP_SCENE_H

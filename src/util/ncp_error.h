@@ -15,7 +15,7 @@ enum {
     NCP_ERR_INTERNAL = 6
 };
 
-/* The process's exit codes (README "Exit codes" is their one description). */
+/* The process's exit codes (docs/running.md "Exit codes" is their one description). */
 enum {
     NCP_EXIT_OK = 0,
     NCP_EXIT_CHECK_FAILED = 1, /* `check` found a regression */

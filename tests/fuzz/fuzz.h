@@ -1,4 +1,4 @@
-/* Fuzz targets (tests/fuzz/README in README.md, "Fuzzing"): each target file defines the
+/* Fuzz targets (docs/fuzzing.md): each target file defines the
  * libFuzzer entry point below; replay.c runs the same function over files, so every build
  * (GCC, ASan) replays the committed regressions and the seed corpus as ordinary tests, and a
  * -Dfuzz=true build (clang) links the same file with libFuzzer. An entry point returns 0 for
