@@ -10,8 +10,10 @@
  * own model and how far that model's answer is from a Coulomb one (docs/design.md, "Engine
  * peers").
  *
- * How a run goes: each solve runs in a child process (fork), which builds the engine's LCP (a
- * dense copy of D with the engine's row stride) and makes one call of the engine's solver
+ * How a run goes: this process builds the engine's LCP (a dense copy of D with the engine's row
+ * stride) and each solve runs in a child process (made by the spawner, util/spawner.h: it shares
+ * no page with this process and reads the LCP into its own memory), which makes one call of the
+ * engine's solver
  * under its iteration cap (max_iter: Bullet's PGS sweeps, DART's PGS sweeps, Lemke's pivots;
  * the Dantzig solvers have none), whose answer comes back over a pipe and is reported once (one
  * trace row), as siconos-admm's: none of these calls can report an iterate or be stopped
@@ -21,10 +23,10 @@
  * an engine that reports failure (Dantzig's pivoting finds no solution, Bullet's answer limits,
  * an allocation) is a failed row with the engine's reason in the note.
  *
- * What is charged (docs/design.md §5.3, "Timing"): the child times on its own thread's CPU
- * clock the conversion into the engine's format (our LCP, and Bullet's copy into btMatrixXu),
- * charged as setup (setup_ms), and the engine's call alone (solveMLCP, BoxedLcpSolver::solve,
- * dSolveLCP), charged as solve (solve_ms). The fork, the child's start, the pipe and the
+ * What is charged (docs/design.md §5.3, "Timing"): the conversion into the engine's format as
+ * setup, our LCP on this thread's CPU clock and Bullet's copy into btMatrixXu on the child's
+ * (setup_ms), and the engine's call alone (solveMLCP, BoxedLcpSolver::solve, dSolveLCP) on the
+ * child's, charged as solve (solve_ms). The hand-over, the child's start, the pipe and the
  * parent's waits are the harness's cost and charged to no solver (ncp_run_external). While the
  * engine works the parent reads the child's CPU clock at least every 100 ms and kills it when
  * the time budget is spent (the row keeps the start point, status timeout) or the run is

@@ -49,8 +49,9 @@
  * once more if it differs from the last iterate reported; its status is then the harness's
  * default (stalled) unless the metrics say converged.
  *
- * Each solve runs Siconos in a child process (fork), which sends every iterate to this one over
- * a socket and waits for the harness's verdict (the harness's clock runs meanwhile and pauses
+ * Each solve runs Siconos in a child process (made by the spawner, util/spawner.h: it shares
+ * no page with this process; it reads W, q, mu and the start from its data file), which sends
+ * every iterate to this one over a socket and waits for the harness's verdict (the harness's clock runs meanwhile and pauses
  * for the metrics as for any solver). Why: Debian's Siconos 4.4 is built with its
  * assertions on, and one of them (a square root's argument >= 0 in its generated
  * Fischer-Burmeister code) fails on round-off on real problems: abort() would end the whole
@@ -60,14 +61,14 @@
  * is not reentrant, and its leaks (NM_preserve in the Newton solvers) end with the child. Its
  * `verbose` flag stays at its default 0 (never set here). A Siconos fatal error (numerics_error,
  * which would abort()) is caught with Siconos's own external jump buffer (sn_get_jmp_buf) and
- * reported as a numerical failure with its message. Cost: one fork per solve and a socket round
- * trip of 3 nc doubles per iteration, both the harness's (below). Siconos's own preparations inside its
+ * reported as a numerical failure with its message. Cost: one child per solve (its data file: W,
+ * q, mu) and a socket round trip of 3 nc doubles per iteration, all the harness's (below). Siconos's own preparations inside its
  * solvers (NSN's matrix copies, ADMM's factorisation) happen after the setup and count as
  * solve time.
  *
  * Time: the peer is timed by its own CPU time, not by the round trips. Siconos's problem and
- * options are built here before the fork (setup, on this thread's clock); from the fork on this
- * thread only relays (ncp_run_external: its CPU time is not charged). The child sends with every
+ * options are built here (setup, on this thread's clock; the child reads them and makes the same
+ * options again, uncharged); from the hand-over on this thread only relays (ncp_run_external: its CPU time is not charged). The child sends with every
  * message Siconos's work so far: its process CPU time (CLOCK_PROCESS_CPUTIME_ID: every thread of
  * it, a threaded BLAS's too) since it began, less the CPU time of its exchanges with the parent
  * (report: the copy, the write, the wait for the verdict); the parent charges it to the solver
@@ -411,7 +412,7 @@ static _Noreturn void child_run(sic_child *c, FrictionContactProblem *fp, double
     char text[SIC_TEXT] = "";
     snprintf(text, sizeof text, "%s", msg ? msg : "(no message)");
     int bad = io_all(c->fd, &h, sizeof h, IO_WRITE) || io_all(c->fd, text, sizeof text, IO_WRITE);
-    fflush(stdout); /* Siconos's own messages (the parent flushed its buffers before fork) */
+    fflush(stdout); /* Siconos's own messages (the spawner forked with empty buffers) */
     fflush(stderr);
     _exit(bad ? 3 : 0);
 }
