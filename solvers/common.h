@@ -191,7 +191,7 @@ double ncp_pgs_scalar(ncp_gs_vel *g, const ncp_block *b, double step, double ome
 
 /* ---- the iteration protocol of solver.h ---- */
 
-/* A peer's child process (siconos.c, engine_peers.c), forked (util/isolate.h ncp_fork_child)
+/* A peer's child process (siconos.c, engine_peers.c), made by ncp_spawn (util/spawner.h)
  * after ncp_run_external: the child times the peer's own calls and sends the times to be
  * charged; the parent only waits. Waits until fd has something to read (returns 0) or until the
  * solve must end while the child works (returns 1): the time budget budget_ms (<= 0: none) is

@@ -10,8 +10,10 @@
  * own model and how far that model's answer is from a Coulomb one (docs/design.md, "Engine
  * peers").
  *
- * How a run goes: each solve runs in a child process (fork), which builds the engine's LCP (a
- * dense copy of D with the engine's row stride) and makes one call of the engine's solver
+ * How a run goes: this process builds the engine's LCP (a dense copy of D with the engine's row
+ * stride) and each solve runs in a child process (made by the spawner, util/spawner.h: it shares
+ * no page with this process and reads the LCP into its own memory), which makes one call of the
+ * engine's solver
  * under its iteration cap (max_iter: Bullet's PGS sweeps, DART's PGS sweeps, Lemke's pivots;
  * the Dantzig solvers have none), whose answer comes back over a pipe and is reported once (one
  * trace row), as siconos-admm's: none of these calls can report an iterate or be stopped
@@ -21,10 +23,10 @@
  * an engine that reports failure (Dantzig's pivoting finds no solution, Bullet's answer limits,
  * an allocation) is a failed row with the engine's reason in the note.
  *
- * What is charged (docs/design.md §5.3, "Timing"): the child times on its own thread's CPU
- * clock the conversion into the engine's format (our LCP, and Bullet's copy into btMatrixXu),
- * charged as setup (setup_ms), and the engine's call alone (solveMLCP, BoxedLcpSolver::solve,
- * dSolveLCP), charged as solve (solve_ms). The fork, the child's start, the pipe and the
+ * What is charged (docs/design.md §5.3, "Timing"): the conversion into the engine's format as
+ * setup, our LCP on this thread's CPU clock and Bullet's copy into btMatrixXu on the child's
+ * (setup_ms), and the engine's call alone (solveMLCP, BoxedLcpSolver::solve, dSolveLCP) on the
+ * child's, charged as solve (solve_ms). The hand-over, the child's start, the pipe and the
  * parent's waits are the harness's cost and charged to no solver (ncp_run_external). While the
  * engine works the parent reads the child's CPU clock at least every 100 ms and kills it when
  * the time budget is spent (the row keeps the start point, status timeout) or the run is
@@ -53,6 +55,7 @@
 #include "solvers/registry.h"
 #include "util/clock.h"
 #include "util/isolate.h"
+#include "util/spawner.h"
 
 /* The upper bound of a contact's normal row (and a unilateral row) per engine (engine_peers.h). */
 enum { ENGINE_BULLET = 0, ENGINE_DART = 1 };
@@ -165,51 +168,83 @@ enum { ENG_STARTED = 1, ENG_DONE = 2 };
 typedef struct eng_msg {
     int kind;
     int rc;          /* ENG_DONE: the adapter's NCP_ENGINE_* */
-    double setup_ms; /* the conversion: boxlcp_build and the adapter's copy (thread CPU ms) */
+    double setup_ms; /* the adapter's copy into the engine's types (thread CPU ms) */
     double cpu_ms;   /* ENG_STARTED: the child's process CPU clock as the call begins */
 } eng_msg;
 
-typedef struct eng_child {
-    int fd;
-    double build_ms; /* boxlcp_build, on the child's thread CPU clock */
-} eng_child;
-
 static void on_started(ncp_engine_call *c)
 {
-    const eng_child *ch = c->ctx;
-    eng_msg h = {ENG_STARTED, 0, ch->build_ms + c->setup_ms, ncp_process_cpu_ms(0)};
-    if (ncp_write_all(ch->fd, &h, sizeof h)) _exit(3);
+    const int *fd = c->ctx;
+    eng_msg h = {ENG_STARTED, 0, c->setup_ms, ncp_process_cpu_ms(0)};
+    if (ncp_write_all(*fd, &h, sizeof h)) _exit(3);
 }
 
-/* The child: builds the engine's LCP (in its own fresh memory: the engine writes A in place,
- * and pages shared with the parent would be copied on that first write, inside the timed
- * call), makes one engine call, sends the outcome to fd. Never returns. */
-static _Noreturn void child_run(const engine_cfg *cfg, const ncp_problem *p, double *x,
-                                ncp_engine_call *c, int fd)
+/* The child's data file (util/spawner.h): this header, then the boxed LCP's A (n x stride), b,
+ * lo, hi, findex and the start x (n each). */
+typedef struct eng_data {
+    int n, stride;
+    ncp_engine_call call;
+} eng_data;
+
+/* Reads n items of `size` bytes into a fresh block; NULL when short. */
+static void *read_array(int fd, size_t n, size_t size)
 {
-    eng_child ch = {fd, 0.0};
-    ncp_boxlcp l;
-    ncp_error e;
-    ncp_error_clear(&e);
-    const double t0 = ncp_thread_cpu_ms();
-    int rc = boxlcp_build(p, cfg->engine, &l, &e) ? NCP_ENGINE_NOMEM : NCP_ENGINE_SOLVED;
-    ch.build_ms = ncp_thread_cpu_ms() - t0;
+    void *a = malloc(n * size + 1);
+    if (a && ncp_read_all(fd, a, n * size) != n * size) {
+        free(a);
+        a = NULL;
+    }
+    return a;
+}
+
+/* The child (util/spawner.h: forked from the spawner, sharing no page with the measuring
+ * process): reads the LCP the parent built into its own memory (the engine writes A in place:
+ * pages shared with the parent would be copied on that first write, inside the timed call),
+ * makes one engine call, sends the outcome to fd. Never returns. */
+static void child_job(void *arg, int fd, int data_fd, const volatile int *interrupt)
+{
+    (void)interrupt; /* ignored: the parent ends the child */
+    const engine_cfg *cfg = arg;
+    eng_data d;
+    if (ncp_read_all(data_fd, &d, sizeof d) != sizeof d || d.n <= 0 || d.stride < d.n) _exit(3);
+    const size_t n = (size_t)d.n;
+    ncp_boxlcp l = {d.n, d.stride, read_array(data_fd, n * (size_t)d.stride, sizeof(double)),
+                    read_array(data_fd, n, sizeof(double)), read_array(data_fd, n, sizeof(double)),
+                    read_array(data_fd, n, sizeof(double)), read_array(data_fd, n, sizeof(int))};
+    double *x = read_array(data_fd, n, sizeof(double));
+    if (!l.A || !l.b || !l.lo || !l.hi || !l.findex || !x) _exit(3);
+    close(data_fd);
+    ncp_engine_call *c = &d.call;
     c->started = on_started;
-    c->ctx = &ch;
-    if (rc) snprintf(c->msg, sizeof c->msg, "%.*s", (int)sizeof c->msg - 1, e.msg);
-    else rc = engine_call(cfg, &l, x, c);
-    eng_msg h = {ENG_DONE, rc, ch.build_ms + c->setup_ms, 0.0};
+    c->ctx = &fd;
+    int rc = engine_call(cfg, &l, x, c);
+    eng_msg h = {ENG_DONE, rc, c->setup_ms, 0.0};
     if (ncp_write_all(fd, &h, sizeof h) || ncp_write_all(fd, c, sizeof *c) ||
-        ncp_write_all(fd, x, (size_t)p->m * sizeof(double)))
+        ncp_write_all(fd, x, n * sizeof(double)))
         _exit(3);
     _exit(0);
 }
 
-/* Forks the engine, hands its answer to the harness. What is charged (engine_peers.h, the
- * header above): the child's conversion as setup, the engine's call as solve, each the child's
- * own CPU time; the parent's fork and waits are the harness's (ncp_run_external). *k, *status
- * and x as for the harness; returns NCP_OK or NCP_ERR_NUMERIC (the engine rejected the problem
- * or died: a failed row with the reason). */
+/* The LCP and the call into the child's data file. */
+static int write_data(const ncp_boxlcp *l, const ncp_engine_call *c, const double *x, int fd)
+{
+    eng_data d = {l->n, l->stride, *c};
+    const size_t n = (size_t)l->n;
+    return ncp_write_all(fd, &d, sizeof d) ||
+           ncp_write_all(fd, l->A, n * (size_t)l->stride * sizeof(double)) ||
+           ncp_write_all(fd, l->b, n * sizeof(double)) ||
+           ncp_write_all(fd, l->lo, n * sizeof(double)) ||
+           ncp_write_all(fd, l->hi, n * sizeof(double)) ||
+           ncp_write_all(fd, l->findex, n * sizeof(int)) ||
+           ncp_write_all(fd, x, n * sizeof(double));
+}
+
+/* Builds the engine's LCP (setup, on this thread's clock) and hands it to a child, whose answer
+ * goes to the harness. What is charged (engine_peers.h, the header above): the conversion as
+ * setup (here, and the adapter's copy in the child), the engine's call as solve, each on the CPU
+ * clock of the thread doing it; the hand-over and the waits are the harness's
+ * (ncp_run_external). *k, *status and x as for the harness; returns NCP_OK or NCP_ERR_NUMERIC
+ * (the engine rejected the problem or died: a failed row with the reason). */
 static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const double opt[2],
                       ncp_run *run, double *x, const double *start, int *k, int *status,
                       ncp_error *err)
@@ -223,17 +258,28 @@ static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const doubl
     c.max_iter = in->budget.max_iter;
     c.opt[0] = opt[0];
     c.opt[1] = opt[1];
-    int fds[2];
+    ncp_boxlcp l;
+    if (boxlcp_build(p, cfg->engine, &l, err)) return NCP_ERR_NOMEM;
+    const int cpu = ncp_run_external(run); /* from here this thread only hands over and waits */
+    int fds[2] = {-1, -1}, data = -1, rc = NCP_OK;
+    ncp_spawned child = {-1, -1};
     if (pipe(fds))
-        return ncp_error_set(err, NCP_ERR_INTERNAL, "%s: pipe: %s", name, strerror(errno));
-    const int cpu = ncp_run_external(run); /* from here this thread only forks and waits */
-    int pid = ncp_fork_child(fds[1], 1);
-    if (pid == 0) child_run(cfg, p, x, &c, 3);
-    close(fds[1]);
-    if (pid < 0) {
-        close(fds[0]);
-        return ncp_error_set(err, NCP_ERR_INTERNAL, "%s: fork: %s", name, strerror(errno));
+        rc = ncp_error_set(err, NCP_ERR_INTERNAL, "%s: pipe: %s", name, strerror(errno));
+    else if ((data = ncp_spawn_data_file(name, err)) < 0)
+        rc = NCP_ERR_INTERNAL;
+    else if (write_data(&l, &c, x, data))
+        rc = ncp_error_set(err, NCP_ERR_INTERNAL, "%s: cannot write the problem for its "
+                           "process: %s", name, strerror(errno));
+    else
+        rc = ncp_spawn(child_job, (void *)cfg, fds[1], data, 1, &child, err);
+    boxlcp_free(&l);
+    if (data >= 0) close(data);
+    if (fds[1] >= 0) close(fds[1]);
+    if (rc) {
+        if (fds[0] >= 0) close(fds[0]);
+        return rc;
     }
+    const int pid = child.pid;
     int started = 0, got = 0, wst = 0;
     double from = 0.0; /* the child's CPU clock where the pending work began (0: its fork) */
     eng_msg h;
@@ -242,7 +288,7 @@ static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const doubl
         if (ncp_peer_wait(run, in->budget.time_ms, cpu, fds[0], pid, from)) {
             /* out of time, or interrupted: the engine's answer is never seen; the start point
              * is the row's answer (status timeout, or stopped), unless the setup used it all */
-            ncp_reap_child(pid, 1, NULL);
+            ncp_spawn_reap(&child, 1, NULL);
             close(fds[0]);
             if (!started && ncp_run_setup_done(run)) return NCP_OK;
             *k = 1;
@@ -255,7 +301,7 @@ static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const doubl
             started = 1;
             (void)ncp_run_add_cpu_ms(run, h.setup_ms);
             if (ncp_run_setup_done(run)) { /* the time budget is spent */
-                ncp_reap_child(pid, 1, NULL);
+                ncp_spawn_reap(&child, 1, NULL);
                 close(fds[0]);
                 return NCP_OK;
             }
@@ -269,7 +315,7 @@ static int run_engine(const engine_cfg *cfg, const ncp_solve_in *in, const doubl
         break;
     }
     close(fds[0]);
-    ncp_reap_child(pid, !got, &wst);
+    ncp_spawn_reap(&child, !got, &wst);
     if (got) (void)ncp_run_add_cpu_ms(run, c.solve_ms); /* the engine's call itself */
     c.msg[sizeof c.msg - 1] = '\0';
     if (!got || !WIFEXITED(wst) || WEXITSTATUS(wst) != 0) {

@@ -49,8 +49,9 @@
  * once more if it differs from the last iterate reported; its status is then the harness's
  * default (stalled) unless the metrics say converged.
  *
- * Each solve runs Siconos in a child process (fork), which sends every iterate to this one over
- * a socket and waits for the harness's verdict (the harness's clock runs meanwhile and pauses
+ * Each solve runs Siconos in a child process (made by the spawner, util/spawner.h: it shares
+ * no page with this process; it reads W, q, mu and the start from its data file), which sends
+ * every iterate to this one over a socket and waits for the harness's verdict (the harness's clock runs meanwhile and pauses
  * for the metrics as for any solver). Why: Debian's Siconos 4.4 is built with its
  * assertions on, and one of them (a square root's argument >= 0 in its generated
  * Fischer-Burmeister code) fails on round-off on real problems: abort() would end the whole
@@ -60,14 +61,14 @@
  * is not reentrant, and its leaks (NM_preserve in the Newton solvers) end with the child. Its
  * `verbose` flag stays at its default 0 (never set here). A Siconos fatal error (numerics_error,
  * which would abort()) is caught with Siconos's own external jump buffer (sn_get_jmp_buf) and
- * reported as a numerical failure with its message. Cost: one fork per solve and a socket round
- * trip of 3 nc doubles per iteration, both the harness's (below). Siconos's own preparations inside its
+ * reported as a numerical failure with its message. Cost: one child per solve (its data file: W,
+ * q, mu) and a socket round trip of 3 nc doubles per iteration, all the harness's (below). Siconos's own preparations inside its
  * solvers (NSN's matrix copies, ADMM's factorisation) happen after the setup and count as
  * solve time.
  *
  * Time: the peer is timed by its own CPU time, not by the round trips. Siconos's problem and
- * options are built here before the fork (setup, on this thread's clock); from the fork on this
- * thread only relays (ncp_run_external: its CPU time is not charged). The child sends with every
+ * options are built here (setup, on this thread's clock; the child reads them and makes the same
+ * options again, uncharged); from the hand-over on this thread only relays (ncp_run_external: its CPU time is not charged). The child sends with every
  * message Siconos's work so far: its process CPU time (CLOCK_PROCESS_CPUTIME_ID: every thread of
  * it, a threaded BLAS's too) since it began, less the CPU time of its exchanges with the parent
  * (report: the copy, the write, the wait for the verdict); the parent charges it to the solver
@@ -114,6 +115,7 @@
 #include "solvers/siconos.h"
 #include "util/clock.h"
 #include "util/isolate.h"
+#include "util/spawner.h"
 
 /* ---------- conversion (solvers/siconos.h) ---------- */
 
@@ -410,7 +412,7 @@ static _Noreturn void child_run(sic_child *c, FrictionContactProblem *fp, double
     char text[SIC_TEXT] = "";
     snprintf(text, sizeof text, "%s", msg ? msg : "(no message)");
     int bad = io_all(c->fd, &h, sizeof h, IO_WRITE) || io_all(c->fd, text, sizeof text, IO_WRITE);
-    fflush(stdout); /* Siconos's own messages (the parent flushed its buffers before fork) */
+    fflush(stdout); /* Siconos's own messages (the spawner forked with empty buffers) */
     fflush(stderr);
     _exit(bad ? 3 : 0);
 }
@@ -422,7 +424,7 @@ static _Noreturn void child_run(sic_child *c, FrictionContactProblem *fp, double
  * is spent, or the run is interrupted, is killed there (ncp_peer_wait): status timeout (the
  * harness's) or stopped, the answer its last iterate. cpu: ncp_run_external's answer. */
 static int parent_run(const sic_cfg *cfg, const ncp_problem *p, ncp_run *run, double budget_ms,
-                      int cpu, int fd, pid_t pid, double *rbuf, double *lambda, int *k,
+                      int cpu, int fd, ncp_spawned *child, double *rbuf, double *lambda, int *k,
                       int *status, ncp_error *err)
 {
     const size_t n = (size_t)p->m;
@@ -431,7 +433,7 @@ static int parent_run(const sic_cfg *cfg, const ncp_problem *p, ncp_run *run, do
     double charged = 0.0, from = 0.0; /* from: the child's clock at its last message */
     for (;;) {
         sic_msg h;
-        if (ncp_peer_wait(run, budget_ms, cpu, fd, (int)pid, from)) {
+        if (ncp_peer_wait(run, budget_ms, cpu, fd, child->pid, from)) {
             killed = 1;
             if (ncp_run_interrupted(run)) *status = NCP_STATUS_STOPPED;
             break;
@@ -456,7 +458,7 @@ static int parent_run(const sic_cfg *cfg, const ncp_problem *p, ncp_run *run, do
     }
     int wst = 0;
     /* at the budget, or a child gone astray: not left running */
-    ncp_reap_child((int)pid, !ended, &wst);
+    ncp_spawn_reap(child, !ended, &wst);
     if (killed) return NCP_OK;
     if (ended && code)
         return ncp_error_set(err, NCP_ERR_NUMERIC, "%s: Siconos fatal error: %s", cfg->self->name,
@@ -510,6 +512,59 @@ static SolverOptions *make_options(const sic_cfg *cfg, const ncp_solve_in *in, d
     return o;
 }
 
+/* What the child reads from its data file (util/spawner.h) before W, q, mu and r: Siconos's
+ * problem and the budget its options are made from, as this process made them in its setup. */
+typedef struct sic_data {
+    int n, max_iter;
+    double tol, siconos_tol;
+} sic_data;
+
+/* The child (util/spawner.h: forked from the spawner, sharing no page with the measuring
+ * process): reads Siconos's problem into its own memory, makes the options again (the same
+ * call as the parent's setup), then runs. Its CPU clock counts from after that. */
+static void child_job(void *arg, int fd, int data_fd, const volatile int *interrupt)
+{
+    (void)interrupt; /* ignored: the parent ends the child */
+    const sic_cfg *cfg = arg;
+    sic_data d;
+    if (ncp_read_all(data_fd, &d, sizeof d) != sizeof d || d.n <= 0 || d.n % 3) _exit(3);
+    const size_t n = (size_t)d.n, nc = n / 3;
+    double *W = malloc(n * n * sizeof(double)), *q = malloc(n * sizeof(double));
+    double *mu = malloc(nc * sizeof(double)), *r = malloc(n * sizeof(double));
+    double *v = calloc(n, sizeof(double)), *last = calloc(n, sizeof(double));
+    if (!W || !q || !mu || !r || !v || !last ||
+        ncp_read_all(data_fd, W, n * n * sizeof(double)) != n * n * sizeof(double) ||
+        ncp_read_all(data_fd, q, n * sizeof(double)) != n * sizeof(double) ||
+        ncp_read_all(data_fd, mu, nc * sizeof(double)) != nc * sizeof(double) ||
+        ncp_read_all(data_fd, r, n * sizeof(double)) != n * sizeof(double))
+        _exit(3);
+    close(data_fd);
+    FrictionContactProblem *fp = ncp_siconos_problem_take(d.n, W, q, mu);
+    ncp_solve_in in;
+    memset(&in, 0, sizeof in);
+    in.budget.max_iter = d.max_iter;
+    in.budget.tol = d.tol;
+    SolverOptions *o = fp ? make_options(cfg, &in, d.siconos_tol) : NULL;
+    if (!o) _exit(3);
+    sic_child c = {cfg, o, fd, d.n, last, 0, 0, ncp_process_cpu_ms(0), 0.0};
+    child_run(&c, fp, r, v, d.max_iter);
+}
+
+/* Siconos's problem as this process's setup made it, and the starting reaction r, into the
+ * child's data file. */
+static int write_data(const FrictionContactProblem *fp, const ncp_solve_in *in, double siconos_tol,
+                      const double *r, int fd)
+{
+    const int n = fp->numberOfContacts * 3;
+    const size_t sn = (size_t)n;
+    sic_data d = {n, in->budget.max_iter, in->budget.tol, siconos_tol};
+    return ncp_write_all(fd, &d, sizeof d) ||
+           ncp_write_all(fd, fp->M->matrix0, sn * sn * sizeof(double)) ||
+           ncp_write_all(fd, fp->q, sn * sizeof(double)) ||
+           ncp_write_all(fd, fp->mu, sn / 3 * sizeof(double)) ||
+           ncp_write_all(fd, r, sn * sizeof(double));
+}
+
 /* The setup (Siconos's problem and options, in this process: timed as setup), then the child. */
 static int run_siconos(const sic_cfg *cfg, const ncp_solve_in *in, ncp_run *run,
                        double siconos_tol, double *lambda, int *k, int *status, ncp_error *err)
@@ -519,43 +574,40 @@ static int run_siconos(const sic_cfg *cfg, const ncp_solve_in *in, ncp_run *run,
     FrictionContactProblem *fp = NULL;
     SolverOptions *o = NULL;
     double *r = ncp_calloc(err, (size_t)m + 1, sizeof(double));
-    double *v = ncp_calloc(err, (size_t)m + 1, sizeof(double));
-    double *last = ncp_calloc(err, (size_t)m + 1, sizeof(double));
-    int rc = (!r || !v || !last) ? NCP_ERR_NOMEM : ncp_siconos_problem(p, &fp, err);
+    int rc = !r ? NCP_ERR_NOMEM : ncp_siconos_problem(p, &fp, err);
     if (!rc && !(o = make_options(cfg, in, siconos_tol)))
         rc = ncp_error_set(err, NCP_ERR_NOMEM, "%s: Siconos cannot create its options",
                            cfg->self->name);
-    int sv[2] = {-1, -1};
-    if (!rc && socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-        rc = ncp_error_set(err, NCP_ERR_INTERNAL, "%s: socketpair: %s", cfg->self->name,
-                           strerror(errno));
+    int sv[2] = {-1, -1}, data = -1;
     if (!rc && in->lambda0) ncp_siconos_gather(p, in->lambda0, r);
     if (rc) {
         /* nothing to run */
     } else if (ncp_run_setup_done(run)) { /* the time budget is spent: no child */
-        close(sv[1]);
     } else {
-        /* from here this thread only forks and relays: Siconos's work is timed in the child */
+        /* from here this thread only hands over and relays: Siconos's work is timed in the
+         * child */
         const int cpu = ncp_run_external(run);
-        int pid = ncp_fork_child(sv[1], 1); /* the child keeps only its socket (util/isolate.h) */
-        if (pid == 0) {
-            sic_child c = {cfg, o, 3, m, last, 0, 0, ncp_process_cpu_ms(0), 0.0};
-            child_run(&c, fp, r, v, in->budget.max_iter);
-        }
-        close(sv[1]);
-        if (pid < 0)
-            rc = ncp_error_set(err, NCP_ERR_INTERNAL, "%s: fork: %s", cfg->self->name,
+        ncp_spawned child = {-1, -1};
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+            rc = ncp_error_set(err, NCP_ERR_INTERNAL, "%s: socketpair: %s", cfg->self->name,
                                strerror(errno));
+        else if ((data = ncp_spawn_data_file(cfg->self->name, err)) < 0)
+            rc = NCP_ERR_INTERNAL;
+        else if (write_data(fp, in, siconos_tol, r, data))
+            rc = ncp_error_set(err, NCP_ERR_INTERNAL, "%s: cannot write the problem for its "
+                               "process: %s", cfg->self->name, strerror(errno));
         else
-            rc = parent_run(cfg, p, run, in->budget.time_ms, cpu, sv[0], pid, r, lambda, k,
+            rc = ncp_spawn(child_job, (void *)cfg, sv[1], data, 1, &child, err);
+        if (sv[1] >= 0) close(sv[1]);
+        if (!rc)
+            rc = parent_run(cfg, p, run, in->budget.time_ms, cpu, sv[0], &child, r, lambda, k,
                             status, err);
     }
     if (sv[0] >= 0) close(sv[0]);
+    if (data >= 0) close(data);
     ncp_siconos_options_free(o);
     if (fp) frictionContactProblem_free(fp);
     free(r);
-    free(v);
-    free(last);
     return rc;
 }
 

@@ -30,6 +30,7 @@
 #include "bench/task.h"
 #include "metrics/metrics.h"
 #include "solve/harness.h"
+#include "util/spawner.h"
 
 #define EXIT_CHECK_FAILED NCP_EXIT_CHECK_FAILED
 #define EXIT_BAD_INPUT NCP_EXIT_BAD_INPUT
@@ -764,6 +765,12 @@ static int load_plugins(cli *c, const ncp_cmd_def *def)
     return 0;
 }
 
+static int start_spawner(cli *c)
+{
+    ncp_error err = {0};
+    return ncp_spawner_start(&err) ? report(c, &err) : 0;
+}
+
 static int cmd_version(cli *c)
 {
     (void)c;
@@ -863,7 +870,12 @@ int ncp_cli_main(int argc, char **argv, const volatile int *interrupt)
         if (!rc && !help && strcmp(c->cmd, "grade") && strcmp(c->cmd, "figures"))
             ncp_mem_cap_process(c->po.max_memory);
         if (!rc && !help) rc = load_plugins(c, def);
+        /* the children of the run (peers, isolated solves) are forked from a process made now,
+         * while this one is small and has no thread: they share none of its later pages
+         * (util/spawner.h) */
+        if (!rc && !help && ncp_cmd_takes(def, NCP_OPT_PLUGIN)) rc = start_spawner(c);
         if (!rc && !help) rc = cmds[i].fn(c);
+        ncp_spawner_stop();
         if (mpi) ncp_mpi_end(rc != 0);
         ncp_plugins_free(c->plugins); /* after every solve: descriptors live in the plugins */
         free(c);

@@ -88,8 +88,9 @@ static const ncp_opt_def opts[NCP_OPT_COUNT] = {
         "are, unless --no-isolate): a solver that crashes or calls exit() gives a row with "
         "status crashed (the note says how), one that passes its hard deadline is killed (row "
         "`timeout (killed)`), and the run goes on (exit 4 at its end). Times are the child's "
-        "solver clock; they include its first writes to memory shared with the parent "
-        "(copy-on-write): compare isolated with isolated", NULL},
+        "solver clock; the child shares no memory with ncpbench's process (it is started by "
+        "a spawner made at the command's start), but a fresh process pays the first touch of "
+        "every page it allocates: compare isolated with isolated", NULL},
     [NCP_OPT_NO_ISOLATE] = {"--no-isolate", NULL, NULL,
         "run plugins' solves in ncpbench's process too (trusted plugins)", NULL},
     [NCP_OPT_DEADLINE_MS] = {"--deadline-ms", NULL, "X",

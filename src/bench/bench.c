@@ -20,8 +20,10 @@
 #include "util/clock.h"
 #include "util/machine.h"
 #include "solve/catalog.h"
+#include "solvers/registry.h"
 #include "util/fsutil.h"
 #include "util/isolate.h"
+#include "util/spawner.h"
 #include "util/progress.h"
 #include "util/safefile.h"
 
@@ -203,23 +205,21 @@ static const ncp_params *params_for(const ncp_bench_opts *o, const char *solver)
     return ncp_solver_params_find(o->params, o->nparams, solver);
 }
 
-/* ---- --isolate: one solve in a forked child (bench.h) ----
+/* ---- --isolate: one solve in a child process (bench.h) ----
  *
- * The child runs ncp_harness_solve exactly as in-process (the trace callback collects its rows
- * in the child's copy of the task) and sends back, through a pipe: a header (the harness's
- * return code and error, the ncp_result by value, the array sizes), lambda, u, v, the trace
- * rows, and a trailer; it then ends with _exit (no atexit handler or stdio buffer of the parent
- * runs twice). The parent reads to the trailer and rebuilds the result; anything short of it is
- * a crash. Both ends are the same executable image (fork, no exec), so the structs travel as
- * bytes.
- *
- * Threads (-j N): a worker thread forks. The child is a copy of that one thread; it calls
- * malloc, BLAS and the harness, which POSIX does not promise after a fork from a threaded
- * process but glibc does (its fork takes and resets the malloc arenas' and stdio's locks, and
- * OpenBLAS re-creates its pool in an atfork handler); the child touches no lock of ours (not
- * c->mu). pipe + fork + the parent's close of the write end happen under fork_mu, so no other
- * child inherits this pipe's write end (it would hold off the end of file that tells the
- * parent a child died). */
+ * The child is forked by the spawner (util/spawner.h), not by this process: it shares no page
+ * with the measuring process, so neither this process's next solver pays the copy-on-write of
+ * a fork on its clock nor the child pays it on its own. What it needs comes in its data file
+ * (iso_job, then the problem, ncp_problem_send, then the warm starts): it looks the solver up
+ * by name in the run's catalog (built, plugins loaded, before the spawner started: the spawner
+ * holds the same at the same address), runs ncp_harness_solve exactly as in-process (the trace
+ * callback collects its rows in a task of its own) and sends back, through a pipe: a header
+ * (the harness's return code and error, the ncp_result by value, the array sizes), lambda, u,
+ * v, the trace rows, and a trailer; it then ends with _exit (no atexit handler or stdio buffer
+ * of the parent runs twice). The parent reads to the trailer and rebuilds the result; anything
+ * short of it is a crash. Both ends are the same executable image (fork, no exec), so the
+ * structs travel as bytes. Without a spawner (util/spawner.h) the child is this process's own
+ * fork and reads the same file. */
 typedef struct iso_head {
     unsigned magic;
     int rc;
@@ -230,34 +230,94 @@ typedef struct iso_head {
 #define ISO_MAGIC 0x6e637069u   /* "ncpi" */
 #define ISO_TRAILER 0x69706e63u
 
-static void iso_child(bench_ctx *c, task *tk, const ncp_solver_desc *s, const ncp_problem *p,
-                      const double *l0, const double *v0, const ncp_harness_opts *ho, int fd)
+/* The child's data file: this, the problem, l0 (m) and v0 (nv) when given. */
+typedef struct iso_job {
+    char solver[NCP_SOLVER_NAME_MAX];
+    int has_params, has_l0, has_v0, has_trace;
+    ncp_params params;
+    ncp_harness_opts ho; /* trace, trace_ctx and interrupt are the child's own */
+} iso_job;
+
+/* The child (util/spawner.h; arg: the run's catalog). Never returns. */
+static void iso_child(void *arg, int fd, int data_fd, const volatile int *interrupt)
 {
-    tk->trace = NULL;
-    tk->ntrace = tk->captrace = 0;
+    const ncp_solver_catalog *cat = arg;
+    FILE *f = fdopen(data_fd, "rb");
+    iso_job job;
+    ncp_problem p;
+    ncp_error e;
+    ncp_error_clear(&e);
+    if (!f || fread(&job, sizeof job, 1, f) != 1 || ncp_problem_receive(f, &p, &e)) _exit(3);
+    job.solver[sizeof job.solver - 1] = '\0';
+    double *l0 = job.has_l0 ? malloc((size_t)p.m * sizeof(double) + 1) : NULL;
+    double *v0 = job.has_v0 ? malloc((size_t)p.nv * sizeof(double) + 1) : NULL;
+    if ((job.has_l0 && (!l0 || fread(l0, sizeof(double), (size_t)p.m, f) != (size_t)p.m)) ||
+        (job.has_v0 && (!v0 || fread(v0, sizeof(double), (size_t)p.nv, f) != (size_t)p.nv)))
+        _exit(3);
+    fclose(f);
+    ncp_solver_variant var;
+    const ncp_solver_desc *s = ncp_catalog_find(cat, job.solver);
+    if (!s && ncp_is_variant_name(job.solver) && !ncp_catalog_variant(cat, job.solver, &var, &e))
+        s = &var.desc;
+    if (!s) _exit(3);
+    task tk;
+    memset(&tk, 0, sizeof tk);
+    job.ho.trace = job.has_trace ? trace_cb : NULL;
+    job.ho.trace_ctx = &tk;
+    job.ho.interrupt = interrupt;
     iso_head h;
     memset(&h, 0, sizeof h);
     h.magic = ISO_MAGIC;
-    h.rc = ncp_harness_solve(s, p, params_for(c->o, s->name), l0, v0, ho, &tk->res, &h.err);
-    h.res = tk->res;
-    h.m = p->m;
-    h.nv = p->nv;
-    h.has_lambda = !h.rc && tk->res.lambda != NULL;
-    h.has_u = !h.rc && tk->res.u != NULL;
-    h.has_v = !h.rc && tk->res.v != NULL;
-    h.has_sv = !h.rc && tk->res.solver_v != NULL;
-    h.ntrace = tk->ntrace;
-    h.trace_oom = tk->trace_oom;
+    h.rc = ncp_harness_solve(s, &p, job.has_params ? &job.params : NULL, l0, v0, &job.ho, &tk.res,
+                             &h.err);
+    h.res = tk.res;
+    h.m = p.m;
+    h.nv = p.nv;
+    h.has_lambda = !h.rc && tk.res.lambda != NULL;
+    h.has_u = !h.rc && tk.res.u != NULL;
+    h.has_v = !h.rc && tk.res.v != NULL;
+    h.has_sv = !h.rc && tk.res.solver_v != NULL;
+    h.ntrace = tk.ntrace;
+    h.trace_oom = tk.trace_oom;
     unsigned tail = ISO_TRAILER;
     int bad = ncp_write_all(fd, &h, sizeof h);
-    if (!bad && h.has_lambda) bad = ncp_write_all(fd, tk->res.lambda, (size_t)p->m * sizeof(double));
-    if (!bad && h.has_u) bad = ncp_write_all(fd, tk->res.u, (size_t)p->m * sizeof(double));
-    if (!bad && h.has_v) bad = ncp_write_all(fd, tk->res.v, (size_t)p->nv * sizeof(double));
+    if (!bad && h.has_lambda) bad = ncp_write_all(fd, tk.res.lambda, (size_t)p.m * sizeof(double));
+    if (!bad && h.has_u) bad = ncp_write_all(fd, tk.res.u, (size_t)p.m * sizeof(double));
+    if (!bad && h.has_v) bad = ncp_write_all(fd, tk.res.v, (size_t)p.nv * sizeof(double));
     if (!bad && h.has_sv)
-        bad = ncp_write_all(fd, tk->res.solver_v, (size_t)p->nv * sizeof(double));
-    if (!bad && h.ntrace) bad = ncp_write_all(fd, tk->trace, (size_t)h.ntrace * sizeof *tk->trace);
+        bad = ncp_write_all(fd, tk.res.solver_v, (size_t)p.nv * sizeof(double));
+    if (!bad && h.ntrace) bad = ncp_write_all(fd, tk.trace, (size_t)h.ntrace * sizeof *tk.trace);
     if (!bad) bad = ncp_write_all(fd, &tail, sizeof tail);
     _exit(bad ? 3 : 0);
+}
+
+/* The child's data file (iso_child): 0, or -1 with errno. */
+static int iso_write_job(const bench_ctx *c, const ncp_solver_desc *s, const ncp_problem *p,
+                         const double *l0, const double *v0, const ncp_harness_opts *ho, int fd)
+{
+    iso_job job;
+    memset(&job, 0, sizeof job);
+    snprintf(job.solver, sizeof job.solver, "%s", s->name);
+    const ncp_params *pr = params_for(c->o, s->name);
+    job.has_params = pr != NULL;
+    if (pr) job.params = *pr;
+    job.has_l0 = l0 != NULL;
+    job.has_v0 = v0 != NULL;
+    job.has_trace = ho->trace != NULL;
+    job.ho = *ho;
+    job.ho.trace = NULL;
+    job.ho.trace_ctx = NULL;
+    job.ho.interrupt = NULL;
+    int dup_fd = dup(fd);
+    FILE *f = dup_fd >= 0 ? fdopen(dup_fd, "wb") : NULL;
+    if (!f) {
+        if (dup_fd >= 0) close(dup_fd);
+        return -1;
+    }
+    int bad = fwrite(&job, sizeof job, 1, f) != 1 || ncp_problem_send(f, p) ||
+              (l0 && fwrite(l0, sizeof(double), (size_t)p->m, f) != (size_t)p->m) ||
+              (v0 && fwrite(v0, sizeof(double), (size_t)p->nv, f) != (size_t)p->nv);
+    return (fclose(f) || bad) ? -1 : 0;
 }
 
 /* The parent's wait for its child: the solve's hard deadline (ncp_now_ms), the interrupt flag.
@@ -334,26 +394,33 @@ static void iso_crashed(task *tk, int status, const char *how)
 static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, const ncp_problem *p,
                            const double *l0, const double *v0, const ncp_harness_opts *ho)
 {
-    int fd[2];
+    int fd[2] = {-1, -1}, data = -1;
+    ncp_spawned child = {-1, -1};
+    /* one pipe and child at a time: without a spawner the child is forked here, and a sibling's
+     * child (-j N) must not inherit this pipe's write end (it would hold off the end of file
+     * that tells this thread its child died) */
     pthread_mutex_lock(&c->fork_mu);
-    if (pipe(fd) != 0) {
-        pthread_mutex_unlock(&c->fork_mu);
+    if (pipe(fd) != 0)
         tk->rc = ncp_error_set(&tk->err, NCP_ERR_IO, "--isolate: cannot create a pipe for the "
                                "solve of %s by %s", p->name, s->name);
-        return;
-    }
-    /* the child keeps only its pipe (a sibling's peer pipe, -j N, would hide that peer's end)
-     * and ends with the run, however the run ends (util/isolate.h); Ctrl-C reaches it */
-    pid_t pid = ncp_fork_child(fd[1], 0);
-    if (pid == 0) iso_child(c, tk, s, p, l0, v0, ho, 3); /* does not return */
-    close(fd[1]);
+    else if ((data = ncp_spawn_data_file("--isolate", &tk->err)) < 0)
+        tk->rc = NCP_ERR_IO;
+    else if (iso_write_job(c, s, p, l0, v0, ho, data))
+        tk->rc = ncp_error_set(&tk->err, NCP_ERR_IO, "--isolate: cannot write the problem %s "
+                               "for the solve by %s in its process: %s", p->name, s->name,
+                               strerror(errno));
+    else
+        tk->rc = ncp_spawn(iso_child, (void *)(c->o->catalog ? c->o->catalog
+                                                              : ncp_registry_catalog()),
+                           fd[1], data, 0, &child, &tk->err);
+    if (fd[1] >= 0) close(fd[1]);
+    if (data >= 0) close(data);
     pthread_mutex_unlock(&c->fork_mu);
-    if (pid < 0) {
-        close(fd[0]);
-        tk->rc = ncp_error_set(&tk->err, NCP_ERR_IO, "--isolate: cannot fork for the solve of %s "
-                               "by %s (out of processes or memory?)", p->name, s->name);
+    if (tk->rc) {
+        if (fd[0] >= 0) close(fd[0]);
         return;
     }
+    const pid_t pid = (pid_t)child.pid;
     iso_head h;
     iso_wait iw = {.pid = pid, .interrupt = c->o->interrupt};
     ncp_deadline_start(&iw.dl, c->deadline_ms, ncp_now_ms(), ncp_process_cpu_ms(pid));
@@ -374,9 +441,7 @@ static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, con
     if (iw.expired) kill(pid, SIGKILL); /* the watchdog: no answer by the hard deadline */
     close(fd[0]);
     int st = 0;
-    pid_t w;
-    while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {
-    }
+    ncp_spawn_reap(&child, 0, &st);
     char how[300];
     int status = NCP_STATUS_CRASHED;
     if (iw.expired && iw.interrupted) {
@@ -389,9 +454,6 @@ static void isolated_solve(bench_ctx *c, task *tk, const ncp_solver_desc *s, con
         snprintf(how, sizeof how, NCP_NOTE_KILLED ": no result within the hard deadline of "
                  "%.0f ms (--deadline-ms; docs/design.md 5.7.1)", c->deadline_ms);
         status = NCP_STATUS_TIMEOUT;
-        ok = 0;
-    } else if (w < 0) {
-        snprintf(how, sizeof how, "crashed: the solve's process was lost (waitpid failed)");
         ok = 0;
     } else if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);

@@ -561,19 +561,27 @@ static int copy_structure(ncp_structure **dst, const ncp_structure *s, ncp_error
     return NCP_OK;
 }
 
+/* p's sizes and flags kept, every pointer NULL (the copy's and the receiver's start). */
+static void scalars_only(ncp_problem *p)
+{
+    p->name = p->scene = p->driver = NULL;
+    p->blocks = NULL;
+    p->contacts = NULL;
+    p->A = p->b = p->e = p->D = p->vf = NULL;
+    p->J.rowptr = p->J.col = NULL;
+    p->J.val = NULL;
+    p->A_sparse.rowptr = p->A_sparse.col = NULL;
+    p->A_sparse.val = NULL;
+    p->structure = NULL;
+    p->title = p->description = p->provenance_note = NULL;
+    p->guess_lambda = p->guess_v = NULL;
+}
+
 int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err)
 {
     ncp_problem_init(dst);
     *dst = *src;
-    dst->name = dst->scene = dst->driver = NULL;
-    dst->blocks = NULL;
-    dst->contacts = NULL;
-    dst->A = dst->b = dst->e = dst->D = dst->vf = NULL;
-    memset(&dst->J, 0, sizeof dst->J);
-    memset(&dst->A_sparse, 0, sizeof dst->A_sparse);
-    dst->structure = NULL;
-    dst->title = dst->description = dst->provenance_note = NULL;
-    dst->guess_lambda = dst->guess_v = NULL;
+    scalars_only(dst);
     size_t nv = src->nv, m = src->m;
     int rc = NCP_OK;
     if ((src->name && !(dst->name = ncp_strdup(err, src->name))) ||
@@ -654,4 +662,118 @@ int ncp_problem_velocity(const ncp_problem *p, const double *lambda, double *u, 
     free(L);
     free(v);
     return rc;
+}
+
+/* ---------- a problem between processes (problem.h) ---------- */
+
+/* One direction of ncp_problem_send / _receive: both walk the problem's arrays in the same
+ * order (wire_problem), the sender writing each as its length (-1: NULL) and its bytes, the
+ * receiver reading it into a fresh block. After a failure the receiver only sets the remaining
+ * pointers NULL, so that the problem can be freed. */
+typedef struct wire {
+    FILE *f;
+    int receive, bad;
+} wire;
+
+static void wire_array(wire *w, void *slot, size_t n, size_t size)
+{
+    void **ptr = slot;
+    if (!w->receive) {
+        long long c = *ptr ? (long long)n : -1;
+        if (!w->bad && (fwrite(&c, sizeof c, 1, w->f) != 1 ||
+                        (c > 0 && fwrite(*ptr, size, n, w->f) != n)))
+            w->bad = 1;
+        return;
+    }
+    *ptr = NULL;
+    long long c = -1;
+    if (w->bad || fread(&c, sizeof c, 1, w->f) != 1 || c > (long long)(SIZE_MAX / 2 / size)) {
+        w->bad = 1;
+        return;
+    }
+    if (c < 0) return;
+    *ptr = malloc((size_t)c * size + 1);
+    if (!*ptr || fread(*ptr, size, (size_t)c, w->f) != (size_t)c) {
+        free(*ptr);
+        *ptr = NULL;
+        w->bad = 1;
+    }
+}
+
+static void wire_string(wire *w, char **s)
+{
+    wire_array(w, s, !w->receive && *s ? strlen(*s) + 1 : 0, 1);
+}
+
+static void wire_csr(wire *w, ncp_csr *S)
+{
+    wire_array(w, &S->rowptr, (size_t)S->m + 1, sizeof(int));
+    wire_array(w, &S->col, (size_t)S->nnz, sizeof(int));
+    wire_array(w, &S->val, (size_t)S->nnz, sizeof(double));
+}
+
+static void wire_problem(wire *w, ncp_problem *p)
+{
+    const size_t m = (size_t)p->m, nv = (size_t)p->nv;
+    wire_string(w, &p->name);
+    wire_string(w, &p->scene);
+    wire_string(w, &p->driver);
+    wire_string(w, &p->title);
+    wire_string(w, &p->description);
+    wire_string(w, &p->provenance_note);
+    wire_array(w, &p->blocks, (size_t)p->nblocks, sizeof(ncp_block));
+    wire_array(w, &p->contacts, (size_t)p->ncontacts, sizeof(ncp_contact_info));
+    wire_array(w, &p->A, nv * nv, sizeof(double));
+    wire_array(w, &p->b, nv, sizeof(double));
+    wire_array(w, &p->e, m, sizeof(double));
+    wire_array(w, &p->D, m * m, sizeof(double));
+    wire_array(w, &p->vf, m, sizeof(double));
+    wire_array(w, &p->guess_lambda, m, sizeof(double));
+    wire_array(w, &p->guess_v, nv, sizeof(double));
+    wire_csr(w, &p->J);
+    wire_csr(w, &p->A_sparse);
+    wire_array(w, &p->structure, 1, sizeof(ncp_structure));
+    ncp_structure *s = p->structure;
+    if (!s) return;
+    if (w->receive) { /* its pointers are the sender's until read below */
+        s->sub_dof_start = s->sub_ndof = NULL;
+        s->bodies = NULL;
+        s->links = NULL;
+        s->dof_diag = NULL;
+        if (w->bad) return;
+    }
+    wire_array(w, &s->sub_dof_start, (size_t)s->nsub, sizeof(int));
+    wire_array(w, &s->sub_ndof, (size_t)s->nsub, sizeof(int));
+    wire_array(w, &s->dof_diag, nv, sizeof(double));
+    wire_array(w, &s->bodies, (size_t)s->nbodies, sizeof(ncp_structure_body));
+    for (int i = 0; s->bodies && i < s->nbodies; i++)
+        wire_array(w, &s->bodies[i].Jb, 6 * (size_t)s->bodies[i].ndof, sizeof(double));
+    wire_array(w, &s->links, (size_t)s->nlinks, sizeof(ncp_structure_link));
+    for (int i = 0; s->links && i < s->nlinks; i++) {
+        const ncp_structure_link *l = &s->links[i];
+        int rows = (p->blocks && l->block >= 0 && l->block < p->nblocks)
+                       ? ncp_block_type_size(p->blocks[l->block].type) : 0;
+        wire_array(w, &s->links[i].Jib, 6 * (size_t)rows, sizeof(double));
+    }
+}
+
+int ncp_problem_send(FILE *f, const ncp_problem *p)
+{
+    ncp_problem q = *p; /* the walk takes the pointers' addresses; it writes through none */
+    wire w = {f, 0, fwrite(&q, sizeof q, 1, f) != 1};
+    wire_problem(&w, &q);
+    return w.bad ? -1 : 0;
+}
+
+int ncp_problem_receive(FILE *f, ncp_problem *p, ncp_error *err)
+{
+    ncp_problem_init(p);
+    wire w = {f, 1, fread(p, sizeof *p, 1, f) != 1};
+    scalars_only(p);
+    if (w.bad) ncp_problem_init(p);
+    wire_problem(&w, p);
+    if (!w.bad) return NCP_OK;
+    ncp_problem_free(p);
+    return ncp_error_set(err, NCP_ERR_IO, "a problem handed to this process is short or cannot "
+                         "be held in memory");
 }

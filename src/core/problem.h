@@ -15,6 +15,7 @@
 #define NCP_PROBLEM_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/la.h"
 #include "core/sparse_chol.h"
@@ -233,6 +234,12 @@ int ncp_problem_note(ncp_problem *p, ncp_error *err, const char *fmt, ...)
 int ncp_problem_validate(const ncp_problem *p, const char *where, ncp_error *err);
 /* Deep copy. */
 int ncp_problem_copy(ncp_problem *dst, const ncp_problem *src, ncp_error *err);
+/* A problem handed to a process of the same executable (util/spawner.h: a child that shares no
+ * memory with this one): ncp_problem_send writes p to f as bytes (its structs as they are, each
+ * array as its length and contents; -1 when f fails), ncp_problem_receive reads it back into a
+ * problem of its own (NCP_ERR_IO when short, NCP_ERR_NOMEM's case included). */
+int ncp_problem_send(FILE *f, const ncp_problem *p);
+int ncp_problem_receive(FILE *f, ncp_problem *p, ncp_error *err);
 /* u = D lambda + v_f (dual) or J A^{-1}(b + J^T lambda) + e (dense primal data without D). */
 int ncp_problem_velocity(const ncp_problem *p, const double *lambda, double *u, ncp_error *err);
 /* Structure helpers. */

@@ -1,5 +1,4 @@
 /* Running a function in a forked child (isolate.h). */
-#define _GNU_SOURCE /* close_range (glibc >= 2.34) */
 #include "util/isolate.h"
 #include "util/membudget.h"
 
@@ -29,23 +28,6 @@ void ncp_fork_guard_begin(void)
 }
 
 void ncp_fork_guard_end(void) { pthread_mutex_unlock(&fork_mu); }
-
-int ncp_fork_child(int keep_fd, int ignore_interrupt)
-{
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid != 0) return (int)pid;
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (ignore_interrupt) {
-        signal(SIGINT, SIG_IGN);
-        signal(SIGTERM, SIG_IGN);
-    }
-    if ((keep_fd == 3 ? 3 : dup2(keep_fd, 3)) != 3) _exit(3);
-    /* glibc >= 2.34; a kernel without it only keeps the copies (harmless but slow, above) */
-    (void)close_range(4, ~0u, 0);
-    return 0;
-}
 
 void ncp_reap_child(int pid, int kill_first, int *wst)
 {

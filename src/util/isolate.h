@@ -46,16 +46,6 @@ size_t ncp_read_all(int fd, void *buf, size_t n);
  * other workers (-j N) still allocate while a sibling forks: with glibc's malloc that is safe.
  * The one lock is process-wide because fork is (pthread_atfork takes no context). */
 void ncp_fork_guard_begin(void);
-/* A child for one job of the caller's (a peer's solve, an isolated solve), talking to its parent
- * over one descriptor: stdout and stderr are flushed (the child's copies of unwritten output
- * must be empty), then fork. In the child (return 0): keep_fd is descriptor 3 and every other
- * descriptor above 2 is closed (a copy of a sibling's pipe, -j N, would hide that sibling's
- * child's end from its parent; a copy of OUT's lock would outlive the run), the child is killed
- * when the thread that forked it ends (PR_SET_PDEATHSIG: however the run ends, _exit of an
- * abandoned run included, no child is left running), and with ignore_interrupt SIGINT and
- * SIGTERM are ignored (the parent handles Ctrl-C and ends the child itself). Returns the pid in
- * the parent, -1 with errno when no child could be made. The child must end with _exit. */
-int ncp_fork_child(int keep_fd, int ignore_interrupt);
 /* Reaps child pid, SIGKILLed first with kill_first, retrying on EINTR; *wst (may be NULL) gets
  * its wait status. */
 void ncp_reap_child(int pid, int kill_first, int *wst);
