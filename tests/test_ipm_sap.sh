@@ -7,7 +7,8 @@
 # computed by ncpbench's own SAP model (src/core/sap_model.c, not the script's) are small, e_m
 # (sap_momentum) and e_mu (sap_compl), and the impulses and velocities agree with sap's (Newton
 # on the unconstrained form (24) of the same model) solved to 1e-12. Skipped (77) without
-# python3-cvxopt / h5py / numpy (scripts/setup.sh installs them).
+# python3-cvxopt / h5py / numpy (scripts/setup.sh installs them). Last, the Castro study run
+# where the program is missing: its IPM claims are "not run".
 . "$(dirname "$0")/shell_prologue.sh"
 "$PY" -c 'import cvxopt, h5py, numpy' 2> /dev/null \
     || { echo "SKIP: python3-cvxopt / python3-h5py / python3-numpy missing"; exit 77; }
@@ -79,6 +80,20 @@ print("%s: %d problems, %d contacts; largest momentum residual %.2g, e_m %.2g, "
       "e_mu %.2g, lambda and v from sap's %.2g, %.2g" % (run, len(names), ncont, *worst))
 EOF
 done
+
+# The Castro study's IPM is a run of this program (ncp_study_run.program): run from a folder
+# without scripts/ipm_sap.py, its claims are "not run" with a message, the others as usual.
+NC=$(cd "$(dirname "$NCPBENCH")" && pwd)/$(basename "$NCPBENCH")
+(cd "$T" && "$NC" figures --paper castro2023 --quick --out "$T/study" > study.out 2> study.err) \
+    || { fail "the quick study without the program"; cat "$T/study.err"; }
+grep -q "coneqp: cannot read the program scripts/ipm_sap.py" "$T/study.err" \
+    || { fail "no message for the missing program"; cat "$T/study.err"; }
+"$PY" - "$T/study/castro2023/paper/claims.csv" <<'EOF' || fail "the study's verdicts without the IPM"
+import csv, sys
+v = {r["claim"]: r["verdict"] for r in csv.DictReader(open(sys.argv[1]))}
+assert all(v[c] == "not run" for c in ("C3", "C7", "C8", "C16", "C17", "C18")), v
+assert v["C1"] in ("yes", "partly", "no"), v
+EOF
 
 [ $fails -eq 0 ] && echo "ipm_sap: all checks passed"
 exit $((fails > 0))
