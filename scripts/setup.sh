@@ -16,11 +16,13 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 # libbullet-dev, libdart-dev, libdart-external-odelcpsolver-dev: the engine peers (-Dbullet,
 # -Ddart, solvers/engine_peers.c; C++). libdart-dev pulls in Boost, Eigen, FCL and Assimp (about
 # 110 packages, ~1 min of CI); ENGINES=0 leaves the engine packages out. chromium: the test
-# that opens a run's index.html headless (tests/test_page.sh; skipped without it).
+# that opens a run's index.html headless (tests/test_page.sh; skipped without it). python3-cvxopt:
+# scripts/ipm_sap.py (coneqp on SAP's model (19), the Castro study's interior-point solver).
 PKGS=(build-essential meson ninja-build pkg-config liblapack-dev libblas-dev liblapacke-dev
       libcjson-dev libhdf5-dev zlib1g-dev hdf5-tools gnuplot-nox libfclib-dev
       libsiconos-numerics-dev libsuitesparse-dev libopenblas-dev
-      python3-numpy python3-h5py python3-scipy procps libopenmpi-dev openmpi-bin chromium)
+      python3-numpy python3-h5py python3-scipy python3-cvxopt procps libopenmpi-dev openmpi-bin
+      chromium)
 if [ "${ENGINES:-1}" != 0 ]; then
   PKGS+=(g++ libbullet-dev libdart-dev libdart-external-odelcpsolver-dev)
 fi

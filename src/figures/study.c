@@ -153,12 +153,14 @@ done:
 
 /* ---- runs ---- */
 
-/* Runs of one part with the same solver go to successive folders: run i's folder index. */
+/* Runs of one part with the same solver go to successive folders: run i's folder index (a
+ * program's run has a folder of its own: -1). */
 static int study_group(const ncp_study *s, int i)
 {
+    if (s->runs[i].program) return -1;
     int g = 0;
     for (int j = 0; j < i; j++)
-        g += !strcmp(s->runs[j].part, s->runs[i].part) &&
+        g += !s->runs[j].program && !strcmp(s->runs[j].part, s->runs[i].part) &&
              !strcmp(s->runs[j].solver, s->runs[i].solver);
     return g;
 }
@@ -230,7 +232,7 @@ static int study_solve_group(const ncp_study_ctx *c, const ncp_study_part *pt, i
                              pt->budget.trace_every, pt->budget.warm_start);
     for (int i = 0; i < s->nruns; i++) {
         const ncp_study_run *r = &s->runs[i];
-        if (strcmp(r->part, pt->id) || study_group(s, i) != g ||
+        if (strcmp(r->part, pt->id) || r->program || study_group(s, i) != g ||
             !study_solver_known(c->o, r->solver))
             continue;
         if (np >= NCP_MAX_BENCH_SOLVERS)
@@ -293,7 +295,7 @@ static int study_group_dir(const ncp_study_ctx *c, const char *part, int g, char
 
 static int study_max_group(const ncp_study *s, const char *part)
 {
-    int n = -1;
+    int n = -1; /* a program's run (group -1) adds none */
     for (int i = 0; i < s->nruns; i++)
         if (!strcmp(s->runs[i].part, part) && study_group(s, i) > n) n = study_group(s, i);
     return n;
@@ -310,14 +312,14 @@ typedef struct study_load {
     ncp_study_solves *res;
 } study_load;
 
-/* The solve of (solver, problem) in this folder; created when `create` (metrics.csv's rows),
- * NULL when the folder has no such run or (not create) no such problem. */
+/* The solve of (solver, problem) in this folder (g < 0: a program's); created when `create`
+ * (metrics.csv's rows), NULL when the folder has no such run or (not create) no such problem. */
 static ncp_study_result *study_load_find(study_load *l, const char *solver, const char *problem,
                                          int create, ncp_error *err)
 {
     for (int i = 0; i < l->s->nruns; i++) {
         if (strcmp(l->s->runs[i].part, l->part) || strcmp(l->s->runs[i].solver, solver) ||
-            study_group(l->s, i) != l->g)
+            study_group(l->s, i) != (l->g < 0 ? -1 : l->g))
             continue;
         ncp_study_solves *sv = &l->res[i];
         for (int k = sv->n - 1; k >= 0; k--)
@@ -489,10 +491,37 @@ static int study_write_runs(const ncp_study_ctx *c, ncp_error *err)
         ncp_params ps;
         if ((rc = study_run_params(c->config, r, &ps, err))) break;
         study_params_text(&ps, ptxt, sizeof ptxt);
-        fprintf(f, "%s,%s,%s,%s-%d,%s,%d\n", r->part, r->label, r->solver, r->part,
-                study_group(c->s, i), ptxt, c->results[i].n > 0);
+        if (r->program)
+            fprintf(f, "%s,%s,%s,%s-%s,%s,%d\n", r->part, r->label, r->solver, r->part,
+                    r->solver, ptxt, c->results[i].n > 0);
+        else
+            fprintf(f, "%s,%s,%s,%s-%d,%s,%d\n", r->part, r->label, r->solver, r->part,
+                    study_group(c->s, i), ptxt, c->results[i].n > 0);
     }
     if (fclose(f) != 0 && !rc) rc = ncp_error_set(err, NCP_ERR_IO, "cannot write %s", path);
+    return rc;
+}
+
+/* The part's runs of programs (study_program.c), graded into folders <part>-<solver>, read
+ * back into res (no traces). */
+static int study_programs(const ncp_study_ctx *c, const ncp_study_part *pt, const char *h5,
+                          const char *capkey, const char *top, ncp_study_solves *res,
+                          ncp_error *err)
+{
+    char name[160], gdir[NCP_STUDY_PATH], path[NCP_STUDY_PATH];
+    int rc = NCP_OK;
+    for (int i = 0; i < c->s->nruns && !rc; i++) {
+        const ncp_study_run *r = &c->s->runs[i];
+        if (!r->program || strcmp(r->part, pt->id)) continue;
+        if (c->o->interrupt && *c->o->interrupt) return NCP_OK;
+        snprintf(name, sizeof name, "%s-%s", pt->id, r->solver);
+        if ((rc = ncp_path_join(gdir, sizeof gdir, c->dir, name, err)) ||
+            (rc = ncp_study_program(c, r, pt, h5, capkey, top, gdir, err)) ||
+            (rc = ncp_path_join(path, sizeof path, gdir, "metrics.csv", err)))
+            return rc;
+        study_load l = {c->s, pt->id, -1, res};
+        if (ncp_file_exists(path)) rc = study_load_metrics(&l, path, err);
+    }
     return rc;
 }
 
@@ -526,6 +555,7 @@ static int study_solve_config(ncp_study_ctx *c, const char *top, char (*capkeys)
                 (rc = study_load_traces(&l, path, err)))
                 return rc;
         }
+        if (!rc) rc = study_programs(c, pt, h5, capkeys[k], top, res, err);
     }
     return rc;
 }

@@ -80,11 +80,19 @@ struct ncp_study_part {
                   ncp_error *err);
 };
 
-/* One solve: a solver with its own parameters (over the configuration's) in a part. */
+/* One solve: a solver with its own parameters (over the configuration's) in a part. With a
+ * program, the solver is outside ncpbench (docs/answers.md): the executable `program PROBLEMS
+ * ANSWERS` (a path from the working directory, the source tree's root) writes an answers file
+ * for the part's capture, kept in OUT/<study>/answers/ and shared by the configurations
+ * (rewritten when the capture or the program's text changes), and ncpbench grade (bench/grade.h)
+ * grades it into the run's own folder OUT/<study>/<config>/<part>-<solver>/ under the name
+ * `solver`: self-timed times, no traces, no parameters. A program that cannot run or fails
+ * leaves the run not run, with a message (as a solver this build lacks). */
 typedef struct ncp_study_run {
     const char *part, *label; /* label: one token, unique within the part */
     const char *solver;
     ncp_study_param params[NCP_STUDY_MAX_PARAMS];
+    const char *program; /* NULL: a registered solver, through the pipeline */
 } ncp_study_run;
 
 /* Parameters of one solver in a configuration (a run's own parameters come on top). */
@@ -222,7 +230,13 @@ int ncp_study_verdict(const ncp_study_claim *k, const double *v);
 /* Runs the study: captures, solves, reducers, claims (see the top of this file). */
 int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *err);
 
-/* Internal to the study layer (study.c, study_claims.c). */
+/* Internal to the study layer (study.c, study_claims.c, study_program.c). */
 int ncp_study_write_claims(const ncp_study_ctx *c, int counts[5], ncp_error *err);
+/* Run r (r->program set) on capture h5 (key capkey) graded into gdir; top: OUT/<study>. A
+ * program that cannot run or fails is reported on stderr and leaves no metrics.csv in gdir
+ * (NCP_OK); other errors (I/O, grade's) are returned. */
+int ncp_study_program(const ncp_study_ctx *c, const ncp_study_run *r, const ncp_study_part *pt,
+                      const char *h5, const char *capkey, const char *top, const char *gdir,
+                      ncp_error *err);
 
 #endif

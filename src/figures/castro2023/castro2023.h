@@ -35,13 +35,20 @@ int c23_bodies(const ncp_study_ctx *c, int k);
  * not run. Records each solve's time as an input. */
 double c23_mean_ms(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *part,
                    const char *label);
-/* Speedup of sap at scaling point k: the fastest convex solver's mean time per step over
- * sap's. */
+/* The interior-point solver of SAP's model (19): scripts/ipm_sap.py (cvxopt's coneqp), graded
+ * under this name in sap's parts (Castro et al. 2023 compare with Gurobi on model 19). */
+#define C23_IPM "coneqp"
+/* Speedup of sap at scaling point k: the IPM's mean time per step over sap's (the paper's
+ * Fig. 12: "the ratio of the wall-clock time spent by a solver to the wall-clock time reported
+ * by Gurobi", inverted to read as sap's speedup). */
 double c23_speedup(const ncp_study_ctx *c, ncp_study_claim_out *o, int walls, int k);
+/* The same against the fastest convex CCP solver (the rigid relaxation; Fig. 12's .dat). */
+double c23_speedup_ccp(const ncp_study_ctx *c, ncp_study_claim_out *o, int walls, int k);
 
 /* Claim reducers */
 int c23_C1(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C2(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C3(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C4(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C5(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C6(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
@@ -50,6 +57,8 @@ int c23_C8(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 /* A claim this study does not measure yet: "not run", with the reason. */
 int c23_not_ported(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C16(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C17(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C18(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 
 /* Part reducers: Fig. 9 (per step iterations and time) and Fig. 12 (speedup per N). */
 int c23_fig9(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);

@@ -1,6 +1,7 @@
 /* Castro et al. 2023: the figures' data. Fig. 9: per captured step, sap's Newton iterations
  * and every solver's time (setup + solve); Fig. 12 (with Fig. 11's contacts): per N, the
- * speedup of sap against the fastest convex solver. Reducers of the study's parts (study.c). */
+ * speedup of sap against the interior-point solver of model (19) and against the fastest convex
+ * solver. Reducers of the study's parts (study.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,8 +11,9 @@
 #include "util/fsutil.h"
 #include "util/safefile.h"
 
-static const char *const c23_fig_solvers[] = {"sap", "admm", "apgd", "pgs-ccp", "admm-ccp"};
-enum { C23_NFIG = 5 };
+static const char *const c23_fig_solvers[] = {"sap", C23_IPM, "admm", "apgd", "pgs-ccp",
+                                              "admm-ccp"};
+enum { C23_NFIG = 6 };
 
 static FILE *c23_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err)
 {
@@ -33,11 +35,11 @@ int c23_fig9(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, n
     if (!f) return err->code;
     const ncp_study_solves *sv[C23_NFIG];
     for (int s = 0; s < C23_NFIG; s++)
-        sv[s] = ncp_study_get_all(c, s ? "fig9_ccp" : "fig9_sap", c23_fig_solvers[s]);
+        sv[s] = ncp_study_get_all(c, s > 1 ? "fig9_ccp" : "fig9_sap", c23_fig_solvers[s]);
     fprintf(f, "# ncpbench, %s; configuration %s (%s)\n# per captured step (problem k of the "
             "capture): sap's Newton iterations, then each solver's time per step (setup + "
-            "solve, ms; nan: not run)\n# columns: k sap_iterations sap_ms admm_ms apgd_ms "
-            "pgs-ccp_ms admm-ccp_ms\n", p->title, c->config->id, c->config->title);
+            "solve, ms; " C23_IPM ": self-timed; nan: not run)\n# columns: k sap_iterations sap_ms "
+            C23_IPM "_ms admm_ms apgd_ms pgs-ccp_ms admm-ccp_ms\n", p->title, c->config->id, c->config->title);
     int n = sv[0] ? sv[0]->n : 0;
     for (int k = 0; k < n; k++) {
         fprintf(f, "%d %d", k, sv[0]->p[k].iterations);
@@ -59,8 +61,10 @@ int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     ncp_study_claim_out o = {{0}, "", 0, NULL, NULL, NULL}; /* no input table here */
     fprintf(f, "# ncpbench, Castro et al. 2023 Figs. 11-12, %s; configuration %s (%s)\n"
             "# per N: contacts of the first kept step, sap's mean Newton iterations and time "
-            "per step (ms), the fastest convex solver's time, the speedup\n"
-            "# columns: N contacts sap_iterations sap_ms fastest_convex_ms speedup\n",
+            "per step (ms), the interior-point solver's (self-timed) and sap's speedup against "
+            "it, the fastest convex solver's time and sap's speedup against it\n"
+            "# columns: N contacts sap_iterations sap_ms " C23_IPM "_ms speedup "
+            "fastest_convex_ms speedup_convex\n",
             walls ? "walls" : "no walls", c->config->id, c->config->title);
     for (int k = 0; k < C23_NSCALE; k++) {
         char sp[32];
@@ -69,9 +73,11 @@ int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
         const ncp_study_capture_info *ci =
             ncp_study_part_capture(c, ncp_study_find_part(c->s, sp));
         double it = 0, ts = c23_mean_ms(c, &o, sp, "sap"), s = c23_speedup(c, &o, walls, k);
+        double sc = c23_speedup_ccp(c, &o, walls, k);
         for (int i = 0; sv && i < sv->n; i++) it += sv->p[i].iterations;
-        fprintf(f, "%d %d %.4g %.6g %.6g %.6g\n", c23_bodies(c, k), ci ? ci->ncontacts : 0,
-                sv && sv->n ? it / sv->n : NAN, ts, s * ts, s);
+        fprintf(f, "%d %d %.4g %.6g %.6g %.6g %.6g %.6g\n", c23_bodies(c, k),
+                ci ? ci->ncontacts : 0, sv && sv->n ? it / sv->n : NAN, ts, s * ts, s, sc * ts,
+                sc);
     }
     return c23_close(f, path, err);
 }

@@ -53,6 +53,13 @@ double c23_mean_ms(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *p
 
 double c23_speedup(const ncp_study_ctx *c, ncp_study_claim_out *o, int walls, int k)
 {
+    char sp[32];
+    c23_part_id(sp, sizeof sp, walls, c23_scale_n[k], 1);
+    return c23_mean_ms(c, o, sp, C23_IPM) / c23_mean_ms(c, o, sp, "sap");
+}
+
+double c23_speedup_ccp(const ncp_study_ctx *c, ncp_study_claim_out *o, int walls, int k)
+{
     char sp[32], cp[32];
     c23_part_id(sp, sizeof sp, walls, c23_scale_n[k], 1);
     c23_part_id(cp, sizeof cp, walls, c23_scale_n[k], 0);
@@ -91,6 +98,71 @@ int c23_C2(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
                          c23_mean(sv, n - k, n, "iterations"));
     o->v[0] = a / b;
     snprintf(o->ours, sizeof o->ours, "first / last fifth: %.2f / %.2f = %.2f", a, b, o->v[0]);
+    return NCP_OK;
+}
+
+int c23_C3(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
+{
+    (void)err;
+    const ncp_study_solves *s = ncp_study_get_all(c, "fig9_sap", "sap");
+    const ncp_study_solves *i = ncp_study_get_all(c, "fig9_sap", C23_IPM);
+    int n = s ? s->n : 0, k = n / 5 > 0 ? n / 5 : 1;
+    double ts = c23_mean_ms(c, o, "fig9_sap", "sap"), ti = c23_mean_ms(c, o, "fig9_sap", C23_IPM);
+    double is = c23_input(o, s, "sap mean iterations, first fifth", c23_mean(s, 0, k,
+                                                                            "iterations"));
+    double ii = c23_input(o, i, C23_IPM " mean iterations, first fifth",
+                          c23_mean(i, 0, k, "iterations"));
+    o->v[0] = ts / ti;
+    o->v[1] = is / ii;
+    snprintf(o->ours, sizeof o->ours, "time per step sap / %s: %.3g / %.3g ms = %.3g; "
+             "iterations over the first fifth: %.2f / %.2f", C23_IPM, ts, ti, o->v[0], is, ii);
+    return NCP_OK;
+}
+
+/* Mean of column col over each scaling point's steps, of run label: out[w][k]. */
+static void c23_scale_means(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *label,
+                            const char *col, double out[2][C23_NSCALE])
+{
+    char part[32], name[96];
+    for (int w = 1; w >= 0; w--)
+        for (int k = 0; k < C23_NSCALE; k++) {
+            c23_part_id(part, sizeof part, w, c23_scale_n[k], 1);
+            const ncp_study_solves *sv = ncp_study_get_all(c, part, label);
+            snprintf(name, sizeof name, "%s/%s mean %s", part, label, col);
+            out[w][k] = c23_input(o, sv, name, c23_mean(sv, 0, sv ? sv->n : 0, col));
+        }
+}
+
+int c23_C17(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
+{
+    (void)err;
+    double s[2][C23_NSCALE], i[2][C23_NSCALE];
+    c23_scale_means(c, o, "sap", "sap_momentum", s);
+    c23_scale_means(c, o, C23_IPM, "sap_momentum", i);
+    int more = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int w = 0; w < 2; w++)
+        for (int k = 0; k < C23_NSCALE; k++) {
+            more += i[w][k] > s[w][k];
+            lo = fmin(lo, i[w][k] / s[w][k]);
+            hi = fmax(hi, i[w][k] / s[w][k]);
+        }
+    o->v[0] = (double)more / (2 * C23_NSCALE);
+    snprintf(o->ours, sizeof o->ours, "%s's mean e_m above sap's at %d of %d scaling points "
+             "(ratio %.3g to %.3g)", C23_IPM, more, 2 * C23_NSCALE, lo, hi);
+    return NCP_OK;
+}
+
+int c23_C18(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
+{
+    (void)err;
+    double i[2][C23_NSCALE], mx = -INFINITY;
+    c23_scale_means(c, o, C23_IPM, "sap_compl", i);
+    for (int w = 0; w < 2; w++)
+        for (int k = 0; k < C23_NSCALE; k++) mx = fmax(mx, i[w][k]);
+    o->v[0] = mx;
+    snprintf(o->ours, sizeof o->ours, "largest mean e_mu of %s over N and both scenes: %.2e",
+             C23_IPM, mx);
     return NCP_OK;
 }
 
