@@ -25,15 +25,12 @@ import gzip
 import json
 import math
 import os
-import shutil
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from study_check import (conds_text, holds, num, parse_conds, read_csv, same_conds,  # noqa: E402
-                         same_num, study_output)
+from study_check import Checker, NotRun, num, rule_verdict, run_rows, same_num  # noqa: E402
 
 NB = math.nan
 SYSTEMS = ["box-on-plane", "boxes-fixed", "nunchuk", "fourbar-fixed", "fourbar-free", "arm7d",
@@ -57,15 +54,8 @@ PAPER = {"admm-ncp-fp": {"rho": 1.0, "eta": 1e-6},
          "admm-ncp-la": {"eta": 1e-6, "mu_thr": 10.0, "tau_inc": 1.5, "tau_dec": 1.5},
          "admm-ncp-sa": {"eta": 1e-6, "mu_thr": 10.0, "p0": 0.2, "alpha": 0.05}}
 
-bad = 0
-checked = 0
-expecting = False  # inside the raw mutation: the mismatches found are the point
-
-
-def fail(msg):
-    global bad
-    bad += 1
-    print(("  (expected) " if expecting else "check_study_ncpreport2025: ") + msg)
+CHECK = Checker("check_study_ncpreport2025", RULES)
+fail = CHECK.fail
 
 
 def check_paper_params(cdir, fdir, seen):
@@ -82,21 +72,13 @@ def check_paper_params(cdir, fdir, seen):
 def load_config(cdir):
     """(system, solver) -> list of solves (dicts) in metrics.csv's order, None when the run
     did not run; the first row of a problem counts (a resumed run may repeat one)."""
-    runs, folders, checked_params = {}, {}, set()
-    for r in read_csv(os.path.join(cdir, "runs.csv")):
-        fdir = os.path.join(cdir, r["folder"])
+    runs, checked_params = {}, set()
+    for r, fdir, rows in run_rows(cdir):
         if (os.path.basename(cdir) == "paper" and fdir not in checked_params and
                 os.path.exists(os.path.join(fdir, "config.json"))):
             check_paper_params(cdir, fdir, checked_params)
-        if r["folder"] not in folders:
-            m = os.path.join(fdir, "metrics.csv")
-            have = os.path.exists(m) or os.path.exists(m + ".gz")
-            folders[r["folder"]] = read_csv(m) if have else []
-        seen, solves = set(), []
-        for x in folders[r["folder"]]:
-            if x["solver"] != r["solver"] or x["problem"] in seen:
-                continue
-            seen.add(x["problem"])
+        solves = []
+        for x in rows:
             conv = num(x["converged"])
             s = {"converged": int(not math.isnan(conv) and conv != 0),
                  "ms": num(x["setup_ms"]) + num(x["solve_ms"])}
@@ -105,10 +87,6 @@ def load_config(cdir):
             solves.append(s)
         runs[(r["part"], r["label"])] = solves or None
     return runs
-
-
-class NotRun(Exception):
-    pass
 
 
 def fraction(runs, systems, solvers):
@@ -138,40 +116,14 @@ def values(cid, runs):
 
 
 def verdict(cid, runs):
-    rule = RULES[cid]
-    if rule is None:
-        return "not testable", []
-    try:
-        v = values(cid, runs)
-    except NotRun:
-        return "not run", []
-    return ("yes" if holds(rule[0], v) else "partly" if holds(rule[1], v) else "no"), v
+    return rule_verdict(RULES[cid], lambda: values(cid, runs))
 
 
 def check_config(cdir, quiet=False):
-    global checked
     runs = load_config(cdir)
-    program = {r["claim"]: r for r in read_csv(os.path.join(cdir, "claims.csv"))}
-    if sorted(program) != sorted(RULES):
-        fail(f"{cdir}: claims {sorted(program)}, expected {sorted(RULES)}")
-    for cid, rule in RULES.items():
-        if cid not in program:
-            continue
-        ver, v = verdict(cid, runs)
-        p = program[cid]
-        checked += 1
-        if ver != p["verdict"]:
-            fail(f"{cdir} {cid}: verdict {p['verdict']}, recomputed {ver} from {v}")
-        pv = [num(p["v0"]), num(p["v1"]), num(p["v2"])]
-        for i, x in enumerate(v):
-            if not same_num(x, pv[i]):
-                fail(f"{cdir} {cid}: v{i} {pv[i]}, recomputed {x}")
-        if rule is not None and (not same_conds(rule[0], parse_conds(p["yes"])) or
-                                 not same_conds(rule[1], parse_conds(p["partly"]))):
-            fail(f"{cdir} {cid}: the program's rule {p['yes']} / {p['partly']} is not the "
-                 f"checker's {conds_text(rule[0])} / {conds_text(rule[1])}")
-        if not quiet:
-            print(f"  {os.path.basename(cdir)} {cid}: {ver} {['%.4g' % x for x in v]}")
+    CHECK.compare_claims(cdir, lambda cid: verdict(cid, runs), quiet)
+    if not quiet:
+        check_tables(cdir, runs)
     return runs
 
 
@@ -200,8 +152,7 @@ def blocks(path):
 
 
 def check_row(where, f, solves, cols):
-    global checked
-    checked += 1
+    CHECK.checked += 1
     conv = sum(x["converged"] for x in solves)
     if int(f[4]) != len(solves) or int(f[5]) != conv:
         fail(f"{where} {f[0]}: runs/converged {f[4]}/{f[5]}, metrics.csv {len(solves)}/{conv}")
@@ -254,12 +205,11 @@ def mutations(runs):
 
 
 def mutate(cdir, runs):
-    global checked
     muts = mutations(runs)
     for cid, m in muts.items():
         for want, repl in m.items():
             got, v = verdict(cid, {**runs, **repl})
-            checked += 1
+            CHECK.checked += 1
             if got != want:
                 fail(f"mutation {os.path.basename(cdir)} {cid} -> {want}: verdict {got} {v}")
     untested = [c for c, r in RULES.items() if r is not None and c not in muts]
@@ -277,62 +227,32 @@ def plain_csv(path):
     return path
 
 
-def expect_failure(copy):
-    global bad, expecting
-    before = bad
-    expecting = True
-    check_config(os.path.join(copy, "paper"), quiet=True)
-    expecting = False
-    caught = bad > before
-    bad = before
-    return caught
-
-
-def mutate_raw(out):
-    """Perturbs one raw file of a copy: the comparison must then fail."""
-    tmp = tempfile.mkdtemp(prefix="nr25m-")
-    copy = os.path.join(tmp, "ncpreport2025")
-    shutil.copytree(out, copy)
+def all_failed(copy):
+    """As if admm-ncp-fp had failed every box-on-plane problem."""
     m = plain_csv(os.path.join(copy, "paper", "box-on-plane-0", "metrics.csv"))
     lines = open(m).read().split("\n")
     head = lines[0].split(",")
     si, ci = head.index("solver"), head.index("converged")
-    for i in range(1, len(lines)):  # as if admm-ncp-fp had failed every box-on-plane problem
+    for i in range(1, len(lines)):
         f = lines[i].split(",")
         if len(f) > ci and f[si] == "admm-ncp-fp":
             f[ci] = "0"
             lines[i] = ",".join(f)
     open(m, "w").write("\n".join(lines))
-    caught = [expect_failure(copy)]
-    shutil.rmtree(copy)
-    shutil.copytree(out, copy)
+
+
+def off_paper(copy):
+    """A solve of the paper's configuration with rho = 2, not the report's rho0 = 1."""
     cpath = os.path.join(copy, "paper", "nunchuk-0", "config.json")
     cfg = json.load(open(cpath))
-    cfg["config"]["params"]["admm-ncp-fp"]["rho"] = 2.0  # not the report's rho0 = 1
+    cfg["config"]["params"]["admm-ncp-fp"]["rho"] = 2.0
     json.dump(cfg, open(cpath, "w"))
-    caught.append(expect_failure(copy))
-    shutil.rmtree(tmp)
-    for what, c in zip(("a perturbed metrics.csv", "a solve off the report's settings"), caught):
-        if not c:
-            fail(f"{what} went unnoticed")
-        else:
-            print(f"  raw mutation: {what} is caught")
 
 
-def main():
-    out = study_output("ncpreport2025", sys.argv, fail)
-    if out is None:
-        return
-    for config in ("paper", "defaults"):
-        cdir = os.path.join(out, config)
-        runs = check_config(cdir)
-        check_tables(cdir, runs)
-        if "--mutate" in sys.argv:
-            mutate(cdir, runs)
-    if "--mutate" in sys.argv:
-        mutate_raw(out)
+def mutate_raw(out):
+    CHECK.raw_mutations(out, "ncpreport2025", [("a perturbed metrics.csv", all_failed),
+                                               ("a solve off the report's settings", off_paper)],
+                        lambda copy: check_config(os.path.join(copy, "paper"), quiet=True))
 
 
-main()
-print(f"check_study_ncpreport2025: {checked} checks, {bad} mismatches")
-sys.exit(1 if bad or not checked else 0)
+sys.exit(CHECK.main("ncpreport2025", sys.argv, check_config, mutate, mutate_raw))
