@@ -3,9 +3,9 @@
 # point types), log scale.
 #
 # Usage (`ncpbench figures --paper ncpreport2025` runs this itself; standalone):
-#   gnuplot -e "dir='results/figures/004'" scripts/ncpreport2025_accuracy.gp
+#   gnuplot -e "dir='OUT/ncpreport2025/paper/suite'" scripts/ncpreport2025_accuracy.gp
 # optional: -e "dir='...'; title='...'"
-# Reads  dir/accuracy.dat (written by ncpbench; columns: solver solver_index paper10 scene problems
+# Reads  dir/accuracy.dat (written by ncpbench; columns: solver solver_index table1 scene runs
 #        converged pen_med pen_p90 dual_med dual_p90 ncp_med ncp_p90 nat_med nat_p90, one index
 #        block per scene, one row per solver)
 # Writes dir/ncpreport2025_accuracy.png and dir/ncpreport2025_accuracy.svg.

@@ -6,9 +6,9 @@
 # drawn within [1e-17, 1e4]: zeros at the floor, divergent solves at the ceiling.
 #
 # Usage (`ncpbench figures --paper ncpreport2025` runs this itself; standalone):
-#   gnuplot -e "dir='OUT/ncpreport2025'" scripts/ncpreport2025_time_accuracy.gp
+#   gnuplot -e "dir='OUT/ncpreport2025/paper/suite'" scripts/ncpreport2025_time_accuracy.gp
 # optional: -e "dir='...'; title='...'"
-# Reads  dir/time_accuracy.dat (written by ncpbench; columns: solver solver_index paper10 scene
+# Reads  dir/time_accuracy.dat (written by ncpbench; columns: solver solver_index table1 scene
 #        runs converged time_med time_p90 nat_med nat_p90; one index block per system, the last
 #        block pooled over the suite)
 # Writes dir/ncpreport2025_time_accuracy.png and dir/ncpreport2025_time_accuracy.svg.

@@ -32,8 +32,8 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from study_check import (conds_text, holds, num, parse_conds, read_csv, same_conds,  # noqa: E402
-                         same_num, study_output)
+from study_check import (Checker, NotRun, num, read_csv, rule_verdict, run_rows,  # noqa: E402
+                         same_num)
 
 NB = math.nan
 ABOVE1, BELOW1 = 1.000001, 0.999999
@@ -63,15 +63,8 @@ for _c in NOT_PORTED:
 # The paper's stated settings of sap (src/figures/castro2023/study.c cites where).
 PAPER = {"sap": {"rel_tol": 1e-5, "abs_tol": 1e-16, "sigma": 1e-3, "beta": 1.0}}
 
-bad = 0
-checked = 0
-expecting = False  # inside the raw mutation: the mismatches found are the point
-
-
-def fail(msg):
-    global bad
-    bad += 1
-    print(("  (expected) " if expecting else "check_study_castro2023: ") + msg)
+CHECK = Checker("check_study_castro2023", RULES)
+fail = CHECK.fail
 
 
 class Data:
@@ -93,20 +86,12 @@ def check_paper_params(cdir, r, fdir):
 
 
 def load_config(cdir):
-    runs, folders = {}, {}
-    for r in read_csv(os.path.join(cdir, "runs.csv")):
-        fdir = os.path.join(cdir, r["folder"])
+    runs = {}
+    for r, fdir, rows in run_rows(cdir):
         if os.path.basename(cdir) == "paper" and os.path.exists(os.path.join(fdir, "config.json")):
             check_paper_params(cdir, r, fdir)
-        if r["folder"] not in folders:
-            m = os.path.join(fdir, "metrics.csv")
-            have = os.path.exists(m) or os.path.exists(m + ".gz")
-            folders[r["folder"]] = read_csv(m) if have else []
-        seen, solves = set(), []
-        for x in folders[r["folder"]]:
-            if x["solver"] != r["solver"] or x["problem"] in seen:
-                continue
-            seen.add(x["problem"])
+        solves = []
+        for x in rows:
             solves.append({"iterations": int(num(x["iterations"])),
                            "ms": num(x["setup_ms"]) + num(x["solve_ms"]),
                            "e_m": num(x["sap_momentum"]), "e_mu": num(x["sap_compl"])})
@@ -119,10 +104,6 @@ def load_config(cdir):
         contacts[cid] = int(fields[fields.index("contacts") + 1])
     quick = " quick 1 " in open(os.path.join(out, "captures", "walls", "capture.txt")).read()
     return Data(runs, contacts, quick)
-
-
-class NotRun(Exception):
-    pass
 
 
 def solves(D, part, label):
@@ -229,43 +210,14 @@ def values(cid, D):
 
 
 def verdict(cid, D):
-    rule = RULES[cid]
-    if rule is None:
-        return "not testable", []
     if cid in NOT_PORTED:
         return "not run", []
-    try:
-        v = values(cid, D)
-    except NotRun:
-        return "not run", []
-    return ("yes" if holds(rule[0], v) else "partly" if holds(rule[1], v) else "no"), v
+    return rule_verdict(RULES[cid], lambda: values(cid, D))
 
 
 def check_config(cdir, quiet=False):
-    global checked
     D = load_config(cdir)
-    program = {r["claim"]: r for r in read_csv(os.path.join(cdir, "claims.csv"))}
-    if sorted(program) != sorted(RULES):
-        fail(f"{cdir}: claims {sorted(program)}, expected {sorted(RULES)}")
-    for cid in RULES:
-        if cid not in program:
-            continue
-        ver, v = verdict(cid, D)
-        p = program[cid]
-        checked += 1
-        if ver != p["verdict"]:
-            fail(f"{cdir} {cid}: verdict {p['verdict']}, recomputed {ver} from {v}")
-        pv = [num(p["v0"]), num(p["v1"]), num(p["v2"])]
-        for i, x in enumerate(v):
-            if not same_num(x, pv[i]):
-                fail(f"{cdir} {cid}: v{i} {pv[i]}, recomputed {x}")
-        rule = RULES[cid]
-        if rule is not None and (not same_conds(rule[0], parse_conds(p["yes"])) or
-                                 not same_conds(rule[1], parse_conds(p["partly"]))):
-            fail(f"{cdir} {cid}: the program's rule {p['yes']} / {p['partly']} is not the "
-                 f"checker's {conds_text(rule[0])} / {conds_text(rule[1])}")
-        if not quiet:
-            print(f"  {os.path.basename(cdir)} {cid}: {ver} {['%.4g' % x for x in v]}")
+    CHECK.compare_claims(cdir, lambda cid: verdict(cid, D), quiet)
     return D
 
 
@@ -321,14 +273,13 @@ def mutations(D):
 
 
 def mutate(cdir, D):
-    global checked
     for cid, muts in mutations(D).items():
         for want, repl in muts.items():
             runs = dict(D.runs)
             runs.update({k: v for k, v in repl.items() if k != "contacts"})
             D2 = Data(runs, repl.get("contacts", D.contacts), D.quick)
             got, v = verdict(cid, D2)
-            checked += 1
+            CHECK.checked += 1
             if got != want:
                 fail(f"mutation {os.path.basename(cdir)} {cid} -> {want}: verdict {got} {v}")
     untested = [c for c, r in RULES.items()
@@ -382,29 +333,7 @@ def mutate_raw(out):
 
 
 def expect_failure(copy):
-    global bad, expecting
-    before = bad
-    expecting = True
-    check_config(os.path.join(copy, "paper"), quiet=True)
-    expecting = False
-    caught = bad > before
-    bad = before
-    return caught
+    return CHECK.expect_failure(lambda: check_config(os.path.join(copy, "paper"), quiet=True))
 
 
-def main():
-    out = study_output("castro2023", sys.argv, fail)
-    if out is None:
-        return
-    for config in ("paper", "defaults"):
-        cdir = os.path.join(out, config)
-        D = check_config(cdir)
-        if "--mutate" in sys.argv:
-            mutate(cdir, D)
-    if "--mutate" in sys.argv:
-        mutate_raw(out)
-
-
-main()
-print(f"check_study_castro2023: {checked} checks, {bad} mismatches")
-sys.exit(1 if bad else 0)
+sys.exit(CHECK.main("castro2023", sys.argv, check_config, mutate, mutate_raw))

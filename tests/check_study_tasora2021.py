@@ -24,15 +24,12 @@ import csv
 import json
 import math
 import os
-import shutil
 import sys
-import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from study_check import (conds_text, holds, num, parse_conds, read_csv, same_conds,  # noqa: E402
-                         same_num, study_output)
+from study_check import Checker, NotRun, num, read_csv, rule_verdict, same_num  # noqa: E402
 
 SRC = os.environ.get("SRCDIR", ".")
 VIOL_LEVEL = 1e-9  # m/s, TEST 1
@@ -60,15 +57,8 @@ RULES = {
 PART_SCENE = {"fig2": "tasora-test1b.json", "fig4": "tasora-test1b.json",
               "fig3_5": "tasora-test1a.json", "fig6": "tasora-test1a.json", "fig8": None}
 
-bad = 0
-checked = 0
-expecting = False  # inside the raw mutation: the mismatches found are the point
-
-
-def fail(msg):
-    global bad
-    bad += 1
-    print(("  (expected) " if expecting else "check_study_tasora2021: ") + msg)
+CHECK = Checker("check_study_tasora2021", RULES)
+fail = CHECK.fail
 
 
 class Run:
@@ -137,10 +127,6 @@ def load_config(cdir, h_of):
                  f"{final['natural_map_rel_acary']} against tol {fo[3]}")
         runs[key] = run
     return runs
-
-
-class NotRun(Exception):
-    pass
 
 
 def get(R, part, label):
@@ -222,14 +208,7 @@ def values(cid, R):
 
 
 def verdict(cid, R):
-    rule = RULES[cid]
-    if rule is None:
-        return "not testable", []
-    try:
-        v = values(cid, R)
-    except NotRun:
-        return "not run", []
-    return ("yes" if holds(rule[0], v) else "partly" if holds(rule[1], v) else "no"), v
+    return rule_verdict(RULES[cid], lambda: values(cid, R))
 
 
 def h_of_part(part):
@@ -240,30 +219,8 @@ def h_of_part(part):
 
 
 def check_config(cdir, quiet=False):
-    global checked
     R = load_config(cdir, h_of_part)
-    program = {r["claim"]: r for r in read_csv(os.path.join(cdir, "claims.csv"))}
-    if sorted(program) != sorted(RULES):
-        fail(f"{cdir}: claims {sorted(program)}, expected {sorted(RULES)}")
-    for cid in RULES:
-        if cid not in program:
-            continue
-        ver, v = verdict(cid, R)
-        p = program[cid]
-        checked += 1
-        if ver != p["verdict"]:
-            fail(f"{cdir} {cid}: verdict {p['verdict']}, recomputed {ver} from {v}")
-        pv = [num(p["v0"]), num(p["v1"]), num(p["v2"])]
-        for i, x in enumerate(v):
-            if not same_num(x, pv[i]):
-                fail(f"{cdir} {cid}: v{i} {pv[i]}, recomputed {x}")
-        rule = RULES[cid]
-        if rule is not None and (not same_conds(rule[0], parse_conds(p["yes"])) or
-                                 not same_conds(rule[1], parse_conds(p["partly"]))):
-            fail(f"{cdir} {cid}: the program's rule {p['yes']} / {p['partly']} is not the "
-                 f"checker's {conds_text(rule[0])} / {conds_text(rule[1])}")
-        if not quiet:
-            print(f"  {os.path.basename(cdir)} {cid}: {ver} {['%.4g' % x for x in v]}")
+    CHECK.compare_claims(cdir, lambda cid: verdict(cid, R), quiet)
     return R
 
 
@@ -333,13 +290,12 @@ def mutations(R):
 
 
 def mutate(cdir, R):
-    global checked
     for cid, muts in mutations(R).items():
         for want, repl in muts.items():
             R2 = dict(R)
             R2.update(repl)
             got, v = verdict(cid, R2)
-            checked += 1
+            CHECK.checked += 1
             if got != want:
                 fail(f"mutation {os.path.basename(cdir)} {cid} -> {want}: verdict {got} {v}")
     untested = [c for c, r in RULES.items() if r is not None and c not in mutations(R)]
@@ -347,63 +303,32 @@ def mutate(cdir, R):
         fail(f"claims without a mutation: {untested}")
 
 
-def mutate_raw(out):
-    """Perturbs one raw file of a copy: the comparison must then fail."""
-    tmp = tempfile.mkdtemp(prefix="t21m-")
-    copy = os.path.join(tmp, "tasora2021")
-    shutil.copytree(out, copy)
+def not_converged(copy):
+    """n_s = 5 of T1 as if it had not converged."""
     path = os.path.join(copy, "paper", "fig3_5-2", "metrics.csv")
     rows = read_csv(path)
     fields = list(rows[0].keys())
-    for r in rows:  # n_s = 5 of T1: as if it had not converged
+    for r in rows:
         r["converged"], r["iterations"] = "0", str(int(num(r["iterations"])) + 1000)
         r["natural_map_rel_acary"] = "1"
     with open(path, "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=fields)
         wr.writeheader()
         wr.writerows(rows)
-    caught = [expect_failure(copy)]
-    # the paper's configuration run with our step rule instead of the paper's
+
+
+def off_paper(copy):
+    """The paper's configuration run with our step rule instead of the paper's."""
     cpath = os.path.join(copy, "paper", "fig2-0", "config.json")
     cfg = json.load(open(cpath))
     cfg["config"]["params"]["admm"]["rho_sqrt"] = 1
     json.dump(cfg, open(cpath, "w"))
-    shutil.copy(os.path.join(out, "paper", "fig3_5-2", "metrics.csv"),
-                os.path.join(copy, "paper", "fig3_5-2", "metrics.csv"))
-    caught.append(expect_failure(copy))
-    shutil.rmtree(tmp)
-    for what, c in zip(("a perturbed metrics.csv", "a solve off the paper's settings"), caught):
-        if not c:
-            fail(f"{what} went unnoticed")
-        else:
-            print(f"  raw mutation: {what} is caught")
 
 
-def expect_failure(copy):
-    """True when checking copy's paper configuration finds a mismatch."""
-    global bad, expecting
-    before = bad
-    expecting = True
-    check_config(os.path.join(copy, "paper"), quiet=True)
-    expecting = False
-    caught = bad > before
-    bad = before
-    return caught
+def mutate_raw(out):
+    CHECK.raw_mutations(out, "tasora2021", [("a perturbed metrics.csv", not_converged),
+                                            ("a solve off the paper's settings", off_paper)],
+                        lambda copy: check_config(os.path.join(copy, "paper"), quiet=True))
 
 
-def main():
-    out = study_output("tasora2021", sys.argv, fail)
-    if out is None:
-        return
-    for config in ("paper", "defaults"):
-        cdir = os.path.join(out, config)
-        R = check_config(cdir)
-        if "--mutate" in sys.argv:
-            mutate(cdir, R)
-    if "--mutate" in sys.argv:
-        mutate_raw(out)
-
-
-main()
-print(f"check_study_tasora2021: {checked} checks, {bad} mismatches")
-sys.exit(1 if bad else 0)
+sys.exit(CHECK.main("tasora2021", sys.argv, check_config, mutate, mutate_raw))

@@ -16,6 +16,25 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
+def run_rows(cdir):
+    """Per run of a configuration's folder: (its runs.csv row, its folder, its solver's rows of
+    the folder's metrics.csv in order, the first row of each problem: a resumed run may repeat
+    one, and C keeps the first); no rows when the folder has no metrics.csv (not run)."""
+    folders = {}
+    for r in read_csv(os.path.join(cdir, "runs.csv")):
+        fdir = os.path.join(cdir, r["folder"])
+        if r["folder"] not in folders:
+            m = os.path.join(fdir, "metrics.csv")
+            have = os.path.exists(m) or os.path.exists(m + ".gz")
+            folders[r["folder"]] = read_csv(m) if have else []
+        seen, rows = set(), []
+        for x in folders[r["folder"]]:
+            if x["solver"] == r["solver"] and x["problem"] not in seen:
+                seen.add(x["problem"])
+                rows.append(x)
+        yield r, fdir, rows
+
+
 def num(s):
     return float(s) if s not in ("", None) else math.nan
 
@@ -78,3 +97,104 @@ def study_output(key, argv, fail):
         fail(f"ncpbench figures --paper {key} exited {r.returncode}")
         return None
     return os.path.join(tmp, key)
+
+
+class NotRun(Exception):
+    """A run a claim needs did not run: the verdict is "not run"."""
+
+
+def rule_verdict(rule, compute):
+    """(verdict, values) of a claim under rule ((yes, partly) conditions; None: not testable),
+    its values from compute() (NotRun: "not run")."""
+    if rule is None:
+        return "not testable", []
+    try:
+        v = compute()
+    except NotRun:
+        return "not run", []
+    return ("yes" if holds(rule[0], v) else "partly" if holds(rule[1], v) else "no"), v
+
+
+class Checker:
+    """What every study checker shares: its tally of checks and mismatches, the comparison of
+    the program's claims.csv with the recomputed verdicts, the raw mutation on a copy of the
+    output (the comparison must then fail), the run over the configurations and the exit
+    status. The rules are the checker's own copy: claim -> (yes, partly) conditions, None when
+    not testable."""
+
+    def __init__(self, name, rules):
+        self.name, self.rules = name, rules
+        self.bad = self.checked = 0
+        self.expecting = False  # inside a raw mutation: the mismatches found are the point
+
+    def fail(self, msg):
+        self.bad += 1
+        print(("  (expected) " if self.expecting else self.name + ": ") + msg)
+
+    def compare_claims(self, cdir, verdict, quiet=False):
+        """claims.csv of cdir against verdict(cid) -> (verdict, values), for every rule: the
+        verdict, each value (1e-9 relative) and the rule's bands must agree."""
+        program = {r["claim"]: r for r in read_csv(os.path.join(cdir, "claims.csv"))}
+        if sorted(program) != sorted(self.rules):
+            self.fail(f"{cdir}: claims {sorted(program)}, expected {sorted(self.rules)}")
+        for cid, rule in self.rules.items():
+            if cid not in program:
+                continue
+            ver, v = verdict(cid)
+            p = program[cid]
+            self.checked += 1
+            if ver != p["verdict"]:
+                self.fail(f"{cdir} {cid}: verdict {p['verdict']}, recomputed {ver} from {v}")
+            pv = [num(p["v0"]), num(p["v1"]), num(p["v2"])]
+            for i, x in enumerate(v):
+                if not same_num(x, pv[i]):
+                    self.fail(f"{cdir} {cid}: v{i} {pv[i]}, recomputed {x}")
+            if rule is not None and (not same_conds(rule[0], parse_conds(p["yes"])) or
+                                     not same_conds(rule[1], parse_conds(p["partly"]))):
+                self.fail(f"{cdir} {cid}: the program's rule {p['yes']} / {p['partly']} is not "
+                          f"the checker's {conds_text(rule[0])} / {conds_text(rule[1])}")
+            if not quiet:
+                print(f"  {os.path.basename(cdir)} {cid}: {ver} {['%.4g' % x for x in v]}")
+
+    def expect_failure(self, check):
+        """True when check() finds a mismatch; those mismatches are not counted."""
+        before = self.bad
+        self.expecting = True
+        check()
+        self.expecting = False
+        caught = self.bad > before
+        self.bad = before
+        return caught
+
+    def raw_mutations(self, out, key, perturbs, check):
+        """Each (what, perturb(copy)) of perturbs on a fresh copy of out: check(copy) must then
+        find a mismatch."""
+        import shutil
+        import tempfile
+        tmp = tempfile.mkdtemp(prefix=key + "-raw-")
+        copy = os.path.join(tmp, key)
+        for what, perturb in perturbs:
+            if os.path.exists(copy):
+                shutil.rmtree(copy)
+            shutil.copytree(out, copy)
+            perturb(copy)
+            if self.expect_failure(lambda: check(copy)):
+                print(f"  raw mutation: {what} is caught")
+            else:
+                self.fail(f"{what} went unnoticed")
+        shutil.rmtree(tmp)
+
+    def main(self, key, argv, check_config, mutate, mutate_raw):
+        """Checks both configurations of the study's output (argv's folder, or a fresh --quick
+        run), with --mutate the mutations too; returns the exit status (1 on any mismatch)."""
+        out = study_output(key, argv, self.fail)
+        if out is not None:
+            for config in ("paper", "defaults"):
+                cdir = os.path.join(out, config)
+                data = check_config(cdir)
+                if "--mutate" in argv:
+                    mutate(cdir, data)
+            if "--mutate" in argv:
+                mutate_raw(out)
+        print(f"{self.name}: {self.checked} checks, {self.bad} mismatches")
+        return 1 if self.bad or not self.checked else 0

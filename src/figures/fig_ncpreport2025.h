@@ -1,4 +1,5 @@
-/* `ncpbench figures`: The NCP report 2025 (arXiv 2504.19771): its accuracy metrics over its suite (fig_ncpreport2025.c). */
+/* `ncpbench figures --paper ncpreport2025`: the NCP report 2025 (arXiv 2504.19771), its suite
+ * and accuracy metrics, as a declared study (src/figures/ncpreport2025/). */
 #ifndef NCP_FIG_NCPREPORT2025_H
 #define NCP_FIG_NCPREPORT2025_H
 

@@ -30,7 +30,7 @@ static const ncp_fig_set fig_sets[] = {
      ncp_fig_tasora2021, 0},
     {"lee2025", "Lee et al. 2025 §VII: Fig. 7, 9, 11, Tables II, III (CANAL, SubADMM, PGS, ablations)",
      ncp_fig_lee2025, 1},
-    {"ncpreport2025", "NCP report 2025 §VII-D: accuracy metrics (r_pen, r_dual, r_ncp, r_nat) over its suite scenes",
+    {"ncpreport2025", "NCP report 2025 §VII as a study: Table I's solvers (and ours) on its suite (Table II), the accuracy metrics of §VII-D, time against accuracy",
      ncp_fig_ncpreport2025, 0},
     {"castro2023", "Castro et al. 2023 (SAP) §VI-C clutter as a study (Figs. 9, 11-13: sap against the convex solvers, scaling to 200 bodies)",
      ncp_fig_castro2023, 0},
