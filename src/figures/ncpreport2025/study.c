@@ -76,7 +76,7 @@ static const ncp_study_part nr_parts[] = {
 };
 
 #define P0 {{NULL, 0}}
-#define NR_RUN(part, s) {part, s, s, P0}
+#define NR_RUN(part, s) {part, s, s, P0, NULL}
 #define NR_RUNS(p)                                                                              \
     NR_RUN(p, "pgs-ccp"), NR_RUN(p, "pgs-ncp"), NR_RUN(p, "nbgs"), NR_RUN(p, "raisim"),        \
     NR_RUN(p, "raisim-ds"), NR_RUN(p, "raisim-ds-es"), NR_RUN(p, "admm-ccp"),                  \
