@@ -22,12 +22,18 @@
  * then g^{k+1} is reported; the CCP natural map at g^{k+1} uses u = -y^{k+1} - r_d (exact: see
  * admm_common.h). Every n_s-th iteration (k = n_s, 2 n_s, ...: the paper's text and Chrono; its
  * listing adapts every iteration) rho is rebalanced and, if it changed, the matrix refactorised.
+ * n_s is adapt_every (5, the paper's §8.1 tradeoff), raised where one factorisation costs more
+ * than ten iterations so that the iterations between two updates do at least adapt_work = 0.5
+ * factorisations' work (estimated flops; ncp_admm_interval in admm_common.h, after the paper's
+ * own remark that the optimal n_s grows with the factorisation's cost relative to the back
+ * solve); adapt_work = 0 is the paper's fixed n_s. The n_s used is in the row's note.
  * Start: warm, Alg. 2 with g^0 = lambda0, y^0 = -(N g^0 + r) (0 on free rows), z^0 = g^0 (not
  * projected, as the paper writes); cold, y^0 = z^0 = 0 (see ncp_admm_start for why not Alg. 2
  * from zero). v0 is not used (Alg. 2 line 2 computes v^0 from g^0; a velocity from elsewhere
  * need not match g^0).
  *
  * Parameters (defaults): rho 0.1 (§6.2), rho_b 1e-9 (§5.3), adapt_every 5 (n_s, §8.1),
+ * adapt_work 0.5 (ours, above),
  * rho_policy 1 (balanced, eq. 42, the paper's Fig. 3 choice), rho_sqrt 1, max_rho_changes 10
  * (see ncp_admm_balance), precond 1, form 0 (auto), tol_ccp 0 (a tenth of the budget's tol).
  * Needs: dual (D, v_f); the saddle-point form also uses the primal data (A, b, J, e) when present
@@ -51,8 +57,8 @@ typedef struct admm_vecs {
     double *g, *z, *zold, *y, *u, *rp, *rd, *v;
 } admm_vecs;
 
-static int admm_iterate(const ncp_admm_cfg *cfg, ncp_admm *a, ncp_run *run, admm_vecs *w,
-                        int *kout, int *status, ncp_error *err)
+static int admm_iterate(ncp_admm *a, ncp_run *run, admm_vecs *w, int *kout, int *status,
+                        ncp_error *err)
 {
     int m = a->m, rc = NCP_OK, k = 0;
     if (ncp_run_setup_done(run)) {
@@ -74,7 +80,7 @@ static int admm_iterate(const ncp_admm_cfg *cfg, ncp_admm *a, ncp_run *run, admm
             *status = NCP_STATUS_STALLED; /* CCP solved: see admm_common.h */
             break;
         }
-        if (cfg->adapt_every > 0 && k % cfg->adapt_every == 0) {
+        if (a->adapt_every > 0 && k % a->adapt_every == 0) {
             double rho = ncp_admm_balance(a, w->rp, w->rd, w->z, w->g, w->y);
             if (rho != a->rho && (rc = ncp_admm_factor(a, rho, err))) break;
         }
@@ -113,7 +119,7 @@ static int admm_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, 
         rc = ncp_admm_factor(&a, cfg.rho0, err);
     }
     if (!rc) {
-        rc = admm_iterate(&cfg, &a, run, &w, &k, &status, err);
+        rc = admm_iterate(&a, run, &w, &k, &status, err);
         ncp_admm_finish(&a, out, w.g, w.v, k, status);
     }
     ncp_admm_free(&a);

@@ -25,6 +25,7 @@ int ncp_admm_read_params(const ncp_solver_desc *d, const ncp_params *ps, ncp_adm
         (rc = ncp_solver_param_real(d, ps, "rho_b", 0.0, INFINITY, NCP_PARAM_LO_OPEN,
                                     &cfg->rho_b, err)) ||
         (rc = ncp_solver_param_int(d, ps, "adapt_every", 0, 1000000, &cfg->adapt_every, err)) ||
+        (rc = ncp_solver_param_real(d, ps, "adapt_work", 0.0, 1e6, 0, &cfg->adapt_work, err)) ||
         (rc = ncp_solver_param_int(d, ps, "rho_policy", 1, 2, &cfg->policy, err)) ||
         (rc = ncp_solver_param_int(d, ps, "rho_sqrt", 0, 1, &cfg->rho_sqrt, err)) ||
         (rc = ncp_solver_param_int(d, ps, "max_rho_changes", 0, 1000000, &cfg->max_changes,
@@ -164,20 +165,37 @@ static int is_brow(const ncp_admm *a, int i)
  *   K dense      K_f = nv^3/3,  K_s = 2 nv^2
  *   K sparse     K_f = GAIN x flops(L),  K_s = GAIN x 4 nnz(L)   (from the symbolic analysis)
  * R is the expected number of iterations per factorisation: the budget's iterations over the
- * factorisations rho's balancing may cause (1 + min(max_rho_changes, max_iter / adapt_every)).
+ * factorisations rho's balancing may cause (1 + min(max_rho_changes, max_iter / n_s)), n_s the
+ * interval each candidate would use (ncp_admm_interval: adapt_every, raised by adapt_work from
+ * the candidate's own factorisation and iteration estimates).
  * GAIN = NCP_ADMM_SPARSE_K_GAIN charges the up-looking kernel's indirect addressing (it runs
  * slower per flop than LAPACK's blocked Cholesky, as admm-nosub, sap and the AL solvers account
  * for it). k_factor = 1 / 2 and form = 1 / 2 force a choice. The choice and both estimates go
  * to the row's note (ncp_run_note). */
 #define NCP_ADMM_SPARSE_K_GAIN 4.0
 
-/* Expected iterations per factorisation of the gamma-update's matrix (R above). */
-static double admm_amortisation(const ncp_admm_cfg *cfg, int max_iter)
+int ncp_admm_interval(int adapt_every, double adapt_work, double F, double S)
 {
+    if (adapt_every <= 0 || !(adapt_work > 0.0) || !(S > 0.0)) return adapt_every;
+    double n = ceil(adapt_work * F / S);
+    return n > adapt_every ? (int)fmin(n, 1e9) : adapt_every;
+}
+
+/* A candidate's estimated flops: F one factorisation, S one iteration. */
+typedef struct admm_est {
+    double F, S;
+} admm_est;
+
+/* Estimated flops per iteration of a candidate (above): F / R + S, R the iterations per
+ * factorisation at the interval it would use (*interval). */
+static double amortised(const ncp_admm_cfg *cfg, int max_iter, admm_est e, int *interval)
+{
+    int ns = ncp_admm_interval(cfg->adapt_every, cfg->adapt_work, e.F, e.S);
     double it = max_iter > 0 ? (double)max_iter : 1000.0;
     double nf = 1.0;
-    if (cfg->adapt_every > 0) nf += fmin((double)cfg->max_changes, it / cfg->adapt_every);
-    return fmax(1.0, it / nf);
+    if (ns > 0) nf += fmin((double)cfg->max_changes, it / ns);
+    if (interval) *interval = ns;
+    return e.F / fmax(1.0, it / nf) + e.S;
 }
 
 /* Estimated flops per iteration of the dense form (above). */
@@ -187,28 +205,37 @@ double ncp_admm_cost_dense(int m, double R)
     return dm * dm * dm / 3.0 / R + 2.0 * dm * dm;
 }
 
-/* Estimated flops per iteration of the saddle form given K's factor (kf) and solve (ks) costs. */
-static double cost_saddle(const ncp_admm *a, double kf, double ks, double R)
+static admm_est est_dense(int m)
+{
+    double dm = m;
+    return (admm_est){dm * dm * dm / 3.0, 2.0 * dm * dm};
+}
+
+/* The saddle form's estimates given K's factor (kf) and solve (ks) costs. */
+static admm_est est_saddle(const ncp_admm *a, double kf, double ks)
 {
     const ncp_csr *J = &a->p->J;
     double nb = a->nb, nv = a->p->nv, nnzb = 0.0;
     for (int i = 0; i < a->m; i++)
         if (is_brow(a, i)) nnzb += J->rowptr[i + 1] - J->rowptr[i];
-    return (kf + nb * ks + 2.0 * nnzb * nb + nb * nb * nb / 3.0) / R + ks +
-           4.0 * (double)J->nnz + 8.0 * a->m + 2.0 * nv * nb + 2.0 * nb * nb;
+    return (admm_est){kf + nb * ks + 2.0 * nnzb * nb + nb * nb * nb / 3.0,
+                      ks + 4.0 * (double)J->nnz + 8.0 * a->m + 2.0 * nv * nb + 2.0 * nb * nb};
 }
 
-/* Decides K's factorisation (above) and returns the saddle form's cost estimate in *cost. */
-static int choose_k(ncp_admm *a, int k_factor, double R, double *cost, ncp_error *err)
+/* Decides K's factorisation (above) and returns the saddle form's cost estimate in *cost, its
+ * factorisation and iteration estimates in *est. */
+static int choose_k(ncp_admm *a, const ncp_admm_cfg *cfg, int max_iter, double *cost,
+                    admm_est *est, ncp_error *err)
 {
     const ncp_problem *p = a->p;
     double nv = p->nv;
-    int rc;
+    int rc, k_factor = cfg->k_factor;
     a->sparse_k = 0;
     /* a dense K above NCP_ADMM_SPARSE_MAX_NV dofs is out of memory's reach: sparse only */
-    double dense = p->nv <= NCP_ADMM_SPARSE_MAX_NV
-                       ? cost_saddle(a, nv * nv * nv / 3.0, 2.0 * nv * nv, R) : INFINITY;
+    admm_est ed = est_saddle(a, nv * nv * nv / 3.0, 2.0 * nv * nv);
+    double dense = p->nv <= NCP_ADMM_SPARSE_MAX_NV ? amortised(cfg, max_iter, ed, NULL) : INFINITY;
     *cost = dense;
+    *est = ed;
     if (k_factor == NCP_ADMM_KFACTOR_DENSE) {
         if (p->nv <= NCP_ADMM_SPARSE_MAX_NV) return NCP_OK;
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: k_factor = 1 (dense K) with n_v = %d dofs, "
@@ -224,8 +251,9 @@ static int choose_k(ncp_admm *a, int k_factor, double R, double *cost, ncp_error
     double flops;
     size_t nnz_l;
     ncp_sap_hess_stats(&a->hs, NULL, &nnz_l, &flops);
-    double sparse = cost_saddle(a, NCP_ADMM_SPARSE_K_GAIN * flops,
-                                NCP_ADMM_SPARSE_K_GAIN * 4.0 * (double)nnz_l, R);
+    admm_est es = est_saddle(a, NCP_ADMM_SPARSE_K_GAIN * flops,
+                             NCP_ADMM_SPARSE_K_GAIN * 4.0 * (double)nnz_l);
+    double sparse = amortised(cfg, max_iter, es, NULL);
     if (k_factor == NCP_ADMM_KFACTOR_AUTO && !(sparse < dense)) {
         ncp_sap_hess_free(&a->hs); /* too much fill to pay: the dense K */
         ncp_csr_free(&a->Aown);
@@ -235,6 +263,7 @@ static int choose_k(ncp_admm *a, int k_factor, double R, double *cost, ncp_error
         return NCP_ERR_NOMEM;
     a->sparse_k = 1;
     *cost = sparse;
+    *est = es;
     return NCP_OK;
 }
 
@@ -298,11 +327,12 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
                              a->name, p->name ? p->name : "?");
     /* the forms' estimated costs per iteration (choose_k's comment); the dense form's only within
      * its row limit */
-    double R = admm_amortisation(cfg, in->budget.max_iter);
-    a->cost_dense = m <= NCP_ADMM_DENSE_MAX_ROWS ? ncp_admm_cost_dense(m, R) : INFINITY;
+    admm_est edense = est_dense(m), esaddle = {0.0, 0.0};
+    a->cost_dense = m <= NCP_ADMM_DENSE_MAX_ROWS ? amortised(cfg, in->budget.max_iter, edense, NULL)
+                                                 : INFINITY;
     a->cost_saddle = INFINITY;
     if (have_primal && cfg->form != NCP_ADMM_FORM_DENSE &&
-        (rc = choose_k(a, cfg->k_factor, R, &a->cost_saddle, err)))
+        (rc = choose_k(a, cfg, in->budget.max_iter, &a->cost_saddle, &esaddle, err)))
         return rc;
     if (cfg->form == NCP_ADMM_FORM_AUTO)
         a->form = have_primal && a->cost_saddle < a->cost_dense ? NCP_ADMM_FORM_SADDLE
@@ -310,12 +340,16 @@ int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in 
     else
         a->form = cfg->form;
     if (a->form == NCP_ADMM_FORM_DENSE) drop_k(a);
-    snprintf(a->route, sizeof a->route, "form %s%s: est. %.2g flops/it, %s form %.2g",
+    admm_est e = a->form == NCP_ADMM_FORM_DENSE ? edense : esaddle;
+    a->flops_factor = e.F;
+    a->flops_iter = e.S;
+    a->adapt_every = ncp_admm_interval(cfg->adapt_every, cfg->adapt_work, e.F, e.S);
+    snprintf(a->route, sizeof a->route, "form %s%s: est. %.2g flops/it, %s form %.2g; n_s %d",
              a->form == NCP_ADMM_FORM_DENSE ? "dense" : "saddle",
              a->form == NCP_ADMM_FORM_DENSE ? "" : a->sparse_k ? ", K sparse" : ", K dense",
              a->form == NCP_ADMM_FORM_DENSE ? a->cost_dense : a->cost_saddle,
              a->form == NCP_ADMM_FORM_DENSE ? "saddle" : "dense",
-             a->form == NCP_ADMM_FORM_DENSE ? a->cost_saddle : a->cost_dense);
+             a->form == NCP_ADMM_FORM_DENSE ? a->cost_saddle : a->cost_dense, a->adapt_every);
     if (a->form == NCP_ADMM_FORM_DENSE && m > NCP_ADMM_DENSE_MAX_ROWS) {
         a->unsupported = 1;
         ncp_error_set(err, NCP_ERR_INPUT,

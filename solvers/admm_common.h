@@ -74,6 +74,9 @@ enum { NCP_ADMM_RHO_BALANCED = 1, NCP_ADMM_RHO_NORMALIZED = 2 };
     {"rho_b", 1e-9, "step of bilateral and compliant soft rows (eq. 44), relative as rho"},      \
     {"adapt_every", ADAPT_DEFAULT,                                                               \
      "n_s: residual balancing of rho every n_s iterations (0 = fixed rho), refactorising"},     \
+    {"adapt_work", 0.5,                                                                          \
+     "n_s grows to ceil(adapt_work F / S) when larger, F and S one factorisation's and one "     \
+     "iteration's estimated flops (0 = n_s as given, the paper's text)"},                       \
     {"rho_policy", 1.0, "1 = balanced (eq. 42), 2 = balanced normalised (eq. 43)"},              \
     {"rho_sqrt", 1.0, "1 = rho *= sqrt(eta) (Chrono, OSQP), 0 = rho *= eta (the paper's text)"},  \
     {"max_rho_changes", 10.0,                                                                    \
@@ -90,6 +93,7 @@ enum { NCP_ADMM_RHO_BALANCED = 1, NCP_ADMM_RHO_NORMALIZED = 2 };
 
 typedef struct ncp_admm_cfg {
     double rho0, rho_b, tol_ccp;
+    double adapt_work; /* n_s's floor in factorisations' work (ncp_admm_interval) */
     int adapt_every, policy, rho_sqrt, max_changes, precond, form;
     int k_factor; /* saddle form's K: 0 auto, 1 dense, 2 sparse (NCP_ADMM_KFACTOR_*) */
 } ncp_admm_cfg;
@@ -110,6 +114,10 @@ typedef struct ncp_admm {
     int m, nv, form;     /* form: NCP_ADMM_FORM_DENSE or _SADDLE (resolved) */
     double rho, rho_b;   /* current rho (Theta = Theta(rho)) */
     int policy, rho_sqrt, max_changes, changes; /* residual balancing (ncp_admm_balance) */
+    int adapt_every;     /* the n_s used: the parameter, raised by adapt_work (ncp_admm_interval);
+                            0 = fixed rho */
+    double flops_factor, flops_iter; /* the chosen form's estimated flops of one factorisation
+                                        and of one iteration (choose_k in admm_common.c) */
     double stop_thresh;  /* own test: ||F_ccp||_2 <= stop_thresh */
     unsigned char *kind; /* m: NCP_ADMM_ROW_* */
     double *w;           /* m: preconditioner weight (N averaged per cone, or 1) */
@@ -160,6 +168,19 @@ typedef struct ncp_admm {
  * (m^3/3 / R + 2 m^2; the saddle form's estimate is in admm_common.c, choose_k). */
 double ncp_admm_cost_dense(int m, double R);
 
+/* The iterations between two residual balancings (n_s) given one factorisation's estimated
+ * flops F and one iteration's S: max(n_s, ceil(adapt_work F / S)), n_s = adapt_every (0 stays
+ * 0: fixed rho; adapt_work 0: n_s as given). Tasora et al. 2021 §8.1 chooses n_s = 5 as "a good
+ * tradeoff" with the back solve at "less than 1/10" of the factorisation's time (§5.2) and notes
+ * that "the higher the performance for the back solve respect to the factorization, the higher
+ * is the optimal n_s"; adapt_work = 0.5 keeps that tradeoff (5 iterations per 10 solves' worth
+ * of factorisation, i.e. the work between two updates at least half a factorisation) where
+ * the factorisation costs more than 10 iterations, so that refactorising adds at most twice an
+ * iteration's cost per iteration at any size (OSQP, Stellato et al. 2020, sets its
+ * adaptive_rho_interval the same way from measured times, adaptive_rho_fraction 0.4; operation
+ * counts keep the iterates deterministic). */
+int ncp_admm_interval(int adapt_every, double adapt_work, double F, double S);
+
 /* Builds the row sets, preconditioner and form; does not factorise (call ncp_admm_factor). The
  * problem must have dual data; the saddle form also needs the primal data (dense A, or a sparse
  * A_sparse). A problem the solver cannot solve
@@ -202,7 +223,9 @@ double ncp_admm_ccp_residual(const ncp_admm *a, const double *g, const double *u
  * Safeguards (ours, not in the paper): the new rho is kept in [1e-6, 1e6] (a step far outside
  * makes N + Theta or K needlessly ill-conditioned), and after max_rho_changes changes rho stays
  * fixed, which restores ADMM's convergence guarantee (fixed-rho ADMM converges on any convex
- * CCP that has a solution); with both the 180 all converge, mean 80 iterations.
+ * CCP that has a solution); with both the 180 all converge, mean 80 iterations at n_s = 5
+ * (adapt_work 0), 95 with the default adapt_work 0.5, which raises n_s on their larger dense
+ * problems (fewer factorisations, more iterations).
  * Returns the new rho (== a->rho when unchanged) and counts a change. */
 double ncp_admm_balance(ncp_admm *a, const double *rp, const double *rd, const double *z,
                         const double *g, const double *y);

@@ -37,7 +37,7 @@ const ncp_solver_desc ncp_solver_admm_nobody = {
     .source = "Lee et al. 2025 §VI-A eq. 30, Table III \"No Body\" (subsystem ADMM of ref. [34])",
     .summary = "subsystem ADMM without the body split: dense per-subsystem Cholesky of "
                "A_j + beta sum J_ij^T J_ij",
-    .needs = NCP_NEEDS_PRIMAL | NCP_NEEDS_STRUCTURE,
+    .needs = NCP_NEEDS_PRIMAL | NCP_NEEDS_PRIMAL_SPARSE | NCP_NEEDS_STRUCTURE,
     .ccp = 0,
     .takes_v0 = 1,
     .file = "solvers/admm_nobody.c",

@@ -26,7 +26,9 @@
  *     dense n^3/3 by the factor NCP_AL_SPARSE_GAIN, which the up-looking kernel's indirect
  *     addressing costs per flop against LAPACK (admm-nosub's rule, solvers/subadmm_core.c).
  *     On that route the mass matrix's own factor (problem_scale, initial_velocity) is also
- *     sparse, on A's pattern, and products with A go over its non-zeros (ncp_al_mass_apply). The ablations' Jacobians are non-symmetric (LU): they keep the
+ *     sparse, on A's pattern, and products with A go over its non-zeros (ncp_al_mass_apply).
+ *     A problem that keeps A block-sparse (A_sparse: the simulator's block route) takes this
+ *     route only (canal: the same numbers as the route on the same A kept dense). The ablations' Jacobians are non-symmetric (LU): they keep the
  *     dense per-component route, there being no sparse LU in core/.
  * Matrix-vector products with the Jacobian (the dogleg's Cauchy point, the damped Newton's merit
  * gradient) are matrix-free: A y plus J^T (G (J y)) with the CSR J.
@@ -132,6 +134,33 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A as the problem keeps it: dense (has_primal) or block-sparse (A_sparse: the simulator's block
+ * route, FCLib's M). The block-sparse A is read through its rows (A is symmetric: row r = column
+ * r) and takes the sparse route only (lin_choose), on which both give the same numbers. */
+static int al_a_dense(const ncp_problem *p) { return p->has_primal && p->A != NULL; }
+
+/* A block-sparse A's row r scattered into x (n, zero elsewhere; al_a_col_clear undoes it);
+ * nothing for the dense A, which al_a_rc reads in place. */
+static void al_a_col(const ncp_problem *p, int r, double *x)
+{
+    if (al_a_dense(p)) return;
+    const ncp_csr *A = &p->A_sparse;
+    for (int e = A->rowptr[r]; e < A->rowptr[r + 1]; e++) x[A->col[e]] += A->val[e];
+}
+
+static void al_a_col_clear(const ncp_problem *p, int r, double *x)
+{
+    if (al_a_dense(p)) return;
+    const ncp_csr *A = &p->A_sparse;
+    for (int e = A->rowptr[r]; e < A->rowptr[r + 1]; e++) x[A->col[e]] = 0.0;
+}
+
+/* A_rc: the dense A's entry, or x[c] after al_a_col(p, r, x). */
+static double al_a_rc(const ncp_problem *p, const double *x, int r, int c)
+{
+    return al_a_dense(p) ? p->A[r + (size_t)c * p->nv] : x[c];
+}
+
 static int lin_create(const ncp_problem *p, ncp_al_lin **out, ncp_error *err)
 {
     int n = p->nv, nb = p->nblocks;
@@ -141,11 +170,15 @@ static int lin_create(const ncp_problem *p, ncp_al_lin **out, ncp_error *err)
     L->n = n;
     L->nb = nb;
     size_t nn = (size_t)(n > 0 ? n : 1);
-    /* pattern of A */
+    /* pattern of A (its non-zeros: a block-sparse A's stored zeros are left out too) */
     size_t annz = 0;
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++)
-            if (i != j && p->A[i + (size_t)j * n] != 0.0) annz++;
+    if (al_a_dense(p)) {
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++)
+                if (i != j && p->A[i + (size_t)j * n] != 0.0) annz++;
+    } else {
+        annz = (size_t)p->A_sparse.nnz;
+    }
     L->aptr = ncp_calloc(err, nn + 1, sizeof(int));
     L->aidx = ncp_calloc(err, annz ? annz : 1, sizeof(int));
     /* block columns: at most the block's CSR entries */
@@ -172,12 +205,34 @@ static int lin_create(const ncp_problem *p, ncp_al_lin **out, ncp_error *err)
         return NCP_ERR_NOMEM;
     }
     size_t k = 0;
+    double *col = al_a_dense(p) ? NULL : ncp_calloc(err, nn, sizeof(double));
+    if (!al_a_dense(p) && !col) {
+        lin_free(L);
+        return NCP_ERR_NOMEM;
+    }
     for (int j = 0; j < n; j++) {
         L->aptr[j] = (int)k;
-        for (int i = 0; i < n; i++)
-            if (i != j && p->A[i + (size_t)j * n] != 0.0) L->aidx[k++] = i;
+        if (al_a_dense(p)) {
+            for (int i = 0; i < n; i++)
+                if (i != j && p->A[i + (size_t)j * n] != 0.0) L->aidx[k++] = i;
+            continue;
+        }
+        /* the dense scan's order (rows ascending) from the row's entries, duplicates summed */
+        const ncp_csr *A = &p->A_sparse;
+        size_t k0 = k;
+        al_a_col(p, j, col);
+        for (int e = A->rowptr[j]; e < A->rowptr[j + 1]; e++) {
+            int i = A->col[e];
+            if (i != j && col[i] != 0.0) {
+                L->aidx[k++] = i;
+                col[i] = 0.0; /* once */
+            }
+        }
+        al_a_col_clear(p, j, col);
+        qsort(L->aidx + k0, k - k0, sizeof(int), cmp_int);
     }
     L->aptr[n] = (int)k;
+    free(col);
     /* block column sets (sorted, unique) and their dense J */
     int qmax = 1;
     size_t jsz = 0, pos = 0;
@@ -226,8 +281,17 @@ static int lin_create(const ncp_problem *p, ncp_al_lin **out, ncp_error *err)
 static int lin_choose(const ncp_problem *p, ncp_al_lin *L, int mode, ncp_error *err)
 {
     int n = L->n, nb = L->nb, rc = NCP_OK;
+    if (!al_a_dense(p)) { /* a block-sparse A: the sparse route only */
+        if (mode == 1)
+            return ncp_error_set(err, NCP_ERR_INPUT, "newton_factor = 1 (dense) needs the dense A; "
+                                 "problem '%s' keeps A sparse (use 0 or 2, or --primal dense)",
+                                 p->name ? p->name : "?");
+        mode = 2;
+    }
     if (mode == 1 || n == 0) return NCP_OK;
     size_t n1 = (size_t)n;
+    double *col = ncp_calloc(err, n1, sizeof(double));
+    if (!col) return NCP_ERR_NOMEM;
     if ((rc = ncp_blockpat_build(n, L->aptr, L->aidx, nb, L->bptr, L->bcol, 0, &L->pat, err)))
         goto out;
     size_t nz = (size_t)L->pat.ptr[n];
@@ -237,9 +301,12 @@ static int lin_choose(const ncp_problem *p, ncp_al_lin *L, int mode, ncp_error *
         rc = NCP_ERR_NOMEM;
         goto out;
     }
-    for (int r = 0; r < n; r++)
+    for (int r = 0; r < n; r++) {
+        al_a_col(p, r, col);
         for (int e = L->pat.ptr[r]; e < L->pat.ptr[r + 1]; e++)
-            L->kA[e] = p->A[r + (size_t)L->pat.idx[e] * n];
+            L->kA[e] = al_a_rc(p, col, r, L->pat.idx[e]);
+        al_a_col_clear(p, r, col);
+    }
     if ((rc = ncp_spchol_analyse(n, L->pat.ptr, L->pat.idx, &L->sp, err))) goto out;
     double flops;
     ncp_spchol_stats(L->sp, NULL, &flops);
@@ -261,20 +328,23 @@ static int lin_choose(const ncp_problem *p, ncp_al_lin *L, int mode, ncp_error *
     for (int r = 0; r < n; r++) {
         int diag = 0;
         L->am.rowptr[r] = k;
+        al_a_col(p, r, col);
         for (int e = L->aptr[r]; e <= L->aptr[r + 1]; e++) {
             int c = e < L->aptr[r + 1] ? L->aidx[e] : n;
             if (!diag && c > r) {
                 L->am.col[k] = r;
-                L->am.val[k++] = p->A[r + (size_t)r * n];
+                L->am.val[k++] = al_a_rc(p, col, r, r);
                 diag = 1;
             }
             if (c == n) break;
             L->am.col[k] = c;
-            L->am.val[k++] = p->A[r + (size_t)c * n];
+            L->am.val[k++] = al_a_rc(p, col, r, c);
         }
+        al_a_col_clear(p, r, col);
     }
     L->am.rowptr[n] = L->am.nnz = k;
 out:
+    free(col);
     if (rc) lin_drop_sparse(L);
     return rc;
 }
@@ -704,7 +774,8 @@ static int problem_scale(const ncp_problem *p, const ncp_al_lin *lin, const doub
         *dmean = sum / cnt;
     } else {
         double a = 0.0;
-        for (int j = 0; j < n; j++) a += p->A[j + (size_t)j * n];
+        for (int j = 0; j < n; j++)
+            a += al_a_dense(p) ? p->A[j + (size_t)j * n] : ncp_csr_diag(&p->A_sparse, j);
         *dmean = a > 0.0 ? n / a : 1.0;
     }
     for (int i = 0; i < m; i++) dd[i] = dd[i] > 0.0 ? fabs(p->e[i]) / dd[i] : 0.0;
@@ -732,9 +803,15 @@ static int al_run(const ncp_al_config *cfg, const ncp_al_settings *set, const nc
     const ncp_solver_desc *self = cfg->desc;
     const ncp_al_inner_fn inner = cfg->inner;
     const ncp_problem *p = in->prob;
-    if (!p->has_primal || !p->A || !p->b || !p->e)
+    int sparse_a = !al_a_dense(p) && p->has_sparse_primal && p->A_sparse.rowptr &&
+                   p->A_sparse.m == p->nv && p->A_sparse.n == p->nv;
+    if ((!al_a_dense(p) && !sparse_a) || !p->b || !p->e)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' has no primal data (A, b, J, e)",
                              self->name, p->name ? p->name : "?");
+    if (sparse_a && !cfg->cascade) /* the ablations' LU runs on the dense per-component route */
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' keeps A sparse; this solver "
+                             "reads the dense A (--primal dense densifies it)", self->name,
+                             p->name ? p->name : "?");
     for (int bi = 0; bi < p->nblocks; bi++) {
         int t = p->blocks[bi].type;
         if (t != NCP_BILATERAL && t != NCP_UNILATERAL && t != NCP_CONTACT && t != NCP_SOFT)

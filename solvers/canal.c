@@ -76,7 +76,8 @@
  * near natural map 1e-6, 1e4..1e6 none. beta is also not raised once the AL change of lambda is
  * within 1e3 x its round-off level (al_common.c).
  * Accuracy floor: about eps beta |J v| in lambda (x is formed at scale beta |J v|).
- * Needs: primal (A, b, J, e). Solves the NCP (the cascade removes the De Saxcé lag at the fixed
+ * Needs: primal (A, b, J, e; A dense, or block-sparse as the block route keeps it, which takes
+ * the sparse Newton route, al_common.c). Solves the NCP (the cascade removes the De Saxcé lag at the fixed
  * point: there z = J v + e and e~ = e + Gamma(z)). Linear algebra: solvers/al_common.c (sparse
  * assembly, Cholesky per connected component of the Hessian's graph). Inner counts for Table II:
  * ncp_al_solve_observed (solvers/al.h) with ncp_al_config_canal.
@@ -252,7 +253,7 @@ const ncp_solver_desc ncp_solver_canal = {
     .source = "Lee et al. 2025 §V, Alg. 1 (CANAL: cascaded Newton-based augmented Lagrangian)",
     .summary = "AL with the De Saxcé term lagged; each loop a Newton solve of a strongly convex h "
                "with exact line search",
-    .needs = NCP_NEEDS_PRIMAL,
+    .needs = NCP_NEEDS_PRIMAL | NCP_NEEDS_PRIMAL_SPARSE,
     .ccp = 0,
     .takes_v0 = 1,
     .file = "solvers/canal.c",

@@ -46,7 +46,8 @@
  * 1e-8 in 500 iterations at 0.05 but does at rho 0.001 (311) or with adapt_every 5 (662).
  *
  * Parameters (defaults): rho 0.05 (§8.1), rho_b 1e-9, adapt_every 0 (fixed rho, Alg. 3),
- * rho_policy 1, rho_sqrt 1, max_rho_changes 10 (used only with adapt_every > 0), precond 1
+ * rho_policy 1, rho_sqrt 1, max_rho_changes 10 and adapt_work 0.5 (used only with
+ * adapt_every > 0; see admm.c), precond 1
  * (P-FADMM), form 0, tol_ccp 0, restart_eps 0.999 (eps_r, §7).
  * Needs: dual (D, v_f); the saddle-point form uses the primal data. Solves the CCP.
  */
@@ -81,7 +82,7 @@ static double combined_residual(const ncp_admm *a, const fadmm_vecs *w)
     return sqrt(sy) / a->rho + a->rho * sqrt(sg);
 }
 
-static int fadmm_iterate(const ncp_admm_cfg *cfg, double eps_r, ncp_admm *a, ncp_run *run,
+static int fadmm_iterate(double eps_r, ncp_admm *a, ncp_run *run,
                          fadmm_vecs *w, int *kout, int *status, ncp_error *err)
 {
     int m = a->m, rc = NCP_OK, k = 0;
@@ -123,7 +124,7 @@ static int fadmm_iterate(const ncp_admm_cfg *cfg, double eps_r, ncp_admm *a, ncp
         }
         ncp_copy(m, w->g, w->gp);
         ncp_copy(m, w->y, w->yp);
-        if (cfg->adapt_every > 0 && k % cfg->adapt_every == 0) {
+        if (a->adapt_every > 0 && k % a->adapt_every == 0) {
             double rho = ncp_admm_balance(a, w->rp, w->rd, w->z, w->g, w->y);
             if (rho != a->rho) {
                 if ((rc = ncp_admm_factor(a, rho, err))) break;
@@ -175,7 +176,7 @@ static int fadmm_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
         rc = ncp_admm_factor(&a, cfg.rho0, err);
     }
     if (!rc) {
-        rc = fadmm_iterate(&cfg, eps_r, &a, run, &w, &k, &status, err);
+        rc = fadmm_iterate(eps_r, &a, run, &w, &k, &status, err);
         ncp_admm_finish(&a, out, w.g, w.v, k, status);
     }
     ncp_admm_free(&a);

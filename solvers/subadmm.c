@@ -82,7 +82,8 @@
  * diagonal block of A = sum J_b^T M_b J_b + diag), so a wrong structure is an input error, not a
  * wrong answer; that A has no entries between subsystems is checked by
  * ncp_subadmm_check_structure (O(nv^2), not per solve; the tests run it on the scenes).
- * Needs: primal (A, b, J, e) and the subsystem structure. Solves the NCP (strict operator, no
+ * Needs: primal (A dense, or block-sparse as the block route keeps it: A is read only by the setup's
+ * checks and scale rules, solvers/subadmm_core.c a_block) and the subsystem structure. Solves the NCP (strict operator, no
  * relaxation). Ablations with the same core: admm-nosub (eq. 28), admm-nobody (no body split).
  */
 #include "solvers/registry.h"
@@ -104,7 +105,7 @@ const ncp_solver_desc ncp_solver_subadmm = {
     .source = "Lee et al. 2025 §VI, Alg. 2 (subsystem-based ADMM with the body split, eqs. 31-43, App. A)",
     .summary = "ADMM per subsystem and per constraint, body-split slacks, tree-factorised "
                "subsystem matrices, adaptive beta",
-    .needs = NCP_NEEDS_PRIMAL | NCP_NEEDS_STRUCTURE,
+    .needs = NCP_NEEDS_PRIMAL | NCP_NEEDS_PRIMAL_SPARSE | NCP_NEEDS_STRUCTURE,
     .ccp = 0,
     .takes_v0 = 1,
     .file = "solvers/subadmm.c",

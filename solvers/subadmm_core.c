@@ -139,6 +139,37 @@ static void ws_free(sa_ws *w)
 
 static const char *pname(const ncp_problem *p) { return p->name ? p->name : "?"; }
 
+/* A as the problem keeps it: dense (has_primal) or block-sparse (A_sparse, the simulator's block
+ * route and FCLib's M; core/problem.h). The body and subsystem splits read A only here (checks,
+ * A_j of the subsystem split, the scale rules' fallbacks), so their iterates do not depend on
+ * the representation (tests/test_subadmm.c compares both on captures). */
+static int a_dense(const ncp_problem *p) { return p->has_primal && p->A; }
+
+/* A_kk */
+static double a_diag(const ncp_problem *p, int k)
+{
+    return a_dense(p) ? p->A[k + (size_t)k * p->nv] : ncp_csr_diag(&p->A_sparse, k);
+}
+
+/* The diagonal block A[d0 .. d0 + n, d0 .. d0 + n] into out (n x n, column-major). */
+static void a_block(const ncp_problem *p, int d0, int n, double *out)
+{
+    size_t nn = (size_t)n;
+    if (a_dense(p)) {
+        for (size_t c = 0; c < nn; c++)
+            for (size_t r = 0; r < nn; r++)
+                out[r + c * nn] = p->A[(d0 + r) + (d0 + c) * (size_t)p->nv];
+        return;
+    }
+    const ncp_csr *A = &p->A_sparse;
+    memset(out, 0, nn * nn * sizeof(double));
+    for (int r = 0; r < n; r++)
+        for (int e = A->rowptr[d0 + r]; e < A->rowptr[d0 + r + 1]; e++) {
+            int c = A->col[e] - d0;
+            if (c >= 0 && c < n) out[r + (size_t)c * nn] += A->val[e];
+        }
+}
+
 /* ====================== small dense kernels (6-row blocks) ====================== */
 
 /* max for non-negative finite values (fmax is a libm call with NaN rules at -O2) */
@@ -1016,9 +1047,7 @@ static int build_subsystems(sa_ws *w, ncp_error *err)
         if (w->split == NCP_SUBADMM_NOBODY) {
             S->A = ncp_malloc(err, nn, sizeof(double));
             if (!S->A) return NCP_ERR_NOMEM;
-            for (size_t c = 0; c < n; c++)
-                for (size_t r = 0; r < n; r++)
-                    S->A[r + c * n] = p->A[(S->d0 + r) + (S->d0 + c) * (size_t)p->nv];
+            a_block(p, S->d0, S->n, S->A);
             for (int e = w->sub_pptr[j]; e < w->sub_pptr[j + 1]; e++) { /* G_j = sum J_p^T J_p */
                 const sa_piece *P = &w->pieces[w->sub_plist[e]];
                 for (size_t c = 0; c < n; c++)
@@ -1053,7 +1082,7 @@ static int check_consistency(sa_ws *w, double rtol, int full, ncp_error *err)
     int n = p->nv;
     double jmax = 0.0, amax = 0.0;
     for (int e = 0; e < p->J.nnz; e++) jmax = dmax(jmax, fabs(p->J.val[e]));
-    for (int k = 0; k < n; k++) amax = dmax(amax, fabs(p->A[k + (size_t)k * n]));
+    for (int k = 0; k < n; k++) amax = dmax(amax, fabs(a_diag(p, k)));
     /* J: row by row, sum_b J_{i,b} J_{b,j} scattered into a dense row */
     double *acc = ncp_calloc(err, (size_t)(n > 0 ? n : 1), sizeof(double));
     int *lptr = ncp_calloc(err, (size_t)p->nblocks + 1, sizeof(int));
@@ -1123,7 +1152,7 @@ static int check_consistency(sa_ws *w, double rtol, int full, ncp_error *err)
     if (full && !sub_of) return NCP_ERR_NOMEM;
     for (int j = 0; j < w->nsub && full; j++)
         for (int k = 0; k < w->subs[j].n; k++) sub_of[w->subs[j].d0 + k] = j;
-    for (int c = 0; c < n && full && !rc; c++)
+    for (int c = 0; c < n && full && !rc && a_dense(p); c++)
         for (int r = 0; r < n; r++)
             if (sub_of[r] != sub_of[c] && fabs(p->A[r + (size_t)c * n]) > rtol * amax) {
                 rc = ncp_error_set(err, NCP_ERR_INPUT, "problem %s: A couples subsystems %d and %d "
@@ -1132,14 +1161,30 @@ static int check_consistency(sa_ws *w, double rtol, int full, ncp_error *err)
                                    p->A[r + (size_t)c * n]);
                 break;
             }
+    for (int r = 0; r < n && full && !rc && !a_dense(p); r++) /* the sparse A: its entries */
+        for (int e = p->A_sparse.rowptr[r]; e < p->A_sparse.rowptr[r + 1]; e++) {
+            int c = p->A_sparse.col[e];
+            if (sub_of[r] != sub_of[c] && fabs(p->A_sparse.val[e]) > rtol * amax) {
+                rc = ncp_error_set(err, NCP_ERR_INPUT, "problem %s: A couples subsystems %d and %d "
+                                   "(A[%d][%d] = %.3g): SubADMM needs A block diagonal over the "
+                                   "structure's subsystems", nm, sub_of[r], sub_of[c], r, c,
+                                   p->A_sparse.val[e]);
+                break;
+            }
+        }
     free(sub_of);
     if (rc || w->split != NCP_SUBADMM_BODY) return rc;
+    int maxn = 1;
+    for (int j = 0; j < w->nsub; j++) maxn = w->subs[j].n > maxn ? w->subs[j].n : maxn;
+    double *Aj = ncp_malloc(err, (size_t)maxn * maxn, sizeof(double));
+    if (!Aj) return NCP_ERR_NOMEM;
     for (int j = 0; j < w->nsub && !rc; j++) {
         sa_sub *S = &w->subs[j];
         assemble_body(w, j, 0.0, 0, S->K); /* dense: every entry of the block is compared */
+        a_block(p, S->d0, S->n, Aj);
         for (int c = 0; c < S->n && !rc; c++)
             for (int r = c; r < S->n; r++) {
-                double d = S->K[r + (size_t)c * S->n] - p->A[(S->d0 + r) + (size_t)(S->d0 + c) * n];
+                double d = S->K[r + (size_t)c * S->n] - Aj[r + (size_t)c * S->n];
                 if (fabs(d) > rtol * amax) {
                     rc = ncp_error_set(err, NCP_ERR_INPUT, "problem %s: structure does not "
                                        "describe A: subsystem %d entry (%d, %d) of sum_b J_b^T M_b "
@@ -1149,6 +1194,7 @@ static int check_consistency(sa_ws *w, double rtol, int full, ncp_error *err)
                 }
             }
     }
+    free(Aj);
     return rc;
 }
 
@@ -1200,7 +1246,7 @@ static int initial_beta(const ncp_problem *p, double *beta0, ncp_error *err)
                 }
         }
         for (int k = 0; k < p->nv; k++) {
-            double a = p->A[k + (size_t)k * p->nv];
+            double a = a_diag(p, k);
             if (cnt[k] > 0 && a > 0.0) {
                 sum += log(a / cnt[k]);
                 q++;
@@ -1239,7 +1285,7 @@ static int mass_scale(const ncp_problem *p, double *ms, ncp_error *err)
         if (!touched) return NCP_ERR_NOMEM;
         for (int e = 0; e < p->J.nnz; e++) touched[p->J.col[e]] |= p->J.val[e] != 0.0;
         for (int k = 0; k < p->nv; k++) {
-            double a = p->A[k + (size_t)k * p->nv];
+            double a = a_diag(p, k);
             if (touched[k] && a > 0.0) {
                 sum += log(a);
                 q++;
@@ -1255,10 +1301,15 @@ static int mass_scale(const ncp_problem *p, double *ms, ncp_error *err)
 static int check_problem(const char *name, const ncp_problem *p, ncp_subadmm_split split,
                          ncp_error *err)
 {
-    if (!p->has_primal || (p->nv > 0 && (!p->A || !p->b)) || (p->m > 0 && !p->e) ||
+    int sparse_a = !a_dense(p) && p->has_sparse_primal && p->A_sparse.rowptr &&
+                   p->A_sparse.m == p->nv && p->A_sparse.n == p->nv;
+    if ((!a_dense(p) && !sparse_a) || (p->nv > 0 && !p->b) || (p->m > 0 && !p->e) ||
         p->J.m != p->m || p->J.n != p->nv)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' has no primal data (A, b, J, e)",
                              name, pname(p));
+    if (split == NCP_SUBADMM_NOSUB && !a_dense(p)) /* its K = A + beta J^T J reads the dense A */
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: problem '%s' keeps A sparse; this solver "
+                             "reads the dense A (--primal dense densifies it)", name, pname(p));
     for (int bi = 0; bi < p->nblocks; bi++) {
         int t = p->blocks[bi].type;
         if (t != NCP_BILATERAL && t != NCP_UNILATERAL && t != NCP_CONTACT && t != NCP_SOFT)

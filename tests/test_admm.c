@@ -666,6 +666,50 @@ static void test_sparse_forms(void)
     ncp_problem_free(&few);
 }
 
+/* ---------- (d'') n_s raised by the factorisation's work (adapt_work) ---------- */
+
+static void test_interval(void)
+{
+    /* max(n_s, ceil(adapt_work F / S)); 0 keeps rho fixed, adapt_work 0 keeps n_s */
+    CHECK(ncp_admm_interval(5, 0.5, 100.0, 1.0) == 50);
+    CHECK(ncp_admm_interval(5, 0.5, 10.0, 1.0) == 5);
+    CHECK(ncp_admm_interval(5, 0.5, 10.2, 1.0) == 6);
+    CHECK(ncp_admm_interval(0, 0.5, 100.0, 1.0) == 0);
+    CHECK(ncp_admm_interval(5, 0.0, 100.0, 1.0) == 5);
+    ncp_error err;
+    ncp_error_clear(&err);
+    /* the dense form on m = 240 rows: F = m^3 / 3, S = 2 m^2, so n_s = ceil(0.5 m / 6) = 20 */
+    ncp_problem p;
+    CHECK_OK(tutil_sparse_bodies_problem(&p, 44, 20, 80, &err), &err);
+    CHECK(p.m == 240);
+    ncp_params pdef, plit;
+    set_form(&pdef, 1);
+    set_form(&plit, 1);
+    CHECK_OK(ncp_params_set(&plit, "adapt_every", 20, &err), &err);
+    CHECK_OK(ncp_params_set(&plit, "adapt_work", 0, &err), &err);
+    ncp_admm_cfg cfg;
+    CHECK_OK(ncp_admm_read_params(S_ADMM, &pdef, &cfg, &err), &err);
+    ncp_solve_in in = {.prob = &p, .params = &pdef};
+    in.budget.tol = 1e-8;
+    in.budget.max_iter = 1000;
+    ncp_admm a;
+    CHECK_OK(ncp_admm_setup(&a, S_ADMM, &in, &cfg, &err), &err);
+    double m = p.m;
+    CHECK(a.form == NCP_ADMM_FORM_DENSE && a.adapt_every == 20);
+    CHECK(a.flops_factor == m * m * m / 3.0 && a.flops_iter == 2.0 * m * m);
+    ncp_admm_free(&a);
+    /* the default run is the paper's fixed n_s = 20, bit for bit, and its note says n_s */
+    ncp_result rd, rl;
+    CHECK_OK(t_solve(S_ADMM, &p, &pdef, NULL, 1e-300, 100, &rd), &err);
+    CHECK_OK(t_solve(S_ADMM, &p, &plit, NULL, 1e-300, 100, &rl), &err);
+    CHECK(rd.iterations == rl.iterations);
+    CHECK(rd.lambda && rl.lambda && memcmp(rd.lambda, rl.lambda, p.m * sizeof(double)) == 0);
+    CHECK(strstr(rd.note, "; n_s 20") != NULL);
+    ncp_result_free(&rd);
+    ncp_result_free(&rl);
+    ncp_problem_free(&p);
+}
+
 /* ---------- (e) warm start, budgets, parameters ---------- */
 
 static void test_warm_start(int count)
@@ -772,6 +816,7 @@ int main(void)
     report_random(&st, 180);
     test_forms_agree();
     test_sparse_forms();
+    test_interval();
     test_warm_start(12);
     test_max_iter();
     return tcheck_exit("admm");

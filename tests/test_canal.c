@@ -1236,6 +1236,61 @@ static void test_sparse_pile(void)
     ncp_problem_free(&p);
 }
 
+/* canal on a block-sparse A (the block route's A_sparse) takes the sparse Newton route and gives,
+ * step by step, bit for bit the iterates of the sparse route on the same A kept dense
+ * (newton_factor 2), with newton_factor 0 and 2 alike; 1 (dense) is refused with a message. On
+ * the pyramid and on a scene's initial problem. */
+static void test_sparse_a(void)
+{
+    for (int si = 0; si < 2; si++) {
+        ncp_problem p, q;
+        if (!scene_problem(si ? "scenes/box-on-plane.json" : NULL, &p)) return;
+        ncp_error err = {0};
+        CHECK(p.has_primal);
+        CHECK_OK(ncp_problem_copy(&q, &p, &err), &err);
+        CHECK_OK(ncp_csr_from_dense(&q.A_sparse, q.nv, q.nv, q.A, 0.0, &err), &err);
+        free(q.A);
+        q.A = NULL;
+        q.has_primal = 0;
+        q.has_sparse_primal = 1;
+        q.dop_route = 0;
+        int n = p.nv, m = p.m;
+        double *l1 = calloc((size_t)m + 1, 8), *v1 = calloc((size_t)n, 8);
+        double *l2 = calloc((size_t)m + 1, 8), *v2 = calloc((size_t)n, 8);
+        CHECK(l1 && v1 && l2 && v2);
+        iter_rec r1, r2;
+        ncp_al_stats s1, s2;
+        run_route(&p, 2, 6, NULL, &r1, l1, v1, &s1);
+        for (int route = 0; route <= 2 && l1 && v1 && l2 && v2; route += 2) {
+            run_route(&q, route, 6, NULL, &r2, l2, v2, &s2);
+            CHECK(r1.steps > 0 && r1.steps == r2.steps && s1.status == s2.status);
+            CHECK(r1.v && r2.v &&
+                  memcmp(r1.v, r2.v, (size_t)r1.steps * (size_t)n * sizeof(double)) == 0);
+            CHECK(memcmp(l1, l2, (size_t)m * sizeof(double)) == 0);
+            CHECK(memcmp(v1, v2, (size_t)n * sizeof(double)) == 0);
+            free(r2.v);
+            free(r2.loop);
+        }
+        printf("canal, A dense vs block-sparse (%s): %d Newton steps bit for bit equal\n",
+               si ? "box-on-plane" : "pyramid", r1.steps);
+        free(r1.v);
+        free(r1.loop);
+        ncp_params ps;
+        memset(&ps, 0, sizeof ps);
+        CHECK_OK(ncp_params_set(&ps, "newton_factor", 1, &err), &err);
+        ncp_error e2 = {0};
+        CHECK(ncp_al_solve_observed(&ncp_al_config_canal, &q, &ps, NULL, NULL, 1, NULL, NULL, l2,
+                                    v2, NULL, &e2) == NCP_ERR_INPUT);
+        CHECK(strstr(e2.msg, "keeps A sparse") != NULL);
+        free(l1);
+        free(v1);
+        free(l2);
+        free(v2);
+        ncp_problem_free(&p);
+        ncp_problem_free(&q);
+    }
+}
+
 int main(void)
 {
     S_CANAL = ncp_solver_find("canal");
@@ -1248,6 +1303,7 @@ int main(void)
     test_newton_steps(1);
     test_newton_steps(2);
     test_sparse_pile();
+    test_sparse_a();
     int iters = 0, worst = 0;
     test_agree(0, 0, 40, &iters, &worst);
     test_agree(1, 0, 40, &iters, &worst);

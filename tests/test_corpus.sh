@@ -42,14 +42,14 @@ with h5py.File(f"{T}/guess/guessed.hdf5", "a") as f:
     f["guesses/1/r"] = r
 PYEOF
 
-SOLVERS=pgs,nsn-nm,canal,apgd,subadmm
+SOLVERS=pgs,nsn-nm,al-trdogleg,apgd,subadmm
 run_solve() { "$NCPBENCH" solve "$@" --no-progress --no-figures; }
 
 # ---- (a) unsupported rows, with reasons, everywhere ----
 run_solve "$T/coll" --solvers $SOLVERS --tol 1e-8 --max-iter 200 --out "$T/A" > "$T/A.log" 2>&1 \
   || { cat "$T/A.log"; fail "solve A"; }
 grep -q "skipped, not problem files: .*\.h5" "$T/A.log" || fail "the HDF5 file without problems was not named as skipped"
-grep -q "canal .*unsupported on" "$T/A.log" || fail "printed summary lacks the unsupported rows"
+grep -q "al-trdogleg .*unsupported on" "$T/A.log" || fail "printed summary lacks the unsupported rows"
 # ---- (b) the same with every reconstruction allowed ----
 run_solve "$T/coll" --solvers $SOLVERS --tol 1e-8 --max-iter 200 --out "$T/B" \
   --reconstruct-primal --primal dense --symmetrize > "$T/B.log" 2>&1 || { cat "$T/B.log"; fail "solve B"; }
@@ -67,8 +67,8 @@ kinds = {kind(p) for p in probs}
 if kinds != {"global", "local", "nonsym", "ours"} or len(probs) != 12 or len(A) != 60:
     bad.append(f"collection read wrong: {len(probs)} problems, kinds {kinds}, {len(A)} rows")
 # what A must say: (kind, solver) -> start of the note of an unsupported row
-want = {("global", "canal"): "needs a dense A:", ("local", "canal"): "needs primal data (A, b, J, e):",
-        ("nonsym", "canal"): "needs primal data (A, b, J, e):", ("nonsym", "apgd"): "needs a symmetric D:"}
+want = {("global", "al-trdogleg"): "needs a dense A:", ("local", "al-trdogleg"): "needs primal data (A, b, J, e):",
+        ("nonsym", "al-trdogleg"): "needs primal data (A, b, J, e):", ("nonsym", "apgd"): "needs a symmetric D:"}
 for k in ("global", "local", "nonsym"):
     want[(k, "subadmm")] = "needs the subsystem structure:"
 S = h5py.File(f"{T}/A/solutions.h5", "r")["solutions"]
@@ -80,18 +80,18 @@ for (p, s), r in A.items():
             bad.append(f"A {p} {s}: {r['status']} '{r['note']}'")
     else:
         # --warm-start velocity (the default): every solve of our captured problems (dense
-        # primal form) by a solver that starts from a velocity (takes_v0: canal, subadmm here)
+        # primal form) by a solver that starts from a velocity (takes_v0: al-trdogleg, subadmm here)
         # is handed the captured velocity as v0, and says so; the others say nothing of it (a
         # solver's route choice, ncp_run_note, may stand beside it in the note)
         wn = "warm start: v0 = the previous velocity"
         says = wn in (r["note"].split("; ") if r["note"] else [])
         if r["status"] == "unsupported" or \
-           says != (kind(p) == "ours" and s in ("canal", "subadmm")):
+           says != (kind(p) == "ours" and s in ("al-trdogleg", "subadmm")):
             bad.append(f"A {p} {s}: unexpected {r['status']} '{r['note']}'")
 if "max |D - D^T| = " not in A[("coll.nonsym.nonsym", "apgd")]["note"]:
     bad.append("the symmetry reason does not give |D - D^T|")
 sa = {x["solver"]: x for x in json.load(open(f"{T}/A/summary.json"))["solvers"]}
-exp = {"canal": {"needs a dense A": 5, "needs primal data (A, b, J, e)": 2},
+exp = {"al-trdogleg": {"needs a dense A": 5, "needs primal data (A, b, J, e)": 2},
        "apgd": {"needs a symmetric D": 1}, "subadmm": {"needs the subsystem structure": 7},
        "pgs": {}, "nsn-nm": {}}
 for s, e in exp.items():
@@ -99,8 +99,8 @@ for s, e in exp.items():
        or sa[s]["problems"] != 12 - sum(e.values()):
         bad.append(f"A summary {s}: {sa[s]['unsupported']} {sa[s]['unsupported_reasons']}")
 # B changes exactly the rows a reconstruction makes solvable, and says so
-changed = {("global", "canal"): "A densified", ("local", "canal"): "primal reconstructed from D",
-           ("nonsym", "canal"): "D symmetrised", ("nonsym", "apgd"): "D symmetrised"}
+changed = {("global", "al-trdogleg"): "A densified", ("local", "al-trdogleg"): "primal reconstructed from D",
+           ("nonsym", "al-trdogleg"): "D symmetrised", ("nonsym", "apgd"): "D symmetrised"}
 for key, a in A.items():
     b = B[key]
     c = changed.get((kind(key[0]), key[1]))
@@ -111,12 +111,12 @@ for key, a in A.items():
         for col in ("status", "iterations", "converged", "natural_map_abs", "note"):
             if a[col] != b[col]:
                 bad.append(f"B {key}: {col} {a[col]} -> {b[col]}")
-if "primal reconstructed from D" not in B[("coll.nonsym.nonsym", "canal")]["note"]:
-    bad.append("B nonsym canal: the reconstruction from the symmetrised D is not recorded")
+if "primal reconstructed from D" not in B[("coll.nonsym.nonsym", "al-trdogleg")]["note"]:
+    bad.append("B nonsym al-trdogleg: the reconstruction from the symmetrised D is not recorded")
 sb = {x["solver"]: x for x in json.load(open(f"{T}/B/summary.json"))["solvers"]}
-if sb["canal"]["reconstructed"] != {"primal reconstructed from D": 2, "A densified": 5, "D symmetrised": 1} \
+if sb["al-trdogleg"]["reconstructed"] != {"primal reconstructed from D": 2, "A densified": 5, "D symmetrised": 1} \
    or sb["apgd"]["reconstructed"] != {"D symmetrised": 1} or sb["subadmm"]["unsupported"] != 7:
-    bad.append(f"B summary: {sb['canal']['reconstructed']} {sb['apgd']['reconstructed']}")
+    bad.append(f"B summary: {sb['al-trdogleg']['reconstructed']} {sb['apgd']['reconstructed']}")
 opts = json.load(open(f"{T}/B/summary.json"))["options"]
 if opts != {"reconstruct_primal": True, "primal": "dense", "symmetrize": True, "warm_start": "velocity"}:
     bad.append(f"B options {opts}")
@@ -136,7 +136,7 @@ with h5py.File(f"{T}/coll/nonsym/nonsym.hdf5", "r") as f:
     q, mu = g["vectors/q"][()], g["vectors/mu"][()]
 if np.abs(W - W.T).max() == 0: bad.append("the test W is symmetric")
 SB = h5py.File(f"{T}/B/solutions.h5", "r")["solutions"]
-for s in ("apgd", "canal"):
+for s in ("apgd", "al-trdogleg"):
     lam = SB[s]["coll.nonsym.nonsym"]["r"][()]
     u = W @ lam + q
     if not np.allclose(SB[s]["coll.nonsym.nonsym"]["u"][()], u, rtol=1e-12, atol=1e-12):

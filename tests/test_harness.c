@@ -438,6 +438,14 @@ static void test_unsupported_and_reconstructions(const ncp_problem *one)
     CHECK(r.status == NCP_STATUS_UNSUPPORTED && r.unsupported == NCP_UNSUP_SPARSE);
     CHECK(strstr(r.note, "--primal dense") != NULL);
     ncp_result_free(&r);
+    /* a solver that reads the sparse A too (NCP_NEEDS_PRIMAL_SPARSE) is handed it as it is */
+    ncp_solver_desc rec_sparse = rec_primal;
+    rec_sparse.needs |= NCP_NEEDS_PRIMAL_SPARSE;
+    memset(&sn, 0, sizeof sn);
+    CHECK_OK(ncp_harness_solve(&rec_sparse, &sp, &ps, sol, NULL, &o, &r, &err), &err);
+    CHECK(r.status != NCP_STATUS_UNSUPPORTED && r.applied == 0);
+    CHECK(!sn.has_primal && sn.nv == 3);
+    ncp_result_free(&r);
     o.allow = NCP_RECON_PRIMAL_DENSE;
     double v0[3] = {0.5, 0.0, 0.0};
     memset(&sn, 0, sizeof sn);

@@ -4,7 +4,7 @@
 # the budget (success rate with unsupported rows as failures, shifted geometric means with
 # shifts 10 ms / 10 iterations and failures at the time budget or the slowest run and at
 # max_iter, normalised to the best, rho(1) and rho(10) of the Dolan-More profile, median time),
-# on a collection where canal is unsupported on the FCLib files and apgd fails; with and without
+# on a collection where al-trdogleg is unsupported on the FCLib files and apgd fails; with and without
 # a time budget, for `solve` and `run`; a resumed run gives the table of its rebuilt outputs; the
 # collection table of `ncpbench figures --profiles` (results.md, results.json) over one scene is
 # that scene's run table.
@@ -12,11 +12,11 @@
 
 "$NCPBENCH" capture scenes/box-on-plane.json -o "$T/cap.h5" --quick > /dev/null || fail "capture"
 "$NCPBENCH" export --fclib "$T/coll" "$T/cap.h5" > /dev/null || fail "export"
-SOLVERS=pgs,nsn-nm,canal,apgd
+SOLVERS=pgs,nsn-nm,al-trdogleg,apgd
 solve() { "$NCPBENCH" solve "$@" --solvers $SOLVERS --tol 1e-8 --max-iter 30 --no-progress; }
 
 check() { # DIR [mixed]: the table of DIR/summary.json against metrics.csv; mixed: the
-# collection has an unsupported solver (canal) and a failing one (apgd)
+# collection has an unsupported solver (al-trdogleg) and a failing one (apgd)
 "$PY" - "$1" "${2:-}" <<'PYEOF'
 import csv, json, math, sys
 d = sys.argv[1]
@@ -77,9 +77,9 @@ for x in R["solvers"]:
         n = len(solved)
         med = solved[n // 2] if n % 2 else 0.5 * (solved[n // 2 - 1] + solved[n // 2])
     near(x["median_time_ms"], med, f"{s} median")
-# the table says something: canal unsupported somewhere, apgd failing, someone the best
+# the table says something: al-trdogleg unsupported somewhere, apgd failing, someone the best
 names = {x["solver"]: x for x in R["solvers"]}
-if sys.argv[2] == "mixed" and (names["canal"]["unsupported"] == 0 or names["apgd"]["converged"] == len(probs)):
+if sys.argv[2] == "mixed" and (names["al-trdogleg"]["unsupported"] == 0 or names["apgd"]["converged"] == len(probs)):
     bad.append("the collection lacks an unsupported or a failing solver")
 if min(x["sgm_time_normalized"] for x in R["solvers"]) != 1.0:
     bad.append("no solver at 1.0")
@@ -123,7 +123,7 @@ solve "$T/coll" "$T/cap.h5" --out "$T/A" > "$T/A.log" 2>&1 || { cat "$T/A.log"; 
 check "$T/A" mixed || fail "solve A: table"
 grep -q "^## Results" "$T/A/index.md" && grep -q "(results.md)" "$T/A/index.md" \
   && grep -q '<a href="results.md">' "$T/A/index.html" \
-  && grep -q "^| canal | .*; 100.0% of [0-9]* supported) |" "$T/A/index.md" \
+  && grep -q "^| al-trdogleg | .*; 100.0% of [0-9]* supported) |" "$T/A/index.md" \
   || fail "index page lacks the results section or its link (or gnuplot missing: $(head -c 300 "$T/A/index.md"))"
 # ---- with a time budget: failures at the budget ----
 solve "$T/coll" "$T/cap.h5" --budget-ms 5 --out "$T/B" --no-figures > "$T/B.log" 2>&1 \

@@ -106,8 +106,9 @@ static int solve(const char *name, const ncp_problem *p, double form, ncp_result
 }
 
 /* The ADMM solver `name` in the saddle form with K factorised by k_factor, stopped after
- * exactly `iters` iterations (tol 1e-300) and rho adapted every 3 (refactorisations). Returns the
- * harness's code (the error path is tested too). */
+ * exactly `iters` iterations (tol 1e-300) and rho adapted every 3 (refactorisations; adapt_work 0:
+ * the two K's different cost estimates would raise n_s differently). Returns the harness's code
+ * (the error path is tested too). */
 static int run_k(const char *name, const ncp_problem *p, int k_factor, int iters,
                  ncp_result *res, ncp_error *err)
 {
@@ -116,6 +117,7 @@ static int run_k(const char *name, const ncp_problem *p, int k_factor, int iters
     CHECK_OK(ncp_params_set(&ps, "form", 2, err), err);
     CHECK_OK(ncp_params_set(&ps, "k_factor", k_factor, err), err);
     CHECK_OK(ncp_params_set(&ps, "adapt_every", 3, err), err);
+    CHECK_OK(ncp_params_set(&ps, "adapt_work", 0, err), err);
     ncp_harness_opts ho;
     ncp_harness_opts_default(&ho);
     ho.budget.tol = 1e-300;

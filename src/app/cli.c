@@ -475,7 +475,9 @@ static void list_solvers(const ncp_solver_catalog *cat)
         printf("  %-14s needs: %s%s%s%s%s; solves the %s%s; file %s\n", "",
                d->needs & NCP_NEEDS_DUAL ? "dense-D " : "",
                d->needs & NCP_NEEDS_DUAL_OP ? "dual-operator " : "",
-               d->needs & NCP_NEEDS_PRIMAL ? "primal " : "",
+               d->needs & NCP_NEEDS_PRIMAL
+                   ? (d->needs & NCP_NEEDS_PRIMAL_SPARSE ? "primal (A dense or sparse) " : "primal ")
+                   : "",
                d->needs & NCP_NEEDS_STRUCTURE ? "structure " : "",
                d->needs & NCP_NEEDS_SYMMETRIC ? "symmetric-D " : "",
                !plugin && ncp_registry_model(d->name) ? ncp_registry_model(d->name)

@@ -741,7 +741,8 @@ static void run_task(bench_ctx *c, task *tk)
     unsigned ap = tk->res.applied;
     int handed = v0 && s->takes_v0 &&
                  (p->has_primal || (ap & NCP_RECON_PRIMAL_DENSE) ||
-                  (p->has_sparse_primal && !(s->needs & NCP_NEEDS_PRIMAL))) &&
+                  (p->has_sparse_primal && (!(s->needs & NCP_NEEDS_PRIMAL) ||
+                                            (s->needs & NCP_NEEDS_PRIMAL_SPARSE)))) &&
                  !(ap & NCP_RECON_PRIMAL_FROM_D);
     const char *said = guess  ? (l0 ? NCP_NOTE_WARM_GUESS : NCP_NOTE_WARM_NONE)
                        : vel && handed ? NCP_NOTE_WARM_VELOCITY

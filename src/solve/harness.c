@@ -303,7 +303,8 @@ static int prepare(const ncp_solver_desc *s, const ncp_problem *p0, const ncp_ha
      * (an O(m^2) pass, a fifth of the harness's own time per solve on the bolt-nut problems);
      * asym and dscale are only reported when D is not symmetric */
     int sym = g->dual_symmetric || ncp_harness_dual_symmetric(g, &asym, &dscale);
-    int need_primal = (s->needs & NCP_NEEDS_PRIMAL) && !g->has_primal;
+    int need_primal = (s->needs & NCP_NEEDS_PRIMAL) && !g->has_primal &&
+                      !((s->needs & NCP_NEEDS_PRIMAL_SPARSE) && g->has_sparse_primal);
     int from_d = need_primal && !g->has_sparse_primal;
     int need_sym = !sym && ((s->needs & NCP_NEEDS_SYMMETRIC) || from_d);
     if (need_primal && g->has_sparse_primal) {

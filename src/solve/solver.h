@@ -37,7 +37,11 @@ enum {
      * problem whose cheapest operator is the dense D gets it, as it is represented). A solver
      * that needs the matrix on some route only builds it there itself
      * (ncp_problem_dual_view), in its setup. */
-    NCP_NEEDS_DUAL_OP = 1u << 4
+    NCP_NEEDS_DUAL_OP = 1u << 4,
+    /* With NCP_NEEDS_PRIMAL: a block-sparse A (A_sparse of a problem that keeps no dense A,
+     * has_sparse_primal) does as well; the solver reads whichever A the problem keeps and the
+     * harness densifies nothing. */
+    NCP_NEEDS_PRIMAL_SPARSE = 1u << 5
 };
 
 typedef enum ncp_status {
