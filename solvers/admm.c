@@ -22,18 +22,20 @@
  * then g^{k+1} is reported; the CCP natural map at g^{k+1} uses u = -y^{k+1} - r_d (exact: see
  * admm_common.h). Every n_s-th iteration (k = n_s, 2 n_s, ...: the paper's text and Chrono; its
  * listing adapts every iteration) rho is rebalanced and, if it changed, the matrix refactorised.
- * n_s is adapt_every (5, the paper's §8.1 tradeoff), raised where one factorisation costs more
- * than ten iterations so that the iterations between two updates do at least adapt_work = 0.5
- * factorisations' work (estimated flops; ncp_admm_interval in admm_common.h, after the paper's
- * own remark that the optimal n_s grows with the factorisation's cost relative to the back
- * solve); adapt_work = 0 is the paper's fixed n_s. The n_s used is in the row's note.
+ * n_s is adapt_every (5, the paper's §8.1 tradeoff). adapt_work > 0 (e.g. 0.5) raises it where
+ * one factorisation costs more than 1 / adapt_work iterations so that the iterations between
+ * two updates do at least adapt_work factorisations' work (estimated flops; ncp_admm_interval in
+ * admm_common.h, after the paper's own remark that the optimal n_s grows with the
+ * factorisation's cost relative to the back solve). The default 0 is the paper's fixed n_s: on
+ * the scaling walls 0.5 changed no measurable k, and on tests/test_admm's random problems it
+ * cost iterations (REPORT "Scaling"). The n_s used is in the row's note.
  * Start: warm, Alg. 2 with g^0 = lambda0, y^0 = -(N g^0 + r) (0 on free rows), z^0 = g^0 (not
  * projected, as the paper writes); cold, y^0 = z^0 = 0 (see ncp_admm_start for why not Alg. 2
  * from zero). v0 is not used (Alg. 2 line 2 computes v^0 from g^0; a velocity from elsewhere
  * need not match g^0).
  *
  * Parameters (defaults): rho 0.1 (§6.2), rho_b 1e-9 (§5.3), adapt_every 5 (n_s, §8.1),
- * adapt_work 0.5 (ours, above),
+ * adapt_work 0 (the paper's n_s; ours above),
  * rho_policy 1 (balanced, eq. 42, the paper's Fig. 3 choice), rho_sqrt 1, max_rho_changes 10
  * (see ncp_admm_balance), precond 1, form 0 (auto), tol_ccp 0 (a tenth of the budget's tol).
  * Needs: dual (D, v_f); the saddle-point form also uses the primal data (A, b, J, e) when present

@@ -74,7 +74,7 @@ enum { NCP_ADMM_RHO_BALANCED = 1, NCP_ADMM_RHO_NORMALIZED = 2 };
     {"rho_b", 1e-9, "step of bilateral and compliant soft rows (eq. 44), relative as rho"},      \
     {"adapt_every", ADAPT_DEFAULT,                                                               \
      "n_s: residual balancing of rho every n_s iterations (0 = fixed rho), refactorising"},     \
-    {"adapt_work", 0.5,                                                                          \
+    {"adapt_work", 0.0,                                                                          \
      "n_s grows to ceil(adapt_work F / S) when larger, F and S one factorisation's and one "     \
      "iteration's estimated flops (0 = n_s as given, the paper's text)"},                       \
     {"rho_policy", 1.0, "1 = balanced (eq. 42), 2 = balanced normalised (eq. 43)"},              \
@@ -224,7 +224,7 @@ double ncp_admm_ccp_residual(const ncp_admm *a, const double *g, const double *u
  * makes N + Theta or K needlessly ill-conditioned), and after max_rho_changes changes rho stays
  * fixed, which restores ADMM's convergence guarantee (fixed-rho ADMM converges on any convex
  * CCP that has a solution); with both the 180 all converge, mean 80 iterations at n_s = 5
- * (adapt_work 0), 95 with the default adapt_work 0.5, which raises n_s on their larger dense
+ * (adapt_work 0, the default), 95 with adapt_work 0.5, which raises n_s on their larger dense
  * problems (fewer factorisations, more iterations).
  * Returns the new rho (== a->rho when unchanged) and counts a change. */
 double ncp_admm_balance(ncp_admm *a, const double *rp, const double *rd, const double *z,
