@@ -35,7 +35,7 @@ static const struct {
               "--update --strict --junit"},
     {"task", "--help --solvers --step-budget-ms --steps --quick --param --out --jobs "
              "--no-figures --max-memory --plugin"},
-    {"grade", "--help --out --tol --stop-metric --name --strict --no-figures --max-memory"},
+    {"grade", "--help --out --tol --stop-metric --name --into --strict --no-figures --max-memory"},
     {"describe", "--help --csv --json --eig-max --lanczos --max-memory"},
     {"figures", "--help --paper --profiles --all --out --quick --seed --jobs --scenes --parts "
                 "--split-by --from --plugin --param"},

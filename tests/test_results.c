@@ -224,7 +224,7 @@ static void test_outputs(const char *dir, const char *csv)
     CHECK_OK(ncp_results_read_csv(&g, csv, 60.0, 100, &err), &err);
     ncp_results_row rows[3];
     CHECK_OK(ncp_results_compute(&g, rows, &err), &err);
-    ncp_results_conditions c = {1e-8, "natural_map_rel_acary", 100, 60.0, NULL, NULL, NULL};
+    ncp_results_conditions c = {1e-8, "natural_map_rel_acary", 100, 60.0, NULL, NULL, NULL, NULL, 0};
     CHECK_OK(ncp_results_markdown(md, "Results", &g, rows, &c, &err), &err);
     char buf[8192] = {0};
     FILE *f = fopen(md, "r");

@@ -88,6 +88,7 @@ typedef struct cli {
     int strict;           /* check, grade --strict */
     const char *junit;    /* check --junit */
     const char *name;     /* grade --name */
+    const char *into;     /* grade --into */
     const char *papers[16]; /* figures --paper, --profiles */
     int npapers, all_figures;
     const char *scenes, *parts; /* figures --scenes, --parts */
@@ -228,6 +229,7 @@ static int apply_option(cli *c, int opt, const char *a, const char *v)
     case NCP_OPT_STRICT: c->strict = 1; return 0;
     case NCP_OPT_JUNIT: c->junit = v; return 0;
     case NCP_OPT_NAME: c->name = v; return 0;
+    case NCP_OPT_INTO: c->into = v; return 0;
     case NCP_OPT_SYM_TOL: {
         char *end = NULL;
         c->po.sym_tol = strtod(v, &end);
@@ -627,6 +629,11 @@ static int cmd_grade(cli *c)
     o.answers = c->pos[1];
     o.out_dir = c->po.out_dir;
     o.name = c->name;
+    o.into = c->into;
+    if (c->into && (c->po.tol_set || c->po.stop_metric || c->po.out_dir))
+        return bad(c, "--into grades under the run's tolerance and stop metric (its config.json) "
+                   "and writes into its folder: leave out %s%s",
+                   c->po.out_dir ? "--out" : c->po.tol_set ? "--tol" : "--stop-metric", "");
     o.tol = c->po.budget.tol;
     if (c->po.stop_metric && (o.stop_metric = ncp_metrics_index(c->po.stop_metric)) < 0)
         return bad(c, "--stop-metric: unknown metric '%s' (`ncpbench list metrics`)%s",

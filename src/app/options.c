@@ -130,6 +130,9 @@ static const ncp_opt_def opts[NCP_OPT_COUNT] = {
     [NCP_OPT_NAME] = {"--name", NULL, "NAME",
         "the solver's name in the outputs", "the answers file's attribute `solver`, else its "
         "file name without extension"},
+    [NCP_OPT_INTO] = {"--into", NULL, "RUN",
+        "add the graded solver's rows to the results of the run in folder RUN (its problems, "
+        "tolerance, stop metric and budget; every output redrawn; docs/answers.md)", NULL},
     [NCP_OPT_PAPER] = {"--paper", NULL, "KEY", "run that paper's figure set (repeatable)", NULL},
     [NCP_OPT_PROFILES] = {"--profiles", NULL, NULL, "run the performance-profile set", NULL},
     [NCP_OPT_ALL] = {"--all", NULL, NULL, "run every figure set", NULL},
@@ -219,11 +222,11 @@ static const ncp_opt_use task_opts[] = {
     END};
 static const ncp_opt_use grade_opts[] = {
     O(HELP),
-    {NCP_OPT_OUT, "output directory (default results/grade-<name>; its earlier results are "
-                  "replaced)"},
+    {NCP_OPT_OUT, "output directory (default results/grade-<name>; its earlier grade is "
+                  "replaced; a run's folder is refused: --into)"},
     {NCP_OPT_TOL, "converged = stop metric <= X (default " NCP_XSTR(NCP_DEFAULT_TOL) "; high "
                   NCP_XSTR(NCP_TOL_HIGH) ", low " NCP_XSTR(NCP_TOL_LOW) ")"},
-    O(STOP_METRIC), O(NAME),
+    O(STOP_METRIC), O(NAME), O(INTO),
     {NCP_OPT_STRICT, "a problem without an answer is an error (exit 2)"},
     {NCP_OPT_NO_FIGURES, "no figures nor index page"},
     {NCP_OPT_MAX_MEMORY, "memory budget of the readers (e.g. 8G, 512M, 40%)"},
@@ -341,7 +344,9 @@ static const ncp_cmd_def cmds[] = {
      "given, figures and index page), every row, trace and the summary marked self-timed:\n"
      "times are the program's own, not measured by ncpbench, so they compare with ncpbench's\n"
      "timings only as far as the program's clock does. A problem without an answer is a row\n"
-     "with status failed and note \"no answer\" (--strict: exit 2 instead).\n\n"
+     "with status failed and note \"no answer\" (--strict: exit 2 instead). --into RUN adds\n"
+     "the graded solver to the run in folder RUN (PROBLEMS must be its problems.h5): its rows\n"
+     "beside the run's solvers in every table and figure, graded under the run's tolerance.\n\n"
      "Exit codes: 0 graded (whether or not the answers converge), 2 bad input (not an HDF5\n"
      "file, wrong sizes, NaN or Inf, an answer for a problem PROBLEMS does not hold; the\n"
      "message names the problem and the dataset), 3 I/O or internal failure.\n",

@@ -12,6 +12,7 @@
 
 #include "bench/bench.h"
 #include "bench/deadline.h"
+#include "bench/grade.h"
 #include "bench/mpi_pool.h"
 #include "bench/output.h"
 #include "bench/resume.h"
@@ -1027,6 +1028,13 @@ static int remote_run(const ncp_bench_source *src, const ncp_bench_opts *o,
 }
 #endif
 
+int ncp_bench_is_graded(const ncp_bench_opts *o, const char *solver)
+{
+    for (int i = 0; i < o->ngraded; i++)
+        if (!strcmp(o->graded[i], solver)) return 1;
+    return 0;
+}
+
 static int solver_index(const ncp_bench_opts *o, const char *name)
 {
     for (int j = 0; j < o->nsolvers; j++)
@@ -1250,6 +1258,7 @@ static void summarise(const writers *w, ncp_bench_summary *sum)
         ncp_solver_summary *ss = &sum->solvers[j];
         memset(ss, 0, sizeof *ss);
         snprintf(ss->solver, sizeof ss->solver, "%s", o->solvers[j]->name);
+        ss->self_timed = ncp_bench_is_graded(o, ss->solver);
         for (int k = 0; k < nm; k++) ss->median[k] = ss->max[k] = NAN;
         ss->median_iterations = ss->max_iterations = ss->median_solve_ms = NAN;
         ss->median_setup_ms = NAN;
@@ -1386,6 +1395,11 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
             rc = ncp_error_set(err, NCP_ERR_INPUT, "two problems are named '%s'; rename one of "
                                "their files", pn);
         tk->state = tk->kept >= 0 ? T_KEPT : T_PENDING;
+        /* the other ranks know the solvers they were given, not the folder's graded ones */
+        if (!rc && c->pool && tk->state == T_PENDING && ncp_bench_is_graded(o, sn))
+            rc = ncp_error_set(err, NCP_ERR_INPUT, "graded solver %s has no row for problem %s "
+                               "in %s: grade its answers --into the folder again, or run "
+                               "without MPI", sn, pn, o->out_dir);
     }
     pthread_t threads[NCP_BENCH_MAX_JOBS + 1];
     int nthreads = 0;
@@ -1631,6 +1645,56 @@ int ncp_bench_run(const ncp_problem *probs, int nprobs, const ncp_bench_opts *o,
 }
 
 /* The run on rank 0 (or the only process); pool: the other MPI ranks, NULL if none. */
+/* A graded solver has no solve: a pair of it missing from the journal (a problem it was
+ * not graded on) is a failed row saying so. */
+static int graded_no_answer(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run,
+                            ncp_error *err)
+{
+    (void)in;
+    (void)out;
+    (void)run;
+    return ncp_error_set(err, NCP_ERR_NUMERIC, "no answer (a graded solver: ncpbench grade "
+                         "--into grades it)");
+}
+
+/* o's solvers and graded ones, plus the folder's graded solvers o does not name. */
+typedef struct graded_ext {
+    const ncp_solver_desc *all[NCP_BENCH_MAX_SOLVERS];
+    ncp_solver_desc desc[NCP_BENCH_MAX_SOLVERS];
+    const char *graded[NCP_BENCH_MAX_SOLVERS];
+} graded_ext;
+
+static int add_graded(const ncp_bench_opts *o, const ncp_resume *rs, ncp_bench_opts *ox,
+                      graded_ext *gx, ncp_error *err)
+{
+    *ox = *o;
+    int ns = o->nsolvers, ng = o->ngraded;
+    if (ns > NCP_BENCH_MAX_SOLVERS || ng > NCP_BENCH_MAX_SOLVERS)
+        return ncp_error_set(err, NCP_ERR_INPUT, "too many solvers (%d)", ns);
+    for (int i = 0; i < ns; i++) gx->all[i] = o->solvers[i];
+    for (int i = 0; i < ng; i++) gx->graded[i] = o->graded[i];
+    for (int k = 0; k < ncp_resume_graded_count(rs); k++) {
+        const char *g = ncp_resume_graded_at(rs, k);
+        if (solver_index(o, g) >= 0) continue;
+        if (ns == NCP_BENCH_MAX_SOLVERS)
+            return ncp_error_set(err, NCP_ERR_INPUT, "too many solvers with the graded ones of "
+                                 "%s (at most %d)", o->out_dir, NCP_BENCH_MAX_SOLVERS);
+        ncp_solver_desc *d = &gx->desc[ns];
+        memset(d, 0, sizeof *d);
+        d->name = g;
+        d->source = "answers computed elsewhere (ncpbench grade --into)";
+        d->summary = "graded answers";
+        d->solve = graded_no_answer;
+        gx->all[ns++] = d;
+        gx->graded[ng++] = g;
+    }
+    ox->solvers = gx->all;
+    ox->nsolvers = ns;
+    ox->graded = gx->graded;
+    ox->ngraded = ng;
+    return NCP_OK;
+}
+
 static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_mpi_pool *pool,
                      ncp_bench_summary *sum, ncp_error *err)
 {
@@ -1673,10 +1737,17 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     rc = ncp_resume_open(o->out_dir, o->config ? o->config : own, o->fresh || !o->config, &w.rs,
                          err);
     free(own);
+    /* the folder's graded solvers the run does not name: their rows stay in the outputs */
+    ncp_bench_opts ox;
+    graded_ext gx;
+    if (!rc) rc = add_graded(o, w.rs, &ox, &gx, err);
     if (rc) {
+        ncp_resume_close(w.rs);
         ncp_out_unlock(lock);
         return rc;
     }
+    o = &ox;
+    w.o = o;
     bench_ctx c;
     memset(&c, 0, sizeof c);
     c.o = o;
@@ -1718,7 +1789,9 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
         int placed;
         long long off = ncp_resume_at(w.rs, i, &placed);
         if (placed) continue;
-        if (complete) {
+        if (solver_index(o, ncp_resume_solver_at(w.rs, i)) < 0) {
+            sum->hidden++; /* a solver of the folder not run this time: kept in the journal */
+        } else if (complete) {
             sum->dropped++;
         } else {
             ncp_error e2 = {0};
@@ -1736,6 +1809,10 @@ static int bench_run(const ncp_bench_source *src, const ncp_bench_opts *o, ncp_m
     if (rc != NCP_ERR_IO && rc != NCP_ERR_NOMEM) {
         double t0 = ncp_now_ms();
         int brc = rebuild(&w, rc ? &e2 : err);
+        /* graded solvers' traces carry the program's own times (bench/grade.h) */
+        if (!brc && o->traces && o->ngraded > 0)
+            brc = ncp_grade_mark_traces(o->out_dir, o->graded, o->ngraded,
+                                        o->ngraded == o->nsolvers, rc ? &e2 : err);
         w.prof.write_ms += ncp_now_ms() - t0;
         if (!rc) rc = brc;
     }

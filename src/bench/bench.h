@@ -86,7 +86,15 @@ typedef struct ncp_bench_opts {
     /* Where the solvers' descriptions come from for the outputs (summary.json's source and
      * plugin file): NULL = the registry (solvers/registry.h). */
     const ncp_solver_catalog *catalog;
+    /* Solvers of `solvers` whose rows are graded answers (bench/grade.h), journaled before the
+     * run and never solved: self-timed in the outputs, "graded" in the configuration. A run
+     * adds the graded solvers of its folder's journal that it does not name (resume.h). */
+    const char *const *graded;
+    int ngraded;
 } ncp_bench_opts;
+
+/* 1 if `solver` is one of o->graded. */
+int ncp_bench_is_graded(const ncp_bench_opts *o, const char *solver);
 
 /* ncp_bench_opts.isolate: plugins' solvers in a child (the default: a plugin may crash, hang
  * or call exit()), every solver (--isolate), none (--no-isolate). */
@@ -119,6 +127,7 @@ typedef struct ncp_solver_summary {
     int killed;       /* rows of children killed by the watchdog (NCP_NOTE_KILLED, status
                          timeout; also in timeouts): not in the medians either */
     int unsupported;
+    int self_timed;   /* a graded solver (ncp_bench_opts.graded): its times are its program's */
     int unsupported_by[NCP_UNSUP_COUNT];  /* per NCP_UNSUP_* (ncp_unsupported_name) */
     /* NCP_UNSUP_SOLVER rows by the solver's own reason (its text up to the first ';'), the
      * first NCP_BENCH_MAX_DECLINED distinct ones; the rest stay in unsupported_by only */
@@ -163,6 +172,8 @@ typedef struct ncp_bench_summary {
     int files_failed; /* ncp_pipeline_solve_files: problem files that failed to load */
     int kept;         /* rows copied from an earlier run of the same configuration (resume) */
     int dropped;      /* earlier rows of problems no longer in the collection, not kept */
+    int hidden;       /* rows of solvers of the folder the run does not name: in the journal,
+                         not in these outputs (a rerun with a subset of the solvers) */
     ncp_profile profile;
 } ncp_bench_summary;
 

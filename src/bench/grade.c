@@ -3,7 +3,10 @@
  * (ncp_harness_grade), journaled as the finished pairs of a one-solver run (bench/resume.h), and
  * the outputs are rebuilt from that journal by the benchmark driver itself (ncp_bench_run keeps
  * every journaled pair and solves none): one writer of metrics.csv, traces.h5, solutions.h5 and
- * summary.json for solved and graded runs alike. */
+ * summary.json for solved and graded runs alike. With --into, the journal is the run's: its
+ * recorded configuration is rebuilt into the driver's options (run_conf_read), the graded
+ * solver added, the run checked (its problems, every pair of its solvers present) before
+ * anything is appended. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,8 +22,10 @@
 #include "bench/resume.h"
 #include "metrics/metrics.h"
 #include "solve/harness.h"
+#include "solve/params.h"
 #include "store/h5util.h"
 #include "store/store.h"
+#include "util/clock.h"
 #include "util/fsutil.h"
 #include "util/isolate.h"
 #include "util/membudget.h"
@@ -295,28 +300,28 @@ static int not_a_solver(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run
     return ncp_error_set(err, NCP_ERR_INTERNAL, "grade: a graded pair was not in the journal");
 }
 
-/* Marks every trace dataset of traces.h5 and the /traces group self-timed. */
-static int mark_traces(const char *dir, ncp_error *err)
+/* Marks the trace datasets of the graded solvers in traces.h5 self-timed (and the /traces
+ * group when every solver of the file is graded). */
+int ncp_grade_mark_traces(const char *dir, const char *const *graded, int ngraded, int all,
+                          ncp_error *err)
 {
     char path[4200];
     int rc = ncp_path_join(path, sizeof path, dir, "traces.h5", err);
-    if (rc || !ncp_file_exists(path)) return rc;
+    if (rc || !ncp_file_exists(path) || ngraded <= 0) return rc;
     ncp_h5_quiet();
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     if (f < 0) return ncp_error_set(err, NCP_ERR_IO, "cannot open %s to mark it self-timed", path);
     ncp_h5ctx c = {.file = path, .err = err};
     hid_t t = -1;
     rc = ncp_h5_open_group(&c, f, "", "traces", &t);
-    if (!rc) rc = ncp_h5_attr_str(&c, t, "/traces", TIMING_ATTR, TIMING_TEXT);
-    H5G_info_t si;
-    if (!rc && H5Gget_info(t, &si) < 0) rc = ncp_h5_rerr(&c, "", "traces", "cannot be listed");
-    for (hsize_t i = 0; !rc && i < si.nlinks; i++) {
-        char *sn = link_name(&c, t, i);
+    if (!rc && all) rc = ncp_h5_attr_str(&c, t, "/traces", TIMING_ATTR, TIMING_TEXT);
+    for (int i = 0; !rc && i < ngraded; i++) {
+        if (!ncp_h5_exists(t, graded[i])) continue; /* no traces given */
         hid_t sg = -1;
-        if (!sn) rc = err->code ? err->code : NCP_ERR_NOMEM;
-        if (!rc) rc = ncp_h5_open_group(&c, t, "/traces", sn, &sg);
+        rc = ncp_h5_open_group(&c, t, "/traces", graded[i], &sg);
         H5G_info_t pi;
-        if (!rc && H5Gget_info(sg, &pi) < 0) rc = ncp_h5_rerr(&c, "/traces", sn, "cannot be listed");
+        if (!rc && H5Gget_info(sg, &pi) < 0)
+            rc = ncp_h5_rerr(&c, "/traces", graded[i], "cannot be listed");
         for (hsize_t k = 0; !rc && k < pi.nlinks; k++) {
             char *pn = link_name(&c, sg, k);
             if (!pn) {
@@ -330,7 +335,6 @@ static int mark_traces(const char *dir, ncp_error *err)
             free(pn);
         }
         if (sg >= 0) H5Gclose(sg);
-        free(sn);
     }
     if (t >= 0) H5Gclose(t);
     if (ncp_h5_close_file(f, rc != 0) < 0 && !rc)
@@ -339,26 +343,12 @@ static int mark_traces(const char *dir, ncp_error *err)
     return rc;
 }
 
-/* summary.json: the run is self-timed, what was graded. */
-static int mark_summary(const char *dir, const ncp_grade_opts *o, const char *name,
-                        const answers *A, int missing, ncp_error *err)
+/* What was graded, as summary.json's "graded" object. */
+static cJSON *graded_json(const ncp_grade_opts *o, const char *name, const answers *A,
+                          int missing)
 {
-    char path[4200], *text = NULL;
-    int rc = ncp_path_join(path, sizeof path, dir, "summary.json", err);
-    if (!rc) rc = ncp_read_file(path, &text, NULL, err);
-    if (rc) return rc;
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    if (!root || !cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        return ncp_error_set(err, NCP_ERR_INTERNAL, "%s: not a JSON object", path);
-    }
     cJSON *g = cJSON_CreateObject();
-    int bad = !g || !cJSON_AddItemToObject(root, "self_timed", cJSON_CreateBool(1)) ||
-              !cJSON_AddItemToObject(root, "graded", g);
-    /* the driver kept every graded pair from the journal: none is from an earlier run */
-    cJSON *kept = cJSON_GetObjectItemCaseSensitive(root, "kept_from_earlier_run");
-    if (!bad && kept) cJSON_SetNumberValue(kept, 0);
+    int bad = !g;
     if (!bad) {
         bad |= !cJSON_AddStringToObject(g, "problems_file", o->problems);
         bad |= !cJSON_AddStringToObject(g, "answers_file", o->answers);
@@ -368,108 +358,247 @@ static int mark_summary(const char *dir, const ncp_grade_opts *o, const char *na
         bad |= !cJSON_AddNumberToObject(g, "missing", missing);
         bad |= !cJSON_AddBoolToObject(g, "strict", o->strict);
     }
+    if (bad) {
+        cJSON_Delete(g);
+        return NULL;
+    }
+    return g;
+}
+
+static cJSON *read_json(const char *dir, const char *file, ncp_error *err)
+{
+    char path[4200], *text = NULL;
+    if (ncp_path_join(path, sizeof path, dir, file, err) || ncp_read_file(path, &text, NULL, err))
+        return NULL;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    if (!root || !cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        ncp_error_set(err, NCP_ERR_INPUT, "%s: not a JSON object", path);
+        return NULL;
+    }
+    return root;
+}
+
+/* The solver entry of summary.json's "solvers" named `name`, or NULL. */
+static cJSON *summary_solver(const cJSON *root, const char *name)
+{
+    cJSON *so;
+    cJSON_ArrayForEach(so, cJSON_GetObjectItemCaseSensitive(root, "solvers"))
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(so, "solver");
+        if (cJSON_IsString(n) && !strcmp(n->valuestring, name)) return so;
+    }
+    return NULL;
+}
+
+/* Replaces (or adds) key of `to` with a copy of from's, when from has it. */
+static int keep_key(cJSON *to, const cJSON *from, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, key);
+    if (!v) return 0;
+    cJSON *d = cJSON_Duplicate(v, 1);
+    if (!d) return 1;
+    if (cJSON_GetObjectItemCaseSensitive(to, key))
+        return !cJSON_ReplaceItemInObjectCaseSensitive(to, key, d);
+    return !cJSON_AddItemToObject(to, key, d);
+}
+
+/* summary.json after the outputs were rebuilt: a plain grade is self-timed as a whole; a grade
+ * --into keeps what the run's summary (old) said of the run (the machine, its profile, the
+ * plugins of its solvers, what earlier grades graded) and says what this one graded. */
+static int mark_summary(const char *dir, const ncp_grade_opts *o, const char *name,
+                        const answers *A, int missing, const cJSON *old, ncp_error *err)
+{
+    char path[4200];
+    int rc = ncp_path_join(path, sizeof path, dir, "summary.json", err);
+    cJSON *root = rc ? NULL : read_json(dir, "summary.json", err);
+    if (!root) return err->code ? err->code : NCP_ERR_INTERNAL;
+    cJSON *g = graded_json(o, name, A, missing);
+    int bad = !g;
+    if (!old) {
+        bad |= !cJSON_AddItemToObject(root, "self_timed", cJSON_CreateBool(1));
+        /* the driver kept every graded pair from the journal: none is from an earlier run */
+        cJSON *kept = cJSON_GetObjectItemCaseSensitive(root, "kept_from_earlier_run");
+        if (!bad && kept) cJSON_SetNumberValue(kept, 0);
+        if (!bad) bad |= !cJSON_AddItemToObject(root, "graded", g);
+        else cJSON_Delete(g);
+        return ncp_out_write_json(path, root, bad, err);
+    }
+    static const char *const run_keys[] = {"blas", "openblas_num_threads", "machine", "jobs",
+                                           "profile", "kept_from_earlier_run",
+                                           "problem_labels", NULL};
+    for (int k = 0; run_keys[k]; k++) bad |= keep_key(root, old, run_keys[k]);
+    cJSON *so;
+    cJSON_ArrayForEach(so, cJSON_GetObjectItemCaseSensitive(root, "solvers"))
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(so, "solver");
+        if (!cJSON_IsString(n)) continue;
+        if (!strcmp(n->valuestring, name)) {
+            char src[4300];
+            snprintf(src, sizeof src, "answers computed elsewhere (ncpbench grade %.4096s)",
+                     o->answers);
+            cJSON *sv = cJSON_CreateString(src);
+            bad |= !sv || !cJSON_ReplaceItemInObjectCaseSensitive(so, "source", sv);
+            if (g && cJSON_GetObjectItemCaseSensitive(so, "graded"))
+                cJSON_DeleteItemFromObjectCaseSensitive(so, "graded");
+            bad |= !g || !cJSON_AddItemToObject(so, "graded", g);
+            g = NULL;
+            continue;
+        }
+        const cJSON *was = summary_solver(old, n->valuestring);
+        bad |= keep_key(so, was, "plugin") | keep_key(so, was, "graded");
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(so, "source");
+        if (!cJSON_IsString(src) || !*src->valuestring) bad |= keep_key(so, was, "source");
+    }
+    /* the families of the run's plugin solvers (not loaded here): as the run found them */
+    const cJSON *ot = cJSON_GetObjectItemCaseSensitive(old, "results_table");
+    cJSON_ArrayForEach(so, cJSON_GetObjectItemCaseSensitive(
+                               cJSON_GetObjectItemCaseSensitive(root, "results_table"), "solvers"))
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(so, "solver");
+        const cJSON *was = cJSON_IsString(n) ? summary_solver(ot, n->valuestring) : NULL;
+        if (was && strcmp(n->valuestring, name)) bad |= keep_key(so, was, "family");
+    }
+    cJSON_Delete(g);
     return ncp_out_write_json(path, root, bad, err);
 }
 
-int ncp_grade_run(const ncp_grade_opts *o, ncp_grade_report *rep, char *note, size_t nnote,
-                  ncp_error *err)
+/* A run's bench options rebuilt from its recorded configuration (resume.h), the graded solver
+ * added to it. */
+typedef struct run_conf {
+    cJSON *cfg;
+    ncp_bench_opts bo;
+    const ncp_solver_desc *dp[NCP_BENCH_MAX_SOLVERS];
+    ncp_solver_desc desc[NCP_BENCH_MAX_SOLVERS];
+    const char *graded[NCP_BENCH_MAX_SOLVERS];
+    ncp_solver_params_entry params[NCP_BENCH_MAX_SOLVERS];
+    int regrade; /* the solver is a graded one of the run already: its rows are replaced */
+} run_conf;
+
+static int conf_bad(const char *dir, const char *what, ncp_error *err)
 {
-    memset(rep, 0, sizeof *rep);
-    if (note && nnote) note[0] = '\0';
-    if (o->stop_metric < 0 || o->stop_metric >= ncp_metrics_count())
-        return ncp_error_set(err, NCP_ERR_INPUT, "invalid stopping metric index %d",
-                             o->stop_metric);
-    ncp_problem *probs = NULL;
-    int np = 0;
-    int rc = ncp_load_problems_isolated(o->problems, o->max_memory, &probs, &np, err);
+    return ncp_error_set(err, NCP_ERR_INPUT, "%s/config.json: %s: a configuration this ncpbench "
+                         "cannot rebuild (rerun the run with this ncpbench)", dir, what);
+}
+
+static int jbool(const cJSON *c, const char *key)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, key));
+}
+
+static int run_conf_read(const char *dir, const char *name, run_conf *rc_, ncp_error *err)
+{
+    char *text = NULL;
+    int rc = ncp_resume_recorded(dir, &text, err);
     if (rc) return rc;
-    answers A;
-    memset(&A, 0, sizeof A);
-    int *ans_of = NULL;
+    cJSON *c = rc_->cfg = cJSON_Parse(text);
+    free(text);
+    if (!cJSON_IsObject(c)) return conf_bad(dir, "not a JSON object", err);
+    ncp_bench_opts *bo = &rc_->bo;
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(c, "solvers"),
+                *gv = cJSON_GetObjectItemCaseSensitive(c, "graded"),
+                *b = cJSON_GetObjectItemCaseSensitive(c, "budget"),
+                *ps = cJSON_GetObjectItemCaseSensitive(c, "params"), *it;
+    if (!cJSON_IsArray(sv) || !cJSON_IsObject(b)) return conf_bad(dir, "solvers, budget", err);
+    cJSON_ArrayForEach(it, gv)
+    {
+        if (!cJSON_IsString(it) || bo->ngraded == NCP_BENCH_MAX_SOLVERS)
+            return conf_bad(dir, "graded", err);
+        rc_->graded[bo->ngraded++] = it->valuestring;
+        rc_->regrade |= !strcmp(it->valuestring, name);
+    }
+    cJSON_ArrayForEach(it, sv)
+    {
+        if (!cJSON_IsString(it) || bo->nsolvers >= NCP_BENCH_MAX_SOLVERS - 1)
+            return conf_bad(dir, "solvers", err);
+        if (!strcmp(it->valuestring, name) && !rc_->regrade)
+            return ncp_error_set(err, NCP_ERR_INPUT, "solver name '%s' is one of the solvers "
+                                 "of the run in %s: give the graded answers another name "
+                                 "(--name NAME)", name, dir);
+        ncp_solver_desc *d = &rc_->desc[bo->nsolvers];
+        *d = (ncp_solver_desc){.name = it->valuestring, .solve = not_a_solver};
+        rc_->dp[bo->nsolvers++] = d;
+    }
+    if (!rc_->regrade) {
+        ncp_solver_desc *d = &rc_->desc[bo->nsolvers];
+        *d = (ncp_solver_desc){.name = name, .solve = not_a_solver};
+        rc_->dp[bo->nsolvers++] = d;
+        if (bo->ngraded == NCP_BENCH_MAX_SOLVERS) return conf_bad(dir, "graded", err);
+        rc_->graded[bo->ngraded++] = name;
+    }
+    bo->solvers = rc_->dp;
+    bo->graded = rc_->graded;
+    cJSON_ArrayForEach(it, ps)
+    {
+        ncp_solver_params_entry *e = &rc_->params[bo->nparams];
+        if (!cJSON_IsObject(it) || bo->nparams == NCP_BENCH_MAX_SOLVERS ||
+            strlen(it->string) >= sizeof e->solver)
+            return conf_bad(dir, "params", err);
+        memset(e, 0, sizeof *e);
+        snprintf(e->solver, sizeof e->solver, "%s", it->string);
+        const cJSON *v;
+        cJSON_ArrayForEach(v, it)
+        {
+            if (!cJSON_IsNumber(v) || ncp_params_set(&e->params, v->string, v->valuedouble, err))
+                return conf_bad(dir, "params", err);
+        }
+        bo->nparams++;
+    }
+    bo->params = rc_->params;
+    const cJSON *tol = cJSON_GetObjectItemCaseSensitive(b, "tol"),
+                *mi = cJSON_GetObjectItemCaseSensitive(b, "max_iter"),
+                *tm = cJSON_GetObjectItemCaseSensitive(b, "time_ms");
+    bo->budget.tol = cJSON_IsNumber(tol) ? tol->valuedouble : NAN;
+    bo->budget.max_iter = cJSON_IsNumber(mi) ? mi->valueint : 0;
+    bo->budget.time_ms = cJSON_IsNumber(tm) ? tm->valuedouble : 0.0;
+    const cJSON *sm = cJSON_GetObjectItemCaseSensitive(c, "stop_metric"),
+                *pr = cJSON_GetObjectItemCaseSensitive(c, "primal"),
+                *ws = cJSON_GetObjectItemCaseSensitive(c, "warm_start"),
+                *ck = cJSON_GetObjectItemCaseSensitive(c, "clock"),
+                *rp = cJSON_GetObjectItemCaseSensitive(c, "repeat"),
+                *st = cJSON_GetObjectItemCaseSensitive(c, "sym_tol"),
+                *in = cJSON_GetObjectItemCaseSensitive(c, "input");
+    bo->stop_metric = cJSON_IsString(sm) ? ncp_metrics_index(sm->valuestring) : -1;
+    if (bo->stop_metric < 0) return conf_bad(dir, "stop_metric", err);
+    if (jbool(c, "reconstruct_primal")) bo->allow |= NCP_RECON_PRIMAL_FROM_D;
+    if (cJSON_IsString(pr) && !strcmp(pr->valuestring, "dense")) bo->allow |= NCP_RECON_PRIMAL_DENSE;
+    if (jbool(c, "symmetrize")) bo->allow |= NCP_RECON_SYMMETRIZE;
+    bo->warm_start = cJSON_IsString(ws) ? ncp_warm_start_from_name(ws->valuestring) : -1;
+    if (bo->warm_start < 0) return conf_bad(dir, "warm_start", err);
+    bo->traces = jbool(c, "traces");
+    bo->traces_csv = jbool(c, "traces_csv");
+    bo->trace_every = jbool(c, "trace_every");
+    /* recorded for the CPU clock only (resume.c): absent is the wall clock */
+    bo->clock = ck ? (cJSON_IsString(ck) ? ncp_clock_parse(ck->valuestring) : -1) : NCP_CLOCK_WALL;
+    if (bo->clock < 0) return conf_bad(dir, "clock", err);
+    bo->repeat = cJSON_IsNumber(rp) ? rp->valueint : 1;
+    bo->sym_tol = cJSON_IsNumber(st) ? st->valuedouble : 0.0;
+    bo->input = cJSON_IsString(in) ? in->valuestring : NULL;
+    bo->jobs = 1;
+    return NCP_OK;
+}
+
+/* One answered (or missing) problem per pair of the journal. */
+static int journal_answers(ncp_resume *rs, const ncp_problem *probs, int np, const answers *A,
+                           const int *ans_of, const char *name, const ncp_harness_opts *ho,
+                           int traces, ncp_grade_report *rep, ncp_error *err)
+{
+    const int nc = ncp_out_traces_ncols(), nm = ncp_metrics_count();
+    int kmax = 0, rc = NCP_OK;
+    for (int k = 0; k < A->n; k++) kmax = A->a[k].K > kmax ? A->a[k].K : kmax;
     ncp_metrics *tm = NULL;
     double *rows = NULL;
-    char *config = NULL;
-    ncp_resume *rs = NULL;
-    ncp_result res;
-    memset(&res, 0, sizeof res);
-    if (np == 0) {
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s holds no problem", o->problems);
-        goto done;
-    }
-    if ((rc = read_answers_isolated(o->answers, probs, np, o->max_memory, &A, err))) goto done;
-
-    /* the name: --name, the file's `solver` attribute, the file's stem */
-    char stem[256];
-    ncp_path_stem(o->answers, stem, sizeof stem);
-    const char *name = o->name ? o->name : A.solver && *A.solver ? A.solver : stem;
-    if (!name_ok(name)) {
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "solver name '%s' (%s) cannot name output "
-                           "columns: use 1 to 31 letters, digits, '_', '-', '.', '+' (--name "
-                           "NAME)", name, o->name ? "--name" : A.solver && *A.solver
-                           ? "attribute `solver` of the answers file" : "the answers file's stem");
-        goto done;
-    }
-    snprintf(rep->name, sizeof rep->name, "%.31s", name); /* name_ok: < 32 */
-    if (o->out_dir) snprintf(rep->out_dir, sizeof rep->out_dir, "%s", o->out_dir);
-    else snprintf(rep->out_dir, sizeof rep->out_dir, "results/grade-%s", name);
-
-    if (!(ans_of = ncp_malloc(err, (size_t)np, sizeof *ans_of))) {
-        rc = NCP_ERR_NOMEM;
-        goto done;
-    }
-    for (int i = 0; i < np; i++) ans_of[i] = -1;
-    for (int k = 0; k < A.n; k++) ans_of[A.a[k].prob] = k;
-    int kmax = 0;
-    for (int k = 0; k < A.n; k++) kmax = A.a[k].K > kmax ? A.a[k].K : kmax;
-    for (int i = 0; i < np; i++) {
-        if (ans_of[i] >= 0) continue;
-        rep->missing++;
-        if (o->strict) {
-            rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: /answers/%s is missing: problem '%s' "
-                               "of %s has no answer (--strict)", o->answers, probs[i].name,
-                               probs[i].name, o->problems);
-            goto done;
-        }
-    }
-    const int nc = ncp_out_traces_ncols(), nm = ncp_metrics_count();
     if (kmax > 0 && (!(tm = ncp_malloc(err, (size_t)kmax, sizeof *tm)) ||
                      !(rows = ncp_malloc(err, (size_t)kmax * nc, sizeof *rows)))) {
-        rc = NCP_ERR_NOMEM;
-        goto done;
+        free(tm);
+        return NCP_ERR_NOMEM;
     }
-
-    /* a one-solver run whose every pair is journaled here, then rebuilt by the driver */
-    ncp_solver_desc desc = {.name = name, .source = "answers computed elsewhere (ncpbench grade)",
-                            .summary = "graded answers", .file = o->answers,
-                            .solve = not_a_solver};
-    const ncp_solver_desc *dp = &desc;
-    ncp_bench_opts bo;
-    memset(&bo, 0, sizeof bo);
-    bo.solvers = &dp;
-    bo.nsolvers = 1;
-    bo.budget.tol = o->tol;
-    bo.stop_metric = o->stop_metric;
-    bo.jobs = 1;
-    bo.traces = kmax > 0;
-    bo.trace_every = 1; /* the program's rows as given */
-    bo.out_dir = rep->out_dir;
-    bo.scene_name = "grade";
-    bo.source = o->answers;
-    bo.max_memory = o->max_memory;
-    bo.input = "ncpbench grade";
-    if ((rc = ncp_resume_config(&bo, &config, err))) goto done;
-    bo.config = config;
-    if ((rc = ncp_mkdir_p(rep->out_dir, err)) ||
-        (rc = ncp_resume_open(rep->out_dir, config, 1, &rs, err)))
-        goto done;
-    ncp_harness_opts ho;
-    ncp_harness_opts_default(&ho);
-    ho.budget.tol = o->tol;
-    ho.stop_metric = o->stop_metric;
     double nanv[NCP_NMETRICS], vals[NCP_NMETRICS];
     for (int k = 0; k < NCP_NMETRICS; k++) nanv[k] = NAN;
-    rep->problems = np;
-    for (int i = 0; i < np; i++) {
+    ncp_result res;
+    memset(&res, 0, sizeof res);
+    for (int i = 0; !rc && i < np; i++) {
         const ncp_problem *p = &probs[i];
         ncp_jresult jr = {.problem = p->name, .solver = name, .title = p->title,
                           .description = p->description, .nmetrics = nm,
@@ -483,12 +612,11 @@ int ncp_grade_run(const ncp_grade_opts *o, ncp_grade_report *rep, char *note, si
             jr.status = NCP_STATUS_FAILED;
             jr.setup_ms = jr.solve_ms = NAN;
             jr.metrics = nanv;
-            if ((rc = ncp_resume_append(rs, &jr, &off, err))) goto done;
+            rc = ncp_resume_append(rs, &jr, &off, err);
             continue;
         }
-        const answer *a = &A.a[ans_of[i]];
-        if ((rc = ncp_harness_grade(p, a->lambda, a->v, a->tl, a->K, tm, &ho, &res, err)))
-            goto done;
+        const answer *a = &A->a[ans_of[i]];
+        if ((rc = ncp_harness_grade(p, a->lambda, a->v, a->tl, a->K, tm, ho, &res, err))) break;
         snprintf(nt, sizeof nt, "%s%s%.500s", NOTE_SELF_TIMED, res.note[0] ? "; " : "", res.note);
         ncp_metrics_values(&res.final, vals);
         for (int k = 0; k < a->K; k++) {
@@ -514,41 +642,216 @@ int ncp_grade_run(const ncp_grade_opts *o, ncp_grade_report *rep, char *note, si
         jr.nv = res.v ? p->nv : 0;
         jr.solver_v = res.solver_v;
         jr.nsv = res.solver_v ? p->nv : 0;
-        jr.trace = a->K > 0 ? rows : NULL;
-        jr.ntrace = a->K;
+        jr.trace = traces && a->K > 0 ? rows : NULL;
+        jr.ntrace = traces ? a->K : 0;
         jr.ncols = nc;
         rc = ncp_resume_append(rs, &jr, &off, err);
         rep->answered++;
         rep->converged += res.converged;
-        rep->traces += a->K > 0;
+        rep->traces += traces && a->K > 0;
         ncp_result_free(&res);
-        if (rc) goto done;
     }
-    if ((rc = ncp_resume_sync(rs, err))) goto done;
+    ncp_result_free(&res);
+    free(rows);
+    free(tm);
+    return rc;
+}
+
+/* The run in dir holds a row of every solver of bo but `name` on every problem, and these
+ * problems are its problems (summary.json's checksum). */
+static int check_run(const char *dir, const ncp_problem *probs, int np, const run_conf *rcf,
+                     const char *name, const cJSON *old, ncp_error *err)
+{
+    const cJSON *ck = cJSON_GetObjectItemCaseSensitive(old, "problem_set_checksum");
+    uint64_t h = NCP_CHECKSUM_START;
+    for (int i = 0; i < np; i++) h = ncp_bench_problem_checksum(h, &probs[i]);
+    char mine[24];
+    snprintf(mine, sizeof mine, "%016llx", (unsigned long long)h);
+    if (!cJSON_IsString(ck) || strcmp(ck->valuestring, mine))
+        return ncp_error_set(err, NCP_ERR_INPUT, "the problems graded are not the problems of "
+                             "the run in %s (problem set checksum %s, the run's %s in "
+                             "%s/summary.json): grade answers to %s/problems.h5", dir, mine,
+                             cJSON_IsString(ck) ? ck->valuestring : "missing", dir, dir);
+    char *text = cJSON_PrintUnformatted(rcf->cfg);
+    ncp_resume *rs = NULL;
+    int rc = text ? ncp_resume_open(dir, text, 0, &rs, err)
+                  : ncp_error_set(err, NCP_ERR_NOMEM, "out of memory");
+    for (int i = 0; !rc && i < np; i++)
+        for (int s = 0; !rc && s < rcf->bo.nsolvers; s++) {
+            const char *sn = rcf->bo.solvers[s]->name;
+            if (!strcmp(sn, name) || ncp_resume_find(rs, probs[i].name, sn) >= 0) continue;
+            rc = ncp_error_set(err, NCP_ERR_INPUT, "the run in %s has no row of %s on problem "
+                               "%s (an interrupted run?): finish it (rerun its command), then "
+                               "grade --into it", dir, sn, probs[i].name);
+        }
     ncp_resume_close(rs);
-    rs = NULL;
-    ncp_bench_summary *sum = ncp_malloc(err, 1, sizeof *sum);
-    if (!sum) {
+    free(text);
+    return rc;
+}
+
+int ncp_grade_run(const ncp_grade_opts *o, ncp_grade_report *rep, char *note, size_t nnote,
+                  ncp_error *err)
+{
+    memset(rep, 0, sizeof *rep);
+    if (note && nnote) note[0] = '\0';
+    if (o->stop_metric < 0 || o->stop_metric >= ncp_metrics_count())
+        return ncp_error_set(err, NCP_ERR_INPUT, "invalid stopping metric index %d",
+                             o->stop_metric);
+    ncp_problem *probs = NULL;
+    int np = 0;
+    int rc = ncp_load_problems_isolated(o->problems, o->max_memory, &probs, &np, err);
+    if (rc) return rc;
+    answers A;
+    memset(&A, 0, sizeof A);
+    int *ans_of = NULL, lock = -1;
+    char *config = NULL;
+    ncp_resume *rs = NULL;
+    run_conf *rcf = NULL;
+    cJSON *old = NULL;
+    ncp_bench_summary *sum = NULL;
+    if (np == 0) {
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s holds no problem", o->problems);
+        goto done;
+    }
+    if ((rc = read_answers_isolated(o->answers, probs, np, o->max_memory, &A, err))) goto done;
+
+    /* the name: --name, the file's `solver` attribute, the file's stem */
+    char stem[256];
+    ncp_path_stem(o->answers, stem, sizeof stem);
+    const char *name = o->name ? o->name : A.solver && *A.solver ? A.solver : stem;
+    if (!name_ok(name)) {
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "solver name '%s' (%s) cannot name output "
+                           "columns: use 1 to 31 letters, digits, '_', '-', '.', '+' (--name "
+                           "NAME)", name, o->name ? "--name" : A.solver && *A.solver
+                           ? "attribute `solver` of the answers file" : "the answers file's stem");
+        goto done;
+    }
+    snprintf(rep->name, sizeof rep->name, "%.31s", name); /* name_ok: < 32 */
+    if (o->into) snprintf(rep->out_dir, sizeof rep->out_dir, "%s", o->into);
+    else if (o->out_dir) snprintf(rep->out_dir, sizeof rep->out_dir, "%s", o->out_dir);
+    else snprintf(rep->out_dir, sizeof rep->out_dir, "results/grade-%s", name);
+
+    if (!(ans_of = ncp_malloc(err, (size_t)np, sizeof *ans_of)) ||
+        !(rcf = ncp_calloc(err, 1, sizeof *rcf)) || !(sum = ncp_malloc(err, 1, sizeof *sum))) {
         rc = NCP_ERR_NOMEM;
         goto done;
     }
-    rc = ncp_bench_run(probs, np, &bo, sum, err);
-    free(sum);
-    if (!rc) rc = mark_traces(rep->out_dir, err);
-    if (!rc) rc = mark_summary(rep->out_dir, o, name, &A, rep->missing, err);
-    if (!rc && o->figures) {
+    for (int i = 0; i < np; i++) ans_of[i] = -1;
+    for (int k = 0; k < A.n; k++) ans_of[A.a[k].prob] = k;
+    int kmax = 0;
+    for (int k = 0; k < A.n; k++) kmax = A.a[k].K > kmax ? A.a[k].K : kmax;
+    for (int i = 0; i < np; i++) {
+        if (ans_of[i] >= 0) continue;
+        rep->missing++;
+        if (o->strict) {
+            rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: /answers/%s is missing: problem '%s' "
+                               "of %s has no answer (--strict)", o->answers, probs[i].name,
+                               probs[i].name, o->problems);
+            goto done;
+        }
+    }
+
+    ncp_bench_opts *bo = &rcf->bo;
+    char title[400];
+    if (o->into) {
+        /* the run's configuration with the graded solver added (resume.h), checked against
+         * the run before anything is written to it; the run's folder is held throughout */
+        if ((rc = ncp_out_lock(o->into, &lock, err))) goto done;
+        if (lock < 0) {
+            rc = ncp_error_set(err, NCP_ERR_INPUT, "--into %s: no such folder (a run's output "
+                               "folder)", o->into);
+            goto done;
+        }
+        if (!(old = read_json(o->into, "summary.json", err)) ||
+            (rc = run_conf_read(o->into, name, rcf, err)) ||
+            (rc = check_run(o->into, probs, np, rcf, name, old, err))) {
+            if (!rc) rc = err->code ? err->code : NCP_ERR_INPUT;
+            goto done;
+        }
+        const cJSON *sc = cJSON_GetObjectItemCaseSensitive(old, "scene"),
+                    *so = cJSON_GetObjectItemCaseSensitive(old, "source"),
+                    *sd = cJSON_GetObjectItemCaseSensitive(old, "seed");
+        bo->scene_name = cJSON_IsString(sc) ? sc->valuestring : NULL;
+        bo->source = cJSON_IsString(so) ? so->valuestring : NULL;
+        bo->seed = cJSON_IsNumber(sd) ? (uint64_t)sd->valuedouble : 0;
+        bo->quick = jbool(old, "quick");
+        bo->out_locked = 1;
+        if (kmax > 0 && !bo->traces && note)
+            snprintf(note, nnote, "the run in %s stores no traces: the answers' traces are not "
+                     "kept", o->into);
+    } else {
+        /* a one-solver run whose every pair is journaled here, then rebuilt by the driver; a
+         * run's folder is not replaced by it */
+        char *rec = NULL;
+        ncp_error e2 = {0};
+        if (!ncp_resume_recorded(rep->out_dir, &rec, &e2)) {
+            cJSON *c = cJSON_Parse(rec);
+            const cJSON *in = cJSON_GetObjectItemCaseSensitive(c, "input");
+            int graded_only = cJSON_IsString(in) && !strcmp(in->valuestring, "ncpbench grade");
+            cJSON_Delete(c);
+            free(rec);
+            if (!graded_only) {
+                rc = ncp_error_set(err, NCP_ERR_INPUT, "%s holds a run's results: add the graded "
+                                   "solver to them with --into %s, or choose another --out",
+                                   rep->out_dir, rep->out_dir);
+                goto done;
+            }
+        }
+        rcf->desc[0] = (ncp_solver_desc){.name = name, .solve = not_a_solver,
+                                         .source = "answers computed elsewhere (ncpbench grade)",
+                                         .summary = "graded answers", .file = o->answers};
+        rcf->dp[0] = &rcf->desc[0];
+        rcf->graded[0] = name;
+        bo->solvers = rcf->dp;
+        bo->nsolvers = 1;
+        bo->graded = rcf->graded;
+        bo->ngraded = 1;
+        bo->budget.tol = o->tol;
+        bo->stop_metric = o->stop_metric;
+        bo->jobs = 1;
+        bo->traces = kmax > 0;
+        bo->trace_every = 1; /* the program's rows as given */
+        snprintf(title, sizeof title, "%s graded on %s", name, o->problems);
+        bo->scene_name = title;
+        bo->source = o->answers;
+        bo->input = "ncpbench grade";
+    }
+    bo->out_dir = rep->out_dir;
+    bo->max_memory = o->max_memory;
+    if ((rc = ncp_resume_config(bo, &config, err))) goto done;
+    bo->config = config;
+    if ((rc = ncp_mkdir_p(rep->out_dir, err)) ||
+        (rc = ncp_resume_open(rep->out_dir, config, !o->into, &rs, err)))
+        goto done;
+    ncp_harness_opts ho;
+    ncp_harness_opts_default(&ho);
+    ho.budget.tol = bo->budget.tol;
+    ho.stop_metric = bo->stop_metric;
+    rep->problems = np;
+    if ((rc = journal_answers(rs, probs, np, &A, ans_of, name, &ho, bo->traces, rep, err)) ||
+        (rc = ncp_resume_sync(rs, err)))
+        goto done;
+    ncp_resume_close(rs);
+    rs = NULL;
+    if ((rc = ncp_bench_run(probs, np, bo, sum, err)) ||
+        (rc = mark_summary(rep->out_dir, o, name, &A, rep->missing, old, err)))
+        goto done;
+    if (o->figures) {
         ncp_error perr = {0};
-        int prc = kmax > 0 ? ncp_plot_dir(rep->out_dir, NULL, NULL, &perr)
-                           : ncp_plot_index(rep->out_dir, &perr);
-        if (prc == NCP_PLOT_SKIPPED && note) snprintf(note, nnote, "%s", perr.msg);
-        else if (prc) rc = ncp_error_set(err, perr.code ? perr.code : prc, "%s", perr.msg);
+        int prc = bo->traces ? ncp_plot_dir(rep->out_dir, NULL, NULL, &perr)
+                             : ncp_plot_index(rep->out_dir, &perr);
+        if (prc == NCP_PLOT_SKIPPED && note && !note[0]) snprintf(note, nnote, "%s", perr.msg);
+        else if (prc && prc != NCP_PLOT_SKIPPED)
+            rc = ncp_error_set(err, perr.code ? perr.code : prc, "%s", perr.msg);
     }
 done:
-    ncp_result_free(&res);
     ncp_resume_close(rs);
+    ncp_out_unlock(lock);
+    cJSON_Delete(old);
+    if (rcf) cJSON_Delete(rcf->cfg);
+    free(rcf);
+    free(sum);
     free(config);
-    free(rows);
-    free(tm);
     free(ans_of);
     answers_free(&A);
     ncp_problems_free(probs, np);

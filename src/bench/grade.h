@@ -6,6 +6,10 @@
  * same journal and rebuilt by the same code, so that `ncpbench plot`, the index page and the
  * figure readers take them like any run; every row's note starts with "self-timed", every trace
  * dataset has the attribute timing = "self-timed" and summary.json has "self_timed": true.
+ * With `into`, the rows join a run's instead: journaled as pairs of the run's folder under its
+ * configuration with the solver added as a graded one (bench/resume.h), and the run's outputs
+ * rebuilt from its journal by the same driver, so the solver stands beside the run's solvers
+ * in every table and figure (family "graded", its times marked self-timed).
  *
  * Bad input is NCP_ERR_INPUT naming the file, the problem and the dataset: not an HDF5 file, no
  * /answers group, lambda not of m entries, v not of nv, trace_lambda not K x m, trace_time_ms not
@@ -21,6 +25,13 @@ typedef struct ncp_grade_opts {
     const char *problems;  /* problems.h5 or a plain FCLib file */
     const char *answers;   /* ANSWERS.h5 (docs/answers.md) */
     const char *out_dir;   /* NULL: results/grade-<name> */
+    /* a run's output folder (--into): the graded solver's rows are added to its results, under
+     * its configuration (tolerance, stop metric, budget: tol and stop_metric are not used),
+     * every output redrawn; out_dir is not used. Refused (NCP_ERR_INPUT, nothing written) when
+     * the problems are not the run's (summary.json's problem_set_checksum), the run lacks a
+     * row of one of its solvers, or the name is one of its solvers that is not graded (the
+     * same graded solver graded again has its rows replaced). */
+    const char *into;
     const char *name;      /* the solver's name in the outputs; NULL: the file's `solver`
                               attribute, else the answers file's stem */
     double tol;            /* converged: stop metric <= tol */
@@ -43,5 +54,10 @@ typedef struct ncp_grade_report {
  * gnuplot could not draw (gnuplot missing) is not an error: *note gets the message. */
 int ncp_grade_run(const ncp_grade_opts *o, ncp_grade_report *rep, char *note, size_t nnote,
                   ncp_error *err);
+
+/* Marks the trace datasets of the graded solvers in dir/traces.h5 with the attribute
+ * timing = "self-timed ..." (and the /traces group when `all` solvers are graded). */
+int ncp_grade_mark_traces(const char *dir, const char *const *graded, int ngraded, int all,
+                          ncp_error *err);
 
 #endif

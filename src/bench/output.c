@@ -382,6 +382,7 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
         bad |= add(root, "interrupted", cJSON_CreateBool(s->interrupted));
         bad |= add(root, "kept_from_earlier_run", num(s->kept));
         bad |= add(root, "dropped_earlier_rows", num(s->dropped));
+        bad |= add(root, "rows_of_other_solvers", num(s->hidden));
         cJSON *op = cJSON_CreateObject();
         if (op) {
             bad |= add(op, "reconstruct_primal",
@@ -419,6 +420,7 @@ int ncp_out_summary(const char *path, const ncp_bench_opts *o, const ncp_bench_s
             bad |= add(so, "solver", cJSON_CreateString(ss->solver));
             bad |= add(so, "source", cJSON_CreateString(d && d->source ? d->source : ""));
             if (plugin) bad |= add(so, "plugin", cJSON_CreateString(plugin));
+            if (ss->self_timed) bad |= add(so, "self_timed", cJSON_CreateBool(1));
             bad |= add(so, "problems", num(ss->problems));
             bad |= add(so, "converged", num(ss->converged));
             bad |= add(so, "failed", num(ss->failed));
@@ -676,7 +678,13 @@ int ncp_results_compute(const ncp_results_grid *g, ncp_results_row *rows, ncp_er
                 }
             }
             xt[p] = ok ? c->time_ms : fail_t;
-            xi[p] = ok ? (double)c->iterations : (double)g->fail_iter[p];
+            int fail_i = g->fail_iter[p];
+            if (fail_i <= 0) /* no iteration budget (graded answers): the most any solver ran */
+                for (int k = 0; k < ns; k++) {
+                    const ncp_results_cell *o = g->cell + (size_t)p * ns + k;
+                    if (o->present && o->iterations > fail_i) fail_i = o->iterations;
+                }
+            xi[p] = ok ? (double)c->iterations : (double)fail_i;
         }
         int supported = np - w->unsupported;
         w->success = np > 0 ? (double)w->converged / np : NAN;
@@ -717,13 +725,30 @@ done:
 
 /* Family of a solver for the tables: the registry's, the plugin family for a plugin solver of
  * the catalog, "other" for a name neither knows. */
-static const char *results_family(const char *solver, const ncp_solver_catalog *cat)
+static int results_graded(const char *solver, const ncp_results_conditions *c)
 {
+    for (int i = 0; i < c->ngraded; i++)
+        if (!strcmp(c->graded[i], solver)) return 1;
+    return 0;
+}
+
+static const char *results_family(const char *solver, const ncp_results_conditions *c)
+{
+    if (results_graded(solver, c)) return NCP_RESULTS_GRADED_FAMILY;
+    const ncp_solver_catalog *cat = c->catalog;
     const char *f = ncp_registry_family(solver);
     if (f) return f;
     if (cat && ncp_catalog_plugin_file(cat, ncp_catalog_base_index(cat, solver)))
         return NCP_REGISTRY_PLUGIN_FAMILY;
     return "other";
+}
+
+/* Where a failure counts in the SGM of iterations (ncp_results_compute): each problem's
+ * max_iter; graded answers alone have none (a plain grade). */
+static const char *results_fail_iter(const ncp_results_conditions *c)
+{
+    return c->max_iter <= 0 && c->ngraded ? "the most iterations any solver ran on the problem"
+                                          : "max_iter";
 }
 
 cJSON *ncp_results_json(const ncp_results_grid *g, const ncp_results_row *rows,
@@ -751,7 +776,8 @@ cJSON *ncp_results_json(const ncp_results_grid *g, const ncp_results_row *rows,
                cJSON_CreateString(c->time_ms > 0.0 ? "the time budget"
                                                    : "the largest time any solver took on the "
                                                      "problem"));
-    bad |= add(o, "failure_iterations", cJSON_CreateString("max_iter"));
+    bad |= add(o, "failure_iterations",
+               cJSON_CreateString(results_fail_iter(c)));
     bad |= add(o, "unsupported", cJSON_CreateString("a failure in success_rate; "
                                                     "success_rate_supported leaves them out"));
     if (c->note) bad |= add(o, "note", cJSON_CreateString(c->note));
@@ -765,12 +791,13 @@ cJSON *ncp_results_json(const ncp_results_grid *g, const ncp_results_row *rows,
         }
         bad |= add(so, "solver", cJSON_CreateString(w->solver));
         bad |= add(so, "rank", num(w->rank));
-        bad |= add(so, "family", cJSON_CreateString(results_family(w->solver, c->catalog)));
+        bad |= add(so, "family", cJSON_CreateString(results_family(w->solver, c)));
         bad |= add(so, "problems", num(w->problems));
         bad |= add(so, "converged", num(w->converged));
         bad |= add(so, "unsupported", num(w->unsupported));
         bad |= add(so, "success_rate", num(w->success));
         bad |= add(so, "success_rate_supported", num(w->success_supported));
+        if (results_graded(w->solver, c)) bad |= add(so, "self_timed", cJSON_CreateBool(1));
         bad |= add(so, "sgm_time_ms", num(w->sgm_time_ms));
         bad |= add(so, "sgm_time_normalized", num(w->sgm_time_norm));
         bad |= add(so, "sgm_iterations", num(w->sgm_iter));
@@ -788,7 +815,7 @@ cJSON *ncp_results_json(const ncp_results_grid *g, const ncp_results_row *rows,
 }
 
 /* The conditions, one paragraph. */
-static void results_conditions(FILE *f, int np, const ncp_results_conditions *c)
+static void results_conditions(FILE *f, int np, int np_solvers, const ncp_results_conditions *c)
 {
     fprintf(f, "%d problems. Tolerance: ", np);
     if (isnan(c->tol)) fputs("per run (below)", f);
@@ -796,14 +823,19 @@ static void results_conditions(FILE *f, int np, const ncp_results_conditions *c)
     if (c->stop_metric) fprintf(f, " on %s", c->stop_metric);
     fputs(". Budget: ", f);
     if (c->max_iter > 0) fprintf(f, "%d iterations", c->max_iter);
+    else if (c->ngraded) fputs("no iteration limit", f);
     else fputs("the iterations of each run (below)", f);
     if (c->time_ms > 0.0) fprintf(f, ", %g ms per solve", c->time_ms);
     else fputs(", no time limit", f);
     fputs(".", f);
-    if (c->clock)
+    if (c->clock && c->ngraded < np_solvers)
         fprintf(f, " Times on the %s clock (%s).", c->clock,
                 strcmp(c->clock, "cpu") ? "elapsed time"
                                         : "the solving thread's CPU time, its workers' included");
+    for (int i = 0; i < c->ngraded; i++)
+        fprintf(f, "%s%s", i ? ", " : " Self-timed (the program's own clock, from its answers "
+                "file; docs/answers.md): ", c->graded[i]);
+    if (c->ngraded) fputs(".", f);
     if (c->note) fprintf(f, " %s", c->note);
     fputs("\n\n", f);
 }
@@ -832,7 +864,7 @@ static void md_row(FILE *f, const ncp_results_row *w, const ncp_results_conditio
         if (*ch == '|') fputs("\\|", f);
         else fputc((unsigned char)*ch < ' ' ? ' ' : *ch, f);
     }
-    fprintf(f, " | %s | ", results_family(w->solver, c->catalog));
+    fprintf(f, " | %s | ", results_family(w->solver, c));
     md_num(f, 100.0 * w->success, 1);
     fprintf(f, "%% (%d/%d", w->converged, w->problems);
     if (w->unsupported) {
@@ -841,14 +873,15 @@ static void md_row(FILE *f, const ncp_results_row *w, const ncp_results_conditio
         fprintf(f, "%% of %d supported", w->problems - w->unsupported);
     }
     fputs(") | ", f);
-    md_pair(f, w->sgm_time_norm, w->sgm_time_ms, 3, " ms");
+    int self = results_graded(w->solver, c);
+    md_pair(f, w->sgm_time_norm, w->sgm_time_ms, 3, self ? " ms, " NCP_RESULTS_SELF_TIMED : " ms");
     md_pair(f, w->sgm_iter_norm, w->sgm_iter, 1, "");
     md_num(f, w->rho_1, 3);
     fputs(" | ", f);
     md_num(f, w->rho_10, 3);
     fputs(" | ", f);
     if (isnan(w->median_time_ms)) fputs("-", f);
-    else fprintf(f, "%.4g", w->median_time_ms);
+    else fprintf(f, "%.4g%s", w->median_time_ms, self ? " " NCP_RESULTS_SELF_TIMED : "");
     fputs(" |\n", f);
 }
 
@@ -859,7 +892,7 @@ int ncp_results_markdown(const char *path, const char *title, const ncp_results_
     FILE *f = ncp_safe_fopen(path, err);
     if (!f) return err->code ? err->code : NCP_ERR_IO;
     fprintf(f, "# %s\n\n", title);
-    results_conditions(f, g->np, c);
+    results_conditions(f, g->np, g->ns, c);
     fputs("| solver | family | success | SGM time (norm.) | SGM iter (norm.) | rho(1) | rho(10) "
           "| median time ms |\n|---|---|--:|--:|--:|--:|--:|--:|\n", f);
     for (int r = 1; r <= g->ns; r++) /* by rank: each rank is taken by exactly one row */
@@ -871,14 +904,15 @@ int ncp_results_markdown(const char *path, const char *title, const ncp_results_
             "and the rate over the supported rows follows it. SGM: shifted geometric mean "
             "exp(mean log(x + sh)) - sh over all the problems, normalised to the best solver "
             "(1.00; the raw value in parentheses): time = setup_ms + solve_ms, shift %g ms, a "
-            "failure counted at %s; iterations, shift %g, a failure counted at max_iter. "
+            "failure counted at %s; iterations, shift %g, a failure counted at %s. "
             "rho(tau): share of the problems solved within tau times the fastest solver's time "
             "(Dolan & More 2002). Median time: over the problems the solver solved. Rows by "
             "rank: success rate, then SGM time (a solver without times after the timed ones), "
             "then SGM iterations. Data: metrics.csv.\n",
             NCP_RESULTS_TIME_SHIFT_MS,
             c->time_ms > 0.0 ? "the time budget" : "the largest time any solver took on the problem",
-            NCP_RESULTS_ITER_SHIFT);
+            NCP_RESULTS_ITER_SHIFT,
+            results_fail_iter(c));
     if (fclose(f) != 0)
         return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     return NCP_OK;
@@ -897,7 +931,7 @@ int ncp_out_results(const char *dir, const ncp_bench_opts *o, cJSON **out, ncp_e
     if (!rc) rc = ncp_results_compute(&g, rows, err);
     ncp_results_conditions c = {o->budget.tol, ncp_metrics_name(o->stop_metric),
                                 o->budget.max_iter, o->budget.time_ms, NULL, o->catalog,
-                                ncp_clock_name(o->clock)};
+                                ncp_clock_name(o->clock), o->graded, o->ngraded};
     if (!rc) rc = ncp_results_markdown(md, "Results", &g, rows, &c, err);
     if (!rc && !(*out = ncp_results_json(&g, rows, &c)))
         rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory writing the results table");

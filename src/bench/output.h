@@ -87,7 +87,8 @@ int ncp_out_write_json(const char *path, cJSON *root, int bad, ncp_error *err);
  *     when one is set (qpbenchmark, results.py get_shgeom_for_metric_and_settings: the
  *     runtime of an unsolved problem is the settings' time limit), else at the largest time any
  *     solver took on that problem (never below the failing run's own time). Shift 10 ms.
- *   - iterations: of a converged row; a failure counts at the run's max_iter. Shift 10
+ *   - iterations: of a converged row; a failure counts at the run's max_iter (without one, a
+ *     graded run's: at the most iterations any solver ran on the problem). Shift 10
  *     iterations: the same role as the 10 ms, so that problems solved in a handful of
  *     iterations by everyone (a warm start, a single contact) weigh little against the
  *     problems that separate the solvers.
@@ -152,7 +153,16 @@ typedef struct ncp_results_conditions {
     const ncp_solver_catalog *catalog; /* NULL: the registry's; its plugin solvers' family is
                                         * NCP_REGISTRY_PLUGIN_FAMILY */
     const char *clock; /* the clock of the times (ncp_clock_name), NULL: not said */
+    /* the graded solvers (bench/grade.h): their times are the program's own, marked
+     * "self-timed" wherever shown; their family NCP_RESULTS_GRADED_FAMILY */
+    const char *const *graded;
+    int ngraded;
 } ncp_results_conditions;
+
+/* The family of graded solvers in the tables and figures. */
+#define NCP_RESULTS_GRADED_FAMILY "graded"
+/* What a graded solver's times are. */
+#define NCP_RESULTS_SELF_TIMED "self-timed"
 
 /* The "results_table" object of summary.json (NULL when out of memory). */
 cJSON *ncp_results_json(const ncp_results_grid *g, const ncp_results_row *rows,

@@ -307,6 +307,9 @@ static int bench_and_plot(const ncp_problem *probs, int n, const ncp_bench_sourc
             printf("resumed %s: %d rows kept from the earlier run\n", bo->out_dir, sum->kept);
         if (sum->dropped)
             printf("dropped %d earlier rows of problems no longer given\n", sum->dropped);
+        if (sum->hidden)
+            printf("%d rows of the folder's other solvers stay in its journal, not in these "
+                   "outputs (rerun with them to show them)\n", sum->hidden);
         ncp_pipeline_print_summary(sum, ncp_metrics_name(bo->stop_metric));
     }
     /* a figure or summary.json that cannot be written fails the run (exit 3 naming the file);
@@ -655,6 +658,10 @@ void ncp_pipeline_print_summary(const ncp_bench_summary *sum, const char *stop_m
     }
     printf("(stop metric: %s)%s\n", stop_metric_name,
            sum->interrupted ? "  -- INTERRUPTED: partial results" : "");
+    for (int i = 0; i < sum->nsolvers; i++)
+        if (sum->solvers[i].self_timed)
+            printf("%-14s self-timed: graded answers, its times its program's own "
+                   "(docs/answers.md)\n", sum->solvers[i].solver);
     /* never a row without a word: why rows are unsupported, what the solvers were given */
     for (int i = 0; notes && i < sum->nsolvers; i++) {
         const ncp_solver_summary *s = &sum->solvers[i];

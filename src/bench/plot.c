@@ -167,6 +167,11 @@ typedef struct trace_row {
 /* Solvers of loaded plugins (summary.json's solvers[].plugin, solve/plugin_load.h): one panel,
  * after the registry's families. */
 #define NCP_PLOT_PLUGIN_FAMILY NCP_REGISTRY_PLUGIN_FAMILY
+/* Graded answers (summary.json's solvers[].self_timed, bench/grade.h): the family of
+ * output.h's NCP_RESULTS_GRADED_FAMILY, one panel after the plugins', its time axis the
+ * programs' own clocks. */
+#define NCP_PLOT_GRADED_FAMILY "graded"
+#define NCP_PLOT_GRADED_PANEL "graded (self-timed)"
 
 typedef struct traces {
     trace_row *rows;
@@ -247,15 +252,19 @@ static int take_block(void *ctx, const ncp_trace_block *b, ncp_error *err)
     return NCP_OK;
 }
 
-/* Whether summary.json (may be NULL) says `solver` came from a plugin. */
-static int from_plugin(const cJSON *sum, const char *solver)
+/* Whether summary.json (may be NULL) says `solver` came from a plugin; *graded: whether its
+ * rows are graded answers (self_timed, bench/grade.h). */
+static int from_plugin(const cJSON *sum, const char *solver, int *graded)
 {
     const cJSON *so, *arr = cJSON_GetObjectItemCaseSensitive(sum, "solvers");
+    *graded = 0;
     cJSON_ArrayForEach(so, arr)
     {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(so, "solver");
-        if (cJSON_IsString(n) && !strcmp(n->valuestring, solver))
+        if (cJSON_IsString(n) && !strcmp(n->valuestring, solver)) {
+            *graded = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(so, "self_timed"));
             return cJSON_IsString(cJSON_GetObjectItemCaseSensitive(so, "plugin"));
+        }
     }
     return 0;
 }
@@ -286,22 +295,25 @@ static int assign_panels(traces *t, const char *dir, ncp_error *err)
     free(text);
     for (size_t s = 0; s < ns; s++) {
         const char *f = ncp_registry_family(t->solvers.names[s]);
-        fam[s] = from_plugin(sum, t->solvers.names[s]) ? nf : nf + 1; /* plugin, other */
+        int graded;
+        fam[s] = from_plugin(sum, t->solvers.names[s], &graded) ? nf : nf + 2; /* plugin, other */
         for (int k = 0; f && k < nf; k++)
             if (!strcmp(f, ncp_registry_family_at(k))) fam[s] = k;
+        if (graded) fam[s] = nf + 1;
     }
     cJSON_Delete(sum);
     size_t r = 0;
     t->npanels = 0;
-    for (int k = 0; k <= nf + 1; k++) {
+    for (int k = 0; k <= nf + 2; k++) {
         int members = 0;
         for (size_t s = 0; s < ns; s++) {
             if (fam[s] != k) continue;
             if (members == 0) {
                 if (t->npanels == (int)(sizeof t->panel_name / sizeof t->panel_name[0])) break;
-                t->panel_name[t->npanels++] = k < nf    ? ncp_registry_family_at(k)
-                                              : k == nf ? NCP_PLOT_PLUGIN_FAMILY
-                                                        : NCP_PLOT_OTHER_FAMILY;
+                t->panel_name[t->npanels++] = k < nf        ? ncp_registry_family_at(k)
+                                              : k == nf     ? NCP_PLOT_PLUGIN_FAMILY
+                                              : k == nf + 1 ? NCP_PLOT_GRADED_PANEL
+                                                            : NCP_PLOT_OTHER_FAMILY;
             }
             rank[s] = (int)r;
             t->orig[r] = (int)s;
@@ -888,22 +900,24 @@ static void write_results(FILE *f, int html, const cJSON *sum)
     if (!rows) return;
     const char *stop = jstr(rt, "stop_metric");
     double tol = jnum(rt, "tol"), mi = jnum(rt, "max_iter"), tb = jnum(rt, "time_budget_ms");
-    const char *ft = jstr(rt, "failure_time");
+    const char *ft = jstr(rt, "failure_time"), *fi = jstr(rt, "failure_iterations");
     char cond[900];
+    char iters[64] = "no iteration limit";
+    if (!isnan(mi)) snprintf(iters, sizeof iters, "%.0f iterations", mi);
     snprintf(cond, sizeof cond,
              "Ranked by success rate, then SGM time, then SGM iterations. %.0f problems; "
-             "success: %s <= %g; budget %.0f iterations, %s",
-             jnum(rt, "problems"), stop ? stop : "the stopping metric", tol, mi,
+             "success: %s <= %g; budget %s, %s",
+             jnum(rt, "problems"), stop ? stop : "the stopping metric", tol, iters,
              isnan(tb) ? "no time limit" : "");
     if (!isnan(tb)) snprintf(cond + strlen(cond), sizeof cond - strlen(cond), "%g ms per solve", tb);
     const char *clk = jstr(rt, "clock");
     if (clk) snprintf(cond + strlen(cond), sizeof cond - strlen(cond), "; times on the %s clock", clk);
     snprintf(cond + strlen(cond), sizeof cond - strlen(cond),
              ". Shifted geometric means (SGM; shifts %g ms and %g iterations; a failure counted "
-             "at %s and at max_iter) normalised to the best solver, the raw value in "
+             "at %s and at %s) normalised to the best solver, the raw value in "
              "parentheses; rho(tau) of the Dolan-More profile.%s Definitions: ",
              jnum(rt, "time_shift_ms"), jnum(rt, "iteration_shift"),
-             ft ? ft : "the time budget",
+             ft ? ft : "the time budget", fi ? fi : "max_iter",
              html ? " Click a header to sort by that column." : "");
     static const char *const head[9] = {"#", "solver", "family", "success",
                                         "SGM time (norm.)", "SGM iter (norm.)", "rho(1)",
@@ -929,6 +943,8 @@ static void write_results(FILE *f, int html, const cJSON *sum)
         char c[160];
         double su = jnum(so, "success_rate"), sp = jnum(so, "success_rate_supported");
         double un = jnum(so, "unsupported"), np = jnum(so, "problems");
+        /* a graded solver's times are its program's (bench/grade.h) */
+        int self = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(so, "self_timed"));
         fputs(html ? "<tr>" : "|", f);
         if (html) {
             cell(c, sizeof c, jnum(so, "rank"));
@@ -943,7 +959,7 @@ static void write_results(FILE *f, int html, const cJSON *sum)
         else snprintf(c, sizeof c, "%.1f%% (%.0f/%.0f)", 100.0 * su, jnum(so, "converged"), np);
         result_cell(f, html, c, 1, su);
         norm_raw(c, sizeof c, jnum(so, "sgm_time_normalized"), jnum(so, "sgm_time_ms"), "%.4g",
-                 " ms");
+                 self ? " ms, self-timed" : " ms");
         result_cell(f, html, c, 1, jnum(so, "sgm_time_ms"));
         norm_raw(c, sizeof c, jnum(so, "sgm_iterations_normalized"), jnum(so, "sgm_iterations"),
                  "%.1f", "");
@@ -953,6 +969,7 @@ static void write_results(FILE *f, int html, const cJSON *sum)
             double x = jnum(so, keys[k]);
             if (isnan(x)) snprintf(c, sizeof c, "-");
             else snprintf(c, sizeof c, k < 2 ? "%.3f" : "%.4g", x);
+            if (self && k == 2 && !isnan(x)) strcat(c, " self-timed");
             result_cell(f, html, c, 1, x);
         }
         fputs(html ? "</tr>\n" : "\n", f);
@@ -1060,9 +1077,12 @@ static void write_page(FILE *f, int html, const char *title, char **figs, int nf
         cell(pr, sizeof pr, jnum(so, "problems"));
         snprintf(conv, sizeof conv, "%s / %s", cv, pr);
         cell(it, sizeof it, jnum(so, "median_iterations"));
+        int self = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(so, "self_timed"));
         cell(ms, sizeof ms, jnum(so, "median_solve_ms"));
+        if (self && strcmp(ms, "-")) snprintf(ms + strlen(ms), sizeof ms - strlen(ms), " self-timed");
         cell(st, sizeof st, med ? jnum(med, stop) : NAN);
-        if (!fam) fam = jstr(so, "plugin") ? NCP_PLOT_PLUGIN_FAMILY : NCP_PLOT_OTHER_FAMILY;
+        if (self) fam = NCP_PLOT_GRADED_FAMILY;
+        else if (!fam) fam = jstr(so, "plugin") ? NCP_PLOT_PLUGIN_FAMILY : NCP_PLOT_OTHER_FAMILY;
         const char *cells[6] = {name, fam, conv, it, ms, st};
         put_row(f, html, cells, 6);
     }

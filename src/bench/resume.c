@@ -42,6 +42,9 @@ struct ncp_resume {
     ncp_journal *j;
     const char *config;
     int have_config;
+    char *recorded;     /* the latest configuration record (a grade --into adds one) */
+    char **graded;      /* the graded solvers of that configuration (ncp_resume_graded_at) */
+    int ngraded;
     entry *e;
     int n, cap;
     int earlier;
@@ -130,6 +133,11 @@ int ncp_resume_config(const ncp_bench_opts *o, char **text, ncp_error *err)
         /* what a run captures its problems from (ncpbench run): another scene, seed or
          * capture option is another configuration */
         if (o->input) cJSON_AddItemToObject(c, "input", cJSON_CreateString(o->input));
+        /* recorded only when there are some (grade --into, grade) */
+        cJSON *g = o->ngraded > 0 ? cJSON_CreateArray() : NULL;
+        for (int i = 0; g && i < o->ngraded; i++)
+            cJSON_AddItemToArray(g, cJSON_CreateString(o->graded[i]));
+        if (g) cJSON_AddItemToObject(c, "graded", g);
         *text = cJSON_PrintUnformatted(c);
     }
     cJSON_Delete(c);
@@ -161,13 +169,94 @@ static char *config_record(const char *config, ncp_error *err)
     return t;
 }
 
-/* NCP_OK when the recorded configuration (record, from the journal) is `config`;
- * NCP_ERR_INPUT naming what differs. */
-static int check_config(const char *dir, const char *record, const char *config, ncp_error *err)
+/* 1 if the JSON array a holds the string s. */
+static int has_name(const cJSON *a, const char *s)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a)
+    if (cJSON_IsString(it) && !strcmp(it->valuestring, s)) return 1;
+    return 0;
+}
+
+/* Appends ", text" (the first without the comma) to diff[cap], *used advanced. */
+static void diff_add(char *diff, size_t cap, size_t *used, const char *text)
+{
+    int w = snprintf(diff + *used, cap - *used, "%s%s", *used ? ", " : "", text);
+    if (w > 0 && (size_t)w < cap - *used) *used += (size_t)w;
+}
+
+/* Whether the requested configuration `now` can be run against the recorded `oc` (resume.h):
+ * every key but the solvers, their parameters and the graded ones equal; every requested
+ * solver one of the run's with the same parameters and the same graded-ness, or a graded one
+ * the run does not hold yet (grade --into, *adds = 1: now then holds every solver of oc). What
+ * differs is listed in diff. */
+static int compatible(const cJSON *oc, const cJSON *now, char *diff, size_t cap, int *adds)
+{
+    size_t used = 0;
+    char one[200];
+    *adds = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, now)
+    {
+        if (!strcmp(it->string, "solvers") || !strcmp(it->string, "params") ||
+            !strcmp(it->string, "graded"))
+            continue;
+        const cJSON *o2 = cJSON_GetObjectItemCaseSensitive(oc, it->string);
+        if (!o2 || !cJSON_Compare(it, o2, 1)) diff_add(diff, cap, &used, it->string);
+    }
+    cJSON_ArrayForEach(it, oc) /* recorded, no longer set */
+    {
+        if (!strcmp(it->string, "graded")) continue;
+        if (!cJSON_GetObjectItemCaseSensitive(now, it->string)) diff_add(diff, cap, &used, it->string);
+    }
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(oc, "solvers"),
+                *ns = cJSON_GetObjectItemCaseSensitive(now, "solvers"),
+                *rp = cJSON_GetObjectItemCaseSensitive(oc, "params"),
+                *np = cJSON_GetObjectItemCaseSensitive(now, "params"),
+                *rg = cJSON_GetObjectItemCaseSensitive(oc, "graded"),
+                *ng = cJSON_GetObjectItemCaseSensitive(now, "graded");
+    cJSON_ArrayForEach(it, ns)
+    {
+        if (!cJSON_IsString(it)) continue;
+        const char *s = it->valuestring;
+        if (!has_name(rs, s)) {
+            if (has_name(ng, s)) *adds = 1;
+            else {
+                snprintf(one, sizeof one, "solvers ('%.60s' is not one of the run's)", s);
+                diff_add(diff, cap, &used, one);
+            }
+            continue;
+        }
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(rp, s),
+                    *b = cJSON_GetObjectItemCaseSensitive(np, s);
+        if ((a || b) && !(a && b && cJSON_Compare(a, b, 1))) {
+            snprintf(one, sizeof one, "params of %.60s", s);
+            diff_add(diff, cap, &used, one);
+        }
+        if (has_name(rg, s) != has_name(ng, s)) {
+            snprintf(one, sizeof one, "solvers ('%.60s' is %s)", s,
+                     has_name(rg, s) ? "a graded solver of the run" : "solved in the run");
+            diff_add(diff, cap, &used, one);
+        }
+    }
+    if (*adds) /* a configuration that grows keeps every solver it had */
+        cJSON_ArrayForEach(it, rs)
+        if (cJSON_IsString(it) && !has_name(ns, it->valuestring)) {
+            diff_add(diff, cap, &used, "solvers");
+            break;
+        }
+    return used == 0;
+}
+
+/* NCP_OK when the configuration `config` can run against the recorded one (record, from the
+ * journal: the same, or compatible as above; *adds set); NCP_ERR_INPUT naming what differs. */
+static int check_config(const char *dir, const char *record, const char *config, int *adds,
+                        ncp_error *err)
 {
     static const char *const again = "rerun with the options of the results in it to resume "
                                       "them, add --fresh to discard them, or choose another --out";
     int rc = NCP_OK;
+    *adds = 0;
     cJSON *old = cJSON_Parse(record), *now = cJSON_Parse(config);
     const cJSON *fp = cJSON_GetObjectItemCaseSensitive(old, "fingerprint");
     const cJSON *oc = cJSON_GetObjectItemCaseSensitive(old, "config");
@@ -180,29 +269,32 @@ static int check_config(const char *dir, const char *record, const char *config,
                            "add --fresh to discard the results in %s", dir, NCP_JOURNAL_NAME, dir);
     } else if (strcmp(fp->valuestring, want) != 0) {
         char diff[512] = "";
-        size_t used = 0;
-        const cJSON *it;
-        cJSON_ArrayForEach(it, now)
-        {
-            const cJSON *o2 = cJSON_GetObjectItemCaseSensitive(oc, it->string);
-            if (o2 && cJSON_Compare(it, o2, 1)) continue;
-            int w = snprintf(diff + used, sizeof diff - used, "%s%s", used ? ", " : "",
-                             it->string);
-            if (w > 0 && (size_t)w < sizeof diff - used) used += (size_t)w;
-        }
-        cJSON_ArrayForEach(it, oc) /* recorded, no longer set */
-        {
-            if (cJSON_GetObjectItemCaseSensitive(now, it->string)) continue;
-            int w = snprintf(diff + used, sizeof diff - used, "%s%s", used ? ", " : "",
-                             it->string);
-            if (w > 0 && (size_t)w < sizeof diff - used) used += (size_t)w;
-        }
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s holds results of another configuration "
-                           "(differs in: %s; see %s/config.json); %s", dir,
-                           used ? diff : "its fingerprint", dir, again);
+        if (!compatible(oc, now, diff, sizeof diff, adds))
+            rc = ncp_error_set(err, NCP_ERR_INPUT, "%s holds results of another configuration "
+                               "(differs in: %s; see %s/config.json); %s", dir,
+                               diff[0] ? diff : "its fingerprint", dir, again);
     }
     cJSON_Delete(old);
     cJSON_Delete(now);
+    return rc;
+}
+
+/* The graded solvers of a configuration record into rs->graded. */
+static int read_graded(ncp_resume *rs, const char *record, ncp_error *err)
+{
+    cJSON *root = cJSON_Parse(record);
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "config"), "graded");
+    int n = cJSON_GetArraySize(g), rc = NCP_OK;
+    if (n > 0 && !(rs->graded = ncp_calloc(err, (size_t)n, sizeof *rs->graded))) rc = NCP_ERR_NOMEM;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, g)
+    {
+        if (rc || !cJSON_IsString(it)) continue;
+        if (!(rs->graded[rs->ngraded] = ncp_strdup(err, it->valuestring))) rc = NCP_ERR_NOMEM;
+        else rs->ngraded++;
+    }
+    cJSON_Delete(root);
     return rc;
 }
 
@@ -304,9 +396,15 @@ static int on_record(void *ctx, long long off, const unsigned char *p, size_t n,
     int type = ncp_jr_i32(&r);
     if (type == REC_CONFIG) {
         const char *rec = ncp_jr_str(&r);
-        if (rs->have_config || r.bad) return NCP_OK;
+        if (r.bad) return NCP_OK;
+        /* the latest counts: grade --into records the run's configuration with its graded
+         * solver added (ncpbench before that read the first only) */
+        char *t = ncp_strdup(err, rec);
+        if (!t) return NCP_ERR_NOMEM;
+        free(rs->recorded);
+        rs->recorded = t;
         rs->have_config = 1;
-        return check_config(rs->dir, rec, rs->config, err);
+        return NCP_OK;
     }
     if ((type != REC_RESULT && type != REC_ZRESULT) || !rs->have_config)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: a record of an unknown kind at byte %lld "
@@ -406,7 +504,11 @@ int ncp_resume_open(const char *dir, const char *config, int fresh, ncp_resume *
         fprintf(stderr, "ncpbench: %s: the last %lld bytes are not a complete record (a run "
                 "killed while writing, or a damaged file): ignored, their pairs are solved "
                 "again\n", jpath, dropped);
-    if (!rc && !rs->have_config) { /* a new journal (or one killed before its first record) */
+    int adds = 0;
+    if (!rc && rs->recorded) rc = check_config(dir, rs->recorded, config, &adds, err);
+    /* a new journal (or one killed before its first record), or a configuration that grows
+     * (grade --into): recorded, and from then on the one of the folder */
+    if (!rc && (!rs->recorded || adds)) {
         ncp_jbuf b = {0};
         ncp_jbuf_i32(&b, REC_CONFIG);
         ncp_jbuf_str(&b, rec);
@@ -415,9 +517,16 @@ int ncp_resume_open(const char *dir, const char *config, int fresh, ncp_resume *
         if (!rc) rc = ncp_journal_sync(rs->j, err);
         free(b.p);
         rs->have_config = 1;
+        if (!rc) {
+            free(rs->recorded);
+            rs->recorded = rec;
+            rec = NULL;
+        }
     }
-    /* the readable copy; the journal's record is the one that counts */
-    if (!rc) rc = ncp_safe_write_text(cpath, rec, err);
+    if (!rc) rc = read_graded(rs, rs->recorded, err);
+    /* the readable copy of the journal's configuration (a run of a subset of its solvers
+     * leaves it as it was); the journal's record is the one that counts */
+    if (!rc) rc = ncp_safe_write_text(cpath, rs->recorded, err);
     free(rec);
     if (rc) {
         ncp_resume_close(rs);
@@ -579,6 +688,54 @@ long long ncp_resume_at(const ncp_resume *rs, int i, int *placed)
     return rs->e[i].off;
 }
 
+const char *ncp_resume_solver_at(const ncp_resume *rs, int i) { return rs->e[i].solver; }
+
+int ncp_resume_graded_count(const ncp_resume *rs) { return rs ? rs->ngraded : 0; }
+
+const char *ncp_resume_graded_at(const ncp_resume *rs, int i) { return rs->graded[i]; }
+
+/* The latest configuration record of a journal being read (ncp_resume_recorded). */
+static int take_config(void *ctx, long long off, const unsigned char *p, size_t n, ncp_error *err)
+{
+    (void)off;
+    char **out = ctx;
+    ncp_jreader r = {p, n, 0, 0};
+    if (ncp_jr_i32(&r) != REC_CONFIG) return NCP_OK;
+    const char *rec = ncp_jr_str(&r);
+    if (r.bad) return NCP_OK;
+    cJSON *root = cJSON_Parse(rec);
+    char *t = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(root, "config"));
+    cJSON_Delete(root);
+    if (!t) return NCP_OK; /* not a configuration: the caller finds none */
+    free(*out);
+    *out = t;
+    (void)err;
+    return NCP_OK;
+}
+
+int ncp_resume_recorded(const char *dir, char **config, ncp_error *err)
+{
+    *config = NULL;
+    char jpath[4300];
+    int rc = ncp_path_join(jpath, sizeof jpath, dir, NCP_JOURNAL_NAME, err);
+    if (rc) return rc;
+    if (exists_nofollow(dir, NCP_JOURNAL_NAME) != 2)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s holds no run's results (no %s)", dir,
+                             NCP_JOURNAL_NAME);
+    ncp_journal *j = NULL;
+    rc = ncp_journal_open(jpath, 0, take_config, config, &j, NULL, err);
+    ncp_error e2 = {0};
+    ncp_journal_close(j, &e2);
+    if (!rc && !*config)
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: no configuration record (not a run's "
+                           "journal?)", jpath);
+    if (rc) {
+        free(*config);
+        *config = NULL;
+    }
+    return rc;
+}
+
 int ncp_resume_earlier(const ncp_resume *rs) { return rs ? rs->earlier : 0; }
 
 int ncp_resume_sync(ncp_resume *rs, ncp_error *err) { return ncp_journal_sync(rs->j, err); }
@@ -595,6 +752,9 @@ void ncp_resume_close(ncp_resume *rs)
     free(rs->e);
     free(rs->slot);
     free(rs->dir);
+    free(rs->recorded);
+    for (int i = 0; i < rs->ngraded; i++) free(rs->graded[i]);
+    free(rs->graded);
     free(rs->buf.p);
     free(rs->z);
     free(rs->raw);

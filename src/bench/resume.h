@@ -11,9 +11,14 @@
  * and since the journal only grows, a rerun never replaces more results with fewer.
  *
  * A run into a folder whose journal has the same configuration resumes it: every pair found
- * is not solved again (except one cut by Ctrl-C, status `stopped`); another configuration is
- * refused (NCP_ERR_INPUT naming what differs) unless `fresh`, which discards the journal and
- * the outputs. A folder of an ncpbench before the journal (metrics.csv without journal.ncpj)
+ * is not solved again (except one cut by Ctrl-C, status `stopped`). So does a run of a subset
+ * of the folder's solvers (in any order, each with the parameters it was run with, every other
+ * key the same): its outputs hold the requested solvers (and the graded ones, below), the
+ * journal and its configuration keep everything. Another configuration is refused
+ * (NCP_ERR_INPUT naming what differs) unless `fresh`, which discards the journal and the
+ * outputs. The configuration is the journal's latest configuration record: `grade --into`
+ * (bench/grade.h) appends one naming its solver in "solvers" and in "graded", a solver whose
+ * pairs were graded, not solved; a run into the folder keeps their rows. A folder of an ncpbench before the journal (metrics.csv without journal.ncpj)
  * is refused with the same advice: its results are not imported. Opening also removes the
  * temporaries of processes that no longer run and the *.prev files of the earlier design. */
 #ifndef NCP_RESUME_H
@@ -73,6 +78,16 @@ int ncp_resume_read(ncp_resume *rs, long long off, ncp_jresult *r, ncp_error *er
  * this run placed it. */
 int ncp_resume_count(const ncp_resume *rs);
 long long ncp_resume_at(const ncp_resume *rs, int i, int *placed);
+
+/* The solver of pair i (as ncp_resume_at). */
+const char *ncp_resume_solver_at(const ncp_resume *rs, int i);
+/* The graded solvers of the journal's configuration (grade --into; docs/answers.md): a run
+ * into the folder keeps their rows, it cannot solve them. */
+int ncp_resume_graded_count(const ncp_resume *rs);
+const char *ncp_resume_graded_at(const ncp_resume *rs, int i);
+/* The latest configuration recorded in dir's journal (compact JSON, as ncp_resume_config
+ * writes it; the caller frees). NCP_ERR_INPUT when dir holds no journal. */
+int ncp_resume_recorded(const char *dir, char **config, ncp_error *err);
 
 /* Pairs in the journal when it was opened (results of earlier runs). */
 int ncp_resume_earlier(const ncp_resume *rs);

@@ -278,7 +278,7 @@ static int prof_results(const char *out, const ncp_results_grid *g, double tol, 
         return NCP_ERR_NOMEM;
     }
     snprintf(note, nl, "Each scene's tolerance and iteration budget: %s.", budgets);
-    ncp_results_conditions c = {tol, "natural_map_rel_acary", max_iter, time_ms, note, cat, NULL};
+    ncp_results_conditions c = {tol, "natural_map_rel_acary", max_iter, time_ms, note, cat, NULL, NULL, 0};
     if (!(rc = ncp_results_compute(g, rows, err)) &&
         !(rc = ncp_results_markdown(md, "Results over the shipped scenes", g, rows, &c, err))) {
         cJSON *o = ncp_results_json(g, rows, &c);
