@@ -13,6 +13,15 @@
  * ncp_al_stats. The caller computes the reported residual from the returned lambda with
  * metrics/, as for every other solver: the solver never grades itself.
  *
+ * The ablations (strict operator of eqs. 16-17, no cascade) are sensitive to rounding, by their
+ * algorithm, not by a defect (measured on the bolt-nut main job: results/REPORT.md "The AL
+ * ablations on round-off-level perturbations"): their r(v) of eq. 19 is only piecewise smooth and
+ * not a gradient, so 1/2 ||r||^2 has non-zero local minima on the kinks (a contact's x_n = 0 or
+ * |x_t| = mu x_n), where an inner solve gets stuck ("cannot effectively reduce the merit
+ * function", §VII-D1). Which kink an iterate meets, and whether a later AL loop escapes it,
+ * changes with a 1e-15 relative perturbation of J, b, e; runs whose inner solves all succeed do
+ * not move. The failure rate is stable, the failing cases are not.
+ *
  * Usage (Table II on one problem):
  *     ncp_al_stats st;
  *     rc = ncp_al_solve_observed(&ncp_al_config_canal, prob, params, NULL, NULL, 10, NULL, NULL,

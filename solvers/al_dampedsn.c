@@ -32,6 +32,8 @@
  * "occasional failure" of Table II, more frequent on these over-constrained random problems than
  * on the paper's dishes. When they converge they need fewer AL loops than canal (no lagged De
  * Saxcé term).
+ * Sensitivity to rounding (solvers/al.h, the ablations): 2-3 of the 100 bolt-nut cases fail,
+ * different ones when the problem is perturbed at round-off level.
  * Needs: primal. Solves the NCP (strict operator: a fixed point satisfies Signorini-Coulomb).
  */
 #include <math.h>

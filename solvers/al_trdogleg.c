@@ -27,6 +27,8 @@
  * "occasional failure" of Table II, more frequent on these over-constrained random problems than
  * on the paper's dishes. When they converge they need fewer AL loops than canal (no lagged De
  * Saxcé term).
+ * Sensitivity to rounding (solvers/al.h, the ablations): about a fifth of the bolt-nut cases
+ * (22-24 of 100) fail, different ones when the problem is perturbed at round-off level.
  * Needs: primal. Solves the NCP.
  */
 #include <float.h>
