@@ -389,7 +389,7 @@ static int nsn_choose_route(const ncp_solver_desc *d, const ncp_problem *p, int 
 {
     const char *name = p->name ? p->name : "?";
     int primal = ((p->has_primal && p->A) || (p->has_sparse_primal && p->A_sparse.rowptr)) &&
-                 p->J.rowptr && p->J.m == p->m && p->J.n == p->nv && p->nv > 0;
+                 p->J.rowptr && p->J.m == p->m && p->J.n == p->nv && p->nv > 0 && p->e;
     double dense = nsn_d_route_flops(p);
     const char *dname = nsn_lowrank_likely(p) ? "low rank" : "dense";
     w->sparse = 0;
