@@ -24,47 +24,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "capture/capture.h"
 #include "core/la.h"
 #include "core/sparse_lu.h"
-#include "scene/scene.h"
 #include "solvers/registry.h"
 #include "store/store.h"
 #include "tcheck.h"
 #include "testutil.h"
-
-typedef struct keep_largest {
-    ncp_problem p;
-    int have;
-} keep_largest;
-
-static int keep(void *ctx, const ncp_problem *p, ncp_error *err)
-{
-    keep_largest *k = ctx;
-    if (k->have && k->p.m >= p->m) return NCP_OK;
-    if (k->have) ncp_problem_free(&k->p);
-    k->have = 0;
-    int rc = ncp_problem_copy(&k->p, p, err);
-    k->have = rc == NCP_OK;
-    return rc;
-}
-
-/* The largest problem of a quick capture of scene (steps > 0: that many steps). */
-static int capture(const char *scene, int steps, ncp_problem *p)
-{
-    ncp_error err = {0};
-    ncp_scene *s = NULL;
-    CHECK_OK(ncp_scene_load(scene, ncp_registry_catalog(), &s, &err), &err);
-    if (!s) return 1;
-    keep_largest k = {.have = 0};
-    ncp_capture_opts o = {1, 1, steps, NULL, NULL};
-    CHECK_OK(ncp_capture_scene(s, &o, keep, &k, &err), &err);
-    ncp_scene_free(s);
-    CHECK(k.have && k.p.m > 0 && !k.p.has_dual);
-    if (!k.have) return 1;
-    *p = k.p;
-    return 0;
-}
 
 static int solve(const ncp_solver_desc *s, const ncp_problem *p, int route, double tol, int iters,
                  ncp_result *r)
@@ -195,15 +160,15 @@ int main(void)
     }
     ncp_problem p;
     ncp_error err = {0};
-    if (!capture("scenes/laikago8.json", 0, &p)) {
+    if (!tutil_capture_largest("scenes/laikago8.json", 0, &p)) {
         run_problem(&p, "laikago8", 1);
         ncp_problem_free(&p);
     }
-    if (!capture("scenes/boltnut.json", 0, &p)) {
+    if (!tutil_capture_largest("scenes/boltnut.json", 0, &p)) {
         run_problem(&p, "boltnut", 0);
         ncp_problem_free(&p);
     }
-    if (!capture("scenes/scaling/wall-1e2.json", 2, &p)) {
+    if (!tutil_capture_largest("scenes/scaling/wall-1e2.json", 2, &p)) {
         run_problem(&p, "wall-1e2", 1);
         ncp_problem_free(&p);
     }
