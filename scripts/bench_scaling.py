@@ -38,7 +38,7 @@ import sys
 import time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-SOLVERS = "pgs,jacobi,apgd,spg,admm,fadmm,subadmm,nsn-fb,canal,sap"
+SOLVERS = "pgs,jacobi,apgd,spg,admm,fadmm,subadmm,nsn-fb,nsn-nm,canal,sap"
 
 
 def run_child(cmd, time_cap_s, log_path):
@@ -263,7 +263,7 @@ def main():
             w.writerow(r)
 
     solvers = args.solvers.split(",")
-    print("\ntime per iteration (ms; nsn-fb, sap: per Newton step; canal: per AL loop), "
+    print("\ntime per iteration (ms; nsn-fb, nsn-nm, sap: per Newton step; canal: per AL loop), "
           "%d iterations, -j 1; peak RSS (MiB) in brackets\n" % args.iters)
     print("| solver | " + " | ".join("%s (%.0f)" % (c["scene"], c["contacts"]) for c in ok)
           + " | k |")

@@ -2,17 +2,27 @@
 #include "solvers/nsn_common.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "solvers/common.h"
+#include "solvers/nsn_sparse.h"
 #include "core/la.h"
 
 enum { NSN_HIST = 64, NSN_MAX_BURST = 1 << 20 };
 
+/* The Newton matrix's routes (parameter route). */
+enum { NSN_ROUTE_AUTO = 0, NSN_ROUTE_D = 1, NSN_ROUTE_SPARSE = 2 };
+
+/* Time per flop of the sparse LU's numeric factorisation over the dense LU's (reference LAPACK,
+ * both on the thread's CPU clock): the sparse route is taken when NSN_SPARSE_FLOP x its
+ * estimated flops per Newton step are below the D route's. Measured (nsn_common.h). */
+#define NSN_SPARSE_FLOP 4.0
+
 typedef struct nsn_opts {
     double rho_scale, armijo;
-    int newton_ls, lm_ls, nonmonotone, window, pgs_burst, rho_cycle;
+    int newton_ls, lm_ls, nonmonotone, window, pgs_burst, rho_cycle, route;
 } nsn_opts;
 
 static int nsn_read_params(const ncp_solver_desc *d, const ncp_params *ps, nsn_opts *o,
@@ -28,7 +38,8 @@ static int nsn_read_params(const ncp_solver_desc *d, const ncp_params *ps, nsn_o
         (rc = ncp_solver_param_int(d, ps, "nonmonotone", 1, NSN_HIST, &o->nonmonotone, err)) ||
         (rc = ncp_solver_param_int(d, ps, "window", 1, 1000000, &o->window, err)) ||
         (rc = ncp_solver_param_int(d, ps, "pgs_burst", 1, NSN_MAX_BURST, &o->pgs_burst, err)) ||
-        (rc = ncp_solver_param_int(d, ps, "rho_cycle", 0, 1, &o->rho_cycle, err)))
+        (rc = ncp_solver_param_int(d, ps, "rho_cycle", 0, 1, &o->rho_cycle, err)) ||
+        (rc = ncp_solver_param_int(d, ps, "route", 0, 2, &o->route, err)))
         return rc;
     return NCP_OK;
 }
@@ -46,6 +57,12 @@ typedef struct nsn_ws {
     double *P, *Q;         /* J = P + Q D in block storage (3 m, nsn_common.h) */
     ncp_dop op;            /* D: dense or F F^T */
     ncp_nsn_lowrank lr;    /* low-rank route (op.rank > 0) */
+    int sparse;            /* 1: the sparse route (nsn_sparse.h); no D, no m x m matrix */
+    ncp_nsn_sparse sp;     /* its saddle-point systems */
+    ncp_gs_vel gv;         /* its Gauss-Seidel bursts in velocity form (solvers/common.h) */
+    ncp_problem dview;     /* D route on a problem that keeps no D: the problem with D built in
+                            * the setup (ncp_problem_dual_view), D_own its allocation */
+    double *D_own;
     double *Jm;            /* m x m generalised Jacobian (dense route) */
     double *W;             /* m x m work: LU copy or J^T J + delta I (dense route) */
     int *ipiv;
@@ -70,30 +87,45 @@ static void nsn_ws_free(nsn_ws *w)
     free(w->P);
     free(w->Q);
     ncp_nsn_lowrank_free(&w->lr);
+    ncp_nsn_sparse_free(&w->sp);
+    ncp_gs_vel_free(&w->gv);
     ncp_dop_free(&w->op);
+    free(w->D_own);
     free(w->Jm);
     free(w->W);
     free(w->ipiv);
 }
 
-/* Builds the Delassus operator (route NCP_DOP_AUTO) and allocates for its route; the m x m
- * matrices only on the dense route. */
+/* Whether the D route will be the low-rank one (ncp_dop_init's NCP_DOP_AUTO: decided for the
+ * problem, or dense primal data of nv <= m / 4 not yet checked). */
+static int nsn_lowrank_likely(const ncp_problem *p)
+{
+    return p->dop_route == 1 ||
+           (p->dop_route == 0 && p->has_primal && p->A && 4 * (double)p->nv <= p->m);
+}
+
+/* Builds the Delassus operator (the sparse route: J A^-1 J^T over A's blocks; the D route:
+ * NCP_DOP_AUTO) and allocates for its route; the m x m matrices only on the dense route. */
 static int nsn_ws_alloc(nsn_ws *w, const ncp_problem *p, ncp_error *err)
 {
     size_t m = (size_t)p->m, nb = (size_t)p->nblocks;
     int rc;
     w->m = p->m;
-    if ((rc = ncp_dop_init(&w->op, p, NCP_DOP_AUTO, err))) return rc;
-    if (!w->op.rank && p->m > NCP_DENSE_FACTOR_MAX_ROWS) {
+    int big = !w->sparse && p->m > NCP_DENSE_FACTOR_MAX_ROWS;
+    if ((!big || nsn_lowrank_likely(p)) &&
+        (rc = ncp_dop_init(&w->op, p, w->sparse ? NCP_DOP_SPARSE : NCP_DOP_AUTO, err)))
+        return rc;
+    if (big && !w->op.rank) {
         w->unsupported = 1; /* declined, not failed (solvers/common.h) */
         return ncp_error_set(err, NCP_ERR_INPUT,
                              "problem '%s' has m = %d rows; each Newton step would multiply and "
                              "factorise dense m x m matrices (%.2g flops, %.0f MB each), above the "
-                             "%d-row limit: use a first-order solver",
+                             "%d-row limit: use a first-order solver, or the sparse route "
+                             "(route = 2: primal data and UMFPACK)",
                              p->name ? p->name : "?", p->m, (double)m * (double)m * (double)m,
                              (double)m * (double)m * 8.0 / 1e6, NCP_DENSE_FACTOR_MAX_ROWS);
     }
-    size_t mm = w->op.rank ? 0 : m * m;
+    size_t mm = w->op.rank || w->sparse ? 0 : m * m;
     w->rho = ncp_calloc(err, nb, sizeof(double));
     w->rho0 = ncp_calloc(err, nb, sizeof(double));
     w->gs = ncp_calloc(err, nb, sizeof(double));
@@ -115,6 +147,7 @@ static int nsn_ws_alloc(nsn_ws *w, const ncp_problem *p, ncp_error *err)
         !w->Ft || !w->d || !w->Jd || !w->rhs || !w->P || !w->Q || (mm && (!w->Jm || !w->W)) ||
         !w->ipiv)
         return NCP_ERR_NOMEM;
+    if (w->sparse) return ncp_nsn_sparse_init_lm(&w->sp, err);
     if (w->op.rank) return ncp_nsn_lowrank_init(&w->lr, p, &w->op, err);
     return NCP_OK;
 }
@@ -187,14 +220,17 @@ static void nsn_jacobian(const ncp_problem *p, nsn_ws *w)
     }
     /* the blocks whose Q leaves out rho (ncp_nsn_eq.q_without_rho): scale per block */
     const int scaled = w->eq->q_without_rho;
-    if (w->op.rank) {
+    if (w->op.rank || w->sparse) {
         for (int bi = 0; scaled && bi < p->nblocks; bi++) {
             const ncp_block *b = &p->blocks[bi];
             if (b->type != NCP_UNILATERAL && b->type != NCP_CONTACT) continue;
             int n = nsn_block_rows(b);
             ncp_scal(n * n, w->rho[bi], w->Q + 3 * (size_t)b->row);
         }
-        ncp_nsn_lowrank_set(&w->lr, w->P, w->Q);
+        if (w->sparse)
+            ncp_nsn_sparse_set(&w->sp, w->P, w->Q);
+        else
+            ncp_nsn_lowrank_set(&w->lr, w->P, w->Q);
         return;
     }
     const double *D = p->D;
@@ -251,7 +287,9 @@ static int nsn_descent(nsn_ws *w, int strict, double *g)
 {
     int m = w->m;
     if (!ncp_all_finite(m, w->d)) return 0;
-    if (w->op.rank)
+    if (w->sparse)
+        ncp_nsn_sparse_apply(&w->sp, w->d, w->Jd);
+    else if (w->op.rank)
         ncp_nsn_lowrank_apply(&w->lr, w->d, w->Jd);
     else
         ncp_gemv(0, m, m, 1.0, w->Jm, w->d, 0.0, w->Jd);
@@ -267,7 +305,9 @@ static int nsn_newton(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_
     ncp_error e;
     ncp_error_clear(&e);
     for (int i = 0; i < m; i++) w->rhs[i] = -w->F[i];
-    if (w->op.rank) {
+    if (w->sparse) {
+        if (!ncp_nsn_sparse_newton(&w->sp, w->rhs, w->d)) return 0; /* singular: fall back */
+    } else if (w->op.rank) {
         if (!ncp_nsn_lowrank_newton(&w->lr, w->rhs, w->d)) return 0; /* singular: fall back */
     } else {
         ncp_copy(m * m, w->Jm, w->W);
@@ -285,7 +325,10 @@ static int nsn_lm(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_opts
     int m = p->m;
     double delta = sqrt(2.0 * *theta);
     for (int attempt = 0; attempt < 5; attempt++, delta *= 100.0) {
-        if (w->op.rank) {
+        if (w->sparse) {
+            for (int i = 0; i < m; i++) w->rhs[i] = -w->F[i];
+            if (!ncp_nsn_sparse_lm(&w->sp, delta, w->rhs, w->d)) continue;
+        } else if (w->op.rank) {
             for (int i = 0; i < m; i++) w->rhs[i] = -w->F[i];
             if (!ncp_nsn_lowrank_lm(&w->lr, delta, w->rhs, w->d)) continue;
         } else {
@@ -309,7 +352,13 @@ static int nsn_lm(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_opts
  * changed lambda by more than 1e-15 max(1, ||lambda||_inf). */
 static int nsn_gs_step(const ncp_problem *p, nsn_ws *w, double *theta)
 {
-    double change = ncp_pgs_sweep(p, w->gs, 1.0, 1, w->lam, w->u);
+    double change;
+    if (w->sparse) { /* velocity form: u is current on entry (nsn_eval), J A^-1 J^T its D */
+        w->gv.u = w->u;
+        change = ncp_pgs_sweep_vel(p, &w->gv, w->gs, 1.0, 1, w->lam);
+    } else {
+        change = ncp_pgs_sweep(p, w->gs, 1.0, 1, w->lam, w->u);
+    }
     int moved = change > 1e-15 * fmax(1.0, ncp_norminf(p->m, w->lam));
     *theta = nsn_eval(p, w, w->lam, w->u, w->F);
     return moved;
@@ -323,6 +372,63 @@ static void nsn_set_rho(const ncp_problem *p, nsn_ws *w, int j)
     for (int bi = 0; bi < p->nblocks; bi++) w->rho[bi] = f * w->rho0[bi];
 }
 
+/* Estimated flops of one Newton step on the D route: the low-rank route's O(m r^2) (U = Q F, E,
+ * the SVDs of the P blocks, F^T E, the reduced LU and the refinement, nsn_common.h), else forming
+ * J = P + Q D (6 m^2) and its LU ((2/3) m^3). */
+static double nsn_d_route_flops(const ncp_problem *p)
+{
+    const double m = p->m, r = p->nv;
+    if (nsn_lowrank_likely(p)) return 2.0 * m * r * r + 30.0 * m * r + 70.0 * m + 6.0 * r * r * r;
+    return 2.0 / 3.0 * m * m * m + 6.0 * m * m;
+}
+
+/* The Newton matrix's route (parameter route, nsn_common.h): sets w->sparse, with w->sp analysed
+ * on the sparse route, and the note that records the choice. */
+static int nsn_choose_route(const ncp_solver_desc *d, const ncp_problem *p, int want, nsn_ws *w,
+                            char *note, size_t size, ncp_error *err)
+{
+    const char *name = p->name ? p->name : "?";
+    int primal = ((p->has_primal && p->A) || (p->has_sparse_primal && p->A_sparse.rowptr)) &&
+                 p->J.rowptr && p->J.m == p->m && p->J.n == p->nv && p->nv > 0 && p->e;
+    double dense = nsn_d_route_flops(p);
+    const char *dname = nsn_lowrank_likely(p) ? "low rank" : "dense";
+    w->sparse = 0;
+    snprintf(note, size, "Newton matrix from D (%s): est. %.2g flops/step", dname, dense);
+    if (want == NSN_ROUTE_D) {
+        if (!p->has_dual && !primal)
+            return ncp_error_set(err, NCP_ERR_INPUT, "%s: route = 1 needs D or the primal data "
+                                 "to build it; problem '%s' has neither", d->name, name);
+        snprintf(note, size, "Newton matrix from D (%s, as asked)", dname);
+        return NCP_OK;
+    }
+    if (want == NSN_ROUTE_SPARSE && !primal)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: route = 2 (sparse Newton matrix) needs the "
+                             "primal data A and J; problem '%s' has only D", d->name, name);
+    /* automatic: only where J A^-1 J^T is the problem's D (no D kept, or the operator's check
+     * found them equal: a D given by a file may be regularised) */
+    if (want == NSN_ROUTE_AUTO &&
+        (!primal || !ncp_splu_available() || (p->has_dual && p->D && p->dop_route <= 0)))
+        return NCP_OK;
+    int rc = ncp_nsn_sparse_init(&w->sp, p, &w->op, err);
+    if (rc) {
+        if (want == NSN_ROUTE_SPARSE || rc == NCP_ERR_NOMEM) return rc;
+        ncp_error_clear(err); /* automatic: the D route */
+        return NCP_OK;
+    }
+    double sp = ncp_nsn_sparse_flops(&w->sp);
+    if (want == NSN_ROUTE_AUTO && NSN_SPARSE_FLOP * sp >= dense) {
+        ncp_nsn_sparse_free(&w->sp);
+        snprintf(note, size, "Newton matrix from D (%s): est. %.2g flops/step (sparse saddle "
+                 "form %.2g x %.2g)", dname, dense, sp, NSN_SPARSE_FLOP);
+        return NCP_OK;
+    }
+    w->sparse = 1;
+    snprintf(note, size, "Newton matrix sparse saddle form (UMFPACK): est. %.2g flops/step x "
+             "%.2g (D route, %s: %.2g)%s", sp, NSN_SPARSE_FLOP, dname, dense,
+             want == NSN_ROUTE_SPARSE ? ", as asked" : "");
+    return NCP_OK;
+}
+
 int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solve_in *in,
                   ncp_solve_out *out, ncp_run *run, ncp_error *err)
 {
@@ -330,10 +436,25 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
     int rc = nsn_read_params(d, in->params, o, err);
     if (rc) return rc;
     const ncp_problem *p = in->prob;
-    if ((rc = ncp_solver_need_dual(d, p, err))) return rc;
+    if ((rc = ncp_solver_need_dual_op(d, p, err))) return rc;
     int m = p->m;
     nsn_ws w = {0};
     w.eq = eq;
+    char note[256];
+    if ((rc = nsn_choose_route(d, p, o->route, &w, note, sizeof note, err))) {
+        nsn_ws_free(&w);
+        return rc;
+    }
+    if (!w.sparse && (!p->has_dual || !p->D)) {
+        /* the D route on a problem that keeps no D: D built here (setup), unless the dense route
+         * would decline the problem anyway (nsn_ws_alloc) */
+        if (!(m > NCP_DENSE_FACTOR_MAX_ROWS && !nsn_lowrank_likely(p)) &&
+            (rc = ncp_problem_dual_view(p, &w.dview, &w.D_own, err))) {
+            nsn_ws_free(&w);
+            return ncp_error_prefix(err, "%s: ", d->name), rc;
+        }
+        if (w.D_own || w.dview.D) p = &w.dview;
+    }
     if ((rc = nsn_ws_alloc(&w, p, err))) {
         int declined = w.unsupported;
         nsn_ws_free(&w);
@@ -343,10 +464,17 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
         out->iterations = 0;
         return NCP_OK;
     }
+    ncp_run_note(run, "%s", note);
     ncp_note_dop(run, &w.op);
     /* Gauss–Seidel steps and rho_b = rho_scale / lambda_max(D_kk) or / D_rr (the largest
-     * diagonal entry where that is negligible), see ncp_block_steps. */
-    if ((rc = ncp_block_steps(p, w.gs, w.rho0, err))) {
+     * diagonal entry where that is negligible), see ncp_block_steps; on the sparse route from
+     * the diagonal blocks J_k A^-1 J_k^T of the velocity form, which the bursts sweep. */
+    if (w.sparse)
+        rc = ncp_gs_vel_setup(&w.gv, p, NCP_GS_VELOCITY, w.u, err);
+    if (!rc)
+        rc = w.sparse ? ncp_block_steps_diag(p, w.gv.dblk, w.gs, w.rho0, err)
+                      : ncp_block_steps(p, w.gs, w.rho0, err);
+    if (rc) {
         nsn_ws_free(&w);
         ncp_error_prefix(err, "%s: ", d->name);
         return rc;

@@ -77,6 +77,23 @@
  *     det(C^-1 + Z^T B^-1 Z)). Woodbury loses digits to cancellation when B^-1 is large (small
  *     delta on singular P blocks: residuals up to 1e5 x the dense Cholesky's), so one step of
  *     iterative refinement follows, d += (same solve)(g - J^T J d - delta d), J applied exactly.
+ *   sparse (primal data A, J and UMFPACK; solvers/nsn_sparse.h): the Newton and LM systems as
+ *     sparse saddle-point systems in A and J = H (the problem's Jacobian), [[A, -H^T], [Q H, P]]
+ *     of order nv + m, refactorised per step over a pattern analysed once; no D and no m x m
+ *     matrix: u = D lambda + v_f through the operator's sparse route, rho and the Gauss–Seidel
+ *     steps from the diagonal blocks J_k A^-1 J_k^T, the bursts in velocity form (ncp_gs_vel).
+ * The route (parameter route): 0, the default, takes the cheapest by estimated flops per Newton
+ * step: D's route (the low-rank estimate 2 m r^2 + 30 m r + 70 m + 6 r^3 when the operator will
+ * be low rank, else (2/3) m^3 + 6 m^2) against NSN_SPARSE_FLOP (4) x the sparse LU's (UMFPACK's
+ * estimate of its factorisation from the symbolic analysis, plus the solves), a comparison
+ * continuous in size, with no row threshold; the sparse route only where J A^-1 J^T is the
+ * problem's D (a problem that keeps no D, or whose D the operator checked: a D read from a file
+ * may be regularised). 1 forces D's routes (D built in the setup when the problem keeps none),
+ * 2 the sparse one. The factor 4: the sparse route's time per estimated flop over the dense
+ * route's, 2.8 on laikago8 (m 284, nv 144) and 6.3 on the 10^2-contact wall (m 312, nv 102),
+ * both routes forced (-O2 build, reference LAPACK, tests/test_nsn_sparse.c's runs: nsn-fb's
+ * steps took 2.3 / 1.0 ms and 2.8 / 1.7 ms, D / sparse, for estimates 1.6e7 / 2.5e6 and
+ * 2.1e7 / 2.0e6 flops).
  * Both routes make the same decisions up to rounding (tests/test_nsn_lowrank.c: identical
  * iterations on random problems). On bolt-nut (scenes/boltnut.json, 100 problems, m = 360,
  * r = 6) the iteration counts of nsn-fb differ on 28 problems, and so do they when the dense
@@ -120,6 +137,10 @@ typedef struct ncp_nsn_eq {
     {"rho_cycle", 1.0,                                                                           \
      "1: after each Gauss-Seidel burst use rho_scale x 10^c (c = 0, 1, -1, 2, -2, ...), and "     \
      "restart from lambda0 if the last Newton phase did not halve theta (nsn_common.h)"},        \
+    {"route", 0.0,                                                                               \
+     "Newton matrix: 0 the cheaper by estimated flops per step; 1 from D (dense LU, or F F^T "    \
+     "when nv <= m/4; D built in the setup if the problem keeps none); 2 the sparse saddle-point " \
+     "form [[A, -J^T], [Q J, P]] by UMFPACK, no D (needs A and J: nsn_sparse.h)"},               \
     {NULL, 0.0, NULL}
 
 /* The row (h1, h2) = mu u_t^T / |u_t| of dGamma/du = [0, h; 0, 0], the derivative of the De
@@ -130,9 +151,9 @@ void ncp_nsn_dgamma(double mu, const double u[3], double h[2]);
 /* Runs the driver for solver d (named in messages) with equation eq; protocol of solver.h. Reads
  * the parameters rho_scale, armijo, newton_ls, lm_ls, nonmonotone, window, pgs_burst and
  * rho_cycle, which d's parameter table must document (with d's own defaults), and checks their
- * ranges (NCP_ERR_INPUT naming the solver and parameter). Needs the dual data (the Gauss–Seidel
- * bursts use D); on the dense route declines m > NCP_DENSE_FACTOR_MAX_ROWS (solvers/common.h):
- * NCP_OK with out->status = NCP_STATUS_UNSUPPORTED and the reason in err. */
+ * ranges (NCP_ERR_INPUT naming the solver and parameter), and route. Needs v_f and a Delassus
+ * operator (D or the primal data); on the dense route declines m > NCP_DENSE_FACTOR_MAX_ROWS
+ * (solvers/common.h): NCP_OK with out->status = NCP_STATUS_UNSUPPORTED and the reason in err. */
 int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solve_in *in,
                   ncp_solve_out *out, ncp_run *run, ncp_error *err);
 

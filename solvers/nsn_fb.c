@@ -61,9 +61,11 @@
  *
  * Parameters (defaults): rho_scale 10, armijo 1e-4, newton_ls 20, lm_ls 30, nonmonotone 5,
  * window 10, pgs_burst 10, rho_cycle 1.
- * Needs: dual (D, v_f). Per iteration a dense m x m Jacobian and an LU (O(m^3)), or with dense
- * primal data of few dofs (nv <= m/4) the same Newton and LM systems solved through D = F F^T in
- * O(m nv^2) (nsn_common.h). Solves the NCP.
+ * Needs: v_f and D or the primal data. Per iteration a dense m x m Jacobian and an LU (O(m^3)),
+ * or with dense primal data of few dofs (nv <= m/4) the same Newton and LM systems solved
+ * through D = F F^T in O(m nv^2), or with primal data the sparse saddle-point form in A and J
+ * (no D; nsn_sparse.h), whichever is estimated cheapest (parameter route, nsn_common.h).
+ * Solves the NCP.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -245,7 +247,7 @@ const ncp_solver_desc ncp_solver_nsn_fb = {
     .source = "Acary, Bremond, Huber 2018 (INRIA RR-9118), NSN-FB; Siconos fc3d id 513; "
               "Fukushima, Luo, Tseng 2001 (SOC FB)",
     .summary = "semismooth Newton on the SOC Fischer-Burmeister function, Armijo + LM safeguard",
-    .needs = NCP_NEEDS_DUAL,
+    .needs = NCP_NEEDS_DUAL_OP,
     .ccp = 0,
     .file = "solvers/nsn_fb.c",
     .params = fb_params,

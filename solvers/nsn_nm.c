@@ -24,9 +24,11 @@
  *
  * Parameters (defaults): rho_scale 1, armijo 1e-4, newton_ls 10, lm_ls 30, nonmonotone 10,
  * window 10, pgs_burst 10, rho_cycle 1.
- * Needs: dual (D, v_f). Per iteration a dense m x m Jacobian and an LU (O(m^3)), or with dense
- * primal data of few dofs (nv <= m/4) the same Newton and LM systems solved through D = F F^T in
- * O(m nv^2) (nsn_common.h). Solves the NCP.
+ * Needs: v_f and D or the primal data. Per iteration a dense m x m Jacobian and an LU (O(m^3)),
+ * or with dense primal data of few dofs (nv <= m/4) the same Newton and LM systems solved
+ * through D = F F^T in O(m nv^2), or with primal data the sparse saddle-point form in A and J
+ * (no D; nsn_sparse.h), whichever is estimated cheapest (parameter route, nsn_common.h).
+ * Solves the NCP.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -97,7 +99,7 @@ const ncp_solver_desc ncp_solver_nsn_nm = {
     .name = "nsn-nm",
     .source = "Acary, Brémond, Huber 2018 (INRIA RR-9118), NSN-NM; Siconos fc3d id 520",
     .summary = "semismooth Newton on the natural map, Armijo + Levenberg-Marquardt safeguard",
-    .needs = NCP_NEEDS_DUAL,
+    .needs = NCP_NEEDS_DUAL_OP,
     .ccp = 0,
     .file = "solvers/nsn_nm.c",
     .params = nsn_params,

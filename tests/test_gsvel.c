@@ -24,9 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/capture.h"
 #include "core/la.h"
-#include "scene/scene.h"
 #include "solvers/common.h"
 #include "solvers/registry.h"
 #include "tcheck.h"
@@ -36,38 +34,12 @@ enum { NPROB = 3 };
 
 /* ---- the problems ---- */
 
-typedef struct keep_largest {
-    ncp_problem p;
-    int have;
-} keep_largest;
-
-/* Keeps a copy of the captured problem with the most rows. */
-static int keep(void *ctx, const ncp_problem *p, ncp_error *err)
-{
-    keep_largest *k = ctx;
-    if (k->have && k->p.m >= p->m) return NCP_OK;
-    if (k->have) ncp_problem_free(&k->p);
-    k->have = 0;
-    int rc = ncp_problem_copy(&k->p, p, err);
-    k->have = rc == NCP_OK;
-    return rc;
-}
-
 static int capture_laikago(ncp_problem *p)
 {
     ncp_error err = {0};
-    ncp_scene *s = NULL;
-    CHECK_OK(ncp_scene_load("scenes/laikago8.json", ncp_registry_catalog(), &s, &err), &err);
-    if (!s) return 1;
-    keep_largest k = {.have = 0};
-    ncp_capture_opts o = {1, 1, 0, NULL, NULL};
-    CHECK_OK(ncp_capture_scene(s, &o, keep, &k, &err), &err);
-    ncp_scene_free(s);
-    CHECK(k.have && k.p.m > 0 && k.p.has_primal && !k.p.has_dual && k.p.vf);
-    if (!k.have) return 1;
+    if (tutil_capture_largest("scenes/laikago8.json", 0, p)) return 1;
     /* D on demand (core/problem.h): the checks below compare the sweeps against it */
-    CHECK_OK(ncp_problem_need_dual(&k.p, &err), &err);
-    *p = k.p;
+    CHECK_OK(ncp_problem_need_dual(p, &err), &err);
     return 0;
 }
 

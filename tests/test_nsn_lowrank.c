@@ -8,6 +8,10 @@
  *     J^T J + delta I = B + Z C Z^T formed densely, and the LM solve against a dense Cholesky
  *     solve of (J^T J + delta I) d = J^T b (1e-9 relative or the condition number's bound,
  *     residual at rounding level);
+ *     The sparse route's saddle-point systems (solvers/nsn_sparse.h, with UMFPACK) on the same
+ *     J through A and J's blocks: J x, the Newton solve against the dense LU (same verdict where
+ *     J is exactly singular or clearly not, 1e-9 relative, residual at rounding level) and the
+ *     LM solve against the dense Cholesky (as the low-rank one);
  * (b) nsn-nm and nsn-fb through the harness on random problems of nv = 6 dofs and 30..60
  *     contacts, with the primal data (low-rank route) and without (has_primal = 0: dense route):
  *     same status and iterations, the same lambda to 1e-8 relative. */
@@ -18,6 +22,7 @@
 #include "core/dop.h"
 #include "core/la.h"
 #include "solvers/nsn_common.h"
+#include "solvers/nsn_sparse.h"
 #include "solvers/registry.h"
 #include "tcheck.h"
 #include "testutil.h"
@@ -94,6 +99,75 @@ static double jtj_ratio(int m, const double *J, double *lmax)
     free(A);
     free(w);
     return ratio;
+}
+
+/* The sparse route on p's J = P + Q D (dense J given): J x, Newton (a verdict only where J is
+ * clearly invertible, `regular`, or exactly singular, `zero_rows`), LM for three deltas. */
+static void check_sparse(const ncp_problem *p, const double *P, const double *Q, const double *J,
+                         const double *b, const double *x, int regular, int zero_rows,
+                         double lmax)
+{
+    const int m = p->m;
+    ncp_error err = {0};
+    ncp_dop op;
+    ncp_nsn_sparse sp;
+    CHECK_OK(ncp_dop_init(&op, p, NCP_DOP_SPARSE, &err), &err);
+    CHECK_OK(ncp_nsn_sparse_init(&sp, p, &op, &err), &err);
+    CHECK(ncp_nsn_sparse_flops(&sp) > 0.0);
+    ncp_nsn_sparse_set(&sp, P, Q);
+    double *y = malloc(sizeof(double) * m), *y2 = malloc(sizeof(double) * m);
+    double *d = malloc(sizeof(double) * m), *dd = malloc(sizeof(double) * m);
+    double *L = malloc(sizeof(double) * (size_t)m * m), *A0 = malloc(sizeof(double) * (size_t)m * m);
+    int *ipiv = malloc(sizeof(int) * m);
+    ncp_nsn_sparse_apply(&sp, x, y);
+    ncp_gemv(0, m, m, 1.0, J, x, 0.0, y2);
+    CHECK(tutil_maxdiff(m, y, y2) <= 1e-12 * ncp_norminf(m, y2));
+    double jmax = 0.0;
+    for (size_t i = 0; i < (size_t)m * m; i++) jmax = fmax(jmax, fabs(J[i]));
+    int ok = ncp_nsn_sparse_newton(&sp, b, d);
+    if (zero_rows) CHECK(!ok); /* rows of J exactly zero: the saddle matrix is singular too */
+    if (regular) {
+        CHECK(ok);
+        memcpy(L, J, sizeof(double) * (size_t)m * m);
+        memcpy(dd, b, sizeof(double) * m);
+        CHECK_OK(ncp_lu_solve(m, L, ipiv, 1, dd, &err), &err);
+        double dn = ncp_norminf(m, dd);
+        ncp_gemv(0, m, m, 1.0, J, d, -1.0, memcpy(y, b, sizeof(double) * m));
+        double res = ncp_norminf(m, y) / (jmax * ncp_norminf(m, d));
+        printf("  sparse Newton: |d - d_dense| / |d_dense| %.1e, residual %.1e\n",
+               tutil_maxdiff(m, d, dd) / dn, res);
+        CHECK(tutil_maxdiff(m, d, dd) <= 1e-9 * dn);
+        CHECK(res <= 1e-14);
+    }
+    for (int t = 0; t < 3; t++) {
+        const double delta = t == 0 ? 1e-3 : t == 1 ? 0.3 : 10.0;
+        ncp_gemm(1, 0, m, m, m, 1.0, J, J, 0.0, L);
+        for (int i = 0; i < m; i++) L[i + (size_t)i * m] += delta;
+        memcpy(A0, L, sizeof(double) * (size_t)m * m);
+        ncp_gemv(1, m, m, 1.0, J, b, 0.0, dd);
+        CHECK_OK(ncp_chol_factor(m, L, &err), &err);
+        CHECK_OK(ncp_chol_solve(m, L, 1, dd, &err), &err);
+        CHECK(ncp_nsn_sparse_lm(&sp, delta, b, d) == 1);
+        double kappa = (lmax + delta) / delta, amax = 0.0;
+        for (size_t i = 0; i < (size_t)m * m; i++) amax = fmax(amax, fabs(A0[i]));
+        ncp_gemv(1, m, m, 1.0, J, b, 0.0, y);
+        ncp_gemv(0, m, m, 1.0, A0, d, -1.0, y);
+        double res = ncp_norminf(m, y) / (amax * ncp_norminf(m, d));
+        double lmdiff = tutil_maxdiff(m, d, dd) / ncp_norminf(m, dd);
+        printf("  sparse LM delta %-5g: |d - d_dense| / |d_dense| %.1e, residual %.1e\n", delta,
+               lmdiff, res);
+        CHECK(res <= 1e-14);
+        CHECK(lmdiff <= fmax(1e-9, 1e-15 * kappa));
+    }
+    free(y);
+    free(y2);
+    free(d);
+    free(dd);
+    free(L);
+    free(A0);
+    free(ipiv);
+    ncp_nsn_sparse_free(&sp);
+    ncp_dop_free(&op);
 }
 
 /* One case of (a): problem seed, nc contacts plus nbil/nuni/nsoft scalar rows, the P kinds of
@@ -242,6 +316,9 @@ static void check_linear(uint64_t seed, int nc, int nbil, int nuni, int nsoft, c
         CHECK(lmdiff <= fmax(1e-9, 1e-15 * kappa));
         free(A0);
     }
+
+    if (ncp_splu_available())
+        check_sparse(&p, P, Q, J, b, x, lu_ok && !dense_singular, kinds[0] == PB_ZERO_ROWS, lmax);
 
     free(kinds);
     free(P);

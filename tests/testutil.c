@@ -3,10 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/capture.h"
 #include "core/la.h"
 #include "tcheck.h"
 #include "testutil.h"
 #include "metrics/metrics.h"
+#include "scene/scene.h"
+#include "solvers/registry.h"
 #include "solve/params.h"
 #include "store/store.h"
 
@@ -780,4 +783,37 @@ void tutil_check_two_step_read(const char *path, int rc_full, const ncp_error *e
     free(stored_d);
     ncp_problems_free(r, nr);
     free(o);
+}
+
+typedef struct keep_largest {
+    ncp_problem p;
+    int have;
+} keep_largest;
+
+/* Keeps a copy of the captured problem with the most rows. */
+static int keep_largest_fn(void *ctx, const ncp_problem *p, ncp_error *err)
+{
+    keep_largest *k = ctx;
+    if (k->have && k->p.m >= p->m) return NCP_OK;
+    if (k->have) ncp_problem_free(&k->p);
+    k->have = 0;
+    int rc = ncp_problem_copy(&k->p, p, err);
+    k->have = rc == NCP_OK;
+    return rc;
+}
+
+int tutil_capture_largest(const char *scene, int steps, ncp_problem *p)
+{
+    ncp_error err = {0};
+    ncp_scene *s = NULL;
+    CHECK_OK(ncp_scene_load(scene, ncp_registry_catalog(), &s, &err), &err);
+    if (!s) return 1;
+    keep_largest k = {.have = 0};
+    ncp_capture_opts o = {1, 1, steps, NULL, NULL};
+    CHECK_OK(ncp_capture_scene(s, &o, keep_largest_fn, &k, &err), &err);
+    ncp_scene_free(s);
+    CHECK(k.have && k.p.m > 0 && k.p.has_primal && !k.p.has_dual && k.p.vf);
+    if (!k.have) return 1;
+    *p = k.p;
+    return 0;
 }

@@ -150,6 +150,11 @@ int tutil_count_rows(void *ctx, int iter, double elapsed_ms, const ncp_metrics *
 /* ps: name = v, checked (CHECK_OK). */
 void tutil_param(ncp_params *ps, const char *name, double v);
 
+/* The problem with the most rows of a quick capture of the scene file `scene` (steps > 0: that
+ * many steps instead of its quick_steps), checked to have primal data and no D, into *p (the
+ * caller frees it). Returns 0, or 1 after a failed CHECK. */
+int tutil_capture_largest(const char *scene, int steps, ncp_problem *p);
+
 /* ---- checks every solver test makes (each counts through tcheck.h and prints the solver and
  * the problem when it fails) ---- */
 

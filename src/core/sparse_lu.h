@@ -1,0 +1,38 @@
+/* Sparse LU of a general (unsymmetric) square matrix with a fixed pattern: analysed once,
+ * refactorised numerically for each value set, by UMFPACK (Davis 2004, "Algorithm 832: UMFPACK
+ * V4.3, an unsymmetric-pattern multifrontal method", ACM TOMS 30(2)) when ncpbench is built with
+ * SuiteSparse (NCP_HAVE_UMFPACK, -Dsuitesparse); without it ncp_splu_available() is 0 and
+ * ncp_splu_analyse returns NCP_ERR_INPUT saying so.
+ *
+ * The matrix is given as a list of nz (row, column) positions, duplicates allowed (summed), in
+ * a fixed order; each factorisation reads the nz values in that order. The semismooth Newton
+ * solvers' saddle-point systems (solvers/nsn_sparse.h) are its user. */
+#ifndef NCP_SPARSE_LU_H
+#define NCP_SPARSE_LU_H
+
+#include <stddef.h>
+
+#include "util/ncp_error.h"
+
+typedef struct ncp_splu ncp_splu;
+
+/* 1 when built with UMFPACK. */
+int ncp_splu_available(void);
+/* Orders and analyses the n x n pattern of the nz positions (ti[k], tj[k]), 0-based (a fill-
+ * reducing ordering: UMFPACK's automatic strategy, AMD on A + A^T for a structurally symmetric
+ * pattern). NCP_ERR_INPUT without UMFPACK or for an index out of range, NCP_ERR_NOMEM. */
+int ncp_splu_analyse(int n, size_t nz, const int *ti, const int *tj, ncp_splu **out,
+                     ncp_error *err);
+/* Estimated flops of one numeric factorisation and entries of L and U (the symbolic analysis's
+ * estimates, before any factorisation). */
+void ncp_splu_stats(const ncp_splu *F, double *flops, double *lu_nnz);
+/* Numeric factorisation with the values tx (nz, in the positions' order; duplicates summed).
+ * Returns NCP_OK, 1 when the matrix is singular (a zero pivot: the factor is unusable), or
+ * NCP_ERR_NOMEM / NCP_ERR_NUMERIC. */
+int ncp_splu_factor(ncp_splu *F, const double *tx, ncp_error *err);
+/* x = A^-1 b for the last factorisation (with UMFPACK's iterative refinement on A, at most two
+ * steps); x and b must not overlap. NCP_ERR_NUMERIC when the solve fails (singular factor). */
+int ncp_splu_solve(ncp_splu *F, const double *b, double *x, ncp_error *err);
+void ncp_splu_free(ncp_splu *F);
+
+#endif

@@ -1,0 +1,198 @@
+/* The semismooth Newton solvers' sparse route (solvers/nsn_sparse.h: the Newton and LM systems
+ * as saddle-point systems in A and J, factorised by UMFPACK) against their D route (the dense
+ * LU of J = P + Q D, or the low-rank route F F^T), through the harness, on real captures:
+ * laikago8 (eight articulated robots: bilateral, unilateral and contact rows, dense A of eight
+ * blocks), bolt-nut (one body, 360 rows: the D route is the low-rank one), the 10^2-contact
+ * wrecking-ball wall of the scaling family (many bodies), the FCLib global sample Box_Stacks
+ * (A_sparse, when /work/shared/fclib-samples is there) and a random sparse pile whose D is
+ * given. Both routes solve the same linear systems, so for nsn-fb and nsn-nm, with route = 1
+ * (D) and route = 2 (sparse) forced:
+ *   - the iterates after 1, 2, 4 and 8 Newton steps agree to 1e-8 relative wherever the D route
+ *     itself is insensitive to rounding there: the routes factorise different matrices, and the
+ *     globalised semismooth iteration can amplify a rounding difference into another step (a
+ *     kink crossed, a line search accepted one halving earlier; nsn_common.h). The reference
+ *     for that is the D route on D x (1 + 1e-15 noise), symmetric: where it departs from the D
+ *     route by more than 1e-8, the step is rounding-sensitive and the comparison says nothing
+ *     (the random pile: both depart by 1e-2 at step 3, 0.15 at step 4);
+ *   - run to a natural map of 1e-9 (at most 300 iterations), both end with the same status;
+ *   - the row's note names the route taken (and the automatic choice takes the sparse route on
+ *     the wall and on laikago8, where the estimates differ by orders of magnitude);
+ *   - route = 2 on a problem that has only D is refused with NCP_ERR_INPUT. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/la.h"
+#include "core/sparse_lu.h"
+#include "solvers/registry.h"
+#include "store/store.h"
+#include "tcheck.h"
+#include "testutil.h"
+
+static int solve(const ncp_solver_desc *s, const ncp_problem *p, int route, double tol, int iters,
+                 ncp_result *r)
+{
+    ncp_params ps;
+    memset(&ps, 0, sizeof ps);
+    if (route >= 0) tutil_param(&ps, "route", route);
+    return tutil_solve(s, p, &ps, NULL, tol, iters, r);
+}
+
+/* p with its D (built from the primal data if it keeps none) times 1 + 1e-15 noise, entry by
+ * entry, kept symmetric; *own holds the allocation. */
+static ncp_problem noisy_view(const ncp_problem *p, double **own)
+{
+    ncp_problem q;
+    double *built = NULL;
+    ncp_error err = {0};
+    *own = NULL;
+    CHECK_OK(ncp_problem_dual_view(p, &q, &built, &err), &err);
+    const size_t m = (size_t)p->m;
+    double *D = malloc(sizeof(double) * (m * m + m));
+    CHECK(D != NULL && q.D != NULL);
+    if (!D || !q.D) {
+        free(built);
+        free(D);
+        return *p;
+    }
+    trng g = {4242};
+    for (size_t j = 0; j < m; j++)
+        for (size_t i = 0; i <= j; i++)
+            D[i + j * m] = D[j + i * m] = q.D[i + j * m] * (1.0 + 1e-15 * trng_normal(&g));
+    memcpy(D + m * m, q.vf, sizeof(double) * m);
+    q.D = D;
+    q.vf = D + m * m;
+    q.has_dual = 1;
+    q.dop_route = 0;
+    free(built);
+    *own = D;
+    return q;
+}
+
+static void compare(const ncp_solver_desc *s, const ncp_problem *p, const char *what, int auto_sparse)
+{
+    double worst = 0.0, *own;
+    int sensitive_from = 0;
+    ncp_problem pn = noisy_view(p, &own);
+    static const int iters[] = {1, 2, 4, 8};
+    for (int k = 0; k < 4; k++) {
+        ncp_result rd, rs, rn;
+        int cd = solve(s, p, 1, 0.0, iters[k], &rd);
+        int cs = solve(s, p, 2, 0.0, iters[k], &rs);
+        int cn = solve(s, &pn, 1, 0.0, iters[k], &rn);
+        CHECK(cd == NCP_OK && cs == NCP_OK && cn == NCP_OK);
+        if (cd == NCP_OK && cs == NCP_OK && cn == NCP_OK) {
+            double sc = fmax(1e-300, ncp_norminf(p->m, rd.lambda));
+            double dl = tutil_maxdiff(p->m, rd.lambda, rs.lambda) / sc;
+            double dn = tutil_maxdiff(p->m, rd.lambda, rn.lambda) / sc;
+            if (dn > 1e-8 && !sensitive_from) sensitive_from = iters[k];
+            if (!sensitive_from) {
+                worst = fmax(worst, dl);
+                CHECK(rd.iterations == rs.iterations);
+                CHECK(dl <= 1e-8);
+                if (!(dl <= 1e-8))
+                    fprintf(stderr, "  %s on %s after %d steps: |dlambda| / |lambda| = %.3g (D "
+                            "route under 1e-15 noise: %.3g)\n", s->name, what, iters[k], dl, dn);
+            }
+            if (k == 0) {
+                CHECK(strstr(rd.note, "Newton matrix from D") != NULL);
+                CHECK(strstr(rs.note, "Newton matrix sparse saddle form") != NULL);
+            }
+        }
+        if (cd == NCP_OK) ncp_result_free(&rd);
+        if (cs == NCP_OK) ncp_result_free(&rs);
+        if (cn == NCP_OK) ncp_result_free(&rn);
+    }
+    free(own);
+    ncp_result rd, rs, ra;
+    int cd = solve(s, p, 1, 1e-9, 300, &rd);
+    int cs = solve(s, p, 2, 1e-9, 300, &rs);
+    int ca = solve(s, p, -1, 0.0, 1, &ra);
+    CHECK(cd == NCP_OK && cs == NCP_OK && ca == NCP_OK);
+    if (cd == NCP_OK && cs == NCP_OK) {
+        char sens[64] = "";
+        if (sensitive_from)
+            snprintf(sens, sizeof sens, " up to step %d (rounding-sensitive from there)",
+                     sensitive_from / 2);
+        printf("  %-7s %-10s m %4d nv %4d: iterates |dl|/|l| <= %.1e%s; to 1e-9: status %d / "
+               "%d, iterations %d / %d, solve %.1f / %.1f ms (D / sparse)\n", s->name, what,
+               p->m, p->nv, worst, sens, rd.status, rs.status, rd.iterations, rs.iterations,
+               rd.solve_ms, rs.solve_ms);
+        CHECK(rd.status == rs.status);
+    }
+    if (ca == NCP_OK) {
+        if (auto_sparse) CHECK(strstr(ra.note, "Newton matrix sparse saddle form") != NULL);
+        printf("    auto: %.160s\n", ra.note);
+        ncp_result_free(&ra);
+    }
+    if (cd == NCP_OK) ncp_result_free(&rd);
+    if (cs == NCP_OK) ncp_result_free(&rs);
+}
+
+static void run_problem(const ncp_problem *p, const char *what, int auto_sparse)
+{
+    compare(&ncp_solver_nsn_fb, p, what, auto_sparse);
+    compare(&ncp_solver_nsn_nm, p, what, auto_sparse);
+}
+
+/* route = 2 without primal data: a clear NCP_ERR_INPUT */
+static void test_refused(const ncp_problem *p)
+{
+    ncp_problem q = *p;
+    q.has_primal = 0;
+    q.has_sparse_primal = 0;
+    ncp_params ps;
+    memset(&ps, 0, sizeof ps);
+    tutil_param(&ps, "route", 2);
+    ncp_result r;
+    int rc = tutil_solve(&ncp_solver_nsn_fb, &q, &ps, NULL, 0.0, 1, &r);
+    CHECK(rc == NCP_ERR_INPUT);
+    if (rc == NCP_OK) ncp_result_free(&r);
+}
+
+int main(void)
+{
+    if (!ncp_splu_available()) {
+        printf("built without UMFPACK: the sparse route is not there, skipped\n");
+        return tcheck_exit("nsn_sparse");
+    }
+    ncp_problem p;
+    ncp_error err = {0};
+    if (!tutil_capture_largest("scenes/laikago8.json", 0, &p)) {
+        run_problem(&p, "laikago8", 1);
+        ncp_problem_free(&p);
+    }
+    if (!tutil_capture_largest("scenes/boltnut.json", 0, &p)) {
+        run_problem(&p, "boltnut", 0);
+        ncp_problem_free(&p);
+    }
+    if (!tutil_capture_largest("scenes/scaling/wall-1e2.json", 2, &p)) {
+        run_problem(&p, "wall-1e2", 1);
+        ncp_problem_free(&p);
+    }
+    const char *sd = getenv("NCP_FCLIB_SAMPLES");
+    if (!sd) sd = "/work/shared/fclib-samples";
+    char box[512];
+    snprintf(box, sizeof box, "%s/Box_Stacks-i0122-82-5.hdf5", sd);
+    struct stat sb;
+    if (stat(box, &sb) == 0) {
+        ncp_problem *q = NULL;
+        int n = 0;
+        CHECK_OK(ncp_load_problems(box, &q, &n, &err), &err);
+        if (q && n == 1) {
+            CHECK(q->has_sparse_primal && !q->has_dual);
+            run_problem(q, "Box_Stacks", 0);
+        }
+        if (q) ncp_problems_free(q, n);
+    } else {
+        printf("%s absent: FCLib sample skipped\n", box);
+    }
+    CHECK_OK(tutil_sparse_bodies_problem(&p, 77, 30, 90, &err), &err);
+    CHECK(p.has_dual && p.D);
+    run_problem(&p, "pile (D)", 0);
+    test_refused(&p);
+    ncp_problem_free(&p);
+    return tcheck_exit("nsn_sparse");
+}
