@@ -68,7 +68,7 @@ expect2 "robots/fourbar.json: is a directory \(expected a robot model file" "$NC
 
 # 3. predicted memory: 20 000 free boxes side by side on the ground, each touching only it.
 # 120 000 dof (per-subsystem step matrices, sim/dynamics.h) and up to 240 000 rows: the m^2
-# Delassus matrix its nsn-fb driver factorises (built per solve) alone is 429 GiB, above any
+# Delassus matrix its admm-ccp driver factorises (D + rho I) (built per solve) alone is 429 GiB, above any
 # default budget
 # (a fraction of the physical memory); refused in well under a second of parsing, nothing
 # allocated from the prediction.
@@ -80,7 +80,7 @@ bodies += [{"name": "b%d" % i, "type": "dynamic", "mass": 1,
             "position": [0.25 * (i % side), 0.25 * (i // side), 0.1],
             "shapes": [{"type": "box", "half_extents": [0.1, 0.1, 0.1]}]} for i in range(n)]
 json.dump({"name": "many", "timestep": 0.01, "steps": 2, "bodies": bodies,
-           "benchmark": {"driver": "nsn-fb"}}, open(sys.argv[1], "w"))
+           "benchmark": {"driver": "admm-ccp"}}, open(sys.argv[1], "w"))
 PYEOF
 expect2 "scene .*many.json: 20000 dynamic bodies, 120000 dof, up to 240000 constraint rows \(80000 contacts of 20000 shape pairs at the start; (dense n_dof\^2|per-subsystem) step matrices [0-9.]+ [KMGT]?i?B, rows [0-9.]+ [KMGT]?i?B, m\^2 Delassus data [0-9.]+ [GT]iB\): the simulation needs [0-9.]+ [GT]iB, above the memory budget" \
   "$NCPBENCH" capture "$T/many.json" -o "$T/o.h5"
