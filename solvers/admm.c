@@ -22,9 +22,10 @@
  * then g^{k+1} is reported; the CCP natural map at g^{k+1} uses u = -y^{k+1} - r_d (exact: see
  * admm_common.h). Every n_s-th iteration (k = n_s, 2 n_s, ...: the paper's text and Chrono; its
  * listing adapts every iteration) rho is rebalanced and, if it changed, the matrix refactorised.
- * n_s is adapt_every (5, the paper's §8.1 tradeoff). adapt_work > 0 (e.g. 0.5) raises it where
- * one factorisation costs more than 1 / adapt_work iterations so that the iterations between
- * two updates do at least adapt_work factorisations' work (estimated flops; ncp_admm_interval in
+ * n_s is adapt_every (5, the paper's §8.1 tradeoff). adapt_work > 0 (e.g. 0.5) raises it to
+ * ceil(adapt_work F / S) where that is larger (F, S: one factorisation's and one iteration's
+ * estimated flops), so that the iterations between two updates do at least adapt_work
+ * factorisations' work (ncp_admm_interval in
  * admm_common.h, after the paper's own remark that the optimal n_s grows with the
  * factorisation's cost relative to the back solve). The default 0 is the paper's fixed n_s: on
  * the scaling walls 0.5 changed no measurable k, and on tests/test_admm's random problems it

@@ -46,7 +46,7 @@
  * 1e-8 in 500 iterations at 0.05 but does at rho 0.001 (311) or with adapt_every 5 (662).
  *
  * Parameters (defaults): rho 0.05 (§8.1), rho_b 1e-9, adapt_every 0 (fixed rho, Alg. 3),
- * rho_policy 1, rho_sqrt 1, max_rho_changes 10 and adapt_work 0.5 (used only with
+ * rho_policy 1, rho_sqrt 1, max_rho_changes 10 and adapt_work 0 (used only with
  * adapt_every > 0; see admm.c), precond 1
  * (P-FADMM), form 0, tol_ccp 0, restart_eps 0.999 (eps_r, §7).
  * Needs: dual (D, v_f); the saddle-point form uses the primal data. Solves the CCP.
