@@ -25,8 +25,8 @@
  *     (tests/test_canal.c). Automatic rule (newton_factor 0, any size): sparse when the sparse factorisation's flops (sum of squared column counts of L) are below the
  *     dense n^3/3 by the factor NCP_AL_SPARSE_GAIN, which the up-looking kernel's indirect
  *     addressing costs per flop against LAPACK (admm-nosub's rule, solvers/subadmm_core.c).
- *     On that route the mass matrix's own factor (problem_scale, initial_velocity) is also
- *     sparse, on A's pattern, and products with A go over its non-zeros (ncp_al_mass_apply).
+ *     On that route the mass matrix's own factor (initial_velocity) is also sparse, on A's
+ *     pattern, and products with A go over its non-zeros (ncp_al_mass_apply).
  *     A problem that keeps A block-sparse (A_sparse: the simulator's block route) takes this
  *     route only (canal: the same numbers as the route on the same A kept dense). The ablations' Jacobians are non-symmetric (LU): they keep the
  *     dense per-component route, there being no sparse LU in core/.
@@ -44,6 +44,7 @@
 #include "solvers/common.h"
 #include "core/cone.h"
 #include "core/blockpat.h"
+#include "core/dop.h"
 #include "core/la.h"
 #include "core/sparse_chol.h"
 
@@ -709,31 +710,40 @@ static int initial_velocity(const ncp_problem *p, const ncp_al_lin *lin, const d
     return rc;
 }
 
-/* The problem's own scales, so that no default carries a unit (a 5 g particle and a 5 kg pot
- * get the same iterates up to the impulse unit; tests/test_canal.c checks it):
- *   dmean = mean of the positive D_ii = J_i A^-1 J_i^T (velocity per impulse, 1/mass; from the
- *           dual D when the problem has it, else ||L^-1 J_i^T||^2 with A = L L^T): beta0 D is
- *           dimensionless, so the scale-free beta0 is beta0_rel / dmean;
- *   mom   = ||b|| + ||J^T lambda0|| + ||J^T (|e| / D_ii)||: the momentum of the free motion, of
- *           the warm-start impulses and of the impulses that would cancel the bias e row by row;
- *           the scale-free theta_N of Alg. 1 line 8 is theta_n mom.
- * Cost: one Cholesky of A and m triangular solves when D is absent (once per solve, not per
- * Newton step). NCP_ERR_NUMERIC if A is not SPD. */
-static int problem_scale(const ncp_problem *p, const ncp_al_lin *lin, const double *lam0,
-                         double *dmean, double *mom, ncp_error *err)
+int ncp_al_delassus_diag(const ncp_problem *p, double *d, ncp_error *err)
+{
+    const int m = p->m;
+    if (m == 0) return NCP_OK;
+    if (p->has_dual && p->D) {
+        for (int i = 0; i < m; i++) d[i] = p->D[i + (size_t)i * m];
+        return NCP_OK;
+    }
+    ncp_dop op;
+    int rc = ncp_dop_init(&op, p, NCP_DOP_SPARSE, err);
+    if (rc) return rc;
+    double B[9];
+    for (int bi = 0; bi < p->nblocks; bi++) { /* blocks of 1 or 3 rows */
+        const int r = p->blocks[bi].row, k = ncp_block_type_size(p->blocks[bi].type);
+        ncp_dop_diag_block(&op, r, k, B);
+        for (int a = 0; a < k; a++) d[r + a] = B[a + k * a];
+    }
+    ncp_dop_free(&op);
+    return NCP_OK;
+}
+
+/* D's diagonal per row through a full solve over all n dofs: O(m n) with A's sparse factor on
+ * canal's sparse route (dense: O(m n^2)). Only where the operator cannot serve
+ * (ncp_al_delassus_diag's NCP_ERR_INPUT: a connected block of A too large for a dense factor,
+ * which the operator's sparse route does not hand to CHOLMOD). */
+static int delassus_diag_by_rows(const ncp_problem *p, const ncp_al_lin *lin, double *dd,
+                                 ncp_error *err)
 {
     int n = p->nv, m = p->m, rc = NCP_OK;
-    double *dd = ncp_calloc(err, (size_t)(m > 0 ? m : 1), sizeof(double));
     double *t = ncp_calloc(err, (size_t)(n > 0 ? n : 1), sizeof(double));
     double *L = NULL;
     ncp_spchol *F = NULL;
-    if (!dd || !t) {
-        rc = NCP_ERR_NOMEM;
-        goto out;
-    }
-    if (p->has_dual && p->D) {
-        for (int i = 0; i < m; i++) dd[i] = p->D[i + (size_t)i * m];
-    } else if (m > 0 && lin->sp) { /* sparse route: D_ii = J_i (A^-1 J_i^T) */
+    if (!t) return NCP_ERR_NOMEM;
+    if (lin->sp) { /* D_ii = J_i (A^-1 J_i^T) */
         if ((rc = mass_factor_sparse(lin, &F, err))) goto out;
         for (int i = 0; i < m; i++) {
             memset(t, 0, (size_t)n * sizeof(double));
@@ -744,7 +754,7 @@ static int problem_scale(const ncp_problem *p, const ncp_al_lin *lin, const doub
                 acc += p->J.val[e] * t[p->J.col[e]];
             dd[i] = acc;
         }
-    } else if (m > 0) {
+    } else if (al_a_dense(p)) {
         L = ncp_malloc(err, (size_t)n * (size_t)n, sizeof(double));
         if (!L) {
             rc = NCP_ERR_NOMEM;
@@ -761,7 +771,43 @@ static int problem_scale(const ncp_problem *p, const ncp_al_lin *lin, const doub
             ncp_trsm_lower(0, n, L, 1, t);
             dd[i] = ncp_dot(n, t, t);
         }
+    } else {
+        rc = ncp_error_set(err, NCP_ERR_INTERNAL, "problem '%s': block-sparse A off canal's "
+                           "sparse Newton route", p->name ? p->name : "?");
     }
+out:
+    free(t);
+    free(L);
+    ncp_spchol_free(F);
+    return rc;
+}
+
+/* The problem's own scales, so that no default carries a unit (a 5 g particle and a 5 kg pot
+ * get the same iterates up to the impulse unit; tests/test_canal.c checks it):
+ *   dmean = mean of the positive D_ii = J_i A^-1 J_i^T (velocity per impulse, 1/mass;
+ *           ncp_al_delassus_diag): beta0 D is dimensionless, so the scale-free beta0 is
+ *           beta0_rel / dmean;
+ *   mom   = ||b|| + ||J^T lambda0|| + ||J^T (|e| / D_ii)||: the momentum of the free motion, of
+ *           the warm-start impulses and of the impulses that would cancel the bias e row by row;
+ *           the scale-free theta_N of Alg. 1 line 8 is theta_n mom.
+ * Cost: once per solve, not per Newton step; O(nnz(J) + A's blocks) through the operator.
+ * NCP_ERR_NUMERIC if A is not SPD. */
+static int problem_scale(const ncp_problem *p, const ncp_al_lin *lin, const double *lam0,
+                         double *dmean, double *mom, ncp_error *err)
+{
+    int n = p->nv, m = p->m, rc = NCP_OK;
+    double *dd = ncp_calloc(err, (size_t)(m > 0 ? m : 1), sizeof(double));
+    double *t = ncp_calloc(err, (size_t)(n > 0 ? n : 1), sizeof(double));
+    if (!dd || !t) {
+        rc = NCP_ERR_NOMEM;
+        goto out;
+    }
+    rc = ncp_al_delassus_diag(p, dd, err);
+    if (rc == NCP_ERR_INPUT) {
+        ncp_error_clear(err);
+        rc = delassus_diag_by_rows(p, lin, dd, err);
+    }
+    if (rc) goto out;
     double sum = 0.0;
     int cnt = 0;
     for (int i = 0; i < m; i++)
@@ -788,8 +834,6 @@ static int problem_scale(const ncp_problem *p, const ncp_al_lin *lin, const doub
 out:
     free(dd);
     free(t);
-    free(L);
-    ncp_spchol_free(F);
     return rc;
 }
 

@@ -152,6 +152,14 @@ typedef int (*ncp_al_inner_fn)(ncp_al_ws *w, int *ok, ncp_error *err);
 int ncp_al_solve(const ncp_al_config *cfg, const ncp_solve_in *in, ncp_solve_out *out,
                  ncp_run *run, ncp_error *err);
 
+/* D's diagonal d (m entries) for the scale rules (al_common.c problem_scale): the problem's D
+ * where it has one, else J_i A^-1 J_i^T from the Delassus operator's diagonal blocks on its
+ * sparse route (core/dop.h: from the blocks of A each constraint block touches, O(nnz(J) + A's
+ * block factors), no m x n work). NCP_ERR_INPUT when the operator cannot factor A's blocks
+ * densely (a connected block beyond NCP_SPARSE_DENSE_BYTES: problem_scale then solves row by
+ * row), NCP_ERR_NUMERIC when A is not SPD, NCP_ERR_NOMEM. */
+int ncp_al_delassus_diag(const ncp_problem *p, double *d, ncp_error *err);
+
 /* Hands one inner step (1-based `step` of the current AL loop, from v_before to v_after with
  * length alpha; r_before = ||r(v_before)||) to the caller's observer, if there is one. */
 void ncp_al_notify_step(const ncp_al_ws *w, int step, const double *v_before,
