@@ -4,7 +4,8 @@
 # a directory holding a bad file describes the others and exits 6 naming it; a bad file alone
 # is exit 2 naming it; a `solve` writes labels.csv, summary.json "problem_labels" with the
 # contact states at the best answer and "solved by k of n", the results.md section, and
-# `figures --from DIR --split-by rank` splits its profiles.
+# `figures --from DIR --split-by rank` splits its profiles; a solve over files labels its
+# problems from the batches it read, as describe does from a read of its own.
 set -u
 fail=0
 check() { if eval "$1"; then echo "ok: $2"; else echo "FAIL: $2"; fail=1; fi; }
@@ -82,6 +83,46 @@ sys.exit(not ok)
 check 'grep -q "## Problems (hardness labels)" "$T/o/results.md"' "results.md Problems section"
 "$NCPBENCH" figures --from "$T/o" --split-by rank > "$T/fout" 2>&1
 check '[ $? -eq 0 ] && grep -q "rank-deficient" "$T/o/profiles-by-rank.md" && [ -f "$T/o/profiles-by-rank/1/perf_profiles.dat" ]' "figures --from --split-by rank"
+# the labels of a solve over files come from the batches the run read (bench.h's batch hooks,
+# no file read again): over two batches (the samples and 70 box captures: batches of at
+# most 64 problems), the problem's own labels are describe's of the same files (a read of its own),
+# and the answer's columns those of metrics.csv (the first row of the lowest stopping metric
+# among the rows with an answer; converged rows; rows)
+"$NCPBENCH" capture scenes/box-on-plane.json -o "$T/box70.h5" --steps 70 > /dev/null 2>&1
+"$NCPBENCH" describe "$FC" "$T/box70.h5" --csv "$T/d70.csv" > /dev/null 2>&1
+check '[ $? -eq 0 ]' "describe the samples and 70 box captures"
+"$NCPBENCH" solve "$FC" "$T/box70.h5" --solvers pgs,nsn-fb --tol 1e-8 --max-iter 50 --out "$T/o70" --fresh --no-traces --no-figures > "$T/s70" 2>&1
+rc=$?
+n70=$(( $(wc -l < "$T/d70.csv") - 1 ))
+check '[ $rc -eq 0 ] && [ $n70 -gt 64 ] && grep -q "labels: $n70 problems" "$T/s70"' "solve over two batches: $n70 problems labelled"
+check '$PYTHON -c "
+import csv,math,sys
+d={r[\"problem\"]:r for r in csv.DictReader(open(sys.argv[1]))}
+L=list(csv.DictReader(open(sys.argv[2])))
+M=list(csv.DictReader(open(sys.argv[3])))
+own=[\"contacts\",\"dofs\",\"rows\",\"contact_density\",\"rank\",\"rank_ratio\",\"rank_exact\",\"lambda_max\",\"lambda_min\",\"cond\",\"cond_range\",\"mu_min\",\"mu_max\",\"method\"]
+bad=len(L)!=len(d) or len(d)<=64 or {l[\"problem\"] for l in L}!=set(d)
+for l in L:
+    p=l[\"problem\"]; bad|=any(l[c]!=d[p][c] for c in own)
+    rows=[m for m in M if m[\"problem\"]==p]
+    ans=[m for m in rows if m[\"status\"] not in (\"unsupported\",\"crashed\") and math.isfinite(float(m[\"natural_map_rel_acary\"]))]
+    best=min(ans,key=lambda m:float(m[\"natural_map_rel_acary\"])) if ans else None
+    bad|=int(l[\"nsolvers\"])!=len(rows) or int(l[\"solved_by\"])!=sum(int(m[\"converged\"]) for m in rows)
+    bad|=l[\"answer_of\"]!=(best[\"solver\"] if best else \"\")
+    bad|=bool(best) and float(l[\"answer_metric\"])!=float(best[\"natural_map_rel_acary\"])
+    bad|=bool(best) and int(l[\"stick\"])+int(l[\"slide\"])+int(l[\"open\"])!=int(l[\"contacts\"])
+sys.exit(bad)
+" "$T/d70.csv" "$T/o70/labels.csv" "$T/o70/metrics.csv"' "a solve's labels from its batches: describe's own labels, metrics.csv's best answers"
+# and no input file is opened again for them: a solve opens each file as often as describe
+# does (its reading; strace -f counts the opens of the whole process tree)
+if command -v strace > /dev/null && strace -f -o /dev/null true 2> /dev/null; then
+  strace -f -e trace=openat -o "$T/st.solve" "$NCPBENCH" solve "$FC" "$T/box70.h5" --solvers pgs --max-iter 5 --out "$T/o71" --fresh --no-traces --no-figures > /dev/null 2>&1
+  strace -f -e trace=openat -o "$T/st.describe" "$NCPBENCH" describe "$FC" "$T/box70.h5" > /dev/null 2>&1
+  ns=$(grep -c 'box70.h5"' "$T/st.solve"); nd=$(grep -c 'box70.h5"' "$T/st.describe")
+  check '[ "$nd" -gt 0 ] && [ "$ns" -eq "$nd" ]' "solve opens box70.h5 as often as describe ($ns, $nd)"
+else
+  echo "skip: strace (ptrace) not available: the count of opens not checked"
+fi
 "$NCPBENCH" figures --from "$T/o" --split-by colour > /dev/null 2> "$T/ferr"
 check '[ $? -eq 2 ] && grep -q "unknown label" "$T/ferr"' "unknown split label: exit 2"
 exit $fail

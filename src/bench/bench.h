@@ -35,6 +35,8 @@ enum {
 const char *ncp_warm_start_name(int mode);
 int ncp_warm_start_from_name(const char *name);
 
+struct ncp_jresult; /* one finished pair as journaled (bench/resume.h) */
+
 typedef struct ncp_bench_opts {
     const ncp_solver_desc **solvers;
     int nsolvers;
@@ -91,6 +93,15 @@ typedef struct ncp_bench_opts {
      * adds the graded solvers of its folder's journal that it does not name (resume.h). */
     const char *const *graded;
     int ngraded;
+    /* NULL, or called on the main thread after each batch whose pairs have all finished (not
+     * after an interrupted or failed one), before the next batch is read: batch_row with each
+     * of the batch's rows in the order of metrics.csv (r valid during the call only), then
+     * batch_done with the batch's problems. pipeline.c labels a collection's problems so, from
+     * the batches already read. An error ends the run. Their time is not in the solve phase's
+     * wall time. */
+    int (*batch_row)(void *ctx, const struct ncp_jresult *r, ncp_error *err);
+    int (*batch_done)(void *ctx, const ncp_problem *probs, int n, ncp_error *err);
+    void *batch_ctx;
 } ncp_bench_opts;
 
 /* 1 if `solver` is one of o->graded. */

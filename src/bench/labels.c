@@ -14,6 +14,7 @@
 #include "core/dop.h"
 #include "core/la.h"
 #include "metrics/metrics.h"
+#include "solve/solver.h"
 #include "store/h5util.h"
 #include "util/clock.h"
 #include "util/csv.h"
@@ -489,6 +490,9 @@ typedef struct best_row {
     char solver[64];
     double metric;
     int solved, rows;
+    double *lam; /* live run (ncp_labels_run_begin_live): the best answer so far, m entries;
+                    NULL when that row has none */
+    int m;
 } best_row;
 
 struct ncp_labels_run {
@@ -499,6 +503,7 @@ struct ncp_labels_run {
     ncp_labels *L;
     int n, cap;
     int answers_missing;
+    int live; /* rows from ncp_labels_run_row, answers kept in best_row.lam */
 };
 
 static best_row *find_best(ncp_labels_run *r, const char *problem)
@@ -513,39 +518,77 @@ static best_row *find_best(ncp_labels_run *r, const char *problem)
     return NULL;
 }
 
-/* A row of metrics.csv: problem, solver, status, converged, the stopping metric. */
-static int read_row(void *ctx, const char *const *f, const char *path, long line, ncp_error *err)
+/* One row of the run (metrics.csv's, or a live run's): its problem's best answer so far is the
+ * first row of the lowest stopping metric v among those with an answer; lam (m entries, may be
+ * NULL) is kept with it in a live run. */
+static int add_row(ncp_labels_run *r, const char *problem, const char *solver, const char *status,
+                   int converged, double v, const double *lam, int m, ncp_error *err)
 {
-    ncp_labels_run *r = ctx;
-    best_row *b = find_best(r, f[0]);
+    best_row *b = find_best(r, problem);
     if (!b) {
         if (r->nbest == r->capbest) {
             int cap = r->capbest ? 2 * r->capbest : 64;
             best_row *nb = realloc(r->best, (size_t)cap * sizeof *nb);
-            if (!nb) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading %s", path);
+            if (!nb) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory labelling %s",
+                                          problem);
             r->best = nb;
             r->capbest = cap;
         }
         b = &r->best[r->nbest];
         memset(b, 0, sizeof *b);
         b->metric = NAN;
-        if (!(b->problem = strdup(f[0])))
-            return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory reading %s", path);
+        if (!(b->problem = strdup(problem)))
+            return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory labelling %s", problem);
         r->last = r->nbest++;
     }
     b->rows++;
+    b->solved += converged != 0;
+    /* an answer: any row but unsupported (no answer) or crashed (its child died) */
+    int answer = strcmp(status, "unsupported") && strcmp(status, "crashed") && isfinite(v);
+    if (answer && (isnan(b->metric) || v < b->metric)) {
+        b->metric = v;
+        snprintf(b->solver, sizeof b->solver, "%s", solver);
+        if (r->live) {
+            free(b->lam);
+            b->lam = NULL;
+            b->m = 0;
+            if (lam && m > 0) {
+                if (!(b->lam = ncp_malloc(err, (size_t)m, sizeof *b->lam))) return NCP_ERR_NOMEM;
+                memcpy(b->lam, lam, (size_t)m * sizeof *b->lam);
+                b->m = m;
+            }
+        }
+    }
+    return NCP_OK;
+}
+
+/* A row of metrics.csv: problem, solver, status, converged, the stopping metric. */
+static int read_row(void *ctx, const char *const *f, const char *path, long line, ncp_error *err)
+{
     double conv = 0.0, v = NAN;
     if (ncp_csv_number(f[3], &conv) || ncp_csv_number(f[4], &v))
         return ncp_error_set(err, NCP_ERR_INPUT, "%s:%ld: converged or the stopping metric is "
                              "not a number", path, line);
-    b->solved += conv != 0.0;
-    /* an answer: any row but unsupported (no answer) or crashed (its child died) */
-    int answer = strcmp(f[2], "unsupported") && strcmp(f[2], "crashed") && isfinite(v);
-    if (answer && (isnan(b->metric) || v < b->metric)) {
-        b->metric = v;
-        snprintf(b->solver, sizeof b->solver, "%s", f[1]);
-    }
+    return add_row(ctx, f[0], f[1], f[2], conv != 0.0, v, NULL, 0, err);
+}
+
+int ncp_labels_run_begin_live(const char *out_dir, ncp_labels_run **out, ncp_error *err)
+{
+    *out = NULL;
+    ncp_labels_run *r = ncp_calloc(err, 1, sizeof *r);
+    if (!r) return NCP_ERR_NOMEM;
+    r->sol = -1;
+    r->last = -1;
+    r->live = 1;
+    snprintf(r->dir, sizeof r->dir, "%s", out_dir);
+    *out = r;
     return NCP_OK;
+}
+
+int ncp_labels_run_row(ncp_labels_run *r, const char *problem, const char *solver, int status,
+                       int converged, double metric, const double *lambda, int m, ncp_error *err)
+{
+    return add_row(r, problem, solver, ncp_status_name(status), converged, metric, lambda, m, err);
 }
 
 int ncp_labels_run_begin(const char *out_dir, const char *stop_metric, ncp_labels_run **out,
@@ -570,6 +613,20 @@ int ncp_labels_run_begin(const char *out_dir, const char *stop_metric, ncp_label
         return rc;
     }
     *out = r;
+    return NCP_OK;
+}
+
+/* L's contact states at the best answer lam of b (freed here). */
+static int labels_answer_of(const ncp_problem *p, const best_row *b, double *lam, ncp_labels *L,
+                            ncp_error *err)
+{
+    double t0 = ncp_now_ms();
+    int rc = ncp_labels_answer(p, lam, L, err);
+    free(lam);
+    L->ms += ncp_now_ms() - t0;
+    if (rc) return rc;
+    snprintf(L->answer_of, sizeof L->answer_of, "%s", b->solver);
+    L->answer_metric = b->metric;
     return NCP_OK;
 }
 
@@ -599,6 +656,19 @@ int ncp_labels_run_add(ncp_labels_run *r, const ncp_problem *p, ncp_error *err)
     if (!b) return NCP_OK;
     L->solved_by = b->solved;
     L->nsolvers = b->rows;
+    if (r->live) { /* the answer kept from the rows (one problem, one labelling: freed) */
+        double *lam = b->lam;
+        int lm = b->m;
+        b->lam = NULL;
+        b->m = 0;
+        if (!b->solver[0]) return NCP_OK;
+        if (!lam || lm != p->m) {
+            r->answers_missing++;
+            free(lam);
+            return NCP_OK;
+        }
+        return labels_answer_of(p, b, lam, L, err);
+    }
     if (!b->solver[0] || r->sol < 0) return NCP_OK;
     char gpath[512];
     snprintf(gpath, sizeof gpath, "/solutions/%s/%s", b->solver, p->name);
@@ -615,14 +685,7 @@ int ncp_labels_run_add(ncp_labels_run *r, const ncp_problem *p, ncp_error *err)
         free(lam);
         return NCP_OK;
     }
-    double t0 = ncp_now_ms();
-    rc = ncp_labels_answer(p, lam, L, err);
-    free(lam);
-    L->ms += ncp_now_ms() - t0;
-    if (rc) return rc;
-    snprintf(L->answer_of, sizeof L->answer_of, "%s", b->solver);
-    L->answer_metric = b->metric;
-    return NCP_OK;
+    return labels_answer_of(p, b, lam, L, err);
 }
 
 cJSON *ncp_labels_json_array(const ncp_labels *L, int n)
@@ -763,7 +826,10 @@ int ncp_labels_run_end(ncp_labels_run *r, ncp_error *err)
 void ncp_labels_run_free(ncp_labels_run *r)
 {
     if (!r) return;
-    for (int i = 0; i < r->nbest; i++) free(r->best[i].problem);
+    for (int i = 0; i < r->nbest; i++) {
+        free(r->best[i].problem);
+        free(r->best[i].lam);
+    }
     free(r->best);
     if (r->sol >= 0) H5Fclose(r->sol);
     free(r->L);

@@ -112,6 +112,16 @@ typedef struct ncp_labels_run ncp_labels_run;
 int ncp_labels_run_begin(const char *out_dir, const char *stop_metric, ncp_labels_run **out,
                          ncp_error *err);
 int ncp_labels_run_add(ncp_labels_run *r, const ncp_problem *p, ncp_error *err);
+/* The same run's labels from the rows as they finish, while the problems are still held
+ * (pipeline.c: a collection's batches, labelled once their pairs are done, so that no file is
+ * read again): ncp_labels_run_begin_live reads no output; ncp_labels_run_row takes every row of
+ * a problem (in the order of metrics.csv: status as ncp_status_name's, the stopping metric, the
+ * answer lambda, m entries, NULL for a row without one) before ncp_labels_run_add labels it;
+ * then ncp_labels_run_end as above. The labels are those of the pass over metrics.csv and
+ * solutions.h5. */
+int ncp_labels_run_begin_live(const char *out_dir, ncp_labels_run **out, ncp_error *err);
+int ncp_labels_run_row(ncp_labels_run *r, const char *problem, const char *solver, int status,
+                       int converged, double metric, const double *lambda, int m, ncp_error *err);
 int ncp_labels_run_end(ncp_labels_run *r, ncp_error *err);
 void ncp_labels_run_free(ncp_labels_run *r);
 

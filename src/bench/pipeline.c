@@ -290,15 +290,71 @@ static int label_run(const ncp_problem *probs, int n, const char *const *paths, 
     return NCP_OK;
 }
 
+/* The labels of a collection's run taken batch by batch (bench.h's batch hooks): every row of
+ * a batch, then its problems, while the bench still holds them, so that no file is read again
+ * for the labels (one process: MPI's rank 0 holds its problems as read, not complete, and
+ * label_run reads them again). */
+typedef struct live_labels {
+    ncp_labels_run *lr;
+    const ncp_pipeline_opts *o;
+    int stop_metric, count;
+    double ms;
+} live_labels;
+
+static int live_row(void *ctx, const struct ncp_jresult *r, ncp_error *err)
+{
+    live_labels *ll = ctx;
+    return ncp_labels_run_row(ll->lr, r->problem, r->solver, r->status, r->converged,
+                              ll->stop_metric < r->nmetrics ? r->metrics[ll->stop_metric] : NAN,
+                              r->has_answer ? r->lambda : NULL, r->has_answer ? r->m : 0, err);
+}
+
+static int live_batch(void *ctx, const ncp_problem *probs, int n, ncp_error *err)
+{
+    live_labels *ll = ctx;
+    double t0 = ncp_now_ms();
+    int rc = NCP_OK;
+    /* Ctrl-C during the labels: the batch's rows stand, the run ends as interrupted and the
+     * labels are not written */
+    for (int i = 0; !rc && i < n && !(ll->o->interrupt && *ll->o->interrupt); i++, ll->count++)
+        rc = ncp_labels_run_add(ll->lr, &probs[i], err);
+    ll->ms += ncp_now_ms() - t0;
+    return rc ? ncp_error_prefix(err, "hardness labels: ") : NCP_OK;
+}
+
 /* Runs the benchmark on probs[0..n) or, when src is given, on its batches (the files paths
- * hold, read again for the labels), then labels, prints and plots. */
+ * hold: labelled batch by batch in one process, read again for the labels under MPI), then
+ * labels, prints and plots. */
 static int bench_and_plot(const ncp_problem *probs, int n, const ncp_bench_source *src,
                           const char *const *paths, int npaths, ncp_bench_opts *bo,
                           const ncp_pipeline_opts *o, ncp_bench_summary *sum, ncp_error *err)
 {
-    int rc = src ? ncp_bench_run_source(src, bo, sum, err) : ncp_bench_run(probs, n, bo, sum, err);
+    live_labels ll = {NULL, o, bo->stop_metric, 0, 0.0};
+    int rc = NCP_OK;
+    if (src && ncp_mpi_size() == 1) {
+        if ((rc = ncp_labels_run_begin_live(bo->out_dir, &ll.lr, err))) return rc;
+        bo->batch_row = live_row;
+        bo->batch_done = live_batch;
+        bo->batch_ctx = &ll;
+    }
+    rc = src ? ncp_bench_run_source(src, bo, sum, err) : ncp_bench_run(probs, n, bo, sum, err);
+    bo->batch_row = NULL;
+    bo->batch_done = NULL;
+    bo->batch_ctx = NULL;
+    if (!rc && ll.lr && !sum->interrupted && !(o->interrupt && *o->interrupt)) {
+        double t0 = ncp_now_ms();
+        rc = ncp_labels_run_end(ll.lr, err);
+        if (rc) ncp_error_prefix(err, "hardness labels: ");
+        else if (!o->quiet)
+            printf("labels: %d problems in %.0f ms (%s/labels.csv)\n", ll.count,
+                   ll.ms + ncp_now_ms() - t0, bo->out_dir);
+    } else if (!rc && ll.lr && !sum->interrupted) {
+        fprintf(stderr, "ncpbench: interrupted: the hardness labels not written\n");
+    }
+    int live = ll.lr != NULL;
+    ncp_labels_run_free(ll.lr);
     if (rc) return rc;
-    if (!sum->interrupted && ncp_mpi_rank() == 0 &&
+    if (!live && !sum->interrupted && ncp_mpi_rank() == 0 &&
         (rc = label_run(probs, src ? 0 : n, src ? paths : NULL, npaths, bo, o, err)))
         return rc;
     if (o->interrupt && *o->interrupt) sum->interrupted = 1; /* Ctrl-C during the labels: 130 */
