@@ -29,6 +29,9 @@
  *     1e-10 relative with the same step counts; the automatic rule picks sparse on the first
  *     problem of pouring-45 (the G1 upper body and 45 particles, 291 dofs) and dense below 64
  *     dofs.
+ * (i) the scale rule's diagonal of D from the operator's diagonal blocks (ncp_al_delassus_diag)
+ *     on captures of laikago8, boltnut and a 10^2 wall: against the dense ||L^-1 J_i^T||^2, with
+ *     A kept block-sparse, and canal's iterates against those from the problem's own D.
  *
  * Random problems are tests/test_solvers.c's families (tutil_random_family): e shifted by
  * tutil_feasible_shift so that v = 0 is strictly feasible (about 5% of raw draws have no
