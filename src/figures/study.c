@@ -597,9 +597,13 @@ static int study_summary(const ncp_study *s, const char *top, const char *cmd,
     FILE *f = ncp_safe_fopen(path, err);
     if (!f) return err->code;
     fprintf(f, "### %s: verdicts per configuration\n\nCommand: `%s`. Each configuration is "
-            "counted alone (claims: `<configuration>/claims.md`).\n\n| configuration | "
-            "reproduced | partly | not reproduced | not testable | not run |\n"
-            "|---|---|---|---|---|---|\n", s->title, cmd);
+            "counted alone (claims: `<configuration>/claims.md`).\n\n", s->title, cmd);
+    if ((rc = ncp_study_stamp_embed(f, top, err))) {
+        fclose(f);
+        return rc;
+    }
+    fputs("| configuration | reproduced | partly | not reproduced | not testable | not run |\n"
+          "|---|---|---|---|---|---|\n", f);
     printf("\n%s: verdicts per configuration (reproduced / partly / not / not testable / not "
            "run)\n", s->id);
     for (int i = 0; i < s->nconfigs; i++) {
@@ -622,6 +626,7 @@ int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *er
         return rc;
     snprintf(cmd, sizeof cmd, "ncpbench figures --paper %s%s --seed %llu -j %d --out %s", s->id,
              o->quick ? " --quick" : "", o->seed, o->jobs, o->out_dir);
+    if ((rc = ncp_study_stamp_begin(top, cmd, o, err))) return rc;
     ncp_study_capture_info *infos = ncp_calloc(err, (size_t)s->ncaptures, sizeof *infos);
     char (*keys)[1024] = ncp_calloc(err, (size_t)s->ncaptures, sizeof *keys);
     int (*counts)[5] = ncp_calloc(err, (size_t)s->nconfigs, sizeof *counts);
@@ -637,7 +642,8 @@ int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *er
         if (o->interrupt && *o->interrupt) goto done;
         rc = study_config(s, &s->configs[i], o, top, cmd, infos, keys, counts[i], err);
     }
-    if (!rc && !(o->interrupt && *o->interrupt)) rc = study_summary(s, top, cmd, counts, err);
+    if (!rc && !(o->interrupt && *o->interrupt) && !(rc = ncp_study_stamp_end(top, err)))
+        rc = study_summary(s, top, cmd, counts, err);
 done:
     free(infos);
     free(keys);
