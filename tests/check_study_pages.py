@@ -4,7 +4,7 @@ scripts/study_pages.py writes from the committed studies, and every count on the
 the verdicts in the committed claims.csv, recounted here with this file's own code; each claims
 table's verdicts are claims.csv's; each study's stamp is present and well formed.
 
-  check_study_pages.py [RESULTS]   (default: results/ of the source tree)
+  check_study_pages.py             (the source tree's results/)
 Exit status 1 on any difference."""
 import csv
 import os
@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from study_check import stamp_problems  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RESULTS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "results")
+RESULTS = os.path.join(ROOT, "results")
 ORDER = ["yes", "partly", "no", "not testable", "not run"]
 bad = checked = 0
 
