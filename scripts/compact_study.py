@@ -2,17 +2,20 @@
 """Copies the raw results of a study (`ncpbench figures --paper KEY --out OUT`) that its checker
 needs into DEST, compactly, for committing beside results/REPORT.md:
 
-  compact_study.py OUT/KEY DEST [--no-traces] [--gzip-metrics]
+  compact_study.py OUT/KEY DEST [--no-traces] [--gzip-metrics] [--metrics-columns=A,B,...]
                                     e.g. results/figures/tasora2021 results/tasora2021
 
-Per configuration: runs.csv, claims.csv and claim_inputs.csv (the program's, for the checker's
-comparison), and per run folder config.json, metrics.csv and traces.csv.gz with only the columns a
-checker reads (problem, solver, iteration, natural_map_rel_acary, penetration, ncp_dual), every
-number written with 17 significant digits as the benchmark writes them; study.md; and each
-capture's capture.txt (its key and counts: the contacts a claim may read), not its problems.h5.
---no-traces leaves the traces out (a study whose checker reads none: castro2023), --gzip-metrics
-writes metrics.csv.gz (the checkers read either). Then
-`tests/check_study_KEY.py DEST` recomputes every claim from DEST alone."""
+The run's stamp.txt and study.md; per configuration: runs.csv, claims.csv, claims.md and
+claim_inputs.csv (the program's: for the checker's comparison and the results pages,
+scripts/study_pages.py), and per run folder config.json, metrics.csv and traces.csv.gz with
+only the columns a checker reads (problem, solver, iteration, natural_map_rel_acary,
+penetration, ncp_dual), every number written with 17 significant digits as the benchmark
+writes them; and each capture's capture.txt (its key and counts: the contacts a claim may
+read), not its problems.h5. --no-traces leaves the traces out (a study whose checker reads
+none: castro2023), --gzip-metrics writes metrics.csv.gz (the checkers read either),
+--metrics-columns keeps only those columns of metrics.csv, every row (ncpreport2025's full run:
+problem,solver,converged). Then `tests/check_study_KEY.py DEST` recomputes every claim from
+DEST alone."""
 import csv
 import gzip
 import os
@@ -22,12 +25,33 @@ import sys
 KEEP = ["problem", "solver", "iteration", "natural_map_rel_acary", "penetration", "ncp_dual"]
 
 
+def copy_metrics(path, fout, gz, columns):
+    """path into fout: as it is, or only columns (every row), gzip'd when gz."""
+    name = os.path.join(fout, "metrics.csv" + (".gz" if gz else ""))
+    if columns is None:
+        with open(path, "rb") as fi, (gzip.open(name, "wb") if gz else open(name, "wb")) as fo:
+            shutil.copyfileobj(fi, fo)
+        return
+    with open(path, newline="") as fi, \
+            (gzip.open(name, "wt", newline="") if gz else open(name, "w", newline="")) as fo:
+        w = csv.writer(fo, lineterminator="\n")
+        w.writerow(columns)
+        for row in csv.DictReader(fi):
+            w.writerow([row[k] for k in columns])
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     src, dest = args[0], args[1]
     traces, gz = "--no-traces" not in sys.argv, "--gzip-metrics" in sys.argv
+    columns = None
+    for a in sys.argv[1:]:
+        if a.startswith("--metrics-columns="):
+            columns = a.split("=", 1)[1].split(",")
     os.makedirs(dest, exist_ok=True)
-    shutil.copy(os.path.join(src, "study.md"), dest)
+    for f in ("study.md", "stamp.txt"):
+        if os.path.exists(os.path.join(src, f)):
+            shutil.copy(os.path.join(src, f), dest)
     caps = os.path.join(src, "captures")
     for cid in sorted(os.listdir(caps)) if os.path.isdir(caps) else []:
         meta = os.path.join(caps, cid, "capture.txt")
@@ -40,7 +64,7 @@ def main():
             continue
         out = os.path.join(dest, config)
         os.makedirs(out, exist_ok=True)
-        for f in ("runs.csv", "claims.csv", "claim_inputs.csv"):
+        for f in ("runs.csv", "claims.csv", "claims.md", "claim_inputs.csv"):
             shutil.copy(os.path.join(cdir, f), out)
         for folder in sorted(os.listdir(cdir)):
             fdir = os.path.join(cdir, folder)
@@ -49,12 +73,7 @@ def main():
             fout = os.path.join(out, folder)
             os.makedirs(fout, exist_ok=True)
             shutil.copy(os.path.join(fdir, "config.json"), fout)
-            if gz:
-                with open(os.path.join(fdir, "metrics.csv"), "rb") as fi, \
-                        gzip.open(os.path.join(fout, "metrics.csv.gz"), "wb") as fo:
-                    shutil.copyfileobj(fi, fo)
-            else:
-                shutil.copy(os.path.join(fdir, "metrics.csv"), fout)
+            copy_metrics(os.path.join(fdir, "metrics.csv"), fout, gz, columns)
             if not traces:
                 continue
             with open(os.path.join(fdir, "traces.csv"), newline="") as fi, \

@@ -3,7 +3,8 @@
 
 Runs `ncpbench figures --paper ncpreport2025 --quick` into a scratch folder (or checks OUT, the
 study's folder OUT/ncpreport2025, given as the argument; results/ncpreport2025/ holds the full
-run's raw results, scripts/compact_study.py) and recomputes, for each configuration, every
+run's raw results, scripts/compact_study.py, metrics.csv reduced to the columns the claims read:
+problem, solver, converged) and recomputes, for each configuration, every
 claim's values and verdict from the raw results the run kept: runs.csv (which folder and solver
 holds each run), each folder's metrics.csv (converged, setup_ms, solve_ms and the §VII-D
 metrics per solve) and config.json (the parameters the pipeline ran with). It never reads the
@@ -81,9 +82,9 @@ def load_config(cdir):
         for x in rows:
             conv = num(x["converged"])
             s = {"converged": int(not math.isnan(conv) and conv != 0),
-                 "ms": num(x["setup_ms"]) + num(x["solve_ms"])}
-            for k in METRICS:
-                s[k] = num(x[k])
+                 "ms": num(x.get("setup_ms")) + num(x.get("solve_ms"))}
+            for k in METRICS:  # the tables' (absent from the committed full run: nan)
+                s[k] = num(x.get(k))
             solves.append(s)
         runs[(r["part"], r["label"])] = solves or None
     return runs

@@ -99,6 +99,64 @@ def study_output(key, argv, fail):
     return os.path.join(tmp, key)
 
 
+# stamp.txt (src/figures/study_stamp.c): each key with the pattern of its value; "earlier:"
+# lines (runs into the same folder before this one) may follow, repeated.
+_NUM = r"\d+(\.\d+)?"
+_DATE = r"\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? UTC"
+_LOAD = rf"{_NUM}( {_NUM}){{0,2}}|unknown"
+STAMP_KEYS = {
+    "commit": r"[0-9a-f]{7,40}(\+dirty)?( \(.+\))?|unknown \(.+\)",
+    "started": _DATE,
+    "machine": r".+, \d+ cores",
+    "load at start": _LOAD,
+    "blas": r"(reference|openblas), OPENBLAS_NUM_THREADS=\S+",
+    "jobs": r"[1-9]\d*",
+    "size": r"quick|full",
+    "seed": r"\d+",
+    "command": r"ncpbench figures --paper \S+( .*)?",
+    "recorded": r"by the run|after the run, from .+",
+    "ended": _DATE,
+    "load at end": _LOAD,
+}
+
+
+def read_stamp(out):
+    """stamp.txt of a study's folder as (key -> value, earlier lines); None when absent."""
+    path = os.path.join(out, "stamp.txt")
+    if not os.path.exists(path):
+        return None
+    keys, earlier = {}, []
+    for line in open(path, encoding="utf-8").read().splitlines():
+        key, sep, value = line.partition(": ")
+        if key == "earlier" and sep:
+            earlier.append(value)
+        else:
+            keys[key if sep else line] = value
+    return keys, earlier
+
+
+def stamp_problems(out, key):
+    """What is wrong with the stamp of study folder out (empty: present and well formed)."""
+    import re
+    got = read_stamp(out)
+    if got is None:
+        return [f"{out}: no stamp.txt"]
+    keys, _ = got
+    bad = [f"{out}/stamp.txt: missing '{k}'" for k in STAMP_KEYS if k not in keys]
+    bad += [f"{out}/stamp.txt: unknown line '{k}'" for k in keys if k not in STAMP_KEYS]
+    for k, pattern in STAMP_KEYS.items():
+        if k in keys and not re.fullmatch(pattern, keys[k]):
+            bad.append(f"{out}/stamp.txt: {k} '{keys[k]}' is not of the form {pattern}")
+    cmd = keys.get("command", "").split()
+    if cmd[3:4] and cmd[3] != key:
+        bad.append(f"{out}/stamp.txt: the command runs {cmd[3]}, not {key}")
+    if ("--quick" in cmd) != (keys.get("size") == "quick"):
+        bad.append(f"{out}/stamp.txt: size {keys.get('size')} but the command {' '.join(cmd)}")
+    if keys.get("ended", "~") < keys.get("started", ""):
+        bad.append(f"{out}/stamp.txt: ended {keys.get('ended')} before started")
+    return bad
+
+
 class NotRun(Exception):
     """A run a claim needs did not run: the verdict is "not run"."""
 
@@ -184,11 +242,40 @@ class Checker:
                 self.fail(f"{what} went unnoticed")
         shutil.rmtree(tmp)
 
+    def stamp_mutations(self, out, key):
+        """A stamp removed, or with a line off its form, must be caught."""
+        import shutil
+        import tempfile
+        text = open(os.path.join(out, "stamp.txt"), encoding="utf-8").read()
+        cases = [("no stamp", None),
+                 ("a commit that is no hash", "commit: HEAD\n"),
+                 ("size against the command", "size: " +
+                  ("full" if "size: quick" in text else "quick") + "\n"),
+                 ("no load at the end", "")]
+        tmp = tempfile.mkdtemp(prefix=key + "-stamp-")
+        for what, line in cases:
+            path = os.path.join(tmp, "stamp.txt")
+            if os.path.exists(path):
+                os.remove(path)
+            if line is not None:
+                key_of = line.split(":")[0] if line else "load at end"
+                kept = [x for x in text.splitlines(True) if not x.startswith(key_of + ":")]
+                open(path, "w", encoding="utf-8").write("".join(kept) + line)
+            self.checked += 1
+            if stamp_problems(tmp, key):
+                print(f"  stamp mutation: {what} is caught")
+            else:
+                self.fail(f"stamp mutation: {what} went unnoticed")
+        shutil.rmtree(tmp)
+
     def main(self, key, argv, check_config, mutate, mutate_raw):
         """Checks both configurations of the study's output (argv's folder, or a fresh --quick
         run), with --mutate the mutations too; returns the exit status (1 on any mismatch)."""
         out = study_output(key, argv, self.fail)
         if out is not None:
+            self.checked += 1
+            for problem in stamp_problems(out, key):
+                self.fail(problem)
             for config in ("paper", "defaults"):
                 cdir = os.path.join(out, config)
                 data = check_config(cdir)
@@ -196,5 +283,6 @@ class Checker:
                     mutate(cdir, data)
             if "--mutate" in argv:
                 mutate_raw(out)
+                self.stamp_mutations(out, key)
         print(f"{self.name}: {self.checked} checks, {self.bad} mismatches")
         return 1 if self.bad or not self.checked else 0

@@ -677,6 +677,7 @@ static int cmd_figures(cli *c)
         .params = c->params,
         .nparams = c->nparams,
         .split_by = c->split_by,
+        .isolate = c->po.isolate,
     };
     return ncp_figures_run(&o, c->papers, c->npapers, c->all_figures);
 }

@@ -244,6 +244,11 @@ static const ncp_opt_use figures_opts[] = {
     {NCP_OPT_PARAM, "solver parameter for every solve of that solver in the set, on top of the "
                     "set's own (lee2025 only; its outputs list them), e.g. the paper's "
                     "settings: scripts/bench_lee2025.sh --paper (repeatable)"},
+    {NCP_OPT_ISOLATE, "run every solve of the sets that solve through the pipeline (the studies "
+                      "tasora2021, castro2023, ncpreport2025, and profiles) in a forked child "
+                      "process, as `run --isolate` does; lee2025 and castro2023-rig solve "
+                      "in-process and refuse it"},
+    {NCP_OPT_NO_ISOLATE, "run plugins' solves in ncpbench's process too, in the same sets"},
     END};
 static const ncp_opt_use describe_opts[] = {
     O(HELP), O(CSV), O(JSON), O(EIG_MAX), O(LANCZOS),

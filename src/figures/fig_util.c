@@ -23,6 +23,7 @@ void ncp_fig_pipeline_opts(const ncp_fig_opts *o, const char *out_dir, ncp_pipel
     po->out_dir = out_dir;
     po->interrupt = o->interrupt;
     po->catalog = o->catalog;
+    po->isolate = o->isolate;
 }
 
 int ncp_fig_run_scene(const char *scene, const ncp_pipeline_opts *po, int *interrupted,

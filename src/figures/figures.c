@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/bench.h"
 #include "figures/fig_castro2023.h"
 #include "figures/fig_lee2025.h"
 #include "figures/fig_ncpreport2025.h"
@@ -20,23 +21,25 @@ typedef struct ncp_fig_set {
     const char *what;      /* one line for --help */
     int (*run)(const ncp_fig_opts *o, ncp_error *err);
     int takes_params;      /* honours --param (ncp_fig_opts.params) */
+    int takes_isolate;     /* solves through the pipeline: honours --isolate / --no-isolate
+                              (ncp_fig_opts.isolate); 0: its own loops, in-process */
 } ncp_fig_set;
 
 /* Figure sets register here (one line each). */
 static const ncp_fig_set fig_sets[] = {
     {"profiles", "Dolan-More performance profiles: every solver on every shipped scene's captures",
-     ncp_fig_profiles, 0},
+     ncp_fig_profiles, 0, 1},
     {"tasora2021", "Tasora et al. 2021 TEST 1 (Figs. 2-6: ADMM n_s, FADMM rho, Jacobi, P-SPG-FB) and TEST 2 (the wrecking ball, Fig. 8)",
-     ncp_fig_tasora2021, 0},
+     ncp_fig_tasora2021, 0, 1},
     {"lee2025", "Lee et al. 2025 §VII: Fig. 7, 9, 11, Tables II, III (CANAL, SubADMM, PGS, ablations)",
-     ncp_fig_lee2025, 1},
+     ncp_fig_lee2025, 1, 0},
     {"ncpreport2025", "NCP report 2025 §VII as a study: Table I's solvers (and ours) on its suite (Table II), the accuracy metrics of §VII-D, time against accuracy",
-     ncp_fig_ncpreport2025, 0},
+     ncp_fig_ncpreport2025, 0, 1},
     {"castro2023", "Castro et al. 2023 (SAP) §VI-C clutter as a study (Figs. 9, 11-13: sap against the convex solvers, scaling to 200 bodies)",
-     ncp_fig_castro2023, 0},
+     ncp_fig_castro2023, 0, 1},
     {"castro2023-rig", "Castro et al. 2023 (SAP), the earlier rig, for the parts not ported to the study: Fig. 10's Newton curves, the slip sweep (Figs. 14-15), the spring-cylinder (§VI-B, Figs. 6-7)",
-     ncp_fig_castro2023_rig, 0},
-    {NULL, NULL, NULL, 0},
+     ncp_fig_castro2023_rig, 0, 0},
+    {NULL, NULL, NULL, 0, 0},
 };
 
 void ncp_figures_list(FILE *f)
@@ -80,6 +83,20 @@ int ncp_figures_run(const ncp_fig_opts *o, const char *const *want, int nwant, i
                             "'%s' (run that set without --param)\n", s->id);
             return 2;
         }
+    }
+    for (const ncp_fig_set *s = fig_sets; s->id && o->isolate != NCP_ISOLATE_PLUGINS; s++) {
+        int named = 0;
+        for (int k = 0; k < nwant; k++) named |= !strcmp(s->id, want[k]);
+        const char *opt = o->isolate == NCP_ISOLATE_ALL ? "--isolate" : "--no-isolate";
+        if (s->takes_isolate || !(named || all)) continue;
+        if (named) {
+            fprintf(stderr, "ncpbench figures: %s is taken by the sets that solve through the "
+                            "pipeline, not by '%s' (its own loops, in-process: run it without "
+                            "%s)\n", opt, s->id, opt);
+            return 2;
+        }
+        fprintf(stderr, "ncpbench figures: note: '%s' solves in its own loops, in-process, and "
+                        "ignores %s\n", s->id, opt);
     }
     for (const ncp_fig_set *s = fig_sets; s->id; s++) {
         int sel = all;

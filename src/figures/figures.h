@@ -28,8 +28,9 @@ typedef struct ncp_fig_opts {
      * that solver in the set (only sets that say so take them: lee2025) */
     const ncp_solver_params_entry *params;
     int nparams;
-    int isolate; /* NCP_ISOLATE_* (bench/bench.h) for the sets that run through the pipeline
-                    (the studies: src/figures/study.h); 0 = the default, plugins isolated */
+    int isolate; /* --isolate / --no-isolate: NCP_ISOLATE_* (bench/bench.h) for the sets that
+                    solve through the pipeline (ncp_fig_pipeline_opts: the studies of
+                    src/figures/study.h, profiles); 0 = the default, plugins isolated */
     /* --split-by LABEL: the profiles also split by a hardness label (bench/labels.h
      * ncp_labels_class); NULL = not split */
     const char *split_by;

@@ -269,7 +269,6 @@ static int study_solve_group(const ncp_study_ctx *c, const ncp_study_part *pt, i
     po.trace_every = pt->budget.trace_every;
     po.resume = 1;
     po.fresh = !same;
-    po.isolate = c->o->isolate;
     po.warm_start = pt->budget.warm_start;
     /* the key first: a kill after it resumes the journal of this very declaration */
     if (!same && (rc = ncp_write_file_atomic(kpath, key, err))) return rc;
@@ -597,9 +596,13 @@ static int study_summary(const ncp_study *s, const char *top, const char *cmd,
     FILE *f = ncp_safe_fopen(path, err);
     if (!f) return err->code;
     fprintf(f, "### %s: verdicts per configuration\n\nCommand: `%s`. Each configuration is "
-            "counted alone (claims: `<configuration>/claims.md`).\n\n| configuration | "
-            "reproduced | partly | not reproduced | not testable | not run |\n"
-            "|---|---|---|---|---|---|\n", s->title, cmd);
+            "counted alone (claims: `<configuration>/claims.md`).\n\n", s->title, cmd);
+    if ((rc = ncp_study_stamp_embed(f, top, err))) {
+        fclose(f);
+        return rc;
+    }
+    fputs("| configuration | reproduced | partly | not reproduced | not testable | not run |\n"
+          "|---|---|---|---|---|---|\n", f);
     printf("\n%s: verdicts per configuration (reproduced / partly / not / not testable / not "
            "run)\n", s->id);
     for (int i = 0; i < s->nconfigs; i++) {
@@ -620,8 +623,11 @@ int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *er
     if ((rc = ncp_path_join(top, sizeof top, o->out_dir, s->id, err)) ||
         (rc = ncp_mkdir_p(top, err)))
         return rc;
-    snprintf(cmd, sizeof cmd, "ncpbench figures --paper %s%s --seed %llu -j %d --out %s", s->id,
-             o->quick ? " --quick" : "", o->seed, o->jobs, o->out_dir);
+    snprintf(cmd, sizeof cmd, "ncpbench figures --paper %s%s%s --seed %llu -j %d --out %s", s->id,
+             o->quick ? " --quick" : "", o->isolate == NCP_ISOLATE_ALL ? " --isolate"
+             : o->isolate == NCP_ISOLATE_NONE ? " --no-isolate" : "", o->seed, o->jobs,
+             o->out_dir);
+    if ((rc = ncp_study_stamp_begin(top, cmd, o, err))) return rc;
     ncp_study_capture_info *infos = ncp_calloc(err, (size_t)s->ncaptures, sizeof *infos);
     char (*keys)[1024] = ncp_calloc(err, (size_t)s->ncaptures, sizeof *keys);
     int (*counts)[5] = ncp_calloc(err, (size_t)s->nconfigs, sizeof *counts);
@@ -637,7 +643,8 @@ int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *er
         if (o->interrupt && *o->interrupt) goto done;
         rc = study_config(s, &s->configs[i], o, top, cmd, infos, keys, counts[i], err);
     }
-    if (!rc && !(o->interrupt && *o->interrupt)) rc = study_summary(s, top, cmd, counts, err);
+    if (!rc && !(o->interrupt && *o->interrupt) && !(rc = ncp_study_stamp_end(top, err)))
+        rc = study_summary(s, top, cmd, counts, err);
 done:
     free(infos);
     free(keys);

@@ -18,7 +18,9 @@
  *   reducers  per part (the figure's .dat files and plots) and per claim (its values and the
  *             per-claim input table claim_inputs.csv), then the rule gives the verdict:
  *             claims.md and claims.csv per configuration, study.md with the counts per
- *             configuration (no count combines configurations).
+ *             configuration (no count combines configurations);
+ *   stamp     stamp.txt: the binary's commit, the dates, machine, load, BLAS, -j, quick or full
+ *             (study_stamp.c), embedded in study.md.
  * An independent checker (tests/check_study_<paper>.py) recomputes every claim's values and
  * verdict from runs.csv and the run folders' metrics.csv, traces.csv and config.json alone. */
 #ifndef NCP_STUDY_H
@@ -230,7 +232,14 @@ int ncp_study_verdict(const ncp_study_claim *k, const double *v);
 /* Runs the study: captures, solves, reducers, claims (see the top of this file). */
 int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *err);
 
-/* Internal to the study layer (study.c, study_claims.c, study_program.c). */
+/* Internal to the study layer (study.c, study_claims.c, study_program.c, study_stamp.c). */
+/* The run's stamp OUT/<study>/stamp.txt (study_stamp.c): begun before the captures (an earlier
+ * stamp in the folder is listed as "earlier:"), ended after the last configuration, embedded in
+ * study.md. */
+int ncp_study_stamp_begin(const char *top, const char *cmd, const ncp_fig_opts *o,
+                          ncp_error *err);
+int ncp_study_stamp_end(const char *top, ncp_error *err);
+int ncp_study_stamp_embed(FILE *f, const char *top, ncp_error *err);
 int ncp_study_write_claims(const ncp_study_ctx *c, int counts[5], ncp_error *err);
 /* Run r (r->program set) on capture h5 (key capkey) graded into gdir; top: OUT/<study>. A
  * program that cannot run or fails is reported on stderr and leaves no metrics.csv in gdir

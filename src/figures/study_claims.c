@@ -76,7 +76,8 @@ static void study_claims_head(const ncp_study_ctx *c, FILE *md)
         fprintf(md, " (%s)", cf->solvers[i].source);
     }
     fputs(". Raw results: `runs.csv`, each run folder's `metrics.csv` and `traces.csv`; the "
-          "claims' inputs: `claim_inputs.csv`; values and verdicts: `claims.csv`.\n\n"
+          "claims' inputs: `claim_inputs.csv`; values and verdicts: `claims.csv`; the run's "
+          "stamp (commit, dates, machine, load, BLAS, -j, quick or full): `../stamp.txt`.\n\n"
           "| id | where | paper's words | quantity | ours | verdict | rule |\n"
           "|---|---|---|---|---|---|---|\n", md);
 }

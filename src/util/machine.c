@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ncp_commit.h"
 #include "util/machine.h"
 
 void ncp_cpu_model(char *out, size_t cap)
@@ -39,3 +40,5 @@ int ncp_load_average(double out[3])
     fclose(f);
     return ok;
 }
+
+const char *ncp_build_commit(void) { return NCP_COMMIT; }

@@ -1,5 +1,6 @@
-/* What a measurement ran on (summary.json "machine", the Lee et al. 2025 claims' header): the
- * CPU model, the cores online and the load averages, from /proc (Linux). */
+/* What a measurement ran on (summary.json "machine", the Lee et al. 2025 claims' header, the
+ * studies' stamp): the CPU model, the cores online and the load averages, from /proc (Linux);
+ * and what was measured: the commit the binary was built from. */
 #ifndef NCP_MACHINE_H
 #define NCP_MACHINE_H
 
@@ -11,5 +12,9 @@ void ncp_cpu_model(char *out, size_t cap);
 int ncp_cpu_cores(void);
 /* The 1-, 5- and 15-minute load averages from /proc/loadavg; 0 if unreadable. */
 int ncp_load_average(double out[3]);
+/* The source tree's `git describe --always --dirty=+dirty` when this binary was built (a
+ * hash, "+dirty" when tracked files were modified), "unknown (...)" for a build outside a git
+ * checkout (a source tarball): scripts/build_commit.sh. */
+const char *ncp_build_commit(void);
 
 #endif
