@@ -198,3 +198,19 @@ class Checker:
                 mutate_raw(out)
         print(f"{self.name}: {self.checked} checks, {self.bad} mismatches")
         return 1 if self.bad or not self.checked else 0
+
+
+def sim_rows(cdir):
+    """Per sim of a configuration's folder (study_sim.c): (its sims.csv row, its folder, its
+    steps.csv rows, its task.json's first solver or None); no rows when it did not run."""
+    import json
+    path = os.path.join(cdir, "sims.csv")
+    if not os.path.exists(path) and not os.path.exists(path + ".gz"):
+        return
+    for r in read_csv(path):
+        fdir = os.path.join(cdir, r["folder"])
+        steps = os.path.join(fdir, "steps.csv")
+        have = r["ran"] == "1" and (os.path.exists(steps) or os.path.exists(steps + ".gz"))
+        task = os.path.join(fdir, "task.json")
+        summary = json.load(open(task))["solvers"][0] if have and os.path.exists(task) else None
+        yield r, fdir, read_csv(steps) if have else [], summary

@@ -118,7 +118,8 @@ static const ncp_study c23_study = {
     c23_parts, (int)(sizeof c23_parts / sizeof c23_parts[0]),
     c23_runs, (int)(sizeof c23_runs / sizeof c23_runs[0]),
     c23_configs, (int)(sizeof c23_configs / sizeof c23_configs[0]),
-    c23_claims, 0 /* set below: c23_nclaims is not a constant expression */
+    c23_claims, 0, /* set below: c23_nclaims is not a constant expression */
+    NULL, 0 /* no simulations */
 };
 
 int ncp_fig_castro2023(const ncp_fig_opts *o, ncp_error *err)
