@@ -9,8 +9,10 @@ Per configuration: runs.csv, claims.csv and claim_inputs.csv (the program's, for
 comparison), and per run folder config.json, metrics.csv and traces.csv.gz with only the columns a
 checker reads (problem, solver, iteration, natural_map_rel_acary, penetration, ncp_dual), every
 number written with 17 significant digits as the benchmark writes them; study.md; and each
-capture's capture.txt (its key and counts: the contacts a claim may read), not its problems.h5.
---no-traces leaves the traces out (a study whose checker reads none: castro2023), --gzip-metrics
+capture's capture.txt (its key and counts: the contacts a claim may read), not its problems.h5;
+the simulations' sims.csv and each sim folder's task.json and steps.csv.gz (src/figures/study.h
+ncp_study_sim: every column).
+--no-traces leaves the traces out (a study whose checker reads none), --gzip-metrics
 writes metrics.csv.gz (the checkers read either). Then
 `tests/check_study_KEY.py DEST` recomputes every claim from DEST alone."""
 import csv
@@ -19,7 +21,8 @@ import os
 import shutil
 import sys
 
-KEEP = ["problem", "solver", "iteration", "natural_map_rel_acary", "penetration", "ncp_dual"]
+KEEP = ["problem", "solver", "iteration", "natural_map_rel_acary", "penetration", "ncp_dual",
+        "sap_momentum"]
 
 
 def main():
@@ -42,6 +45,17 @@ def main():
         os.makedirs(out, exist_ok=True)
         for f in ("runs.csv", "claims.csv", "claim_inputs.csv"):
             shutil.copy(os.path.join(cdir, f), out)
+        if os.path.exists(os.path.join(cdir, "sims.csv")):
+            shutil.copy(os.path.join(cdir, "sims.csv"), out)
+            for r in csv.DictReader(open(os.path.join(cdir, "sims.csv"), newline="")):
+                fdir, fout = os.path.join(cdir, r["folder"]), os.path.join(out, r["folder"])
+                if not os.path.exists(os.path.join(fdir, "steps.csv")):
+                    continue
+                os.makedirs(fout, exist_ok=True)
+                shutil.copy(os.path.join(fdir, "task.json"), fout)
+                with open(os.path.join(fdir, "steps.csv"), "rb") as fi, \
+                        gzip.open(os.path.join(fout, "steps.csv.gz"), "wb") as fo:
+                    shutil.copyfileobj(fi, fo)
         for folder in sorted(os.listdir(cdir)):
             fdir = os.path.join(cdir, folder)
             if not os.path.exists(os.path.join(fdir, "metrics.csv")):
@@ -55,8 +69,8 @@ def main():
                     shutil.copyfileobj(fi, fo)
             else:
                 shutil.copy(os.path.join(fdir, "metrics.csv"), fout)
-            if not traces:
-                continue
+            if not traces or not os.path.exists(os.path.join(fdir, "traces.csv")):
+                continue  # a program's run (ncpbench grade) has no traces
             with open(os.path.join(fdir, "traces.csv"), newline="") as fi, \
                     gzip.open(os.path.join(fout, "traces.csv.gz"), "wt", newline="") as fo:
                 w = csv.writer(fo, lineterminator="\n")

@@ -51,18 +51,18 @@ static int longer(const ncp_study_sim *sm, const ncp_fig_opts *o, const char *pa
 
 /* The observer: the box's height at each step's start (state) and the count of rows of each
  * solve (solved), to see both hooks fill their columns. */
-static int obs_state(const ncp_study_sim *sm, int step, const struct ncp_world *w, double *row,
-                     ncp_error *err)
+static int obs_state(const ncp_study_sim *sm, int step, int n, const struct ncp_world *w,
+                     double *row, ncp_error *err)
 {
-    (void)sm, (void)step, (void)err;
+    (void)sm, (void)step, (void)n, (void)err;
     row[0] = w->pos[3 * ncp_world_find_body(w, "box") + 2];
     return NCP_OK;
 }
 
-static int obs_solved(const ncp_study_sim *sm, int step, const struct ncp_problem *p,
+static int obs_solved(const ncp_study_sim *sm, int step, int n, const struct ncp_problem *p,
                       const double *lambda, const double *v, double *row, ncp_error *err)
 {
-    (void)sm, (void)step, (void)lambda, (void)v, (void)err;
+    (void)sm, (void)step, (void)n, (void)lambda, (void)v, (void)err;
     row[1] = p->m;
     return NCP_OK;
 }

@@ -185,7 +185,7 @@ typedef struct obs_solve_ctx {
     ncp_step_solve_fn inner;
     void *inner_ctx;
     const ncp_task_opts *o;
-    int step;
+    int step, nsteps;
     double *row;
 } obs_solve_ctx;
 
@@ -195,17 +195,17 @@ static int obs_solve(void *ctx, const ncp_problem *p, const double *lambda0,
     obs_solve_ctx *c = ctx;
     int rc = c->inner(c->inner_ctx, p, lambda0, out, err);
     if (rc || out->failed || out->interrupted || !c->o->obs_solved) return rc;
-    return c->o->obs_solved(c->o->obs_ctx, c->step, p, out->lambda, p->has_primal ? out->v : NULL,
+    return c->o->obs_solved(c->o->obs_ctx, c->step, c->nsteps, p, out->lambda, p->has_primal ? out->v : NULL,
                             c->row, err);
 }
 
 /* The step's start: its time, energy and the caller's observation of the state. */
-static int task_step_start(const ncp_task_opts *o, const ncp_world *w, int k, ncp_task_step *st,
-                           double *row, ncp_error *err)
+static int task_step_start(const ncp_task_opts *o, const ncp_world *w, int k, int n,
+                           ncp_task_step *st, double *row, ncp_error *err)
 {
     st->t = w->time;
     int rc = ncp_world_energy(w, &st->kinetic, &st->potential, err);
-    if (!rc && o->obs_state) rc = o->obs_state(o->obs_ctx, k, w, row, err);
+    if (!rc && o->obs_state) rc = o->obs_state(o->obs_ctx, k, n, w, row, err);
     return rc;
 }
 
@@ -267,7 +267,7 @@ int ncp_task_run(const ncp_scene *s, const char *solver, const ncp_task_opts *o,
     probe.driver = &drv;
     ncp_step_opts so;
     ncp_driver_step_opts_probe(&probe, 1, &so);
-    obs_solve_ctx oc = {so.solve, so.solve_ctx, o, 0, NULL};
+    obs_solve_ctx oc = {so.solve, so.solve_ctx, o, 0, n, NULL};
     if (o->obs_solved) {
         so.solve = obs_solve;
         so.solve_ctx = &oc;
@@ -285,7 +285,7 @@ int ncp_task_run(const ncp_scene *s, const char *solver, const ncp_task_opts *o,
         ncp_task_step *st = &r->steps[k];
         oc.step = k;
         oc.row = r->obs ? r->obs + (size_t)k * (size_t)r->nobs : NULL;
-        if ((rc = task_step_start(o, w, k, st, oc.row, err))) break;
+        if ((rc = task_step_start(o, w, k, n, st, oc.row, err))) break;
         double t0 = ncp_now_ms();
         rc = ncp_world_step(w, &so, pen_hook, &pc, &info, err);
         st->wall_ms = ncp_now_ms() - t0;

@@ -36,15 +36,16 @@ typedef struct ncp_task_opts {
     int nparams;
     /* Per-step observation (the study's simulations, figures/study.h): nobs values per step,
      * named obs_names[0..nobs-1] (the extra columns of steps.csv), NaN unless filled. At the
-     * start of step k (the state its t, kinetic and potential describe) obs_state(obs_ctx, k,
-     * w, row); after its contact solve obs_solved(obs_ctx, k, p, lambda, v, row) with the
+     * start of step k of n planned (the state its t, kinetic and potential describe)
+     * obs_state(obs_ctx, k, n, w, row); after its contact solve obs_solved(obs_ctx, k, n, p,
+     * lambda, v, row) with the
      * driver's answer (v NULL when the problem has no dense A: the step computes it). Either
      * may be NULL; a non-zero return (err set) stops the run with that error. */
     int nobs;
     const char *const *obs_names;
-    int (*obs_state)(void *ctx, int step, const ncp_world *w, double *row, ncp_error *err);
-    int (*obs_solved)(void *ctx, int step, const ncp_problem *p, const double *lambda,
-                      const double *v, double *row, ncp_error *err);
+    int (*obs_state)(void *ctx, int step, int nsteps, const ncp_world *w, double *row, ncp_error *err);
+    int (*obs_solved)(void *ctx, int step, int nsteps, const ncp_problem *p,
+                      const double *lambda, const double *v, double *row, ncp_error *err);
     void *obs_ctx;
 } ncp_task_opts;
 

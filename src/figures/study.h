@@ -165,14 +165,14 @@ typedef struct ncp_study_claim {
 struct ncp_world;
 struct ncp_problem;
 typedef struct ncp_study_sim ncp_study_sim;
-/* Extra per-step columns of a sim's steps.csv (NaN unless filled): state at the start of each
- * step, solved after each contact solve with the driver's answer (v NULL without a dense A).
- * Either may be NULL. */
+/* Extra per-step columns of a sim's steps.csv (NaN unless filled): state at the start of step
+ * `step` of nsteps, solved after its contact solve with the driver's answer (v NULL without a
+ * dense A). Either may be NULL. */
 typedef struct ncp_study_observer {
     const char *columns[NCP_STUDY_SIM_MAXOBS]; /* NULL after the last */
-    int (*state)(const ncp_study_sim *sm, int step, const struct ncp_world *w, double *row,
-                 ncp_error *err);
-    int (*solved)(const ncp_study_sim *sm, int step, const struct ncp_problem *p,
+    int (*state)(const ncp_study_sim *sm, int step, int nsteps, const struct ncp_world *w,
+                 double *row, ncp_error *err);
+    int (*solved)(const ncp_study_sim *sm, int step, int nsteps, const struct ncp_problem *p,
                   const double *lambda, const double *v, double *row, ncp_error *err);
 } ncp_study_observer;
 

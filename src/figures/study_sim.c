@@ -27,17 +27,17 @@
 #define SS_PATH 4400
 
 /* The observer's hooks in task.h's shape (ctx: the sim). */
-static int ss_state(void *ctx, int step, const ncp_world *w, double *row, ncp_error *err)
+static int ss_state(void *ctx, int step, int n, const ncp_world *w, double *row, ncp_error *err)
 {
     const ncp_study_sim *sm = ctx;
-    return sm->observe->state(sm, step, w, row, err);
+    return sm->observe->state(sm, step, n, w, row, err);
 }
 
-static int ss_solved(void *ctx, int step, const ncp_problem *p, const double *lambda,
+static int ss_solved(void *ctx, int step, int n, const ncp_problem *p, const double *lambda,
                      const double *v, double *row, ncp_error *err)
 {
     const ncp_study_sim *sm = ctx;
-    return sm->observe->solved(sm, step, p, lambda, v, row, err);
+    return sm->observe->solved(sm, step, n, p, lambda, v, row, err);
 }
 
 static int ss_nobs(const ncp_study_sim *sm)
