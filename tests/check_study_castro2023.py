@@ -125,7 +125,8 @@ def load_config(cdir):
         text = open(os.path.join(out, "captures", cid, "capture.txt")).read().split("\n")
         fields = text[1].split()
         contacts[cid] = int(fields[fields.index("contacts") + 1])
-    quick = " quick 1 " in open(os.path.join(out, "captures", "walls", "capture.txt")).read()
+    quick = any(" quick 1 " in open(os.path.join(out, "captures", cid, "capture.txt")).read()
+                for cid in os.listdir(os.path.join(out, "captures")))
     return Data(runs, contacts, quick, sims)
 
 
@@ -286,6 +287,8 @@ def values(cid, D):
                     m = fmax(m, x["e_mu"])
         return [m]
     if cid == "C6":
+        if any(f"{w}{n:03d}" not in D.contacts for w in "wn" for n in SCALE_N):
+            raise NotRun()  # not captured (figures --parts)
         more = sum(D.contacts[f"n{n:03d}"] > D.contacts[f"w{n:03d}"] for n in SCALE_N)
         return [more / len(SCALE_N)]
     if cid == "C7":

@@ -172,6 +172,29 @@ static int study_capture_index(const ncp_study *s, const char *id)
     return -1;
 }
 
+int ncp_study_part_selected(const ncp_fig_opts *o, const char *id)
+{
+    if (!o->parts || !*o->parts) return 1;
+    size_t n = strlen(id);
+    for (const char *p = o->parts; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, id, n)) return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Some selected part names capture k (--parts: the others are not captured). */
+static int study_capture_needed(const ncp_study *s, const ncp_fig_opts *o, int k)
+{
+    for (int p = 0; p < s->nparts; p++)
+        if (s->parts[p].capture && !strcmp(s->parts[p].capture, s->captures[k].id) &&
+            ncp_study_part_selected(o, s->parts[p].id))
+            return 1;
+    return 0;
+}
+
 const ncp_study_part *ncp_study_find_part(const ncp_study *s, const char *id)
 {
     for (int i = 0; i < s->nparts; i++)
@@ -540,7 +563,8 @@ static int study_solve_config(ncp_study_ctx *c, const char *top, char (*capkeys)
     int rc = NCP_OK;
     for (int p = 0; p < s->nparts && !rc; p++) {
         const ncp_study_part *pt = &s->parts[p];
-        if (!pt->capture) continue; /* a part of sims alone (study_sim.c) */
+        if (!pt->capture || !ncp_study_part_selected(c->o, pt->id))
+            continue; /* a part of sims alone (study_sim.c), or not among --parts */
         int k = study_capture_index(s, pt->capture);
         if (k < 0) return ncp_error_set(err, NCP_ERR_INPUT, "%s: part %s names no capture '%s'",
                                         s->id, pt->id, pt->capture);
@@ -590,7 +614,7 @@ static int study_config(const ncp_study *s, const ncp_study_config *cf, const nc
     if (rc || (o->interrupt && *o->interrupt)) goto done;
     if ((rc = study_write_runs(&c, err))) goto done;
     for (int p = 0; p < s->nparts && !rc; p++) {
-        if (!s->parts[p].reduce) continue;
+        if (!s->parts[p].reduce || !ncp_study_part_selected(o, s->parts[p].id)) continue;
         if (!(rc = ncp_path_join(pdir, sizeof pdir, dir, s->parts[p].id, err)) &&
             !(rc = ncp_mkdir_p(pdir, err)))
             rc = s->parts[p].reduce(&c, &s->parts[p], pdir, err);
@@ -634,8 +658,9 @@ int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *er
     if ((rc = ncp_path_join(top, sizeof top, o->out_dir, s->id, err)) ||
         (rc = ncp_mkdir_p(top, err)))
         return rc;
-    snprintf(cmd, sizeof cmd, "ncpbench figures --paper %s%s --seed %llu -j %d --out %s", s->id,
-             o->quick ? " --quick" : "", o->seed, o->jobs, o->out_dir);
+    snprintf(cmd, sizeof cmd, "ncpbench figures --paper %s%s%s%s --seed %llu -j %d --out %s",
+             s->id, o->quick ? " --quick" : "", o->parts ? " --parts " : "",
+             o->parts ? o->parts : "", o->seed, o->jobs, o->out_dir);
     ncp_study_capture_info *infos = ncp_calloc(err, (size_t)s->ncaptures, sizeof *infos);
     char (*keys)[1024] = ncp_calloc(err, (size_t)s->ncaptures, sizeof *keys);
     int (*counts)[5] = ncp_calloc(err, (size_t)s->nconfigs, sizeof *counts);
@@ -645,7 +670,8 @@ int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *er
     }
     for (int i = 0; i < s->ncaptures && !rc; i++) {
         if (o->interrupt && *o->interrupt) goto done;
-        rc = study_capture(&s->captures[i], o, top, &infos[i], keys[i], sizeof keys[i], err);
+        if (study_capture_needed(s, o, i))
+            rc = study_capture(&s->captures[i], o, top, &infos[i], keys[i], sizeof keys[i], err);
     }
     for (int i = 0; i < s->nconfigs && !rc; i++) {
         if (o->interrupt && *o->interrupt) goto done;

@@ -264,6 +264,9 @@ const ncp_study_result *ncp_study_get(const ncp_study_ctx *c, const char *part,
 const ncp_study_solves *ncp_study_get_all(const ncp_study_ctx *c, const char *part,
                                           const char *label);
 const ncp_study_part *ncp_study_find_part(const ncp_study *s, const char *id);
+/* Part id is among `figures --parts A,B` (o->parts; NULL: every part). The other parts are
+ * not captured, solved, simulated or reduced, and their claims are "not run". */
+int ncp_study_part_selected(const ncp_fig_opts *o, const char *id);
 const ncp_study_capture_info *ncp_study_part_capture(const ncp_study_ctx *c,
                                                      const ncp_study_part *p);
 /* The part's iteration budget in this run (quick or full). */

@@ -90,6 +90,11 @@ static int ss_prepare(const ncp_study_ctx *c, const ncp_study_sim *sm, ss_job *j
                                   sm->label, sm->part);
     j->c = c;
     j->sm = sm;
+    if (!ncp_study_part_selected(o, sm->part)) {
+        j->skip = j->missing = 1; /* not among --parts: not run */
+        snprintf(j->solver, sizeof j->solver, "%s", sm->solver ? sm->solver : "");
+        return ss_dir(c, sm, j->dir, sizeof j->dir, err);
+    }
     int rc;
     if ((rc = ncp_path_join(path, sizeof path, ncp_scenes_dir(), file, err)) ||
         (rc = sm->derive ? sm->derive(sm, o, path, &j->scene, err)
