@@ -6,8 +6,10 @@ study's folder OUT/castro2023, given as the argument; results/castro2023/ holds 
 raw results, scripts/compact_study.py) and recomputes, for each configuration, every claim's
 values and verdict from the raw results the run kept: runs.csv (which folder and solver holds
 each run), each folder's metrics.csv (iterations, setup_ms, solve_ms, sap_momentum, sap_compl
-per solve) and config.json (the parameters the pipeline ran with), and the captures'
-capture.txt (the contact count of each scaling point). It never reads the program's values,
+per solve), fig10's traces.csv (sap_momentum per iterate), config.json (the parameters the
+pipeline ran with), the captures' capture.txt (the contact count of each scaling point), and
+the simulations' sims.csv, steps.csv and task.json (the slip sweep: slip, mu, iterations and
+the Hessian's condition number per step; the spring-cylinder: energies and x per step). It never reads the program's values,
 verdicts, .dat files or counts to compute: claims.csv is read only at the end, to compare, and
 the check fails when a value (relative 1e-9), a verdict or a rule's thresholds differ, or when
 a solve of the "paper" configuration ran with other settings than the paper's. The rules below
@@ -16,8 +18,8 @@ are this checker's own copy of the declaration (src/figures/castro2023/claims.c)
 With --mutate, also shows that every rule can fail and pass: for each claim, the raw solves of
 its runs are replaced by synthetic ones placed beyond the rule's band on either side, and the
 checker's verdict must follow ("yes" one way, "no" the other); and one raw file of a copy of the
-output is perturbed (a metrics.csv; a config.json off the paper's settings), after which the
-check must fail.
+output is perturbed (a metrics.csv; a config.json off the paper's settings; a steps.csv), after
+which the check must fail. An output of `figures --parts` is checked on what it ran.
 Exit status 1 on any mismatch.
 """
 import csv
@@ -25,9 +27,7 @@ import gzip
 import json
 import math
 import os
-import shutil
 import sys
-import tempfile
 
 import numpy as np
 
@@ -495,50 +495,49 @@ def rewrite(path, change):
         wr.writerows(rows)
 
 
-def mutate_raw(out):
-    """Perturbs one raw file of a copy: the comparison must then fail."""
-    tmp = tempfile.mkdtemp(prefix="c23m-")
-    copy = os.path.join(tmp, "castro2023")
-    shutil.copytree(out, copy)
-    m = os.path.join(copy, "paper", "fig9_sap-0", "metrics.csv")
-    if not os.path.exists(m):
-        m += ".gz"
-        with gzip.open(m, "rt") as f:
+def plain(path):
+    """path as a plain file (a compact copy's path.gz unpacked in place)."""
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rt") as f:
             text = f.read()
-        m = m[:-3]
-        open(m, "w").write(text)
-        os.remove(m + ".gz")
+        open(path, "w").write(text)
+        os.remove(path + ".gz")
+    return path
 
-    def more(r):  # C1: as if sap had needed 10 more Newton iterations a step
-        r["iterations"] = str(int(num(r["iterations"])) + 10)
-    rewrite(m, more)
-    caught = [expect_failure(copy)]
-    shutil.rmtree(copy)
-    shutil.copytree(out, copy)
+
+def more(r):  # C1: as if sap had needed 10 more Newton iterations a step
+    r["iterations"] = str(int(num(r["iterations"])) + 10)
+
+
+def faster(r):  # C9: the largest sigma's slip 1000 times larger
+    r["slip"] = repr(num(r["slip"]) * 1000)
+
+
+def off_paper(copy):
     cpath = os.path.join(copy, "paper", "fig9_sap-0", "config.json")
     cfg = json.load(open(cpath))
     cfg["config"]["params"]["sap"]["rel_tol"] = 1e-6  # our default, not the paper's
     json.dump(cfg, open(cpath, "w"))
-    caught.append(expect_failure(copy))
-    shutil.rmtree(copy)
-    shutil.copytree(out, copy)
-    steps = os.path.join(copy, "paper", "slip-walls_0.1", "steps.csv")
-
-    def faster(r):  # C9: the largest sigma's slip 1000 times larger
-        r["slip"] = repr(num(r["slip"]) * 1000)
-    rewrite(steps, faster)
-    caught.append(expect_failure(copy))
-    shutil.rmtree(tmp)
-    for what, c in zip(("a perturbed metrics.csv", "a solve off the paper's settings",
-                        "a perturbed steps.csv"), caught):
-        if not c:
-            fail(f"{what} went unnoticed")
-        else:
-            print(f"  raw mutation: {what} is caught")
 
 
-def expect_failure(copy):
-    return CHECK.expect_failure(lambda: check_config(os.path.join(copy, "paper"), quiet=True))
+def mutate_raw(out):
+    """Perturbs one raw file of a fresh copy at a time (those the output has: a run with
+    --parts has some): the comparison must then fail."""
+    perturbs = []
+    if os.path.isdir(os.path.join(out, "paper", "fig9_sap-0")):
+        perturbs += [("a perturbed metrics.csv", lambda c: rewrite(
+            plain(os.path.join(c, "paper", "fig9_sap-0", "metrics.csv")), more)),
+            ("a solve off the paper's settings", off_paper)]
+    if os.path.isdir(os.path.join(out, "paper", "slip-walls_0.1")):
+        perturbs.append(("a perturbed steps.csv", lambda c: rewrite(
+            plain(os.path.join(c, "paper", "slip-walls_0.1", "steps.csv")), faster)))
+    if not perturbs:
+        fail(f"{out}: no raw file to perturb")
+    CHECK.raw_mutations(out, "castro2023", perturbs, expect_failure_of)
+
+
+def expect_failure_of(copy):
+    check_config(os.path.join(copy, "paper"), quiet=True)
 
 
 sys.exit(CHECK.main("castro2023", sys.argv, check_config, mutate, mutate_raw))
