@@ -15,6 +15,9 @@
  *             after a kill, -j, isolation (ncp_fig_opts.isolate), plugins), runs of distinct solvers packed into one
  *             folder OUT/<study>/<config>/<part>-<k>/ (metrics.csv, traces.csv, journal.ncpj);
  *             runs.csv maps each run to its folder, solver and parameters;
+ *   sims      each simulation (ncp_study_sim, study_sim.c: a solver driving a scene's trajectory)
+ *             into OUT/<study>/<config>/<part>-<label>/ (steps.csv, task.json), kept by its
+ *             key; sims.csv maps each sim to its folder, solver and parameters;
  *   reducers  per part (the figure's .dat files and plots) and per claim (its values and the
  *             per-claim input table claim_inputs.csv), then the rule gives the verdict:
  *             claims.md and claims.csv per configuration, study.md with the counts per
@@ -160,7 +163,10 @@ typedef struct ncp_study_claim {
  * and the observer's columns) and task.json (the run: completed, failed, the task's criteria and
  * success when the scene has a task section). A finished sim is kept while its key (the derived
  * scene's text, solver, parameters, budget, steps, observer columns) is the same; an unfinished
- * one (killed, interrupted) runs again. Sims are independent: -j runs them in parallel. */
+ * one (killed, interrupted) runs again. Sims are independent: -j runs them in parallel;
+ * --isolate does not apply (a sim runs in the study's process). Sims of one part share its
+ * budget: a solver with another (Lee et al. 2025 Fig. 11: 5 CANAL iterations per step, 100 for
+ * the others) gets a part of its own. */
 #define NCP_STUDY_SIM_MAXOBS 8
 struct ncp_world;
 struct ncp_problem;
