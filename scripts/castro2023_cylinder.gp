@@ -3,7 +3,7 @@
 # error e_q against the time step with first- and second-order reference lines.
 # Usage: gnuplot -e "dir='DIR'" scripts/castro2023_cylinder.gp
 # Reads dir/castro2023_cylinder_energy.dat (t E_theta E_midpoint x_theta x_midpoint) and
-# dir/castro2023_cylinder_order.dat (h eq_theta eq_midpoint eqexact_theta eqexact_midpoint);
+# dir/castro2023_cylinder_order.dat (h eq_theta eq_midpoint);
 # writes dir/castro2023_cylinder.{png,svg}.
 if (!exists("dir")) dir = "."
 # the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
@@ -46,8 +46,6 @@ do for [t = 1:2] {
     set key top left
     plot fo using 1:(pos($2)) with linespoints lw 2 pt 7 title "theta, against the reference", \
          fo using 1:(pos($3)) with linespoints lw 2 pt 5 title "midpoint, against the reference", \
-         fo using 1:(pos($4)) with points pt 6 title "theta, against x0 cos(omega t)", \
-         fo using 1:(pos($5)) with points pt 4 title "midpoint, against x0 cos(omega t)", \
          0.5 * e1 * x / hmin with lines dt 2 lc rgb "gray40" title "first order", \
          0.5 * e2 * (x / hmin)**2 with lines dt 3 lc rgb "gray40" title "second order"
     unset multiplot

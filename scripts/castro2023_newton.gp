@@ -1,9 +1,8 @@
 # Castro et al. 2023 Fig. 10: sap's convergence per Newton iteration at a transient and a
-# steady-state step of the clutter: the cost (l^m - l*)/(l^0 - l*) with l* the last iterate's
-# (top; the last point, 0, is not drawn on the log axis) and the momentum error e_m of eq. 32
-# (bottom). Iteration 0 is the guess (the previous step's velocity).
+# steady-state step of the clutter: the momentum error e_m of eq. 32 at v(lambda) per iterate
+# (the trace's sap_momentum; the paper plots the cost, which is not a trace metric).
 # Usage: gnuplot -e "dir='DIR'" scripts/castro2023_newton.gp
-# Reads dir/castro2023_newton.dat (label newton_iteration rel_cost e_m; one index block per
+# Reads dir/castro2023_newton.dat (label newton_iteration e_m; one index block per
 # step); writes dir/castro2023_newton.{png,svg}.
 if (!exists("dir")) dir = "."
 # the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
@@ -22,15 +21,11 @@ set logscale y 10
 set format y "10^{%L}"
 set grid
 set key top right noenhanced
+set xlabel "Newton iteration"
+set ylabel "e_m (eq. 32, at v(lambda))"
 do for [t = 1:2] {
-    if (t == 1) { set terminal pngcairo size 900,900 enhanced font "sans,11"; set output out.".png" }
-    else { set terminal svg size 900,900 dynamic enhanced font "sans,11" background rgb "white"; set output out.".svg" }
-    set multiplot layout 2,1 title title noenhanced
-    set xlabel ""
-    set ylabel "(l^m - l*) / (l^0 - l*)"
+    if (t == 1) { set terminal pngcairo size 900,600 enhanced font "sans,11"; set output out.".png" }
+    else { set terminal svg size 900,600 dynamic enhanced font "sans,11" background rgb "white"; set output out.".svg" }
+    set title title noenhanced
     plot for [i = 0:nb - 1] f index i using 2:(pos($3)) with linespoints lw 2 pt 7 title names[i + 1]
-    set xlabel "Newton iteration"
-    set ylabel "e_m (eq. 32)"
-    plot for [i = 0:nb - 1] f index i using 2:(pos($4)) with linespoints lw 2 pt 7 title names[i + 1]
-    unset multiplot
 }

@@ -2,7 +2,7 @@
 # sigma mu h g (eq. 31), sap's mean Newton iterations per step and the condition number of its
 # Hessian H = A + J^T G J, with and without walls.
 # Usage: gnuplot -e "dir='DIR'" scripts/castro2023_slip.gp
-# Reads dir/castro2023_slip.dat (sigma slip estimate newton contacts cond_mean cond_last; index 0
+# Reads dir/castro2023_slip.dat (sigma slip estimate newton cond; index 0
 # walls, 1 no walls); writes dir/castro2023_slip.{png,svg}.
 if (!exists("dir")) dir = "."
 # the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
@@ -32,8 +32,8 @@ do for [t = 1:2] {
          f index 1 using 1:4 with linespoints lw 2 pt 5 dt 2 title "no walls"
     set logscale y 10
     set format y "10^{%L}"
-    set ylabel "mean condition number of H"
-    plot f index 0 using 1:(pos($6)) with linespoints lw 2 pt 7 title "walls", \
-         f index 1 using 1:(pos($6)) with linespoints lw 2 pt 5 dt 2 title "no walls"
+    set ylabel "condition number of H, last step"
+    plot f index 0 using 1:(pos($5)) with linespoints lw 2 pt 7 title "walls", \
+         f index 1 using 1:(pos($5)) with linespoints lw 2 pt 5 dt 2 title "no walls"
     unset multiplot
 }

@@ -9,20 +9,22 @@ The run's stamp.txt and study.md; per configuration: runs.csv, claims.csv, claim
 claim_inputs.csv (the program's: for the checker's comparison and the results pages,
 scripts/study_pages.py), and per run folder config.json, metrics.csv and traces.csv.gz with
 only the columns a checker reads (problem, solver, iteration, natural_map_rel_acary,
-penetration, ncp_dual), every number written with 17 significant digits as the benchmark
-writes them; and each capture's capture.txt (its key and counts: the contacts a claim may
-read), not its problems.h5. --no-traces leaves the traces out (a study whose checker reads
-none: castro2023), --gzip-metrics writes metrics.csv.gz (the checkers read either),
---metrics-columns keeps only those columns of metrics.csv, every row (ncpreport2025's full run:
-problem,solver,converged). Then `tests/check_study_KEY.py DEST` recomputes every claim from
-DEST alone."""
+penetration, ncp_dual, sap_momentum), every number written with 17 significant digits as the
+benchmark writes them; each capture's capture.txt (its key and counts: the contacts a claim may
+read), not its problems.h5; the simulations' sims.csv and each sim folder's task.json and
+steps.csv.gz (src/figures/study.h ncp_study_sim: every column). --no-traces leaves the traces
+out (a study whose checker reads none), --gzip-metrics writes metrics.csv.gz (the checkers read
+either), --metrics-columns keeps only those columns of metrics.csv, every row (ncpreport2025's
+full run: problem,solver,converged). Then `tests/check_study_KEY.py DEST` recomputes every claim
+from DEST alone."""
 import csv
 import gzip
 import os
 import shutil
 import sys
 
-KEEP = ["problem", "solver", "iteration", "natural_map_rel_acary", "penetration", "ncp_dual"]
+KEEP = ["problem", "solver", "iteration", "natural_map_rel_acary", "penetration", "ncp_dual",
+        "sap_momentum"]
 
 
 def copy_metrics(path, fout, gz, columns):
@@ -66,6 +68,17 @@ def main():
         os.makedirs(out, exist_ok=True)
         for f in ("runs.csv", "claims.csv", "claims.md", "claim_inputs.csv"):
             shutil.copy(os.path.join(cdir, f), out)
+        if os.path.exists(os.path.join(cdir, "sims.csv")):
+            shutil.copy(os.path.join(cdir, "sims.csv"), out)
+            for r in csv.DictReader(open(os.path.join(cdir, "sims.csv"), newline="")):
+                fdir, fout = os.path.join(cdir, r["folder"]), os.path.join(out, r["folder"])
+                if not os.path.exists(os.path.join(fdir, "steps.csv")):
+                    continue
+                os.makedirs(fout, exist_ok=True)
+                shutil.copy(os.path.join(fdir, "task.json"), fout)
+                with open(os.path.join(fdir, "steps.csv"), "rb") as fi, \
+                        gzip.open(os.path.join(fout, "steps.csv.gz"), "wb") as fo:
+                    shutil.copyfileobj(fi, fo)
         for folder in sorted(os.listdir(cdir)):
             fdir = os.path.join(cdir, folder)
             if not os.path.exists(os.path.join(fdir, "metrics.csv")):
@@ -74,8 +87,8 @@ def main():
             os.makedirs(fout, exist_ok=True)
             shutil.copy(os.path.join(fdir, "config.json"), fout)
             copy_metrics(os.path.join(fdir, "metrics.csv"), fout, gz, columns)
-            if not traces:
-                continue
+            if not traces or not os.path.exists(os.path.join(fdir, "traces.csv")):
+                continue  # a program's run (ncpbench grade) has no traces
             with open(os.path.join(fdir, "traces.csv"), newline="") as fi, \
                     gzip.open(os.path.join(fout, "traces.csv.gz"), "wt", newline="") as fo:
                 w = csv.writer(fo, lineterminator="\n")

@@ -17,7 +17,7 @@ import tempfile
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SOURCES = ('.c', '.h', '.cpp')
 # generated into util's own build folder (src/util/meson.build), included without a folder
-GENERATED = {'ncp_config.h': 'util'}
+GENERATED = {'ncp_config.h': 'util', 'ncp_commit.h': 'util'}
 
 
 def read_table(doc):

@@ -355,10 +355,11 @@ static void test_drop(const char *dir)
     ncp_csv c;
     static const char *const cols[] = {"solver", "step", "t", "contacts", "rows", "solve_ms",
                                        "wall_ms", "iterations", "status", "stop_metric",
-                                       "al_residual", "penetration", "active_contacts"};
+                                       "al_residual", "penetration", "active_contacts",
+                                       "kinetic", "potential"};
     if (ncp_csv_open(&c, path, NULL, &err) == NCP_OK) {
-        CHECK(c.ncols == 13);
-        for (int j = 0; j < 13 && j < c.ncols; j++) CHECK(strcmp(c.header[j], cols[j]) == 0);
+        CHECK(c.ncols == 15);
+        for (int j = 0; j < 15 && j < c.ncols; j++) CHECK(strcmp(c.header[j], cols[j]) == 0);
         int rows = 0, rc;
         while ((rc = ncp_csv_next(&c, &err)) == NCP_OK) {
             int i = rows < 240 ? 0 : 1, k = rows % 240;
@@ -367,6 +368,8 @@ static void test_drop(const char *dir)
             CHECK(ncp_csv_number(c.field[1], &x) == 0 && x == k);
             CHECK(ncp_csv_number(c.field[5], &x) == 0 && x == r[i].steps[k].solve_ms);
             CHECK(ncp_csv_number(c.field[11], &x) == 0 && x == r[i].steps[k].penetration);
+            CHECK(ncp_csv_number(c.field[13], &x) == 0 && x == r[i].steps[k].kinetic && x >= 0);
+            CHECK(ncp_csv_number(c.field[14], &x) == 0 && x == r[i].steps[k].potential);
             if (r[i].steps[k].status >= 0)
                 CHECK(ncp_csv_number(c.field[12], &x) == 0 && x == r[i].steps[k].active);
             CHECK(strcmp(c.field[8], r[i].steps[k].status < 0 ? "none" : ncp_status_name(r[i].steps[k].status)) == 0);

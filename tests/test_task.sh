@@ -13,7 +13,7 @@ import csv, json, math, sys
 d = sys.argv[1]
 rows = list(csv.DictReader(open(d + "/steps.csv")))
 cols = ["solver", "step", "t", "contacts", "rows", "solve_ms", "wall_ms", "iterations", "status",
-        "stop_metric", "al_residual", "penetration", "active_contacts"]
+        "stop_metric", "al_residual", "penetration", "active_contacts", "kinetic", "potential"]
 assert list(rows[0].keys()) == cols, rows[0].keys()
 assert len(rows) == 2 * 120, len(rows)
 for r in rows:

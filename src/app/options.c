@@ -139,9 +139,9 @@ static const ncp_opt_def opts[NCP_OPT_COUNT] = {
     [NCP_OPT_SCENES] = {"--scenes", NULL, "A,B",
         "restrict the profiles to those shipped scenes (names without .json)", NULL},
     [NCP_OPT_PARTS] = {"--parts", NULL, "A,B",
-        "run only those parts of a paper's set (lee2025: fig7, fig9, fig11, table2, table3, "
-        "tasks; table2 also runs fig9, whose captures it reads); the claims table then holds "
-        "only their claims", NULL},
+        "run only those parts of a paper's set (a study's part ids, e.g. castro2023: fig10, "
+        "slip, cylinder; lee2025: fig7, fig9, fig11, table2, table3, tasks); the other parts' "
+        "claims are \"not run\"", NULL},
     [NCP_OPT_SPLIT_BY] = {"--split-by", NULL, "LABEL",
         "also draw the performance profiles split by a hardness label of the problems (rank, "
         "density, cond, mu, size; docs/design.md §5.7.2): profiles-by-LABEL/ and "
@@ -246,8 +246,8 @@ static const ncp_opt_use figures_opts[] = {
                     "settings: scripts/bench_lee2025.sh --paper (repeatable)"},
     {NCP_OPT_ISOLATE, "run every solve of the sets that solve through the pipeline (the studies "
                       "tasora2021, castro2023, ncpreport2025, and profiles) in a forked child "
-                      "process, as `run --isolate` does; lee2025 and castro2023-rig solve "
-                      "in-process and refuse it"},
+                      "process, as `run --isolate` does; lee2025 solves in-process and refuses "
+                      "it"},
     {NCP_OPT_NO_ISOLATE, "run plugins' solves in ncpbench's process too, in the same sets"},
     END};
 static const ncp_opt_use describe_opts[] = {

@@ -16,6 +16,7 @@
 #include "core/spatial.h"
 #include "metrics/metrics.h"
 #include "sim/collide.h"
+#include "sim/dynamics.h"
 #include "sim/step.h"
 #include "solve/harness.h"
 #include "util/clock.h"
@@ -33,6 +34,7 @@ void ncp_task_result_free(ncp_task_result *r)
     if (!r) return;
     free(r->steps);
     free(r->checks);
+    free(r->obs);
     memset(r, 0, sizeof *r);
 }
 
@@ -178,6 +180,35 @@ static int summarize(ncp_task_result *r, ncp_error *err)
     return NCP_OK;
 }
 
+/* The driver's solve, then the caller's observation of its answer (ncp_task_opts.obs_solved). */
+typedef struct obs_solve_ctx {
+    ncp_step_solve_fn inner;
+    void *inner_ctx;
+    const ncp_task_opts *o;
+    int step, nsteps;
+    double *row;
+} obs_solve_ctx;
+
+static int obs_solve(void *ctx, const ncp_problem *p, const double *lambda0,
+                     ncp_step_solve_out *out, ncp_error *err)
+{
+    obs_solve_ctx *c = ctx;
+    int rc = c->inner(c->inner_ctx, p, lambda0, out, err);
+    if (rc || out->failed || out->interrupted || !c->o->obs_solved) return rc;
+    return c->o->obs_solved(c->o->obs_ctx, c->step, c->nsteps, p, out->lambda, p->has_primal ? out->v : NULL,
+                            c->row, err);
+}
+
+/* The step's start: its time, energy and the caller's observation of the state. */
+static int task_step_start(const ncp_task_opts *o, const ncp_world *w, int k, int n,
+                           ncp_task_step *st, double *row, ncp_error *err)
+{
+    st->t = w->time;
+    int rc = ncp_world_energy(w, &st->kinetic, &st->potential, err);
+    if (!rc && o->obs_state) rc = o->obs_state(o->obs_ctx, k, n, w, row, err);
+    return rc;
+}
+
 int ncp_task_run(const ncp_scene *s, const char *solver, const ncp_task_opts *o,
                  ncp_task_result *r, ncp_error *err)
 {
@@ -216,9 +247,13 @@ int ncp_task_run(const ncp_scene *s, const char *solver, const ncp_task_opts *o,
     r->ncriteria = t->ncriteria;
     r->steps = ncp_calloc(err, (size_t)n, sizeof *r->steps);
     r->checks = ncp_calloc(err, (size_t)t->ncriteria + 1, sizeof *r->checks);
+    r->nobs = o->nobs > 0 ? o->nobs : 0;
+    r->obs_names = o->obs_names;
+    if (r->nobs && (r->obs = ncp_malloc(err, (size_t)n * (size_t)r->nobs + 1, sizeof *r->obs)))
+        for (size_t i = 0; i < (size_t)n * (size_t)r->nobs; i++) r->obs[i] = NAN;
     double *origin0 = ncp_malloc(err, 3 * (size_t)(m->nbodies > 0 ? m->nbodies : 1), sizeof(double));
     ncp_world *w = NULL;
-    if (!r->steps || !r->checks || !origin0) {
+    if (!r->steps || !r->checks || !origin0 || (r->nobs && !r->obs)) {
         free(origin0);
         return NCP_ERR_NOMEM;
     }
@@ -232,6 +267,11 @@ int ncp_task_run(const ncp_scene *s, const char *solver, const ncp_task_opts *o,
     probe.driver = &drv;
     ncp_step_opts so;
     ncp_driver_step_opts_probe(&probe, 1, &so);
+    obs_solve_ctx oc = {so.solve, so.solve_ctx, o, 0, n, NULL};
+    if (o->obs_solved) {
+        so.solve = obs_solve;
+        so.solve_ctx = &oc;
+    }
     double t_start = ncp_now_ms();
     for (int k = 0; k < n; k++) {
         if (o->interrupt && *o->interrupt) {
@@ -243,7 +283,9 @@ int ncp_task_run(const ncp_scene *s, const char *solver, const ncp_task_opts *o,
         pen_ctx pc = {0.0};
         ncp_step_info info;
         ncp_task_step *st = &r->steps[k];
-        st->t = w->time;
+        oc.step = k;
+        oc.row = r->obs ? r->obs + (size_t)k * (size_t)r->nobs : NULL;
+        if ((rc = task_step_start(o, w, k, n, st, oc.row, err))) break;
         double t0 = ncp_now_ms();
         rc = ncp_world_step(w, &so, pen_hook, &pc, &info, err);
         st->wall_ms = ncp_now_ms() - t0;
@@ -418,8 +460,11 @@ static int write_csv(const char *dir, const ncp_task_result *r, int n, ncp_error
     FILE *f = NULL;
     int rc = tmp_open(dir, "steps.csv", path, tmp, &f, err);
     if (rc) return rc;
+    int nobs = n > 0 ? r[0].nobs : 0;
     fprintf(f, "solver,step,t,contacts,rows,solve_ms,wall_ms,iterations,status,stop_metric,"
-               "al_residual,penetration,active_contacts\n");
+               "al_residual,penetration,active_contacts,kinetic,potential");
+    for (int j = 0; j < nobs; j++) fprintf(f, ",%s", r[0].obs_names[j]);
+    fputc('\n', f);
     for (int i = 0; i < n; i++)
         for (int k = 0; k < r[i].nsteps; k++) {
             const ncp_task_step *s = &r[i].steps[k];
@@ -437,6 +482,15 @@ static int write_csv(const char *dir, const ncp_task_result *r, int n, ncp_error
             put_num(f, s->penetration);
             fputc(',', f);
             put_num(f, s->active);
+            fputc(',', f);
+            put_num(f, s->kinetic);
+            fputc(',', f);
+            put_num(f, s->potential);
+            for (int j = 0; j < nobs; j++) {
+                fputc(',', f);
+                put_num(f, j < r[i].nobs ? r[i].obs[(size_t)k * (size_t)r[i].nobs + (size_t)j]
+                                         : NAN);
+            }
             fputc('\n', f);
         }
     return tmp_commit(f, tmp, path, err);

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 
+#include "core/problem.h"
 #include "scene/scene.h"
 #include "sim/world.h"
 
@@ -33,6 +34,19 @@ typedef struct ncp_task_opts {
      * figures' --param); may be NULL. */
     const ncp_solver_params_entry *params;
     int nparams;
+    /* Per-step observation (the study's simulations, figures/study.h): nobs values per step,
+     * named obs_names[0..nobs-1] (the extra columns of steps.csv), NaN unless filled. At the
+     * start of step k of n planned (the state its t, kinetic and potential describe)
+     * obs_state(obs_ctx, k, n, w, row); after its contact solve obs_solved(obs_ctx, k, n, p,
+     * lambda, v, row) with the
+     * driver's answer (v NULL when the problem has no dense A: the step computes it). Either
+     * may be NULL; a non-zero return (err set) stops the run with that error. */
+    int nobs;
+    const char *const *obs_names;
+    int (*obs_state)(void *ctx, int step, int nsteps, const ncp_world *w, double *row, ncp_error *err);
+    int (*obs_solved)(void *ctx, int step, int nsteps, const ncp_problem *p,
+                      const double *lambda, const double *v, double *row, ncp_error *err);
+    void *obs_ctx;
 } ncp_task_opts;
 
 void ncp_task_opts_default(ncp_task_opts *o);
@@ -52,6 +66,7 @@ typedef struct ncp_task_step {
     double penetration;   /* max(0, -gap) over the step's contacts at its start, m */
     double active;        /* metrics/ active_contacts of the returned impulses: contacts carrying
                              load (lambda_n > 1e-3 of the largest); NaN without a solve */
+    double kinetic, potential; /* at the step's start (sim/dynamics.h ncp_world_energy), J */
 } ncp_task_step;
 
 /* One criterion's verdict. value is what was measured (m, rad, m/s, or the fraction in the
@@ -84,6 +99,9 @@ typedef struct ncp_task_result {
     int over_budget;           /* solves whose solve_ms exceeded the budget */
     int timeouts;              /* solves stopped by the budget (status timeout) */
     double wall_s;             /* whole simulation */
+    int nobs;                  /* ncp_task_opts.nobs: obs holds nsteps x nobs values (owned) */
+    const char *const *obs_names;
+    double *obs;
 } ncp_task_result;
 
 void ncp_task_result_free(ncp_task_result *r);

@@ -35,10 +35,8 @@ static const ncp_fig_set fig_sets[] = {
      ncp_fig_lee2025, 1, 0},
     {"ncpreport2025", "NCP report 2025 §VII as a study: Table I's solvers (and ours) on its suite (Table II), the accuracy metrics of §VII-D, time against accuracy",
      ncp_fig_ncpreport2025, 0, 1},
-    {"castro2023", "Castro et al. 2023 (SAP) §VI-C clutter as a study (Figs. 9, 11-13: sap against the convex solvers, scaling to 200 bodies)",
+    {"castro2023", "Castro et al. 2023 (SAP) §VI-B, §VI-C as a study (Figs. 6-7, 9-15: the spring-cylinder, sap against an IPM and the convex solvers, scaling to 200 bodies, the slip sweep)",
      ncp_fig_castro2023, 0, 1},
-    {"castro2023-rig", "Castro et al. 2023 (SAP), the earlier rig, for the parts not ported to the study: Fig. 10's Newton curves, the slip sweep (Figs. 14-15), the spring-cylinder (§VI-B, Figs. 6-7)",
-     ncp_fig_castro2023_rig, 0, 0},
     {NULL, NULL, NULL, 0, 0},
 };
 

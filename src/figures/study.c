@@ -172,6 +172,29 @@ static int study_capture_index(const ncp_study *s, const char *id)
     return -1;
 }
 
+int ncp_study_part_selected(const ncp_fig_opts *o, const char *id)
+{
+    if (!o->parts || !*o->parts) return 1;
+    size_t n = strlen(id);
+    for (const char *p = o->parts; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, id, n)) return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Some selected part names capture k (--parts: the others are not captured). */
+static int study_capture_needed(const ncp_study *s, const ncp_fig_opts *o, int k)
+{
+    for (int p = 0; p < s->nparts; p++)
+        if (s->parts[p].capture && !strcmp(s->parts[p].capture, s->captures[k].id) &&
+            ncp_study_part_selected(o, s->parts[p].id))
+            return 1;
+    return 0;
+}
+
 const ncp_study_part *ncp_study_find_part(const ncp_study *s, const char *id)
 {
     for (int i = 0; i < s->nparts; i++)
@@ -184,24 +207,30 @@ static int study_solver_known(const ncp_fig_opts *o, const char *name)
     return o->catalog ? ncp_catalog_find(o->catalog, name) != NULL : ncp_solver_find(name) != NULL;
 }
 
-/* The parameters of run r in configuration cf: the configuration's, then the run's own. */
-static int study_run_params(const ncp_study_config *cf, const ncp_study_run *r, ncp_params *ps,
-                            ncp_error *err)
+int ncp_study_params(const ncp_study_config *cf, const char *solver, const ncp_study_param *own,
+                     ncp_params *ps, ncp_error *err)
 {
     memset(ps, 0, sizeof *ps);
     int rc = NCP_OK;
     for (int i = 0; i < cf->nsolvers; i++)
-        if (!strcmp(cf->solvers[i].solver, r->solver))
+        if (!strcmp(cf->solvers[i].solver, solver))
             for (int k = 0; !rc && k < NCP_STUDY_MAX_PARAMS && cf->solvers[i].params[k].name;
                  k++)
                 rc = ncp_params_set(ps, cf->solvers[i].params[k].name,
                                     cf->solvers[i].params[k].value, err);
-    for (int k = 0; !rc && k < NCP_STUDY_MAX_PARAMS && r->params[k].name; k++)
-        rc = ncp_params_set(ps, r->params[k].name, r->params[k].value, err);
+    for (int k = 0; !rc && k < NCP_STUDY_MAX_PARAMS && own[k].name; k++)
+        rc = ncp_params_set(ps, own[k].name, own[k].value, err);
     return rc;
 }
 
-static void study_params_text(const ncp_params *ps, char *buf, size_t cap)
+/* The parameters of run r in configuration cf: the configuration's, then the run's own. */
+static int study_run_params(const ncp_study_config *cf, const ncp_study_run *r, ncp_params *ps,
+                            ncp_error *err)
+{
+    return ncp_study_params(cf, r->solver, r->params, ps, err);
+}
+
+void ncp_study_params_text(const ncp_params *ps, char *buf, size_t cap)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -240,7 +269,7 @@ static int study_solve_group(const ncp_study_ctx *c, const ncp_study_part *pt, i
         memset(&params[np], 0, sizeof params[np]);
         snprintf(params[np].solver, sizeof params[np].solver, "%s", r->solver);
         if ((rc = study_run_params(c->config, r, &params[np].params, err))) return rc;
-        study_params_text(&params[np].params, ptxt, sizeof ptxt);
+        ncp_study_params_text(&params[np].params, ptxt, sizeof ptxt);
         snprintf(csv + strlen(csv), sizeof csv - strlen(csv), "%s%s", np ? "," : "", r->solver);
         if (used < sizeof key)
             used += (size_t)snprintf(key + used, sizeof key - used, "%s %s\n", r->solver, ptxt);
@@ -443,7 +472,7 @@ const ncp_study_result *ncp_study_get(const ncp_study_ctx *c, const char *part, 
 const ncp_study_capture_info *ncp_study_part_capture(const ncp_study_ctx *c,
                                                      const ncp_study_part *p)
 {
-    int k = study_capture_index(c->s, p->capture);
+    int k = p && p->capture ? study_capture_index(c->s, p->capture) : -1;
     return k < 0 ? NULL : &c->captures[k];
 }
 
@@ -489,7 +518,7 @@ static int study_write_runs(const ncp_study_ctx *c, ncp_error *err)
         const ncp_study_run *r = &c->s->runs[i];
         ncp_params ps;
         if ((rc = study_run_params(c->config, r, &ps, err))) break;
-        study_params_text(&ps, ptxt, sizeof ptxt);
+        ncp_study_params_text(&ps, ptxt, sizeof ptxt);
         if (r->program)
             fprintf(f, "%s,%s,%s,%s-%s,%s,%d\n", r->part, r->label, r->solver, r->part,
                     r->solver, ptxt, c->results[i].n > 0);
@@ -533,6 +562,8 @@ static int study_solve_config(ncp_study_ctx *c, const char *top, char (*capkeys)
     int rc = NCP_OK;
     for (int p = 0; p < s->nparts && !rc; p++) {
         const ncp_study_part *pt = &s->parts[p];
+        if (!pt->capture || !ncp_study_part_selected(c->o, pt->id))
+            continue; /* a part of sims alone (study_sim.c), or not among --parts */
         int k = study_capture_index(s, pt->capture);
         if (k < 0) return ncp_error_set(err, NCP_ERR_INPUT, "%s: part %s names no capture '%s'",
                                         s->id, pt->id, pt->capture);
@@ -567,16 +598,22 @@ static int study_config(const ncp_study *s, const ncp_study_config *cf, const nc
     char dir[NCP_STUDY_PATH], pdir[NCP_STUDY_PATH];
     ncp_study_solves *res = ncp_calloc(err, (size_t)s->nruns, sizeof *res);
     if (!res) return NCP_ERR_NOMEM;
-    ncp_study_ctx c = {s, cf, o, dir, cmd, infos, res};
+    ncp_study_simres *sims = ncp_calloc(err, (size_t)s->nsims + 1, sizeof *sims);
+    if (!sims) {
+        free(res);
+        return NCP_ERR_NOMEM;
+    }
+    ncp_study_ctx c = {s, cf, o, dir, cmd, infos, res, sims};
     int rc = ncp_path_join(dir, sizeof dir, top, cf->id, err);
     if (!rc) rc = ncp_mkdir_p(dir, err);
     printf("%s: configuration %s (%s)\n", s->id, cf->id, cf->title);
     fflush(stdout);
     if (!rc) rc = study_solve_config(&c, top, capkeys, res, err);
+    if (!rc && !(o->interrupt && *o->interrupt)) rc = ncp_study_sims(&c, sims, err);
     if (rc || (o->interrupt && *o->interrupt)) goto done;
     if ((rc = study_write_runs(&c, err))) goto done;
     for (int p = 0; p < s->nparts && !rc; p++) {
-        if (!s->parts[p].reduce) continue;
+        if (!s->parts[p].reduce || !ncp_study_part_selected(o, s->parts[p].id)) continue;
         if (!(rc = ncp_path_join(pdir, sizeof pdir, dir, s->parts[p].id, err)) &&
             !(rc = ncp_mkdir_p(pdir, err)))
             rc = s->parts[p].reduce(&c, &s->parts[p], pdir, err);
@@ -584,6 +621,7 @@ static int study_config(const ncp_study *s, const ncp_study_config *cf, const nc
     if (!rc) rc = ncp_study_write_claims(&c, counts, err);
 done:
     study_results_free(res, s->nruns);
+    ncp_study_sims_free(sims, s->nsims);
     return rc;
 }
 
@@ -623,8 +661,9 @@ int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *er
     if ((rc = ncp_path_join(top, sizeof top, o->out_dir, s->id, err)) ||
         (rc = ncp_mkdir_p(top, err)))
         return rc;
-    snprintf(cmd, sizeof cmd, "ncpbench figures --paper %s%s%s --seed %llu -j %d --out %s", s->id,
-             o->quick ? " --quick" : "", o->isolate == NCP_ISOLATE_ALL ? " --isolate"
+    snprintf(cmd, sizeof cmd, "ncpbench figures --paper %s%s%s%s%s --seed %llu -j %d --out %s",
+             s->id, o->quick ? " --quick" : "", o->parts ? " --parts " : "",
+             o->parts ? o->parts : "", o->isolate == NCP_ISOLATE_ALL ? " --isolate"
              : o->isolate == NCP_ISOLATE_NONE ? " --no-isolate" : "", o->seed, o->jobs,
              o->out_dir);
     if ((rc = ncp_study_stamp_begin(top, cmd, o, err))) return rc;
@@ -637,7 +676,8 @@ int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *er
     }
     for (int i = 0; i < s->ncaptures && !rc; i++) {
         if (o->interrupt && *o->interrupt) goto done;
-        rc = study_capture(&s->captures[i], o, top, &infos[i], keys[i], sizeof keys[i], err);
+        if (study_capture_needed(s, o, i))
+            rc = study_capture(&s->captures[i], o, top, &infos[i], keys[i], sizeof keys[i], err);
     }
     for (int i = 0; i < s->nconfigs && !rc; i++) {
         if (o->interrupt && *o->interrupt) goto done;

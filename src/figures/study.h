@@ -15,6 +15,9 @@
  *             after a kill, -j, isolation (ncp_fig_opts.isolate), plugins), runs of distinct solvers packed into one
  *             folder OUT/<study>/<config>/<part>-<k>/ (metrics.csv, traces.csv, journal.ncpj);
  *             runs.csv maps each run to its folder, solver and parameters;
+ *   sims      each simulation (ncp_study_sim, study_sim.c: a solver driving a scene's trajectory)
+ *             into OUT/<study>/<config>/<part>-<label>/ (steps.csv, task.json), kept by its
+ *             key; sims.csv maps each sim to its folder, solver and parameters;
  *   reducers  per part (the figure's .dat files and plots) and per claim (its values and the
  *             per-claim input table claim_inputs.csv), then the rule gives the verdict:
  *             claims.md and claims.csv per configuration, study.md with the counts per
@@ -30,6 +33,7 @@
 #include <stdio.h>
 
 #include "figures/figures.h"
+#include "util/csv.h"
 #include "util/ncp_error.h"
 
 #define NCP_STUDY_MAX_PARAMS 4
@@ -150,6 +154,59 @@ typedef struct ncp_study_claim {
     int (*value)(const ncp_study_ctx *c, ncp_study_claim_out *out, ncp_error *err);
 } ncp_study_claim;
 
+/* A simulation (study_sim.c): a scene (a file under scenes/, or a paper's variant of it built
+ * by derive) simulated from its initial state with `solver` driving the trajectory
+ * (bench/task.h ncp_task_run: warm-started, every step's contact solve by the harness), its
+ * parameters the configuration's for that solver and the sim's own on top. The budget of every
+ * step is the part's (tol, max_iter / max_iter_quick, time_ms: a fixed iteration count or a
+ * tolerance), or with scene_budget the scene's own (its task section's per-step budget, else
+ * its driver budget). Raw results in OUT/<study>/<config>/<part>-<label>/: steps.csv (per step:
+ * t, contacts, solve_ms, iterations, status, stop_metric, penetration, kinetic, potential, ...
+ * and the observer's columns) and task.json (the run: completed, failed, the task's criteria and
+ * success when the scene has a task section). A finished sim is kept while its key (the derived
+ * scene's text, solver, parameters, budget, steps, observer columns) is the same; an unfinished
+ * one (killed, interrupted) runs again. Sims are independent: -j runs them in parallel;
+ * --isolate does not apply (a sim runs in the study's process). Sims of one part share its
+ * budget: a solver with another (Lee et al. 2025 Fig. 11: 5 CANAL iterations per step, 100 for
+ * the others) gets a part of its own. */
+#define NCP_STUDY_SIM_MAXOBS 8
+struct ncp_world;
+struct ncp_problem;
+typedef struct ncp_study_sim ncp_study_sim;
+/* Extra per-step columns of a sim's steps.csv (NaN unless filled): state at the start of step
+ * `step` of nsteps, solved after its contact solve with the driver's answer (v NULL without a
+ * dense A). Either may be NULL. */
+typedef struct ncp_study_observer {
+    const char *columns[NCP_STUDY_SIM_MAXOBS]; /* NULL after the last */
+    int (*state)(const ncp_study_sim *sm, int step, int nsteps, const struct ncp_world *w,
+                 double *row, ncp_error *err);
+    int (*solved)(const ncp_study_sim *sm, int step, int nsteps, const struct ncp_problem *p,
+                  const double *lambda, const double *v, double *row, ncp_error *err);
+} ncp_study_observer;
+
+struct ncp_study_sim {
+    const char *part, *label;   /* folder <part>-<label>; label: one token, unique in the part */
+    const char *scene, *scene_quick; /* under scenes/ (scene_quick: with --quick; NULL: scene) */
+    /* A paper's variant of the loaded file (NULL: the file as it is): the key is its text. */
+    int (*derive)(const ncp_study_sim *sm, const ncp_fig_opts *o, const char *path,
+                  struct ncp_scene **out, ncp_error *err);
+    double arg;                 /* derive's own argument (a sigma, a time step) */
+    const char *variant;        /* derive's own text argument (an integrator; may be NULL) */
+    const char *solver;         /* the driver (NULL: the scene's benchmark.driver) */
+    ncp_study_param params[NCP_STUDY_MAX_PARAMS];
+    int scene_budget;           /* 1: the scene's per-step budget; 0: the part's */
+    int steps, steps_quick;     /* steps simulated (0: the scene's duration) */
+    const ncp_study_observer *observe; /* NULL: none */
+};
+
+/* A sim's steps.csv and task.json as read back (ran = 0: it did not run or did not finish). */
+typedef struct ncp_study_simres {
+    int ran, completed, failed, success;
+    int nrows, ncols;
+    char names[NCP_CSV_MAX_COLS][40]; /* steps.csv's columns (text columns read as NaN) */
+    double *rows;                     /* nrows x ncols */
+} ncp_study_simres;
+
 typedef struct ncp_study {
     const char *id, *title, *paper; /* key (docs/references.md), heading, full reference */
     const char *setup;              /* the study's setup in one paragraph (claims.md) */
@@ -163,6 +220,8 @@ typedef struct ncp_study {
     int nconfigs;
     const ncp_study_claim *claims;
     int nclaims;
+    const ncp_study_sim *sims; /* may be NULL */
+    int nsims;
 } ncp_study;
 
 /* ---- results, as the reducers see them ---- */
@@ -200,6 +259,7 @@ struct ncp_study_ctx {
     const char *cmd;    /* the command that ran it */
     const ncp_study_capture_info *captures; /* per s->captures */
     const ncp_study_solves *results;        /* per s->runs */
+    const ncp_study_simres *sims;           /* per s->sims */
 };
 
 int ncp_study_trace_cols(void);
@@ -212,6 +272,9 @@ const ncp_study_result *ncp_study_get(const ncp_study_ctx *c, const char *part,
 const ncp_study_solves *ncp_study_get_all(const ncp_study_ctx *c, const char *part,
                                           const char *label);
 const ncp_study_part *ncp_study_find_part(const ncp_study *s, const char *id);
+/* Part id is among `figures --parts A,B` (o->parts; NULL: every part). The other parts are
+ * not captured, solved, simulated or reduced, and their claims are "not run". */
+int ncp_study_part_selected(const ncp_fig_opts *o, const char *id);
 const ncp_study_capture_info *ncp_study_part_capture(const ncp_study_ctx *c,
                                                      const ncp_study_part *p);
 /* The part's iteration budget in this run (quick or full). */
@@ -220,6 +283,13 @@ int ncp_study_max_iter(const ncp_study_ctx *c, const ncp_study_part *p);
 double ncp_study_trace_at(const ncp_study_result *r, int k, const char *name);
 /* Final value of metric `name` (NAN when not run or unknown). */
 double ncp_study_final(const ncp_study_result *r, const char *name);
+
+/* The sim (part, label) as read back (ran = 0 when it did not run); NULL when the study has no
+ * such sim (a declaration error). */
+const ncp_study_simres *ncp_study_get_sim(const ncp_study_ctx *c, const char *part,
+                                          const char *label);
+/* Column `name` of row k of a sim's steps.csv (NAN when out of range or unknown). */
+double ncp_study_sim_at(const ncp_study_simres *r, int k, const char *name);
 
 /* Records one input of a claim (claim_inputs.csv) and returns value; marks the claim not run
  * when r (the run it comes from, or NULL) did not run. */
@@ -232,7 +302,18 @@ int ncp_study_verdict(const ncp_study_claim *k, const double *v);
 /* Runs the study: captures, solves, reducers, claims (see the top of this file). */
 int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *err);
 
-/* Internal to the study layer (study.c, study_claims.c, study_program.c, study_stamp.c). */
+/* Internal to the study layer (study.c, study_claims.c, study_program.c, study_sim.c,
+ * study_stamp.c). */
+/* The configuration's sims run (or kept) and read back into res (s->nsims entries); the
+ * interrupt leaves the unfinished ones not run. */
+int ncp_study_sims(const ncp_study_ctx *c, ncp_study_simres *res, ncp_error *err);
+void ncp_study_sims_free(ncp_study_simres *res, int n);
+/* The parameters of `solver` in configuration cf and own on top (a run's, a sim's); their text
+ * "name=value;..." as runs.csv and the keys hold it. */
+struct ncp_params;
+int ncp_study_params(const ncp_study_config *cf, const char *solver, const ncp_study_param *own,
+                     struct ncp_params *ps, ncp_error *err);
+void ncp_study_params_text(const struct ncp_params *ps, char *buf, size_t cap);
 /* The run's stamp OUT/<study>/stamp.txt (study_stamp.c): begun before the captures (an earlier
  * stamp in the folder is listed as "earlier:"), ended after the last configuration, embedded in
  * study.md. */

@@ -103,7 +103,12 @@ int ncp_study_write_claims(const ncp_study_ctx *c, int counts[5], ncp_error *err
         out.inputs = in;
         out.config = c->config->id;
         out.claim = k->id;
-        if (!k->not_testable && (rc = k->value(c, &out, err))) break;
+        if (!k->not_testable && !ncp_study_part_selected(c->o, k->part)) {
+            out.not_run = 1; /* its part is not among --parts */
+            snprintf(out.ours, sizeof out.ours, "part %s not run (--parts)", k->part);
+        } else if (!k->not_testable && (rc = k->value(c, &out, err))) {
+            break;
+        }
         int v = out.not_run && !k->not_testable ? NCP_VERDICT_NOT_RUN : ncp_study_verdict(k, out.v);
         counts[v]++;
         fprintf(md, "| %s | %s | \"%s\" | %s | %s | %s | %s |\n", k->id, k->where, k->words,

@@ -27,6 +27,11 @@ int c23_scene_variant(const char *path, int nbody, double sigma, int sparse, int
 int c23_scale_scene(const ncp_study_capture *cp, const ncp_fig_opts *o, const char *path,
                     struct ncp_scene **out, ncp_error *err);
 
+/* Fig. 10's capture: the walls clutter's steps 0, 5, ..., 60 (the paper's step 60 last), with
+ * and without --quick. */
+int c23_newton_scene(const ncp_study_capture *cp, const ncp_fig_opts *o, const char *path,
+                     struct ncp_scene **out, ncp_error *err);
+
 /* Part ids: "w008_sap" / "n120_ccp" (walls or not, N, sap or the convex solvers). */
 void c23_part_id(char *buf, size_t cap, int walls, int n, int sap);
 /* Bodies of scaling point k in this run (8 with --quick). */
@@ -45,6 +50,45 @@ double c23_speedup(const ncp_study_ctx *c, ncp_study_claim_out *o, int walls, in
 /* The same against the fastest convex CCP solver (the rigid relaxation; Fig. 12's .dat). */
 double c23_speedup_ccp(const ncp_study_ctx *c, ncp_study_claim_out *o, int walls, int k);
 
+/* ---- simulations (sims.c) ---- */
+
+/* The slip sweep (§VI-C2, Figs. 14-15): sigma 1e-5 .. 1e-1, walls and no walls, 40 bodies, the
+ * scene's 10 s (--quick: 8 bodies, 0.6 s); the mean Newton iterations over every step ("the
+ * mean number of Newton iterations throughout the simulation"), the slip and the Hessian's
+ * condition number at the last step (the steady state, "the final configuration"). */
+enum { C23_NSIG = 5, C23_SLIP_STEPS_QUICK = 60 };
+extern const double c23_sigma[C23_NSIG];
+#define C23_G 9.81
+/* The sim's scene: the clutter with sap's sigma = sm->arg (8 bodies with --quick). */
+int c23_slip_scene(const ncp_study_sim *sm, const ncp_fig_opts *o, const char *path,
+                   struct ncp_scene **out, ncp_error *err);
+/* Per step: slip, loaded, mu (after each solve); cond at the last step. */
+extern const ncp_study_observer c23_slip_observer;
+/* Label of slip point (walls, k): "walls_1e-05" / "nowalls_1e-05" (labels of c23_sims). */
+void c23_slip_label(char *buf, size_t cap, int walls, int k);
+
+/* The spring-cylinder (§VI-B, Figs. 6-7): energy over C23_CYL_PERIODS periods at h = 0.02 s
+ * for the theta integrator (implicit Euler) and the midpoint rule; the position error e_q over
+ * T (5 s, quick 1 s) against the midpoint rule at the smallest h / C23_CYL_REF, at C23_NDT
+ * steps h, the slopes fitted over the C23_CYL_NFIT smallest. */
+#define C23_CYL_PERIOD 0.544 /* 2 pi sqrt(m_eff / k_s) = 2 pi sqrt(0.75 / 100), the scene's */
+#define C23_CYL_PERIODS 10
+#define C23_CYL_H 0.02
+#define C23_CYL_T 5.0
+#define C23_CYL_T_QUICK 1.0
+#define C23_CYL_REF 8
+enum { C23_NDT = 6, C23_CYL_NFIT = 3 };
+extern const double c23_cyl_dt[C23_NDT];
+int c23_cyl_energy_scene(const ncp_study_sim *sm, const ncp_fig_opts *o, const char *path,
+                         struct ncp_scene **out, ncp_error *err);
+int c23_cyl_order_scene(const ncp_study_sim *sm, const ncp_fig_opts *o, const char *path,
+                        struct ncp_scene **out, ncp_error *err);
+/* Per step: x, spring, contact (energies, J). */
+extern const ncp_study_observer c23_cyl_observer;
+
+/* Least-squares slope of log y against log x over the finite positive points (NaN: < 2). */
+double c23_loglog_slope(const double *x, const double *y, int n);
+
 /* Claim reducers */
 int c23_C1(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C2(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
@@ -54,14 +98,26 @@ int c23_C5(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C6(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C7(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C8(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
-/* A claim this study does not measure yet: "not run", with the reason. */
-int c23_not_ported(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C16(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C17(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int c23_C18(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C9(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C10(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C11(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C12(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C13(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C14(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int c23_C15(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 
 /* Part reducers: Fig. 9 (per step iterations and time) and Fig. 12 (speedup per N). */
 int c23_fig9(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
 int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+/* Fig. 10 (e_m per Newton iteration), Figs. 14-15 (the slip sweep), Figs. 6-7 (the cylinder). */
+int c23_fig10(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+int c23_fig14(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+int c23_fig6(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+/* "%s" data file dir/name opened for writing (NULL, err set, on failure) and closed. */
+FILE *c23_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err);
+int c23_close(FILE *f, const char *path, ncp_error *err);
 
 #endif

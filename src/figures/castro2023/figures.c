@@ -15,13 +15,13 @@ static const char *const c23_fig_solvers[] = {"sap", C23_IPM, "admm", "apgd", "p
                                               "admm-ccp"};
 enum { C23_NFIG = 6 };
 
-static FILE *c23_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err)
+FILE *c23_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err)
 {
     if (ncp_path_join(path, cap, dir, name, err)) return NULL;
     return ncp_safe_fopen(path, err);
 }
 
-static int c23_close(FILE *f, const char *path, ncp_error *err)
+int c23_close(FILE *f, const char *path, ncp_error *err)
 {
     if (fclose(f) != 0)
         return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));

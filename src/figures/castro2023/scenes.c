@@ -1,6 +1,7 @@
 /* Castro et al. 2023: the scenes' variants. c23_scene_variant changes a clutter scene for a
  * part (fewer bodies, a window of steps, sap's sigma or Newton matrix); the study's scaling
- * points (c23_scale_scene) and the earlier rig's parts (fig_castro2023.c) use it.
+ * points (c23_scale_scene), Fig. 10's capture (c23_newton_scene) and the slip sweep's sims
+ * (sims.c) use it.
  *
  * Scaling (§VI-C1): scenes/castro-clutter-200.json and castro-clutter-nowalls-200.json (the 4
  * columns continued to 200 bodies; their first 40 are the 40-body clutter,
@@ -124,4 +125,11 @@ int c23_scale_scene(const ncp_study_capture *cp, const ncp_fig_opts *o, const ch
     char sfx[32];
     snprintf(sfx, sizeof sfx, "-%d", n);
     return c23_scene_variant(path, n, 0, 1, skip, 1, keep, sfx, out, err);
+}
+
+int c23_newton_scene(const ncp_study_capture *cp, const ncp_fig_opts *o, const char *path,
+                     ncp_scene **out, ncp_error *err)
+{
+    (void)cp, (void)o;
+    return c23_scene_variant(path, 0, 0, -1, 0, 5, 13, "-fig10", out, err);
 }

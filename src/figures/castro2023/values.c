@@ -289,16 +289,3 @@ int c23_C16(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
         }
     return NCP_OK;
 }
-
-int c23_not_ported(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
-{
-    (void)c;
-    (void)err;
-    o->not_run = 1;
-    snprintf(o->ours, sizeof o->ours, "not ported to the study: its quantity (SAP's cost per "
-             "Newton iteration, the slip velocity, the Hessian's condition number, the "
-             "cylinder's energy) is not in the pipeline's raw results; the earlier rig measures "
-             "it (`figures --paper castro2023-rig`)");
-    for (int i = 0; i < NCP_STUDY_MAX_VALUES; i++) o->v[i] = NAN;
-    return NCP_OK;
-}

@@ -140,7 +140,8 @@ static const ncp_study nr_study = {
     nr_parts, (int)(sizeof nr_parts / sizeof nr_parts[0]),
     nr_runs, (int)(sizeof nr_runs / sizeof nr_runs[0]),
     nr_configs, (int)(sizeof nr_configs / sizeof nr_configs[0]),
-    nr_claims, 0 /* set below: nr_nclaims is not a constant expression */
+    nr_claims, 0, /* set below: nr_nclaims is not a constant expression */
+    NULL, 0 /* no simulations */
 };
 
 int nr_in_table1(const char *name)

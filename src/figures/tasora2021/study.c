@@ -122,7 +122,8 @@ static const ncp_study t21_study = {
     t21_parts, (int)(sizeof t21_parts / sizeof t21_parts[0]),
     t21_runs, (int)(sizeof t21_runs / sizeof t21_runs[0]),
     t21_configs, (int)(sizeof t21_configs / sizeof t21_configs[0]),
-    t21_claims, 0 /* set below: t21_nclaims is not a constant expression */
+    t21_claims, 0, /* set below: t21_nclaims is not a constant expression */
+    NULL, 0 /* no simulations */
 };
 
 int ncp_fig_tasora2021(const ncp_fig_opts *o, ncp_error *err)
