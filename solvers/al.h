@@ -6,8 +6,10 @@
  * Through the harness (solve/harness.h) a solver reports one iteration per AL (outer) loop, the
  * iteration the paper's figures count. Table II also needs what happens INSIDE each loop: how many
  * inner steps (Newton steps for canal, trust-region trials for al-trdogleg, damped Newton steps
- * for al-dampedsn) and how often an inner solve ended without reaching its tolerance. The solver
- * interface (solve/solver.h) has no room for that, so ncp_al_solve_observed runs one member of
+ * for al-dampedsn) and how often an inner solve ended without reaching its tolerance. Under the
+ * harness each solve writes them into its row's note (ncp_run_note: "inner steps K over L AL
+ * loops, F failed (per loop: k1 k2 ...)", the first 10 loops; solvers/al_common.c), which the
+ * Lee et al. 2025 study reads (src/figures/lee2025/). ncp_al_solve_observed runs one member of
  * the family without the harness for a fixed number of AL loops (Lee et al. 2025 §VII-D1: "10 AL
  * loops for each case"), hands every inner step to an optional observer and fills an
  * ncp_al_stats. The caller computes the reported residual from the returned lambda with

@@ -840,6 +840,22 @@ out:
 /* The whole solve: setup, the AL loop of Alg. 1 with cfg->inner, reporting every AL loop to run
  * (when run != NULL; else exactly max_al loops unless the own tests stop earlier). on_step and
  * st_user may be NULL. */
+/* The inner work of a run in the row's note (metrics.csv's note column), what Lee et al. 2025
+ * Table II counts and the Newton profile of §VII-A1 reads: "inner steps K over L AL loops, F
+ * failed (per loop: k1 k2 ...)", the per-loop counts of the first AL_NOTE_LOOPS loops (the
+ * loop that failed numerically is not counted in L but its inner steps are in K). */
+#define AL_NOTE_LOOPS 10
+static void al_note_inner(ncp_run *run, const ncp_al_stats *st, const int *per_loop, int loops)
+{
+    char list[AL_NOTE_LOOPS * 12 + 1] = "";
+    size_t used = 0;
+    for (int k = 0; k < loops && k < AL_NOTE_LOOPS; k++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%d", k ? " " : "",
+                                 per_loop[k]);
+    ncp_run_note(run, "inner steps %d over %d AL loops, %d failed (per loop: %s)",
+                 st->inner_iterations, loops, st->inner_failures, list);
+}
+
 static int al_run(const ncp_al_config *cfg, const ncp_al_settings *set, const ncp_solve_in *in,
                   ncp_solve_out *out, ncp_run *run, int max_al, ncp_al_step_fn on_step,
                   void *on_step_ctx, ncp_al_stats *st_user, ncp_error *err)
@@ -939,7 +955,7 @@ static int al_run(const ncp_al_config *cfg, const ncp_al_settings *set, const nc
     w.theta_n = set->theta_n_abs > 0.0 ? set->theta_n_abs : set->theta_n * mom;
     w.beta = beta0;
 
-    int status = -1, l = 0;
+    int status = -1, l = 0, per_loop[AL_NOTE_LOOPS] = {0};
     double res_prev = INFINITY;
     if (run && ncp_run_setup_done(run)) goto finish;
     for (l = 1;; l++) {
@@ -959,6 +975,7 @@ static int al_run(const ncp_al_config *cfg, const ncp_al_settings *set, const nc
         rc = inner(&w, &ok, err);
         if (!rc && st->inner_iterations - before > st->inner_max_per_loop)
             st->inner_max_per_loop = st->inner_iterations - before;
+        if (l <= AL_NOTE_LOOPS) per_loop[l - 1] = st->inner_iterations - before;
         if (rc == NCP_ERR_NUMERIC) { /* singular system: the solve failed numerically */
             ncp_error_clear(err);
             rc = NCP_OK;
@@ -1007,6 +1024,7 @@ static int al_run(const ncp_al_config *cfg, const ncp_al_settings *set, const nc
         res_prev = res;
     }
 finish:
+    al_note_inner(run, st, per_loop, l);
     ncp_copy(m, lam, out->lambda);
     if (out->v) ncp_copy(n, w.v, out->v);
     out->has_v = 1;
