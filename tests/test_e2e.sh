@@ -157,61 +157,37 @@ else
   cat "$T/prof.log"; fail "figures --profiles"
 fi
 
-# Lee et al. 2025 figure set (quick): tables, data files and claims exist, and their numbers agree with
-# an independent recomputation from the raw metrics/traces (tests/check_fig_lee2025.py)
-if "$NCPBENCH" figures --paper lee2025 --quick --out "$T/fig000" > "$T/fig000.log" 2>&1; then
-  "$PY" tests/check_fig_lee2025.py "$T/fig000/lee2025" || fail "figures --paper lee2025: outputs"
+# Lee et al. 2025, the rig's simulations (quick: Fig. 11 and the tasks; Figs. 7, 9 and Tables II,
+# III are the study's, tests/check_study_lee2025.py): tables, data files and claims exist, and
+# their numbers agree with an independent recomputation from the raw steps (tests/check_fig_lee2025.py)
+if "$NCPBENCH" figures --paper lee2025-rig --quick --out "$T/fig000" > "$T/fig000.log" 2>&1; then
+  "$PY" tests/check_fig_lee2025.py "$T/fig000/lee2025-rig" || fail "figures --paper lee2025-rig: outputs"
   if [ $have_gnuplot = 1 ]; then
-    for f in fig7_boltnut/residual_vs_time.png fig9_dishes/time_vs_iteration.svg lee2025_fig11_pouring.png lee2025_fig11_pouring.svg; do
-      [ -s "$T/fig000/lee2025/$f" ] || fail "figures --paper lee2025: missing figure $f"
+    for f in lee2025_fig11_pouring.png lee2025_fig11_pouring.svg; do
+      [ -s "$T/fig000/lee2025-rig/$f" ] || fail "figures --paper lee2025-rig: missing figure $f"
     done
   fi
 else
-  cat "$T/fig000.log"; fail "figures --paper lee2025"
+  cat "$T/fig000.log"; fail "figures --paper lee2025-rig"
 fi
 
-# --parts: only Fig. 11 runs (its four claims, no other part's table); an unknown part is an error
-if "$NCPBENCH" figures --paper lee2025 --quick --parts fig11 --out "$T/fig000p" > "$T/fig000p.log" 2>&1; then
-  ids=$(sed -n 's/^| \([0-9A-Za-z]*\) | .*/\1/p' "$T/fig000p/lee2025/claims.md" | tr '\n' ' ')
+# --parts: only Fig. 11 runs (its four claims, no task); --param is named in the claims' command;
+# an unknown part is an error
+if "$NCPBENCH" figures --paper lee2025-rig --quick --parts fig11 --param pgs-decoupled.sweep=1 \
+     --out "$T/fig000p" > "$T/fig000p.log" 2>&1; then
+  ids=$(sed -n 's/^| \([0-9A-Za-z]*\) | .*/\1/p' "$T/fig000p/lee2025-rig/claims.md" | tr '\n' ' ')
   [ "$ids" = "11a 11b 11c 11d " ] || fail "figures --parts fig11: claims $ids"
-  [ -s "$T/fig000p/lee2025/fig11.dat" ] || fail "figures --parts fig11: no fig11.dat"
-  [ ! -e "$T/fig000p/lee2025/fig7.md" ] && [ ! -e "$T/fig000p/lee2025/table2.md" ] || fail "figures --parts fig11 ran other parts"
-else
-  cat "$T/fig000p.log"; fail "figures --paper lee2025 --parts fig11"
-fi
-# --param: every solve of the named solver takes it (Fig. 7's recorded configuration), the claims
-# name it in the run's command; a set that does not take --param refuses it
-if "$NCPBENCH" figures --paper lee2025 --quick --parts fig7 --param pgs-decoupled.sweep=1 \
-     --param canal.beta0=1e4 --out "$T/fig000s" > "$T/fig000s.log" 2>&1; then
-  grep -q -- "--param pgs-decoupled.sweep=1 --param canal.beta0=10000" "$T/fig000s/lee2025/claims.md" ||
+  [ -s "$T/fig000p/lee2025-rig/fig11.dat" ] || fail "figures --parts fig11: no fig11.dat"
+  [ ! -e "$T/fig000p/lee2025-rig/task_dish-stack" ] || fail "figures --parts fig11 ran the tasks"
+  grep -q -- "--param pgs-decoupled.sweep=1" "$T/fig000p/lee2025-rig/claims.md" ||
     fail "figures --param: not in the claims' command"
-  "$PY" - "$T/fig000s/lee2025/fig7_boltnut-tight/config.json" <<'PYEOF' || fail "figures --param: not in Fig. 7's configuration"
-import json, sys
-p = json.load(open(sys.argv[1]))["config"]["params"]
-assert p["pgs-decoupled"] == {"sweep": 1} and p["canal"] == {"beta0": 10000}, p
-PYEOF
 else
-  cat "$T/fig000s.log"; fail "figures --paper lee2025 --param"
-fi
-# Table II's direct AL solves take it too: with an absolute beta0 = 12345, CANAL's beta follows eq.
-# 27's schedule from it, 12345 * 3^k (kappa 3) capped at 100 * 12345 (beta_max_ratio)
-if "$NCPBENCH" figures --paper lee2025 --quick --parts table2 --param canal.beta0=12345 \
-     --out "$T/fig000t" > "$T/fig000t.log" 2>&1; then
-  "$PY" - "$T/fig000t/lee2025/table2_cases.csv" <<'PYEOF' || fail "figures --param: Table II's CANAL did not start from beta0 = 12345"
-import csv, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["solver"] == "canal"]
-assert rows, "no canal rows"
-ok = {12345.0 * 3 ** k for k in range(5)} | {1234500.0}
-for r in rows:
-    assert any(abs(float(r["beta"]) - b) <= 1e-9 * b for b in ok), r
-PYEOF
-else
-  cat "$T/fig000t.log"; fail "figures --paper lee2025 --parts table2 --param"
+  cat "$T/fig000p.log"; fail "figures --paper lee2025-rig --parts fig11"
 fi
 "$NCPBENCH" figures --profiles --param pgs.omega=1 --out "$T/fig000r" > "$T/fig000r.log" 2>&1
-[ $? -eq 2 ] && grep -q "lee2025 set only" "$T/fig000r.log" || fail "figures --profiles --param not refused"
-"$NCPBENCH" figures --paper lee2025 --parts fig12 --out "$T/fig000q" > "$T/fig000q.log" 2>&1
-[ $? -eq 2 ] && grep -q "unknown part 'fig12'" "$T/fig000q.log" || fail "figures --parts fig12 not refused"
+[ $? -eq 2 ] && grep -q "lee2025-rig set only" "$T/fig000r.log" || fail "figures --profiles --param not refused"
+"$NCPBENCH" figures --paper lee2025-rig --parts fig7 --out "$T/fig000q" > "$T/fig000q.log" 2>&1
+[ $? -eq 2 ] && grep -q "unknown part 'fig7'" "$T/fig000q.log" || fail "figures --parts fig7 not refused"
 
 # NCP report 2025 study (quick): the suite's data file and PNG per configuration (every value
 # in them is recomputed from metrics.csv by tests/check_study_ncpreport2025.py)

@@ -31,9 +31,9 @@ if [ -n "$tracer" ]; then
 else
   echo "strace cannot trace here: the process count is not checked"
 fi
-"$NCPBENCH" figures --paper lee2025 --quick --isolate --out "$T/rig" > "$T/rig.log" 2>&1
+"$NCPBENCH" figures --paper lee2025-rig --quick --isolate --out "$T/rig" > "$T/rig.log" 2>&1
 rc=$?
-[ $rc = 2 ] && grep -q "not by 'lee2025'" "$T/rig.log" ||
-  fail "lee2025 with --isolate: exit $rc, $(head -n 2 "$T/rig.log")"
+[ $rc = 2 ] && grep -q "not by 'lee2025-rig'" "$T/rig.log" ||
+  fail "lee2025-rig with --isolate: exit $rc, $(head -n 2 "$T/rig.log")"
 echo "study isolate: $fails failures"
 exit $((fails > 0))

@@ -31,8 +31,10 @@ static const ncp_fig_set fig_sets[] = {
      ncp_fig_profiles, 0, 1},
     {"tasora2021", "Tasora et al. 2021 TEST 1 (Figs. 2-6: ADMM n_s, FADMM rho, Jacobi, P-SPG-FB) and TEST 2 (the wrecking ball, Fig. 8)",
      ncp_fig_tasora2021, 0, 1},
-    {"lee2025", "Lee et al. 2025 §VII: Fig. 7, 9, 11, Tables II, III (CANAL, SubADMM, PGS, ablations)",
-     ncp_fig_lee2025, 1, 0},
+    {"lee2025", "Lee et al. 2025 §VII as a study: Figs. 7, 9 (CANAL, SubADMM, PGS), Tables II, III (the AL and ADMM ablations)",
+     ncp_fig_lee2025, 0, 1},
+    {"lee2025-rig", "Lee et al. 2025, the earlier rig, for the simulations not ported to the study: Fig. 11's pouring sweep, the three tasks (§VII-A2, B2, C)",
+     ncp_fig_lee2025_rig, 1, 0},
     {"ncpreport2025", "NCP report 2025 §VII as a study: Table I's solvers (and ours) on its suite (Table II), the accuracy metrics of §VII-D, time against accuracy",
      ncp_fig_ncpreport2025, 0, 1},
     {"castro2023", "Castro et al. 2023 (SAP) §VI-B, §VI-C as a study (Figs. 6-7, 9-15: the spring-cylinder, sap against an IPM and the convex solvers, scaling to 200 bodies, the slip sweep)",
@@ -77,7 +79,7 @@ int ncp_figures_run(const ncp_fig_opts *o, const char *const *want, int nwant, i
         int sel = all;
         for (int k = 0; k < nwant; k++) sel |= !strcmp(s->id, want[k]);
         if (sel && !s->takes_params) {
-            fprintf(stderr, "ncpbench figures: --param is taken by the lee2025 set only, not by "
+            fprintf(stderr, "ncpbench figures: --param is taken by the lee2025-rig set only, not by "
                             "'%s' (run that set without --param)\n", s->id);
             return 2;
         }

@@ -1,0 +1,97 @@
+/* Lee et al. 2025 as a study (src/figures/study.h): the declaration (study.c), the claims
+ * (claims.c, values_fig.c, values_tables.c), the statistics they share (stats.c) and the parts'
+ * tables (tables.c). Internal to this folder. */
+#ifndef NCP_LEE2025_H
+#define NCP_LEE2025_H
+
+#include "figures/study.h"
+
+#define L25_LEVEL 1e-8       /* the paper's "residuals of 1e-8 or less" (§VII-A1) */
+#define L25_TOL_FIG 1e-10    /* Figs. 7, 9: stop below the paper's level (ours) */
+#define L25_FIG_MS 200.0     /* Figs. 7, 9: solver time per case, the scenes' budget_ms (ours) */
+#define L25_AL_LOOPS 10      /* Table II: "10 AL loops for each test case" (§VII-D1) */
+#define L25_ADMM_ITERS 100   /* Table III: "fixed 100 iterations" (§VII-D2) */
+#define L25_LOG_FLOOR 1e-16  /* -log10 of a smaller residual is taken at this value */
+#define L25_PGS_SWEEPS 100   /* 7c: PGS's residual after this many sweeps */
+
+extern const ncp_study_claim l25_claims[];
+extern const int l25_nclaims;
+
+/* ---- statistics of one run over its cases (stats.c) ---- */
+
+/* Per run of a Fig. 7 / 9 part: medians over the run's cases (NaN where none). */
+typedef struct l25_figstat {
+    int ncases;        /* solves that ran */
+    int nlevel;        /* cases whose trace reaches L25_LEVEL */
+    double share;      /* nlevel / ncases */
+    double k_level;    /* median first iteration at or below L25_LEVEL (over nlevel) */
+    double t_level;    /* median time (ms, setup included) of that iterate */
+    double final;      /* median final al_residual */
+    double iters;      /* median iterations */
+    double t10;        /* median time at iteration 10 (setup included), cases that ran 10 */
+    double mspi;       /* median solve_ms / iterations */
+    double setup;      /* median setup_ms */
+    double dt1;        /* median time of iteration 1 (its time less setup_ms) */
+    double dtl;        /* median mean time of iterations 5..last (cases with last >= 6) */
+    int ndtl;
+    double r100;       /* median al_residual at iteration L25_PGS_SWEEPS (the last stored row
+                          at or before it) */
+} l25_figstat;
+
+/* The statistics of run (part, label); not run: ncases = 0. */
+int l25_figstat_of(const ncp_study_ctx *c, const char *part, const char *label, l25_figstat *q,
+                   ncp_error *err);
+/* The first stored iterate at or below level: its iteration and time (-1 / NAN if none). */
+int l25_first_below(const ncp_study_result *r, double level, double *t);
+/* al_residual of r at solver time t (ms), interpolated in log10 between stored iterates, the
+ * last value after the last; NaN before the first iterate. */
+double l25_at_time(const ncp_study_result *r, double t);
+/* al_residual at iteration it: the last stored row at or before it (NaN if none). */
+double l25_at_iter(const ncp_study_result *r, int it);
+/* Parses the AL family's note (solvers/al_common.c): inner steps, AL loops, failed loops and
+ * the first per-loop counts (up to L25_AL_LOOPS into per_loop, *nper of them); -1 when the
+ * note has none. */
+int l25_al_note(const char *note, int *inner, int *loops, int *failed, int *per_loop,
+                int *nper);
+/* Table II's columns over a run's cases: mean inner steps per case, failed loops over all
+ * loops (%), mean -log10 al_residual (floor L25_LOG_FLOOR). */
+typedef struct l25_t2col {
+    int n;
+    double inner, fail_pct, nlog;
+} l25_t2col;
+/* -1 when the run did not run or a solve's note has no inner counts. */
+int l25_t2_col(const ncp_study_ctx *c, const char *part, const char *label, l25_t2col *q);
+/* Median of x[0..n) (NaN ignored; x reordered). */
+double l25_median(double *x, int n);
+
+/* ---- claim reducers ---- */
+int l25_7a(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_7b(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_7c(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_7d(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_7e(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_9a(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_9b(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_9c(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_9d(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_9e(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_T2a(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_T2b(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_T2c(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_T3a(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_T3b(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_T3c(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+
+/* ---- the parts' tables (tables.c) ---- */
+int l25_fig_table(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
+                  ncp_error *err);
+int l25_table2(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+int l25_table3(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+
+/* A quick capture of the dishes settles 10 steps, not 90 (CI size; the derive hook of the
+ * capture, study.h). */
+struct ncp_scene;
+int l25_quick_settle(const ncp_study_capture *cp, const ncp_fig_opts *o, const char *path,
+                     struct ncp_scene **out, ncp_error *err);
+
+#endif
