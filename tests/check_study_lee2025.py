@@ -27,7 +27,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from study_check import Checker, NotRun, num, read_csv, rule_verdict, same_num  # noqa: E402
+from study_check import Checker, NotRun, num, read_csv, rule_verdict  # noqa: E402
 
 NB = math.nan
 ABOVE1, BELOW1 = 1.000001, 0.999999
@@ -125,11 +125,8 @@ def load_config(cdir):
 
 def check_paper_params(cdir, r, fdir):
     params = json.load(open(os.path.join(fdir, "config.json")))["config"]["params"]
-    got = params.get(r["solver"], {})
-    for name, want in PAPER.get(r["solver"], {}).items():
-        if name not in got or not same_num(float(got[name]), want):
-            fail(f"{cdir} {r['part']}/{r['label']}: {r['solver']}.{name} ran as "
-                 f"{got.get(name)}, the paper's setting is {want}")
+    CHECK.check_params(f"{cdir} {r['part']}/{r['label']}: {r['solver']}",
+                       params.get(r["solver"], {}), PAPER.get(r["solver"], {}))
 
 
 # ---- the statistics (src/figures/lee2025/stats.c) ----
@@ -463,16 +460,8 @@ def mutations():
 
 
 def mutate(cdir, R):
-    muts = mutations()
-    for cid, m in muts.items():
-        for want, repl in m.items():
-            got, v = verdict(cid, {**R, **repl})
-            CHECK.checked += 1
-            if got != want:
-                fail(f"mutation {os.path.basename(cdir)} {cid} -> {want}: verdict {got} {v}")
-    untested = [c for c, r in RULES.items() if r is not None and c not in muts]
-    if untested:
-        fail(f"claims without a mutation: {untested}")
+    CHECK.rule_mutations(cdir, {cid: {want: {**R, **repl} for want, repl in m.items()}
+                                for cid, m in mutations().items()}, verdict)
 
 
 def rewrite(path, solver, column, change):

@@ -219,6 +219,27 @@ class Checker:
             if not quiet:
                 print(f"  {os.path.basename(cdir)} {cid}: {ver} {['%.4g' % x for x in v]}")
 
+    def rule_mutations(self, cdir, muts, verdict):
+        """muts: claim -> {verdict wanted: runs replacing the raw ones}; verdict(cid, runs) must
+        give the verdict wanted for each, and every rule that is not "not testable" needs one."""
+        for cid, m in muts.items():
+            for want, runs in m.items():
+                got, v = verdict(cid, runs)
+                self.checked += 1
+                if got != want:
+                    self.fail(f"mutation {os.path.basename(cdir)} {cid} -> {want}: verdict {got} "
+                              f"{v}")
+        untested = [c for c, r in self.rules.items() if r is not None and c not in muts]
+        if untested:
+            self.fail(f"claims without a mutation: {untested}")
+
+    def check_params(self, where, got, want):
+        """The parameters a solve ran with (config.json's params of its solver) hold every
+        setting of want (name -> value)."""
+        for name, value in want.items():
+            if name not in got or not same_num(float(got[name]), value):
+                self.fail(f"{where}: {name} ran as {got.get(name)}, the paper's setting is {value}")
+
     def expect_failure(self, check):
         """True when check() finds a mismatch; those mismatches are not counted."""
         before = self.bad

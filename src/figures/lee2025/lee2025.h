@@ -61,6 +61,10 @@ typedef struct l25_t2col {
 } l25_t2col;
 /* -1 when the run did not run or a solve's note has no inner counts. */
 int l25_t2_col(const ncp_study_ctx *c, const char *part, const char *label, l25_t2col *q);
+/* Table III's column of a run: mean (setup + solve) ms per step and mean -log10 al_residual
+ * (floor L25_LOG_FLOOR) over its solves; returns how many ran (0: both NaN). */
+int l25_t3_col(const ncp_study_ctx *c, const char *part, const char *label, double *ms,
+               double *lg);
 /* Median of x[0..n) (NaN ignored; x reordered). */
 double l25_median(double *x, int n);
 

@@ -115,24 +115,18 @@ int l25_table2(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
     return l25_close(f, path, err);
 }
 
-/* Mean ms per step and mean -log10 residual of one Table III run. */
+/* One Table III run's row: mean ms per step, over SubADMM's (ref_ms; NaN: this is it), mean
+ * -log10 residual. */
 static void t3_row(FILE *f, const ncp_study_ctx *c, const char *part, const char *label,
                    double ref_ms, double *ms_out)
 {
-    const ncp_study_solves *sv = ncp_study_get_all(c, part, label);
-    double ms = 0, lg = 0;
-    int n = 0;
-    for (int i = 0; sv && i < sv->n; i++) {
-        if (!sv->p[i].ran) continue;
-        ms += sv->p[i].setup_ms + sv->p[i].solve_ms;
-        lg += -log10(fmax(ncp_study_final(&sv->p[i], "al_residual"), L25_LOG_FLOOR));
-        n++;
-    }
-    *ms_out = n ? ms / n : NAN;
+    double ms, lg;
+    int n = l25_t3_col(c, part, label, &ms, &lg);
+    *ms_out = ms;
     if (!n) fprintf(f, "| %s | %s | not run | | | |\n", part, label);
     else
-        fprintf(f, "| %s | %s | %d | %.4g | %.3g | %.4f |\n", part, label, n, ms / n,
-                isnan(ref_ms) ? 1.0 : ms / n / ref_ms, lg / n);
+        fprintf(f, "| %s | %s | %d | %.4g | %.3g | %.4f |\n", part, label, n, ms,
+                isnan(ref_ms) ? 1.0 : ms / ref_ms, lg);
 }
 
 int l25_table3(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)

@@ -101,11 +101,10 @@ int l25_T2c(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
     return NCP_OK;
 }
 
-/* Table III's column of one part: mean (setup + solve) ms per step and mean -log10 residual. */
-static int t3_col(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *part, int s,
-                  double *ms, double *lg)
+int l25_t3_col(const ncp_study_ctx *c, const char *part, const char *label, double *ms,
+               double *lg)
 {
-    const ncp_study_solves *sv = ncp_study_get_all(c, part, t3_labels[s]);
+    const ncp_study_solves *sv = ncp_study_get_all(c, part, label);
     double t = 0, l = 0;
     int n = 0;
     for (int i = 0; sv && i < sv->n; i++) {
@@ -114,15 +113,24 @@ static int t3_col(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *pa
         l += nlog(ncp_study_final(&sv->p[i], "al_residual"));
         n++;
     }
-    if (!n) {
+    *ms = n ? t / n : NAN;
+    *lg = n ? l / n : NAN;
+    return n;
+}
+
+/* Table III's column s of one part, recorded as the claim's inputs; not run: o->not_run. */
+static int t3_col(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *part, int s,
+                  double *ms, double *lg)
+{
+    if (!l25_t3_col(c, part, t3_labels[s], ms, lg)) {
         o->not_run = 1;
         return -1;
     }
     char name[96];
     snprintf(name, sizeof name, "%s %s mean ms per step", part, t3_labels[s]);
-    *ms = ncp_study_input(o, NULL, name, t / n);
+    ncp_study_input(o, NULL, name, *ms);
     snprintf(name, sizeof name, "%s %s mean -log10 al_residual", part, t3_labels[s]);
-    *lg = ncp_study_input(o, NULL, name, l / n);
+    ncp_study_input(o, NULL, name, *lg);
     return 0;
 }
 
