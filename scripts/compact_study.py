@@ -2,7 +2,7 @@
 """Copies the raw results of a study (`ncpbench figures --paper KEY --out OUT`) that its checker
 needs into DEST, compactly, for committing beside results/REPORT.md:
 
-  compact_study.py OUT/KEY DEST [--no-traces] [--gzip-metrics] [--metrics-columns=A,B,...]
+  compact_study.py OUT/KEY DEST [--no-traces] [--keep=A,B] [--gzip-metrics] [--metrics-columns=A,B,...]
                                     e.g. results/figures/tasora2021 results/tasora2021
 
 The run's stamp.txt and study.md; per configuration: runs.csv, claims.csv, claims.md and
@@ -13,10 +13,11 @@ penetration, ncp_dual, sap_momentum), every number written with 17 significant d
 benchmark writes them; each capture's capture.txt (its key and counts: the contacts a claim may
 read), not its problems.h5; the simulations' sims.csv and each sim folder's task.json and
 steps.csv.gz (src/figures/study.h ncp_study_sim: every column). --no-traces leaves the traces
-out (a study whose checker reads none), --gzip-metrics writes metrics.csv.gz (the checkers read
-either), --metrics-columns keeps only those columns of metrics.csv, every row (ncpreport2025's
-full run: problem,solver,converged). Then `tests/check_study_KEY.py DEST` recomputes every claim
-from DEST alone."""
+out (a study whose checker reads none), --keep=A,B keeps only those trace columns beside
+problem, solver and iteration (lee2025: time_ms,al_residual), --gzip-metrics writes
+metrics.csv.gz (the checkers read either), --metrics-columns keeps only those columns of
+metrics.csv, every row (ncpreport2025's full run: problem,solver,converged). Then
+`tests/check_study_KEY.py DEST` recomputes every claim from DEST alone."""
 import csv
 import gzip
 import os
@@ -46,8 +47,10 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     src, dest = args[0], args[1]
     traces, gz = "--no-traces" not in sys.argv, "--gzip-metrics" in sys.argv
-    columns = None
+    columns, keep = None, KEEP
     for a in sys.argv[1:]:
+        if a.startswith("--keep="):
+            keep = ["problem", "solver", "iteration"] + a.split("=", 1)[1].split(",")
         if a.startswith("--metrics-columns="):
             columns = a.split("=", 1)[1].split(",")
     os.makedirs(dest, exist_ok=True)
@@ -92,9 +95,9 @@ def main():
             with open(os.path.join(fdir, "traces.csv"), newline="") as fi, \
                     gzip.open(os.path.join(fout, "traces.csv.gz"), "wt", newline="") as fo:
                 w = csv.writer(fo, lineterminator="\n")
-                w.writerow(KEEP)
+                w.writerow(keep)
                 for row in csv.DictReader(fi):
-                    w.writerow([row[k] for k in KEEP])
+                    w.writerow([row[k] for k in keep])
 
 
 main()
