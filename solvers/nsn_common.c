@@ -7,18 +7,20 @@
 #include <string.h>
 
 #include "solvers/common.h"
+#include "solvers/nsn_dsparse.h"
 #include "solvers/nsn_sparse.h"
 #include "core/la.h"
 
 enum { NSN_HIST = 64, NSN_MAX_BURST = 1 << 20 };
 
 /* The Newton matrix's routes (parameter route). */
-enum { NSN_ROUTE_AUTO = 0, NSN_ROUTE_D = 1, NSN_ROUTE_SPARSE = 2 };
+enum { NSN_ROUTE_AUTO = 0, NSN_ROUTE_D = 1, NSN_ROUTE_SADDLE = 2, NSN_ROUTE_DSPARSE = 3 };
 
-/* Time per flop of the sparse LU's numeric factorisation over the dense LU's (reference LAPACK,
- * both on the thread's CPU clock): the sparse route is taken when NSN_SPARSE_FLOP x its
- * estimated flops per Newton step are below the D route's. Measured (nsn_common.h). */
-#define NSN_SPARSE_FLOP 4.0
+/* Time per estimated flop of a sparse route's Newton step over the dense LU's (reference
+ * LAPACK, both on the thread's CPU clock): a sparse route is taken when its factor x its
+ * estimated flops per Newton step are the least. Measured (nsn_common.h). */
+#define NSN_SPARSE_FLOP 1.6
+#define NSN_DSPARSE_FLOP 1.8
 
 typedef struct nsn_opts {
     double rho_scale, armijo;
@@ -39,7 +41,7 @@ static int nsn_read_params(const ncp_solver_desc *d, const ncp_params *ps, nsn_o
         (rc = ncp_solver_param_int(d, ps, "window", 1, 1000000, &o->window, err)) ||
         (rc = ncp_solver_param_int(d, ps, "pgs_burst", 1, NSN_MAX_BURST, &o->pgs_burst, err)) ||
         (rc = ncp_solver_param_int(d, ps, "rho_cycle", 0, 1, &o->rho_cycle, err)) ||
-        (rc = ncp_solver_param_int(d, ps, "route", 0, 2, &o->route, err)))
+        (rc = ncp_solver_param_int(d, ps, "route", 0, 3, &o->route, err)))
         return rc;
     return NCP_OK;
 }
@@ -57,8 +59,11 @@ typedef struct nsn_ws {
     double *P, *Q;         /* J = P + Q D in block storage (3 m, nsn_common.h) */
     ncp_dop op;            /* D: dense or F F^T */
     ncp_nsn_lowrank lr;    /* low-rank route (op.rank > 0) */
-    int sparse;            /* 1: the sparse route (nsn_sparse.h); no D, no m x m matrix */
-    ncp_nsn_sparse sp;     /* its saddle-point systems */
+    int sparse;            /* 1: a sparse route; no dense D, no m x m matrix */
+    int dform;             /* on it, 1: J on D's block pattern (nsn_dsparse.h); 0: the saddle
+                            * form (nsn_sparse.h) */
+    ncp_nsn_sparse sp;     /* the saddle-point systems */
+    ncp_nsn_dsparse dsp;   /* J on D's pattern */
     ncp_gs_vel gv;         /* its Gauss-Seidel bursts in velocity form (solvers/common.h) */
     ncp_problem dview;     /* D route on a problem that keeps no D: the problem with D built in
                             * the setup (ncp_problem_dual_view), D_own its allocation */
@@ -88,6 +93,7 @@ static void nsn_ws_free(nsn_ws *w)
     free(w->Q);
     ncp_nsn_lowrank_free(&w->lr);
     ncp_nsn_sparse_free(&w->sp);
+    ncp_nsn_dsparse_free(&w->dsp);
     ncp_gs_vel_free(&w->gv);
     ncp_dop_free(&w->op);
     free(w->D_own);
@@ -147,7 +153,8 @@ static int nsn_ws_alloc(nsn_ws *w, const ncp_problem *p, ncp_error *err)
         !w->Ft || !w->d || !w->Jd || !w->rhs || !w->P || !w->Q || (mm && (!w->Jm || !w->W)) ||
         !w->ipiv)
         return NCP_ERR_NOMEM;
-    if (w->sparse) return ncp_nsn_sparse_init_lm(&w->sp, err);
+    if (w->sparse)
+        return w->dform ? ncp_nsn_dsparse_init_lm(&w->dsp, err) : ncp_nsn_sparse_init_lm(&w->sp, err);
     if (w->op.rank) return ncp_nsn_lowrank_init(&w->lr, p, &w->op, err);
     return NCP_OK;
 }
@@ -227,7 +234,9 @@ static void nsn_jacobian(const ncp_problem *p, nsn_ws *w)
             int n = nsn_block_rows(b);
             ncp_scal(n * n, w->rho[bi], w->Q + 3 * (size_t)b->row);
         }
-        if (w->sparse)
+        if (w->sparse && w->dform)
+            ncp_nsn_dsparse_set(&w->dsp, w->P, w->Q);
+        else if (w->sparse)
             ncp_nsn_sparse_set(&w->sp, w->P, w->Q);
         else
             ncp_nsn_lowrank_set(&w->lr, w->P, w->Q);
@@ -287,7 +296,9 @@ static int nsn_descent(nsn_ws *w, int strict, double *g)
 {
     int m = w->m;
     if (!ncp_all_finite(m, w->d)) return 0;
-    if (w->sparse)
+    if (w->sparse && w->dform)
+        ncp_nsn_dsparse_apply(&w->dsp, w->d, w->Jd);
+    else if (w->sparse)
         ncp_nsn_sparse_apply(&w->sp, w->d, w->Jd);
     else if (w->op.rank)
         ncp_nsn_lowrank_apply(&w->lr, w->d, w->Jd);
@@ -305,7 +316,9 @@ static int nsn_newton(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_
     ncp_error e;
     ncp_error_clear(&e);
     for (int i = 0; i < m; i++) w->rhs[i] = -w->F[i];
-    if (w->sparse) {
+    if (w->sparse && w->dform) {
+        if (!ncp_nsn_dsparse_newton(&w->dsp, w->rhs, w->d)) return 0; /* singular: fall back */
+    } else if (w->sparse) {
         if (!ncp_nsn_sparse_newton(&w->sp, w->rhs, w->d)) return 0; /* singular: fall back */
     } else if (w->op.rank) {
         if (!ncp_nsn_lowrank_newton(&w->lr, w->rhs, w->d)) return 0; /* singular: fall back */
@@ -327,7 +340,9 @@ static int nsn_lm(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_opts
     for (int attempt = 0; attempt < 5; attempt++, delta *= 100.0) {
         if (w->sparse) {
             for (int i = 0; i < m; i++) w->rhs[i] = -w->F[i];
-            if (!ncp_nsn_sparse_lm(&w->sp, delta, w->rhs, w->d)) continue;
+            if (!(w->dform ? ncp_nsn_dsparse_lm(&w->dsp, delta, w->rhs, w->d)
+                           : ncp_nsn_sparse_lm(&w->sp, delta, w->rhs, w->d)))
+                continue;
         } else if (w->op.rank) {
             for (int i = 0; i < m; i++) w->rhs[i] = -w->F[i];
             if (!ncp_nsn_lowrank_lm(&w->lr, delta, w->rhs, w->d)) continue;
@@ -382,8 +397,9 @@ static double nsn_d_route_flops(const ncp_problem *p)
     return 2.0 / 3.0 * m * m * m + 6.0 * m * m;
 }
 
-/* The Newton matrix's route (parameter route, nsn_common.h): sets w->sparse, with w->sp analysed
- * on the sparse route, and the note that records the choice. */
+/* The Newton matrix's route (parameter route, nsn_common.h): sets w->sparse and w->dform, with
+ * w->sp or w->dsp analysed on a sparse route, and the note that records the choice and the
+ * estimates it was made on. */
 static int nsn_choose_route(const ncp_solver_desc *d, const ncp_problem *p, int want, nsn_ws *w,
                             char *note, size_t size, ncp_error *err)
 {
@@ -392,7 +408,7 @@ static int nsn_choose_route(const ncp_solver_desc *d, const ncp_problem *p, int 
                  p->J.rowptr && p->J.m == p->m && p->J.n == p->nv && p->nv > 0 && p->e;
     double dense = nsn_d_route_flops(p);
     const char *dname = nsn_lowrank_likely(p) ? "low rank" : "dense";
-    w->sparse = 0;
+    w->sparse = w->dform = 0;
     snprintf(note, size, "Newton matrix from D (%s): est. %.2g flops/step", dname, dense);
     if (want == NSN_ROUTE_D) {
         if (!p->has_dual && !primal)
@@ -401,31 +417,50 @@ static int nsn_choose_route(const ncp_solver_desc *d, const ncp_problem *p, int 
         snprintf(note, size, "Newton matrix from D (%s, as asked)", dname);
         return NCP_OK;
     }
-    if (want == NSN_ROUTE_SPARSE && !primal)
-        return ncp_error_set(err, NCP_ERR_INPUT, "%s: route = 2 (sparse Newton matrix) needs the "
-                             "primal data A and J; problem '%s' has only D", d->name, name);
+    if ((want == NSN_ROUTE_SADDLE || want == NSN_ROUTE_DSPARSE) && !primal)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: route = %d (sparse Newton matrix) needs "
+                             "the primal data A and J; problem '%s' has only D", d->name, want,
+                             name);
     /* automatic: only where J A^-1 J^T is the problem's D (no D kept, or the operator's check
      * found them equal: a D given by a file may be regularised) */
     if (want == NSN_ROUTE_AUTO &&
         (!primal || !ncp_splu_available() || (p->has_dual && p->D && p->dop_route <= 0)))
         return NCP_OK;
-    int rc = ncp_nsn_sparse_init(&w->sp, p, &w->op, err);
-    if (rc) {
-        if (want == NSN_ROUTE_SPARSE || rc == NCP_ERR_NOMEM) return rc;
-        ncp_error_clear(err); /* automatic: the D route */
-        return NCP_OK;
+    /* each sparse form asked for, or both when choosing: analysed (symbolic LU) for its
+     * estimate; a form that cannot be built is left out of an automatic choice */
+    double est[2] = {INFINITY, INFINITY};
+    const double factor[2] = {NSN_SPARSE_FLOP, NSN_DSPARSE_FLOP};
+    for (int f = 0; f < 2; f++) {
+        if (want != NSN_ROUTE_AUTO && want != (f ? NSN_ROUTE_DSPARSE : NSN_ROUTE_SADDLE))
+            continue;
+        int rc = f ? ncp_nsn_dsparse_init(&w->dsp, p, err) : ncp_nsn_sparse_init(&w->sp, p,
+                                                                                &w->op, err);
+        if (rc) {
+            if (want != NSN_ROUTE_AUTO || rc == NCP_ERR_NOMEM) return rc;
+            ncp_error_clear(err);
+            continue;
+        }
+        est[f] = factor[f] * (f ? ncp_nsn_dsparse_flops(&w->dsp) : ncp_nsn_sparse_flops(&w->sp));
     }
-    double sp = ncp_nsn_sparse_flops(&w->sp);
-    if (want == NSN_ROUTE_AUTO && NSN_SPARSE_FLOP * sp >= dense) {
+    const int f = est[1] < est[0];
+    if (want == NSN_ROUTE_AUTO && !(est[f] < dense)) {
         ncp_nsn_sparse_free(&w->sp);
-        snprintf(note, size, "Newton matrix from D (%s): est. %.2g flops/step (sparse saddle "
-                 "form %.2g x %.2g)", dname, dense, sp, NSN_SPARSE_FLOP);
+        ncp_nsn_dsparse_free(&w->dsp);
+        if (isfinite(est[0]) || isfinite(est[1]))
+            snprintf(note, size, "Newton matrix from D (%s): est. %.2g flops/step (x time per "
+                     "flop: sparse D form %.2g, saddle form %.2g)", dname, dense, est[1], est[0]);
         return NCP_OK;
     }
     w->sparse = 1;
-    snprintf(note, size, "Newton matrix sparse saddle form (UMFPACK): est. %.2g flops/step x "
-             "%.2g (D route, %s: %.2g)%s", sp, NSN_SPARSE_FLOP, dname, dense,
-             want == NSN_ROUTE_SPARSE ? ", as asked" : "");
+    w->dform = f;
+    if (f) ncp_nsn_sparse_free(&w->sp);
+    else ncp_nsn_dsparse_free(&w->dsp);
+    char other[32] = "not analysed";
+    if (isfinite(est[!f])) snprintf(other, sizeof other, "%.2g", est[!f]);
+    snprintf(note, size, "Newton matrix %s (UMFPACK): est. %.2g flops/step x time per flop "
+             "(%s form %s, D route %s %.2g)%s", f ? "sparse on D's pattern" : "sparse saddle "
+             "form", est[f], f ? "saddle" : "sparse D", other, dname, dense,
+             want != NSN_ROUTE_AUTO ? ", as asked" : "");
     return NCP_OK;
 }
 
@@ -471,6 +506,7 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
      * the diagonal blocks J_k A^-1 J_k^T of the velocity form, which the bursts sweep. */
     if (w.sparse)
         rc = ncp_gs_vel_setup(&w.gv, p, NCP_GS_VELOCITY, w.u, err);
+    if (!rc && w.sparse && w.dform) rc = ncp_nsn_dsparse_set_d(&w.dsp, &w.gv.Y, err);
     if (!rc)
         rc = w.sparse ? ncp_block_steps_diag(p, w.gv.dblk, w.gs, w.rho0, err)
                       : ncp_block_steps(p, w.gs, w.rho0, err);

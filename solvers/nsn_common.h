@@ -77,23 +77,29 @@
  *     det(C^-1 + Z^T B^-1 Z)). Woodbury loses digits to cancellation when B^-1 is large (small
  *     delta on singular P blocks: residuals up to 1e5 x the dense Cholesky's), so one step of
  *     iterative refinement follows, d += (same solve)(g - J^T J d - delta d), J applied exactly.
- *   sparse (primal data A, J and UMFPACK; solvers/nsn_sparse.h): the Newton and LM systems as
- *     sparse saddle-point systems in A and J = H (the problem's Jacobian), [[A, -H^T], [Q H, P]]
- *     of order nv + m, refactorised per step over a pattern analysed once; no D and no m x m
- *     matrix: u = D lambda + v_f through the operator's sparse route, rho and the Gauss–Seidel
- *     steps from the diagonal blocks J_k A^-1 J_k^T, the bursts in velocity form (ncp_gs_vel).
- * The route (parameter route): 0, the default, takes the cheapest by estimated flops per Newton
- * step: D's route (the low-rank estimate 2 m r^2 + 30 m r + 70 m + 6 r^3 when the operator will
- * be low rank, else (2/3) m^3 + 6 m^2) against NSN_SPARSE_FLOP (4) x the sparse LU's (UMFPACK's
- * estimate of its factorisation from the symbolic analysis, plus the solves), a comparison
- * continuous in size, with no row threshold; the sparse route only where J A^-1 J^T is the
- * problem's D (a problem that keeps no D, or whose D the operator checked: a D read from a file
- * may be regularised). 1 forces D's routes (D built in the setup when the problem keeps none),
- * 2 the sparse one. The factor 4: the sparse route's time per estimated flop over the dense
- * route's, 2.8 on laikago8 (m 284, nv 144) and 6.3 on the 10^2-contact wall (m 312, nv 102),
- * both routes forced (-O2 build, reference LAPACK, tests/test_nsn_sparse.c's runs: nsn-fb's
- * steps took 2.3 / 1.0 ms and 2.8 / 1.7 ms, D / sparse, for estimates 1.6e7 / 2.5e6 and
- * 2.1e7 / 2.0e6 flops).
+ *   sparse (primal data A, J and UMFPACK): no dense D and no m x m matrix: u = D lambda + v_f
+ *     through the operator's sparse route, rho and the Gauss–Seidel steps from the diagonal
+ *     blocks J_k A^-1 J_k^T, the bursts in velocity form (ncp_gs_vel); the Newton and LM
+ *     systems refactorised per step over a pattern analysed once, in one of two forms:
+ *     saddle (solvers/nsn_sparse.h): [[A, -H^T], [Q H, P]] in A and J = H (the problem's
+ *       Jacobian), of order nv + m, in an order that keeps the pivots on the diagonal where
+ *       P's blocks vanish (each constraint block eliminated right after its first body);
+ *     sparse D (solvers/nsn_dsparse.h): P + Q D itself on D's block-sparse pattern (blocks
+ *       that share a body), of order m, LM as [[I, J], [J^T, -delta I]].
+ * The route (parameter route): 0, the default, takes the cheapest by estimated time per Newton
+ * step: D's route (the low-rank estimate 2 m r^2 + 30 m r + 70 m + 6 r^3 flops when the
+ * operator will be low rank, else (2/3) m^3 + 6 m^2) against NSN_SPARSE_FLOP x the saddle
+ * form's and NSN_DSPARSE_FLOP x the sparse D form's (UMFPACK's estimate of the factorisation
+ * from its symbolic analysis, plus the solves), a comparison continuous in size, with no row
+ * threshold; a sparse form only where J A^-1 J^T is the problem's D (a problem that keeps no D,
+ * or whose D the operator checked: a D read from a file may be regularised). 1 forces D's routes
+ * (D built in the setup when the problem keeps none), 2 the saddle form, 3 the sparse D form.
+ * The factors: a sparse form's time per estimated flop over the dense route's, measured with
+ * the forms forced (release build, reference LAPACK, CPU clock, nsn-fb on the largest problem
+ * of a quick laikago8 capture, m 284, nv 144: dense 4.1 ms per step for 1.5e7 flops, saddle
+ * 2.1 ms for 4.7e6, sparse D 2.2 ms for 4.5e6, factors 1.6 and 1.8; UMFPACK's estimates are
+ * upper bounds, 20-25x the flops of the factorisations that keep the diagonal on the 10^3-
+ * contact wall, so the choice leans to the dense route at small sizes).
  * Both routes make the same decisions up to rounding (tests/test_nsn_lowrank.c: identical
  * iterations on random problems). On bolt-nut (scenes/boltnut.json, 100 problems, m = 360,
  * r = 6) the iteration counts of nsn-fb differ on 28 problems, and so do they when the dense
@@ -138,9 +144,10 @@ typedef struct ncp_nsn_eq {
      "1: after each Gauss-Seidel burst use rho_scale x 10^c (c = 0, 1, -1, 2, -2, ...), and "     \
      "restart from lambda0 if the last Newton phase did not halve theta (nsn_common.h)"},        \
     {"route", 0.0,                                                                               \
-     "Newton matrix: 0 the cheaper by estimated flops per step; 1 from D (dense LU, or F F^T "    \
+     "Newton matrix: 0 the cheapest by estimated flops per step; 1 from D (dense LU, or F F^T "   \
      "when nv <= m/4; D built in the setup if the problem keeps none); 2 the sparse saddle-point " \
-     "form [[A, -J^T], [Q J, P]] by UMFPACK, no D (needs A and J: nsn_sparse.h)"},               \
+     "form [[A, -J^T], [Q J, P]] by UMFPACK, no D (needs A and J: nsn_sparse.h); 3 P + Q D on "   \
+     "D's block-sparse pattern by UMFPACK (needs A and J: nsn_dsparse.h)"},                      \
     {NULL, 0.0, NULL}
 
 /* The row (h1, h2) = mu u_t^T / |u_t| of dGamma/du = [0, h; 0, 0], the derivative of the De

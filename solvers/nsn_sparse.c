@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/la.h"
+#include "core/sparse_chol.h"
 
 static int block_rows(const ncp_block *b) { return b->type == NCP_CONTACT ? 3 : 1; }
 
@@ -25,6 +26,9 @@ void ncp_nsn_sparse_free(ncp_nsn_sparse *w)
     free(w->rhs);
     free(w->sol);
     free(w->t);
+    free(w->cptr);
+    free(w->cdof);
+    free(w->seq);
     memset(w, 0, sizeof *w);
 }
 
@@ -81,6 +85,168 @@ static size_t p_entries(const ncp_problem *p)
         s += n * n;
     }
     return s;
+}
+
+/* The bodies of constraint block b: the components of the DOFs its rows touch, into out (at
+ * most cap, duplicates removed with mark[component] = stamp). Returns their number. */
+static int block_bodies(const ncp_nsn_sparse *w, const int *comp, int bi, int *mark, int stamp,
+                        int *out)
+{
+    const ncp_block *b = &w->p->blocks[bi];
+    const ncp_csr *H = w->H;
+    int n = 0;
+    for (int i = b->row; i < b->row + block_rows(b); i++)
+        for (int q = H->rowptr[i]; q < H->rowptr[i + 1]; q++) {
+            const int k = comp[H->col[q]];
+            if (mark[k] != stamp) {
+                mark[k] = stamp;
+                if (out) out[n] = k;
+                n++;
+            }
+        }
+    return n;
+}
+
+/* The elimination sequence of nsn_sparse.h ("The order"): w->cptr, cdof, seq. */
+static int saddle_sequence(ncp_nsn_sparse *w, ncp_error *err)
+{
+    const ncp_problem *p = w->p;
+    const int nv = w->nv, nb = p->nblocks;
+    int *comp = ncp_malloc(err, (size_t)nv, sizeof(int));
+    if (!comp) return NCP_ERR_NOMEM;
+    const int nc = ncp_csr_components(w->A, comp, err);
+    if (nc < 0) {
+        free(comp);
+        return -nc;
+    }
+    int maxb = 0; /* the most bodies of a block */
+    int *mark = ncp_malloc(err, (size_t)nc + 1, sizeof(int));
+    int *deg = ncp_calloc(err, (size_t)nc + 2, sizeof(int));
+    int *owner = ncp_malloc(err, (size_t)nb + 1, sizeof(int));
+    int *bperm = ncp_malloc(err, (size_t)nc + 1, sizeof(int));
+    int *bpos = ncp_malloc(err, (size_t)nc + 1, sizeof(int));
+    int *optr = ncp_calloc(err, (size_t)nc + 2, sizeof(int));
+    int *olist = ncp_malloc(err, (size_t)nb + 1, sizeof(int));
+    w->cptr = ncp_calloc(err, (size_t)nc + 1, sizeof(int));
+    w->cdof = ncp_malloc(err, (size_t)nv, sizeof(int));
+    w->seq = ncp_malloc(err, (size_t)nc + (size_t)nb, sizeof(int));
+    int *aptr = NULL, *aidx = NULL, *bod = NULL;
+    int rc = (!mark || !deg || !owner || !bperm || !bpos || !optr || !olist || !w->cptr ||
+              !w->cdof || !w->seq) ? NCP_ERR_NOMEM : NCP_OK;
+    if (!rc) {
+        for (int i = 0; i < nv; i++) w->cptr[comp[i] + 1]++;
+        for (int k = 0; k < nc; k++) w->cptr[k + 1] += w->cptr[k];
+        for (int k = 0; k < nc; k++) deg[k] = w->cptr[k];
+        for (int i = 0; i < nv; i++) w->cdof[deg[comp[i]]++] = i;
+        for (int k = 0; k < nc; k++) mark[k] = -1;
+        /* the body graph: per block, its bodies pairwise (counted, then listed, deduplicated) */
+        memset(deg, 0, ((size_t)nc + 2) * sizeof(int));
+        for (int bi = 0; bi < nb; bi++) {
+            const int t = block_bodies(w, comp, bi, mark, bi, NULL);
+            if (t > maxb) maxb = t;
+        }
+        bod = ncp_malloc(err, (size_t)maxb + 1, sizeof(int));
+        if (!bod) rc = NCP_ERR_NOMEM;
+    }
+    size_t ne = 0;
+    for (int pass = 0; !rc && pass < 2; pass++) {
+        for (int k = 0; k < nc; k++) mark[k] = -1;
+        for (int bi = 0; bi < nb; bi++) {
+            const int t = block_bodies(w, comp, bi, mark, nb * pass + bi, bod);
+            for (int x = 0; x < t; x++)
+                for (int y = 0; y < t; y++) {
+                    if (x == y) continue;
+                    if (pass) aidx[aptr[bod[x]] + deg[bod[x]]++] = bod[y];
+                    else {
+                        deg[bod[x] + 1]++;
+                        ne++;
+                    }
+                }
+        }
+        if (!pass) {
+            aptr = ncp_calloc(err, (size_t)nc + 1, sizeof(int));
+            aidx = ncp_malloc(err, ne ? ne : 1, sizeof(int));
+            if (!aptr || !aidx || ne > 0x7fffffff) rc = aptr && aidx ? NCP_ERR_INPUT : NCP_ERR_NOMEM;
+            if (rc == NCP_ERR_INPUT)
+                ncp_error_set(err, rc, "sparse Newton matrix of problem '%s': body graph of more "
+                              "than 2^31 edges", p->name ? p->name : "?");
+            if (!rc) {
+                for (int k = 0; k < nc; k++) aptr[k + 1] = aptr[k] + deg[k + 1];
+                memset(deg, 0, ((size_t)nc + 2) * sizeof(int));
+            }
+        }
+    }
+    if (!rc) { /* deduplicate in place */
+        int o = 0;
+        for (int k = 0; k < nc; k++) mark[k] = -1;
+        for (int k = 0; k < nc; k++) {
+            const int a = aptr[k], e = aptr[k + 1];
+            aptr[k] = o;
+            for (int q = a; q < e; q++)
+                if (mark[aidx[q]] != k) {
+                    mark[aidx[q]] = k;
+                    aidx[o++] = aidx[q];
+                }
+        }
+        aptr[nc] = o;
+        rc = ncp_sym_order(nc, aptr, aidx, bperm, err);
+    }
+    if (!rc) {
+        for (int k = 0; k < nc; k++) {
+            bpos[bperm[k]] = k;
+            mark[k] = -1;
+        }
+        /* owner: the block's body first in the order (nc for a block touching none) */
+        for (int bi = 0; bi < nb; bi++) {
+            const int t = block_bodies(w, comp, bi, mark, 2 * nb + bi, bod);
+            int own = nc;
+            for (int x = 0; x < t; x++)
+                if (own == nc || bpos[bod[x]] < bpos[own]) own = bod[x];
+            owner[bi] = own;
+            optr[own + 1]++;
+        }
+        for (int k = 0; k <= nc; k++) optr[k + 1] += optr[k];
+        memset(deg, 0, ((size_t)nc + 2) * sizeof(int));
+        for (int bi = 0; bi < nb; bi++) olist[optr[owner[bi]] + deg[owner[bi]]++] = bi;
+        int n = 0;
+        for (int k = 0; k <= nc; k++) {
+            const int body = k < nc ? bperm[k] : nc;
+            if (k < nc) w->seq[n++] = body;
+            for (int q = optr[body]; q < optr[body + 1]; q++) w->seq[n++] = -1 - olist[q];
+        }
+        w->nseq = n;
+    }
+    free(comp);
+    free(mark);
+    free(deg);
+    free(owner);
+    free(bperm);
+    free(bpos);
+    free(optr);
+    free(olist);
+    free(aptr);
+    free(aidx);
+    free(bod);
+    return rc;
+}
+
+/* The sequence expanded into an order of unknowns: a body's DOFs at each offset of vo (nrep of
+ * them), then a block's rows at each offset of co. */
+static void saddle_order(const ncp_nsn_sparse *w, int nrep, const int *vo, const int *co,
+                         int *order)
+{
+    int n = 0;
+    for (int s = 0; s < w->nseq; s++) {
+        const int x = w->seq[s];
+        for (int r = 0; r < nrep; r++) {
+            if (x >= 0) {
+                for (int q = w->cptr[x]; q < w->cptr[x + 1]; q++) order[n++] = vo[r] + w->cdof[q];
+            } else {
+                const ncp_block *b = &w->p->blocks[-1 - x];
+                for (int i = 0; i < block_rows(b); i++) order[n++] = co[r] + b->row + i;
+            }
+        }
+    }
 }
 
 int ncp_nsn_sparse_init(ncp_nsn_sparse *w, const ncp_problem *p, ncp_dop *op, ncp_error *err)
@@ -141,7 +307,17 @@ int ncp_nsn_sparse_init(ncp_nsn_sparse *w, const ncp_problem *p, ncp_dop *op, nc
             put(w->ni, w->nj, w->nx, &k, H->col[q], (int)nv + i, -H->val[q]);
     put_qh(w, w->ni, w->nj, w->nx, &k, (int)nv, 0, 0);
     put_p(w, w->ni, w->nj, w->nx, &k, (int)nv, (int)nv, 0);
-    if ((rc = ncp_splu_analyse((int)(nv + m), w->nzn, w->ni, w->nj, &w->N, err))) {
+    int *order = NULL;
+    if (!(rc = saddle_sequence(w, err)) &&
+        !(order = ncp_malloc(err, nv + m, sizeof(int))))
+        rc = NCP_ERR_NOMEM;
+    if (!rc) {
+        const int vo = 0, co = (int)nv;
+        saddle_order(w, 1, &vo, &co, order);
+        rc = ncp_splu_analyse((int)(nv + m), w->nzn, w->ni, w->nj, 1, order, &w->N, err);
+    }
+    free(order);
+    if (rc) {
         ncp_nsn_sparse_free(w);
         return ncp_error_prefix(err, "sparse Newton matrix of problem '%s': ", name);
     }
@@ -180,7 +356,12 @@ int ncp_nsn_sparse_init_lm(ncp_nsn_sparse *w, ncp_error *err)
     put_p(w, w->li, w->lj, w->lx, &k, od, od, 0);   /* P d */
     put_p(w, w->li, w->lj, w->lx, &k, orr, orr, 1); /* P^T r */
     for (int i = 0; i < m; i++) put(w->li, w->lj, w->lx, &k, orr + i, od + i, 0.0); /* -delta d */
-    int rc = ncp_splu_analyse(2 * (nv + m), w->nzl, w->li, w->lj, &w->L, err);
+    int *order = ncp_malloc(err, 2 * ((size_t)nv + (size_t)m), sizeof(int));
+    if (!order) return NCP_ERR_NOMEM;
+    const int vo[2] = {0, oz}, co[2] = {od, orr};
+    saddle_order(w, 2, vo, co, order);
+    int rc = ncp_splu_analyse(2 * (nv + m), w->nzl, w->li, w->lj, 1, order, &w->L, err);
+    free(order);
     if (rc)
         return ncp_error_prefix(err, "Levenberg-Marquardt matrix of problem '%s': ",
                                 p->name ? p->name : "?");

@@ -5,8 +5,9 @@
  * blocks), bolt-nut (one body, 360 rows: the D route is the low-rank one), the 10^2-contact
  * wrecking-ball wall of the scaling family (many bodies), the FCLib global sample Box_Stacks
  * (A_sparse, when /work/shared/fclib-samples is there) and a random sparse pile whose D is
- * given. Both routes solve the same linear systems, so for nsn-fb and nsn-nm, with route = 1
- * (D) and route = 2 (sparse) forced:
+ * given. The routes solve the same linear systems, so for nsn-fb and nsn-nm, with route = 1
+ * (D) forced against each sparse route forced, route = 2 (the saddle form in its diagonal-pivot
+ * order) and route = 3 (P + Q D on D's block pattern, nsn_dsparse.h):
  *   - the iterates after 1, 2, 4 and 8 Newton steps agree to 1e-8 relative wherever the D route
  *     itself is insensitive to rounding there: the routes factorise different matrices, and the
  *     globalised semismooth iteration can amplify a rounding difference into another step (a
@@ -14,10 +15,12 @@
  *     for that is the D route on D x (1 + 1e-15 noise), symmetric: where it departs from the D
  *     route by more than 1e-8, the step is rounding-sensitive and the comparison says nothing
  *     (the random pile: both depart by 1e-2 at step 3, 0.15 at step 4);
- *   - run to a natural map of 1e-9 (at most 300 iterations), both end with the same status;
+ *   - run to a natural map of 1e-9 (at most 300 iterations), both end with the same status
+ *     where the first 8 steps were not rounding-sensitive (laikago8 is: nsn-nm ends there
+ *     after 16 iterations on the sparse D route and stops at 300 on the D route);
  *   - the row's note names the route taken (and the automatic choice takes the sparse route on
  *     the wall and on laikago8, where the estimates differ by orders of magnitude);
- *   - route = 2 on a problem that has only D is refused with NCP_ERR_INPUT. */
+ *   - route = 2 and route = 3 on a problem that has only D are refused with NCP_ERR_INPUT. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +74,8 @@ static ncp_problem noisy_view(const ncp_problem *p, double **own)
     return q;
 }
 
-static void compare(const ncp_solver_desc *s, const ncp_problem *p, const char *what, int auto_sparse)
+static void compare(const ncp_solver_desc *s, const ncp_problem *p, const char *what, int auto_sparse,
+                    int sroute)
 {
     double worst = 0.0, *own;
     int sensitive_from = 0;
@@ -80,7 +84,7 @@ static void compare(const ncp_solver_desc *s, const ncp_problem *p, const char *
     for (int k = 0; k < 4; k++) {
         ncp_result rd, rs, rn;
         int cd = solve(s, p, 1, 0.0, iters[k], &rd);
-        int cs = solve(s, p, 2, 0.0, iters[k], &rs);
+        int cs = solve(s, p, sroute, 0.0, iters[k], &rs);
         int cn = solve(s, &pn, 1, 0.0, iters[k], &rn);
         CHECK(cd == NCP_OK && cs == NCP_OK && cn == NCP_OK);
         if (cd == NCP_OK && cs == NCP_OK && cn == NCP_OK) {
@@ -98,7 +102,8 @@ static void compare(const ncp_solver_desc *s, const ncp_problem *p, const char *
             }
             if (k == 0) {
                 CHECK(strstr(rd.note, "Newton matrix from D") != NULL);
-                CHECK(strstr(rs.note, "Newton matrix sparse saddle form") != NULL);
+                CHECK(strstr(rs.note, sroute == 2 ? "Newton matrix sparse saddle form"
+                                                  : "Newton matrix sparse on D's pattern") != NULL);
             }
         }
         if (cd == NCP_OK) ncp_result_free(&rd);
@@ -108,7 +113,7 @@ static void compare(const ncp_solver_desc *s, const ncp_problem *p, const char *
     free(own);
     ncp_result rd, rs, ra;
     int cd = solve(s, p, 1, 1e-9, 300, &rd);
-    int cs = solve(s, p, 2, 1e-9, 300, &rs);
+    int cs = solve(s, p, sroute, 1e-9, 300, &rs);
     int ca = solve(s, p, -1, 0.0, 1, &ra);
     CHECK(cd == NCP_OK && cs == NCP_OK && ca == NCP_OK);
     if (cd == NCP_OK && cs == NCP_OK) {
@@ -116,14 +121,15 @@ static void compare(const ncp_solver_desc *s, const ncp_problem *p, const char *
         if (sensitive_from)
             snprintf(sens, sizeof sens, " up to step %d (rounding-sensitive from there)",
                      sensitive_from / 2);
-        printf("  %-7s %-10s m %4d nv %4d: iterates |dl|/|l| <= %.1e%s; to 1e-9: status %d / "
+        printf("  %-7s %-10s %-7s m %4d nv %4d: iterates |dl|/|l| <= %.1e%s; to 1e-9: status %d / "
                "%d, iterations %d / %d, solve %.1f / %.1f ms (D / sparse)\n", s->name, what,
+               sroute == 2 ? "saddle" : "D-sparse",
                p->m, p->nv, worst, sens, rd.status, rs.status, rd.iterations, rs.iterations,
                rd.solve_ms, rs.solve_ms);
-        CHECK(rd.status == rs.status);
+        if (!sensitive_from) CHECK(rd.status == rs.status);
     }
     if (ca == NCP_OK) {
-        if (auto_sparse) CHECK(strstr(ra.note, "Newton matrix sparse saddle form") != NULL);
+        if (auto_sparse) CHECK(strstr(ra.note, "Newton matrix sparse") != NULL);
         printf("    auto: %.160s\n", ra.note);
         ncp_result_free(&ra);
     }
@@ -133,23 +139,27 @@ static void compare(const ncp_solver_desc *s, const ncp_problem *p, const char *
 
 static void run_problem(const ncp_problem *p, const char *what, int auto_sparse)
 {
-    compare(&ncp_solver_nsn_fb, p, what, auto_sparse);
-    compare(&ncp_solver_nsn_nm, p, what, auto_sparse);
+    for (int sroute = 2; sroute <= 3; sroute++) {
+        compare(&ncp_solver_nsn_fb, p, what, auto_sparse, sroute);
+        compare(&ncp_solver_nsn_nm, p, what, auto_sparse, sroute);
+    }
 }
 
-/* route = 2 without primal data: a clear NCP_ERR_INPUT */
+/* route = 2 or 3 without primal data: a clear NCP_ERR_INPUT */
 static void test_refused(const ncp_problem *p)
 {
     ncp_problem q = *p;
     q.has_primal = 0;
     q.has_sparse_primal = 0;
-    ncp_params ps;
-    memset(&ps, 0, sizeof ps);
-    tutil_param(&ps, "route", 2);
-    ncp_result r;
-    int rc = tutil_solve(&ncp_solver_nsn_fb, &q, &ps, NULL, 0.0, 1, &r);
-    CHECK(rc == NCP_ERR_INPUT);
-    if (rc == NCP_OK) ncp_result_free(&r);
+    for (int route = 2; route <= 3; route++) {
+        ncp_params ps;
+        memset(&ps, 0, sizeof ps);
+        tutil_param(&ps, "route", route);
+        ncp_result r;
+        int rc = tutil_solve(&ncp_solver_nsn_fb, &q, &ps, NULL, 0.0, 1, &r);
+        CHECK(rc == NCP_ERR_INPUT);
+        if (rc == NCP_OK) ncp_result_free(&r);
+    }
 }
 
 int main(void)

@@ -808,6 +808,17 @@ static int spchol_order_cholmod(int n, const int *aptr, const int *aidx, int *pe
 }
 #endif
 
+int ncp_sym_order(int n, const int *aptr, const int *aidx, int *perm, ncp_error *err)
+{
+#ifdef NCP_HAVE_CHOLMOD
+    return spchol_order_cholmod(n, aptr, aidx, perm, err);
+#else
+    if (n <= NCP_SPCHOL_MD_MAX) return spchol_min_degree(n, aptr, aidx, perm, err);
+    for (int i = 0; i < n; i++) perm[i] = i;
+    return NCP_OK;
+#endif
+}
+
 /* Pattern of row k of L (the reach of column k of C in the elimination tree), in topological
  * order in stack[top .. n): Davis 2006, cs_ereach. */
 static int spchol_ereach(const ncp_spchol *F, int k)
@@ -889,15 +900,7 @@ int ncp_spchol_analyse(int n, const int *ptr, const int *idx, ncp_spchol **out, 
                 }
         }
         aptr[n] = w;
-#ifdef NCP_HAVE_CHOLMOD
-        rc = spchol_order_cholmod(n, aptr, aidx, F->perm, err);
-#else
-        if (n <= NCP_SPCHOL_MD_MAX) {
-            rc = spchol_min_degree(n, aptr, aidx, F->perm, err);
-        } else {
-            for (int i = 0; i < n; i++) F->perm[i] = i;
-        }
-#endif
+        rc = ncp_sym_order(n, aptr, aidx, F->perm, err);
     }
     if (!rc) {
         for (int k = 0; k < n; k++) F->iperm[F->perm[k]] = k;

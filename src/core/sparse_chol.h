@@ -112,6 +112,9 @@ int ncp_csr_symmetric_part(ncp_csr *A, ncp_error *err);
 
 typedef struct ncp_spchol ncp_spchol;
 
+/* The fill-reducing ordering ncp_spchol_analyse takes (above) for the symmetric adjacency aptr
+ * (n + 1), aidx: both triangles, no diagonal, no duplicates; perm[k] = the k-th unknown. */
+int ncp_sym_order(int n, const int *aptr, const int *aidx, int *perm, ncp_error *err);
 /* Orders and analyses the symmetric pattern given in CSR form (n x n, ptr[n + 1], idx[ptr[n]];
  * both triangles or either one, duplicates allowed; the diagonal is always included). The values
  * later passed to ncp_spchol_factor are aligned with idx. */

@@ -33,8 +33,8 @@ void ncp_splu_free(ncp_splu *F)
     free(F);
 }
 
-int ncp_splu_analyse(int n, size_t nz, const int *ti, const int *tj, ncp_splu **out,
-                     ncp_error *err)
+int ncp_splu_analyse(int n, size_t nz, const int *ti, const int *tj, int sym, const int *order,
+                     ncp_splu **out, ncp_error *err)
 {
     *out = NULL;
     if (n <= 0 || nz > (size_t)0x7fffffff)
@@ -57,9 +57,16 @@ int ncp_splu_analyse(int n, size_t nz, const int *ti, const int *tj, ncp_splu **
         return NCP_ERR_NOMEM;
     }
     umfpack_di_defaults(F->control);
+    if (sym) F->control[UMFPACK_STRATEGY] = UMFPACK_STRATEGY_SYMMETRIC;
+    /* a given order is kept with static pivots: the diagonal taken unless below 1e-10 of its
+     * column (1e-3, the default, left it for 600 of 4 401 pivots of nsn-fb's saddle form on the
+     * 10^3-contact wall, 10x the flops; 1e-6 still for 90-490); the solve's two refinement
+     * steps recover what a small pivot loses */
+    if (sym && order) F->control[UMFPACK_SYM_PIVOT_TOLERANCE] = 1e-10;
     int st = umfpack_di_triplet_to_col(n, n, (int)nz, ti, tj, NULL, F->Ap, F->Ai, NULL, F->map);
     if (st == UMFPACK_OK)
-        st = umfpack_di_symbolic(n, n, F->Ap, F->Ai, NULL, &F->symbolic, F->control, F->info);
+        st = umfpack_di_qsymbolic(n, n, F->Ap, F->Ai, NULL, (int *)order, &F->symbolic,
+                                  F->control, F->info);
     if (st != UMFPACK_OK) {
         ncp_splu_free(F);
         if (st == UMFPACK_ERROR_out_of_memory)
@@ -114,10 +121,10 @@ int ncp_splu_solve(ncp_splu *F, const double *b, double *x, ncp_error *err)
 
 int ncp_splu_available(void) { return 0; }
 
-int ncp_splu_analyse(int n, size_t nz, const int *ti, const int *tj, ncp_splu **out,
-                     ncp_error *err)
+int ncp_splu_analyse(int n, size_t nz, const int *ti, const int *tj, int sym, const int *order,
+                     ncp_splu **out, ncp_error *err)
 {
-    (void)n, (void)nz, (void)ti, (void)tj;
+    (void)n, (void)nz, (void)ti, (void)tj, (void)sym, (void)order;
     *out = NULL;
     return ncp_error_set(err, NCP_ERR_INPUT, "sparse LU: ncpbench was built without UMFPACK "
                          "(reconfigure with -Dsuitesparse=enabled; apt-get install "

@@ -6,7 +6,7 @@
  *
  * The matrix is given as a list of nz (row, column) positions, duplicates allowed (summed), in
  * a fixed order; each factorisation reads the nz values in that order. The semismooth Newton
- * solvers' saddle-point systems (solvers/nsn_sparse.h) are its user. */
+ * solvers' sparse Newton systems (solvers/nsn_sparse.h, nsn_dsparse.h) are its users. */
 #ifndef NCP_SPARSE_LU_H
 #define NCP_SPARSE_LU_H
 
@@ -18,11 +18,17 @@ typedef struct ncp_splu ncp_splu;
 
 /* 1 when built with UMFPACK. */
 int ncp_splu_available(void);
-/* Orders and analyses the n x n pattern of the nz positions (ti[k], tj[k]), 0-based (a fill-
- * reducing ordering: UMFPACK's automatic strategy, AMD on A + A^T for a structurally symmetric
- * pattern). NCP_ERR_INPUT without UMFPACK or for an index out of range, NCP_ERR_NOMEM. */
-int ncp_splu_analyse(int n, size_t nz, const int *ti, const int *tj, ncp_splu **out,
-                     ncp_error *err);
+/* Orders and analyses the n x n pattern of the nz positions (ti[k], tj[k]), 0-based, with a
+ * fill-reducing ordering: sym = 0 UMFPACK's automatic strategy (a column ordering with partial
+ * pivoting anywhere in the column for an unsymmetric pattern, e.g. a saddle form with zero
+ * diagonal blocks); sym = 1 its symmetric strategy (the diagonal preferred as pivot: the order
+ * AMD's on A + A^T, the diagonal accepted when at least 1e-3 of its column's largest entry; or
+ * `order` when given, order[k] = the k-th unknown, kept for rows and columns, the diagonal
+ * accepted down to 1e-10 of its column: static pivoting), for a structurally symmetric
+ * pattern whose diagonal is pivotable in that order. NCP_ERR_INPUT without UMFPACK or for an
+ * index out of range, NCP_ERR_NOMEM. */
+int ncp_splu_analyse(int n, size_t nz, const int *ti, const int *tj, int sym, const int *order,
+                     ncp_splu **out, ncp_error *err);
 /* Estimated flops of one numeric factorisation and entries of L and U (the symbolic analysis's
  * estimates, before any factorisation). */
 void ncp_splu_stats(const ncp_splu *F, double *flops, double *lu_nnz);
