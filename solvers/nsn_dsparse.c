@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "core/la.h"
+#include "solvers/nsn_sparse.h"
 
-static int block_rows(const ncp_block *b) { return b->type == NCP_CONTACT ? 3 : 1; }
+static int block_rows(const ncp_block *b) { return ncp_block_type_size(b->type); }
 
 void ncp_nsn_dsparse_free(ncp_nsn_dsparse *w)
 {
@@ -158,19 +159,13 @@ int ncp_nsn_dsparse_init(ncp_nsn_dsparse *w, const ncp_problem *p, ncp_error *er
 {
     memset(w, 0, sizeof *w);
     const char *name = p->name ? p->name : "?";
-    if (!p->J.rowptr || p->J.m != p->m || p->J.n != p->nv || p->nv <= 0)
-        return ncp_error_set(err, NCP_ERR_INPUT, "sparse Newton matrix: problem '%s' has no "
-                             "constraint Jacobian J (m x nv)", name);
-    if (!ncp_splu_available())
-        return ncp_error_set(err, NCP_ERR_INPUT, "sparse Newton matrix: ncpbench was built "
-                             "without UMFPACK (reconfigure with -Dsuitesparse=enabled; apt-get "
-                             "install libsuitesparse-dev)");
+    int rc = ncp_nsn_sparse_check(p, err);
+    if (rc) return rc;
     w->p = p;
     w->m = p->m;
     ncp_csr own;
     const ncp_csr *A;
-    int rc = ncp_problem_mass_csr(p, &own, &A, err);
-    if (rc) return rc;
+    if ((rc = ncp_problem_mass_csr(p, &own, &A, err))) return rc;
     int *comp = NULL, ncomp = 0;
     if (A->m != p->nv || A->n != p->nv) {
         rc = ncp_error_set(err, NCP_ERR_INPUT, "sparse Newton matrix: problem '%s': A is %d x %d, "

@@ -249,23 +249,30 @@ static void saddle_order(const ncp_nsn_sparse *w, int nrep, const int *vo, const
     }
 }
 
-int ncp_nsn_sparse_init(ncp_nsn_sparse *w, const ncp_problem *p, ncp_dop *op, ncp_error *err)
+int ncp_nsn_sparse_check(const ncp_problem *p, ncp_error *err)
 {
-    memset(w, 0, sizeof *w);
-    const char *name = p->name ? p->name : "?";
     if (!p->J.rowptr || p->J.m != p->m || p->J.n != p->nv || p->nv <= 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "sparse Newton matrix: problem '%s' has no "
-                             "constraint Jacobian J (m x nv)", name);
+                             "constraint Jacobian J (m x nv)", p->name ? p->name : "?");
     if (!ncp_splu_available())
         return ncp_error_set(err, NCP_ERR_INPUT, "sparse Newton matrix: ncpbench was built "
                              "without UMFPACK (reconfigure with -Dsuitesparse=enabled; apt-get "
                              "install libsuitesparse-dev)");
+    return NCP_OK;
+}
+
+int ncp_nsn_sparse_init(ncp_nsn_sparse *w, const ncp_problem *p, ncp_dop *op, ncp_error *err)
+{
+    memset(w, 0, sizeof *w);
+    const char *name = p->name ? p->name : "?";
+    int rc = ncp_nsn_sparse_check(p, err);
+    if (rc) return rc;
     w->p = p;
     w->op = op;
     w->m = p->m;
     w->nv = p->nv;
     w->H = &p->J;
-    int rc = ncp_problem_mass_csr(p, &w->Aown, &w->A, err);
+    rc = ncp_problem_mass_csr(p, &w->Aown, &w->A, err);
     if (rc) {
         ncp_nsn_sparse_free(w);
         return rc;

@@ -84,6 +84,9 @@ typedef struct ncp_nsn_sparse {
     double *t;              /* m */
 } ncp_nsn_sparse;
 
+/* NCP_ERR_INPUT, saying what is missing, unless p has J (m x nv) and ncpbench has UMFPACK: what
+ * both sparse forms (this one and nsn_dsparse.h) need besides A. */
+int ncp_nsn_sparse_check(const ncp_problem *p, ncp_error *err);
 /* Builds and analyses (N) for p (primal data: A dense or A_sparse, J) with op the problem's
  * Delassus operator (J A^-1 J^T, any route). NCP_ERR_INPUT without primal data or UMFPACK,
  * NCP_ERR_NOMEM. */
