@@ -10,13 +10,9 @@
  * the rows of the entries of Y times the rows of H per DOF), no m x m array. P and Q are
  * block-diagonal, so J has D's block pattern: block (b, c) is Q_b D_bc, plus P_b when b = c.
  *
- * Why not the saddle form alone: [[A, -H^T], [Q H, P]] has zero or small diagonal blocks where
- * P is (bilateral rows; the natural map's sticking contacts, P = I - G = 0; FB's smoothed
- * elements), so UMFPACK's threshold pivoting leaves the diagonal there and defeats the fill-
- * reducing order (results/REPORT.md, "nsn-fb and nsn-nm on their sparse Newton route"). J's
- * diagonal blocks P_b + Q_b D_bb are the dense route's own LU pivots' blocks: the pattern is
+ * J's diagonal blocks P_b + Q_b D_bb are the dense route's own LU pivots' blocks: the pattern is
  * structurally symmetric and UMFPACK's symmetric strategy (AMD on J + J^T, diagonal pivots
- * preferred) keeps its order. Both solve the same systems: for Newton J d = b, for
+ * preferred) keeps its order. Both forms solve the same systems: for Newton J d = b, for
  * Levenberg–Marquardt (J^T J + delta I) d = J^T b, here in the augmented form
  *
  *     [ I     J       ] [r]   [b]
@@ -28,8 +24,10 @@
  * is never formed.
  *
  * The route pays where D's blocks stay few: a body of many contacts makes a clique of them in
- * D (a floor body, the wrecking ball on its wall), where the saddle form keeps it a column of
- * H; the driver chooses between them by UMFPACK's estimated flops per step. */
+ * D (a floor body, the wrecking ball on its wall; a brick of a wall meets ~8 contacts, so each
+ * contact meets ~24 blocks), where the saddle form keeps it a column of H. On the scaling walls
+ * the saddle form in its diagonal-pivot order is the faster (results/REPORT.md, "nsn's Newton
+ * step"); the driver chooses between them by UMFPACK's estimated flops per step. */
 #ifndef NCP_SOLVERS_NSN_DSPARSE_H
 #define NCP_SOLVERS_NSN_DSPARSE_H
 
