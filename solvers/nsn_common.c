@@ -19,8 +19,8 @@ enum { NSN_ROUTE_AUTO = 0, NSN_ROUTE_D = 1, NSN_ROUTE_SADDLE = 2, NSN_ROUTE_DSPA
 /* Time per estimated flop of a sparse route's Newton step over the dense LU's (reference
  * LAPACK, both on the thread's CPU clock): a sparse route is taken when its factor x its
  * estimated flops per Newton step are the least. Measured (nsn_common.h). */
-#define NSN_SPARSE_FLOP 1.6
-#define NSN_DSPARSE_FLOP 1.8
+#define NSN_SPARSE_FLOP 4.0
+#define NSN_DSPARSE_FLOP 2.0
 
 typedef struct nsn_opts {
     double rho_scale, armijo;

@@ -88,18 +88,20 @@
  *       that share a body), of order m, LM as [[I, J], [J^T, -delta I]].
  * The route (parameter route): 0, the default, takes the cheapest by estimated time per Newton
  * step: D's route (the low-rank estimate 2 m r^2 + 30 m r + 70 m + 6 r^3 flops when the
- * operator will be low rank, else (2/3) m^3 + 6 m^2) against NSN_SPARSE_FLOP x the saddle
- * form's and NSN_DSPARSE_FLOP x the sparse D form's (UMFPACK's estimate of the factorisation
- * from its symbolic analysis, plus the solves), a comparison continuous in size, with no row
- * threshold; a sparse form only where J A^-1 J^T is the problem's D (a problem that keeps no D,
- * or whose D the operator checked: a D read from a file may be regularised). 1 forces D's routes
- * (D built in the setup when the problem keeps none), 2 the saddle form, 3 the sparse D form.
- * The factors: a sparse form's time per estimated flop over the dense route's, measured with
- * the forms forced (release build, reference LAPACK, CPU clock, nsn-fb on the largest problem
- * of a quick laikago8 capture, m 284, nv 144: dense 4.1 ms per step for 1.5e7 flops, saddle
- * 2.1 ms for 4.7e6, sparse D 2.2 ms for 4.5e6, factors 1.6 and 1.8; UMFPACK's estimates are
- * upper bounds, 20-25x the flops of the factorisations that keep the diagonal on the 10^3-
- * contact wall, so the choice leans to the dense route at small sizes).
+ * operator will be low rank, else (2/3) m^3 + 6 m^2) against NSN_SPARSE_FLOP (4) x the saddle
+ * form's and NSN_DSPARSE_FLOP (2) x the sparse D form's estimated flops (the factorisation plus
+ * the solves and products; the saddle form's factorisation counted for diagonal pivots in its
+ * order, core/sparse_lu.h, the sparse D form's by UMFPACK's symbolic estimate, an upper bound),
+ * a comparison continuous in size, with no row threshold; a sparse form only where J A^-1 J^T
+ * is the problem's D (a problem that keeps no D, or whose D the operator checked: a D read from
+ * a file may be regularised). 1 forces D's routes (D built in the setup when the problem keeps
+ * none), 2 the saddle form, 3 the sparse D form. The factors: a sparse form's time per
+ * estimated flop over the dense LU's, measured with the forms forced (release build, reference
+ * LAPACK, CPU clock, nsn-fb, 20 steps): on a quick laikago8 capture (m 284, nv 144) dense 3.9
+ * ms per step for 1.5e7 flops, saddle 2.1 ms for 2.4e6, sparse D 2.2 ms for 4.6e6 (factors 3.3
+ * and 1.8); on the 10^2-contact wall (m ~300, nv ~100) dense 3.3-6.1 ms for 1.1e7-2.1e7, saddle
+ * 0.97-1.4 ms for 4.6e5-6.9e5 (about 6), sparse D 1.1-1.8 ms for 2.4e6-3.0e6 (about 1.8): the
+ * sparse kernels' overhead per flop is larger on small factorisations.
  * Both routes make the same decisions up to rounding (tests/test_nsn_lowrank.c: identical
  * iterations on random problems). On bolt-nut (scenes/boltnut.json, 100 problems, m = 360,
  * r = 6) the iteration counts of nsn-fb differ on 28 problems, and so do they when the dense

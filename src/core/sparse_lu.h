@@ -29,8 +29,10 @@ int ncp_splu_available(void);
  * index out of range, NCP_ERR_NOMEM. */
 int ncp_splu_analyse(int n, size_t nz, const int *ti, const int *tj, int sym, const int *order,
                      ncp_splu **out, ncp_error *err);
-/* Estimated flops of one numeric factorisation and entries of L and U (the symbolic analysis's
- * estimates, before any factorisation). */
+/* Estimated flops of one numeric factorisation and entries of L and U, before any
+ * factorisation: UMFPACK's symbolic estimates (upper bounds: any row may pivot); with an order
+ * given, those of diagonal pivots in that order (twice the Cholesky counts of A + A^T's pattern,
+ * by CHOLMOD's symbolic analysis), exact while the pivots stay on the diagonal. */
 void ncp_splu_stats(const ncp_splu *F, double *flops, double *lu_nnz);
 /* Numeric factorisation with the values tx (nz, in the positions' order; duplicates summed).
  * Returns NCP_OK, 1 when the matrix is singular (a zero pivot: the factor is unusable), or
