@@ -3,7 +3,10 @@
  * whose parent is the spawner (not this process); the data file and the channel reach it; after
  * it ran, writing every page of a large pre-faulted buffer of this process takes no page fault
  * (getrusage RUSAGE_THREAD ru_minflt), where a plain fork of this process makes it take about
- * one per page (the same measurement, shown to see the bias); a child killed at the caller's
+ * one per page (the same measurement, shown to see the bias); the same for the read of a problem
+ * file in a child (util/isolate.h ncp_isolated_run_data, the store's crash guard: a good file
+ * and one that crashes libhdf5), whose child is the spawner's, gets a copy of its context and
+ * its memory limit, and is forked here once the spawner is gone; a child killed at the caller's
  * word reads as SIGKILL; and a dead spawner is an error naming how it ended, with no zombie
  * left. */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
@@ -18,8 +21,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "store/store.h"
 #include "tcheck.h"
 #include "util/isolate.h"
+#include "util/membudget.h"
 #include "util/spawner.h"
 
 #define BUF_PAGES 8192 /* 32 MiB of 4 KiB pages */
@@ -76,6 +81,41 @@ static long minflt(void)
     return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_minflt;
 }
 
+/* An isolated reader's child: "its parent, that one's parent, its context" as its message. */
+static int iso_where(void *ctx, ncp_error *err)
+{
+    int pp = (int)getppid();
+    snprintf(err->msg, sizeof err->msg, "%d %d %s", pp, parent_of(pp), (const char *)ctx);
+    return 7;
+}
+
+/* An isolated reader's child allocating (and touching) 256 MiB: 20 when it cannot. */
+static int iso_alloc(void *ctx, ncp_error *err)
+{
+    (void)ctx;
+    (void)err;
+    const size_t n = (size_t)256 << 20;
+    char *p = malloc(n);
+    if (!p) return 20;
+    memset(p, 1, n);
+    free(p);
+    return 21;
+}
+
+/* Runs iso_where isolated: 0 when it ran, with its parent and grandparent. */
+static int where_isolated(int *ppid, int *gppid)
+{
+    static const char ctx[] = "a context of plain data, copied to the child";
+    int code = -1;
+    ncp_error child = {0}, err = {0};
+    int rc = ncp_isolated_run_data(iso_where, ctx, sizeof ctx, "test", 0.0, &code, &child, &err);
+    char text[64]; /* the %63 below */
+    *ppid = *gppid = -1;
+    CHECK(rc == NCP_OK && code == 7);
+    CHECK(sscanf(child.msg, "%d %d %63[^\n]", ppid, gppid, text) == 3 && !strcmp(text, ctx));
+    return rc == NCP_OK && code == 7 ? 0 : -1;
+}
+
 /* Page faults this thread takes writing one byte in every page of buf. */
 static long faults_writing(volatile char *buf, size_t page, unsigned char v)
 {
@@ -130,6 +170,39 @@ int main(void)
     printf("page faults writing %d pages after a spawner's child: %ld\n", BUF_PAGES, after_spawner);
     CHECK(after_spawner < BUF_PAGES / 100);
 
+    /* the isolated reader's child (util/isolate.h): the spawner's too, with a copy of its
+     * context, and its memory limit */
+    int ppid = -1, gppid = -1;
+    CHECK(where_isolated(&ppid, &gppid) == 0);
+    CHECK(ppid != (int)getpid() && gppid == sp_pid);
+    int code = -1;
+    ncp_error child_err = {0};
+    CHECK_OK(ncp_isolated_run_data(iso_alloc, NULL, 0, "test", 64.0 * 1048576.0, &code,
+                                   &child_err, &err), &err);
+#ifdef NCP_MEM_NO_ADDRESS_LIMIT
+    CHECK(code == 20 || code == 21); /* sanitizers: no address-space limit */
+#else
+    CHECK(code == 20);
+#endif
+    /* the store's crash guard reads through it: a good file is read, one that crashes libhdf5
+     * is an input error naming it (a sanitizer's report, or the signal) */
+    ncp_problem *ps = NULL;
+    int np = 0;
+    const char *good = "tests/fuzz/corpus/problems/box-on-plane-2steps.h5";
+    const char *bad = "tests/fuzz/hdf5-crashes/problems-segv-H5F__accum_read-1.h5";
+    CHECK_OK(ncp_load_problems_isolated(good, 0.0, &ps, &np, &err), &err);
+    CHECK(np == 2);
+    ncp_problems_free(ps, np);
+    ncp_error_clear(&err);
+    CHECK(ncp_load_problems_isolated(bad, 0.0, &ps, &np, &err) == NCP_ERR_INPUT);
+    CHECK(strstr(err.msg, bad) && strstr(err.msg, "crashed"));
+    ncp_error_clear(&err);
+    /* and no page of this process was shared with those children either */
+    long after_reads = faults_writing(buf, page, 5);
+    printf("page faults writing %d pages after the isolated reads: %ld\n", BUF_PAGES,
+           after_reads);
+    CHECK(after_reads < BUF_PAGES / 100);
+
     /* the same measurement after a fork of this process: about one fault per page (what the
      * spawner avoids; shows that the measurement sees copy-on-write) */
     pid_t pid = fork();
@@ -167,7 +240,12 @@ int main(void)
     CHECK(rc == NCP_ERR_INTERNAL);
     CHECK(strstr(err.msg, "spawner") && strstr(err.msg, "killed by signal 9"));
     printf("%s\n", err.msg);
+    /* the isolated reader without its spawner: forked here, as before */
+    CHECK(where_isolated(&ppid, &gppid) == 0);
+    CHECK(ppid == (int)getpid());
     ncp_spawner_stop();
+    CHECK(where_isolated(&ppid, &gppid) == 0);
+    CHECK(ppid == (int)getpid());
     errno = 0;
     CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD); /* no child left, none a zombie */
     munmap(buf, BUF_PAGES * page);

@@ -1001,9 +1001,10 @@ static int unknown_file(const ncp_h5ctx *c, hid_t f)
                          c->file, used ? seen : "nothing");
 }
 
+/* Plain data (util/isolate.h ncp_isolated_run_data: copied to the child) */
 typedef struct probe_ctx {
-    const char *path;
     double budget, sym_tol;
+    char path[]; /* NUL-terminated */
 } probe_ctx;
 
 static int load_file(const char *path, double budget, double sym_tol, int raw,
@@ -1056,11 +1057,17 @@ int ncp_load_problems_isolated_raw(const char *path, double budget, double sym_t
 /* The read in a child (ncp_load_problems_isolated). */
 static int probe_file(const char *path, double budget, double sym_tol, ncp_error *err)
 {
-    probe_ctx pc = {path, budget, sym_tol};
+    const size_t len = strlen(path) + 1, bytes = sizeof(probe_ctx) + len;
+    probe_ctx *pc = ncp_malloc(err, 1, bytes);
+    if (!pc) return NCP_ERR_NOMEM;
+    pc->budget = budget;
+    pc->sym_tol = sym_tol;
+    memcpy(pc->path, path, len);
     int code = 0;
     ncp_error child;
-    int rc = ncp_isolated_run(probe_read, &pc, path, ncp_mem_budget_or_default(budget) +
-                              NCP_PROBE_SLACK, &code, &child, err);
+    int rc = ncp_isolated_run_data(probe_read, pc, bytes, path, ncp_mem_budget_or_default(budget) +
+                                   NCP_PROBE_SLACK, &code, &child, err);
+    free(pc);
     if (rc) return rc;
     /* the reader's codes are 0 and 2..6 (util/ncp_error.h) */
     if (code == NCP_ISOLATED_SANITIZER) return ncp_isolated_crash(path, err);

@@ -1,6 +1,11 @@
 /* Running a function in a forked child (isolate.h). */
+#define _GNU_SOURCE /* pipe2 */
 #include "util/isolate.h"
 #include "util/membudget.h"
+#include "util/spawner.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
 
 #include <errno.h>
 #include <pthread.h>
@@ -72,6 +77,57 @@ size_t ncp_read_all(int fd, void *buf, size_t n)
     return got;
 }
 
+/* The child's end: fn's result (and message on out), its memory limited first. */
+static _Noreturn void run_isolated(ncp_isolated_fn fn, void *ctx, double mem_limit, int out)
+{
+    if (mem_limit > 0.0) limit_memory(mem_limit);
+    ncp_error e;
+    ncp_error_clear(&e);
+    int rc = fn(ctx, &e);
+    (void)ncp_write_all(out, e.msg, strlen(e.msg)); /* a short write loses the message only */
+    _exit(rc & 0xff);
+}
+
+/* The parent's end: the child's message (read first: the child blocks on a full pipe
+ * otherwise), up to its end of file. Closes fd. */
+static void read_message(int fd, ncp_error *child_err)
+{
+    size_t got = 0;
+    char *buf = child_err->msg;
+    for (;;) {
+        ssize_t r = read(fd, buf + got, sizeof child_err->msg - 1 - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+        if (got >= sizeof child_err->msg - 1) {
+            char sink[256];
+            while (read(fd, sink, sizeof sink) > 0) {
+            }
+            break;
+        }
+    }
+    buf[got] = '\0';
+    close(fd);
+}
+
+/* How the child ended (its wait status st), as ncp_isolated_run returns it. */
+static int child_ended(int st, const char *what, int *exit_code, ncp_error *child_err,
+                       ncp_error *err)
+{
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        return ncp_error_set(err, NCP_ERR_INPUT,
+                             "reading %s crashed the HDF5 library (signal %d, %s): the file is "
+                             "damaged (ncpbench read it in a separate process first, so nothing "
+                             "else was affected); check how it was written, or write it again",
+                             what, sig, strsignal(sig));
+    }
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    child_err->code = code;
+    *exit_code = code;
+    return NCP_OK;
+}
+
 int ncp_isolated_run(ncp_isolated_fn fn, void *ctx, const char *what, double mem_limit,
                      int *exit_code, ncp_error *child_err, ncp_error *err)
 {
@@ -89,48 +145,68 @@ int ncp_isolated_run(ncp_isolated_fn fn, void *ctx, const char *what, double mem
         close(fd[0]);
         signal(SIGINT, SIG_IGN); /* Ctrl-C is the parent's to handle; it ends the child */
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* and it ends with the parent, however that ends */
-        if (mem_limit > 0.0) limit_memory(mem_limit);
-        ncp_error e;
-        ncp_error_clear(&e);
-        int rc = fn(ctx, &e);
-        (void)ncp_write_all(fd[1], e.msg, strlen(e.msg)); /* a short write loses the message only */
-        _exit(rc & 0xff);
+        run_isolated(fn, ctx, mem_limit, fd[1]);
     }
     close(fd[1]);
-    /* the message first (the child blocks on a full pipe otherwise), then its end */
-    size_t got = 0;
-    char *buf = child_err->msg;
-    for (;;) {
-        ssize_t r = read(fd[0], buf + got, sizeof child_err->msg - 1 - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += (size_t)r;
-        if (got >= sizeof child_err->msg - 1) {
-            char sink[256];
-            while (read(fd[0], sink, sizeof sink) > 0) {
-            }
-            break;
-        }
-    }
-    buf[got] = '\0';
-    close(fd[0]);
+    read_message(fd[0], child_err);
     int st = 0;
     pid_t w;
     while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {
     }
     if (w < 0) return NCP_OK; /* lost the child: no check */
-    if (WIFSIGNALED(st)) {
-        int sig = WTERMSIG(st);
-        return ncp_error_set(err, NCP_ERR_INPUT,
-                             "reading %s crashed the HDF5 library (signal %d, %s): the file is "
-                             "damaged (ncpbench read it in a separate process first, so nothing "
-                             "else was affected); check how it was written, or write it again",
-                             what, sig, strsignal(sig));
+    return child_ended(st, what, exit_code, child_err, err);
+}
+
+/* ncp_isolated_run_data's job in the spawner's child: the function, limit and context from
+ * the data file (the function pointer is valid there: the same executable image, no exec). */
+typedef struct iso_job_head {
+    ncp_isolated_fn fn;
+    double mem_limit;
+    size_t ctx_bytes;
+} iso_job_head;
+
+static void iso_job(void *arg, int io_fd, int data_fd, const volatile int *interrupt)
+{
+    (void)arg;
+    (void)interrupt;
+    static const char bad[] = "the isolated reader's process could not read its job";
+    iso_job_head h;
+    void *ctx = NULL;
+    if (ncp_read_all(data_fd, &h, sizeof h) != sizeof h ||
+        !(ctx = malloc(h.ctx_bytes ? h.ctx_bytes : 1)) ||
+        ncp_read_all(data_fd, ctx, h.ctx_bytes) != h.ctx_bytes) {
+        (void)ncp_write_all(io_fd, bad, sizeof bad - 1);
+        _exit(NCP_ERR_INTERNAL);
     }
-    int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    child_err->code = code;
-    *exit_code = code;
-    return NCP_OK;
+    close(data_fd);
+    run_isolated(h.fn, ctx, h.mem_limit, io_fd);
+}
+
+int ncp_isolated_run_data(ncp_isolated_fn fn, const void *ctx, size_t ctx_bytes,
+                          const char *what, double mem_limit, int *exit_code,
+                          ncp_error *child_err, ncp_error *err)
+{
+    if (ncp_spawner_pid() < 0) /* no spawner (library use, the unit tests): forked here */
+        return ncp_isolated_run(fn, (void *)ctx, what, mem_limit, exit_code, child_err, err);
+    *exit_code = -1;
+    ncp_error_clear(child_err);
+    int fd[2] = {-1, -1}, data = -1, rc = 1;
+    iso_job_head h = {fn, mem_limit, ctx_bytes};
+    ncp_spawned sp = {-1, -1};
+    ncp_error why = {0};
+    if (pipe2(fd, O_CLOEXEC) == 0 && (data = ncp_spawn_data_file(what, &why)) >= 0 &&
+        ncp_write_all(data, &h, sizeof h) == 0 && ncp_write_all(data, ctx, ctx_bytes) == 0)
+        rc = ncp_spawn(iso_job, NULL, fd[1], data, 1, &sp, &why);
+    if (fd[1] >= 0) close(fd[1]);
+    if (data >= 0) close(data);
+    if (rc) { /* no pipe, data file or spawner's child (the spawner gone?): forked here */
+        if (fd[0] >= 0) close(fd[0]);
+        return ncp_isolated_run(fn, (void *)ctx, what, mem_limit, exit_code, child_err, err);
+    }
+    read_message(fd[0], child_err);
+    int st = 0;
+    ncp_spawn_reap(&sp, 0, &st);
+    return child_ended(st, what, exit_code, child_err, err);
 }
 
 int ncp_isolated_crash(const char *what, ncp_error *err)

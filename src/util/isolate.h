@@ -53,5 +53,15 @@ void ncp_fork_guard_end(void);
 int ncp_isolated_crash(const char *what, ncp_error *err);
 int ncp_isolated_run(ncp_isolated_fn fn, void *ctx, const char *what, double mem_limit,
                      int *exit_code, ncp_error *child_err, ncp_error *err);
+/* ncp_isolated_run for a context of plain data (ctx_bytes bytes holding no pointer: a flat
+ * struct, a string), so that the child can be made by the run's spawner (util/spawner.h) from
+ * a copy passed through its data file: no page of this process, the problems it holds and the
+ * solver that runs next, is then shared copy-on-write with the child (a child forked here
+ * makes every later write to them fault). fn gets the child's copy. Without a spawner (library
+ * use, the unit tests), or when it cannot make the child, the child is forked here. The same
+ * results as ncp_isolated_run. */
+int ncp_isolated_run_data(ncp_isolated_fn fn, const void *ctx, size_t ctx_bytes,
+                          const char *what, double mem_limit, int *exit_code,
+                          ncp_error *child_err, ncp_error *err);
 
 #endif

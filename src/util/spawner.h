@@ -1,6 +1,8 @@
 /* The spawner: a small process forked at the very start of a command, before any problem is
  * read and before any thread runs, that forks the children of the run (a peer's solve,
- * solvers/siconos.c and engine_peers.c; an isolated solve, bench.c) on request. A fork
+ * solvers/siconos.c and engine_peers.c; an isolated solve, bench.c; the read of a problem file
+ * in a child that guards against libhdf5's crashes, util/isolate.h ncp_isolated_run_data) on
+ * request. A fork
  * write-protects every page of the forking process (copy-on-write): when the measuring process
  * forked its children itself, the in-process solver that ran next paid one page fault per page
  * it wrote on its CPU clock (pgs's setup 0.010 -> 0.063 ms on box-on-plane problems with one
