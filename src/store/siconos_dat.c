@@ -312,10 +312,12 @@ static int read_kind(const char *path, const char *name, int kind, double budget
     return rc;
 }
 
+/* Plain data (util/isolate.h ncp_isolated_run_data: copied to the child, which the spawner
+ * makes when the run has one) */
 typedef struct trial_ctx {
-    const char *path;
     int kind;
     double budget, sym_tol;
+    char path[]; /* NUL-terminated */
 } trial_ctx;
 
 static int trial_read(void *ctx, ncp_error *err)
@@ -336,19 +338,27 @@ int ncp_siconos_dat_read(const char *path, const char *name, double budget, doub
 {
     ncp_error why[2];
     memset(why, 0, sizeof why);
+    const size_t len = strlen(path) + 1, bytes = sizeof(trial_ctx) + len;
+    trial_ctx *t = ncp_malloc(err, 1, bytes);
+    if (!t) return NCP_ERR_NOMEM;
+    t->budget = budget;
+    t->sym_tol = sym_tol;
+    memcpy(t->path, path, len);
     int kind = -1;
     for (int k = DAT_LOCAL; k <= DAT_GLOBAL && kind < 0; k++) {
-        trial_ctx t = {path, k, budget, sym_tol};
+        t->kind = k;
         int code = 0;
         ncp_error child;
         memset(&child, 0, sizeof child);
-        int rc = ncp_isolated_run(trial_read, &t, path, ncp_mem_budget_or_default(budget) + NCP_DAT_SLACK,
-                                  &code, &child, &why[k]);
+        int rc = ncp_isolated_run_data(trial_read, t, bytes, path,
+                                       ncp_mem_budget_or_default(budget) + NCP_DAT_SLACK, &code,
+                                       &child, &why[k]);
         if (rc) continue; /* killed by a signal: why[k] says so */
         if (code == 0 || code == -1) kind = k; /* -1: no child could be made, read here */
         else if (code == NCP_ISOLATED_SANITIZER) ncp_isolated_crash(path, &why[k]);
         else ncp_error_set(&why[k], code, "%s", child.msg[0] ? child.msg : "reading failed");
     }
+    free(t);
     if (kind < 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: not a problem Siconos numerics can read (read as %s: %s; read as %s: %s)",
                              path, kind_name[DAT_LOCAL], why[DAT_LOCAL].msg, kind_name[DAT_GLOBAL], why[DAT_GLOBAL].msg);
