@@ -7,7 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <cjson/cJSON.h>
+
 #include "bench/plot.h"
+#include "scene/scene.h"
+#include "solvers/registry.h"
 #include "util/fsutil.h"
 #include "util/safefile.h"
 
@@ -76,3 +80,13 @@ int ncp_fig_claims_close(FILE *f, const char *path, ncp_error *err)
 }
 
 /* ncp_perf_ratios and ncp_perf_rho: util/stats.c (the results tables of every run use them). */
+
+int ncp_fig_scene_from_json(const cJSON *root, const char *path, ncp_scene **out,
+                            ncp_error *err)
+{
+    char *text = root ? cJSON_PrintUnformatted(root) : NULL;
+    if (!text) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory changing %s", path);
+    int rc = ncp_scene_parse(text, path, ncp_registry_catalog(), out, err);
+    free(text);
+    return rc;
+}

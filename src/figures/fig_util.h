@@ -12,6 +12,16 @@
 #include "util/stats.h"
 #include "bench/pipeline.h"
 
+/* ---- a paper's variant of a scene ---- */
+
+/* The scene whose JSON is root (a loaded scene's text, changed by a study's derive hook), parsed
+ * as file `path` against the registry's catalog into *out. NULL root (a failed cJSON call) is an
+ * out-of-memory error naming path. */
+struct cJSON;
+struct ncp_scene;
+int ncp_fig_scene_from_json(const struct cJSON *root, const char *path, struct ncp_scene **out,
+                            ncp_error *err);
+
 /* ---- benchmark runs and plots ---- */
 
 /* Pipeline options for a figure set's benchmark of one scene into out_dir: the defaults with the

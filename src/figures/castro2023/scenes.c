@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "figures/fig_util.h"
 #include "figures/castro2023/castro2023.h"
 #include "scene/scene.h"
 #include "solvers/registry.h"
@@ -77,7 +78,7 @@ int c23_scene_variant(const char *path, int nbody, double sigma, int sparse, int
                       int every, int steps, const char *suffix, ncp_scene **out, ncp_error *err)
 {
     ncp_scene *base = NULL;
-    char *text = NULL, nm[256];
+    char nm[256];
     int rc = ncp_scene_load(path, ncp_registry_catalog(), &base, err), ok = 1;
     if (rc) return rc;
     cJSON *root = cJSON_Parse(ncp_scene_text(base));
@@ -100,13 +101,8 @@ int c23_scene_variant(const char *path, int nbody, double sigma, int sparse, int
         }
         ok &= sp;
     }
-    if (!ok || !(text = cJSON_PrintUnformatted(root))) {
-        rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory changing %s", path);
-        goto done;
-    }
-    rc = ncp_scene_parse(text, path, ncp_registry_catalog(), out, err);
+    rc = ncp_fig_scene_from_json(ok ? root : NULL, path, out, err);
 done:
-    free(text);
     cJSON_Delete(root);
     ncp_scene_free(base);
     return rc;

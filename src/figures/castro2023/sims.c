@@ -13,6 +13,7 @@
 #include "core/dop.h"
 #include "core/la.h"
 #include "core/sap_model.h"
+#include "figures/fig_util.h"
 #include "figures/castro2023/castro2023.h"
 #include "scene/scene.h"
 #include "sim/world.h"
@@ -132,7 +133,7 @@ static int c23_cyl_variant(const ncp_study_sim *sm, const char *path, int n, ncp
 {
     ncp_scene *base = NULL;
     cJSON *root = NULL, *dyn = NULL;
-    char *text = NULL, name[96];
+    char name[96];
     int rc = ncp_scene_load(path, ncp_registry_catalog(), &base, err);
     if (rc) return rc;
     root = cJSON_Parse(ncp_scene_text(base));
@@ -153,13 +154,11 @@ static int c23_cyl_variant(const ncp_study_sim *sm, const char *path, int n, ncp
         ok &= cJSON_AddItemToObject(root, "dynamics", dyn);
         if (ok) dyn = NULL;
     }
-    text = ok ? cJSON_PrintUnformatted(root) : NULL;
-    if (!text)
+    if (!ok)
         rc = ncp_error_set(err, NCP_ERR_INPUT, "%s: cannot change its timestep, steps and "
                            "integrator (expected a benchmark object)", path);
     else
-        rc = ncp_scene_parse(text, path, ncp_registry_catalog(), out, err);
-    free(text);
+        rc = ncp_fig_scene_from_json(root, path, out, err);
     cJSON_Delete(dyn);
     cJSON_Delete(root);
     ncp_scene_free(base);

@@ -28,6 +28,7 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
+#include "figures/fig_util.h"
 #include "figures/fig_lee2025.h"
 #include "figures/lee2025/lee2025.h"
 #include "scene/scene.h"
@@ -168,7 +169,6 @@ int l25_quick_settle(const ncp_study_capture *cp, const ncp_fig_opts *o, const c
         *out = base;
         return rc;
     }
-    char *text = NULL;
     cJSON *root = cJSON_Parse(ncp_scene_text(base));
     cJSON *bench = cJSON_GetObjectItemCaseSensitive(root, "benchmark");
     cJSON *cases = bench ? cJSON_GetObjectItemCaseSensitive(bench, "cases") : NULL;
@@ -178,13 +178,8 @@ int l25_quick_settle(const ncp_study_capture *cp, const ncp_fig_opts *o, const c
         goto done;
     }
     if (settle->valuedouble > L25_QUICK_SETTLE) cJSON_SetNumberValue(settle, L25_QUICK_SETTLE);
-    if (!(text = cJSON_PrintUnformatted(root))) {
-        rc = ncp_error_set(err, NCP_ERR_NOMEM, "out of memory changing %s", path);
-        goto done;
-    }
-    rc = ncp_scene_parse(text, path, ncp_registry_catalog(), out, err);
+    rc = ncp_fig_scene_from_json(root, path, out, err);
 done:
-    free(text);
     cJSON_Delete(root);
     ncp_scene_free(base);
     return rc;
