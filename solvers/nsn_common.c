@@ -397,6 +397,60 @@ static double nsn_d_route_flops(const ncp_problem *p)
     return 2.0 / 3.0 * m * m * m + 6.0 * m * m;
 }
 
+int ncp_nsn_route_auto(const ncp_problem *p, ncp_dop *op, int full, ncp_nsn_route_est *r,
+                       ncp_nsn_sparse *sp, ncp_nsn_dsparse *dsp, ncp_error *err)
+{
+    static const double factor[2] = {NSN_SPARSE_FLOP, NSN_DSPARSE_FLOP};
+    memset(sp, 0, sizeof *sp);
+    memset(dsp, 0, sizeof *dsp);
+    r->d = nsn_d_route_flops(p);
+    r->route = NSN_ROUTE_D;
+    for (int f = 0; f < 2; f++) {
+        r->est[f] = INFINITY;
+        r->analysed[f] = 0;
+        int rc = f ? ncp_nsn_dsparse_flops_bound(p, &r->bound[f], err)
+                   : ncp_nsn_sparse_flops_bound(p, &r->bound[f], err);
+        if (rc == NCP_ERR_NOMEM) return rc;
+        if (rc) ncp_error_clear(err); /* a form that cannot be built is left out */
+        r->bound[f] *= factor[f];
+    }
+    /* The least estimate wins, ties going to the D route, then the saddle form (the order of
+     * the comparisons of the full choice). A form is analysed, least bound first, unless its
+     * bound cannot win against the estimates known by then: that choice equals the full one. */
+    const int first = r->bound[1] < r->bound[0];
+    for (int i = 0; i < 2; i++) {
+        const int f = i ? !first : first;
+        if (!isfinite(r->bound[f])) continue;
+        const double other = r->est[!f];
+        const int beaten = f ? !(r->bound[f] < fmin(r->d, other))
+                             : !(r->bound[f] < r->d) || r->bound[f] > other;
+        if (beaten && !full) continue;
+        int rc = f ? ncp_nsn_dsparse_init(dsp, p, err) : ncp_nsn_sparse_init(sp, p, op, err);
+        if (rc == NCP_ERR_NOMEM) return rc;
+        if (rc) {
+            ncp_error_clear(err);
+            continue;
+        }
+        r->analysed[f] = 1;
+        r->est[f] = factor[f] * (f ? ncp_nsn_dsparse_flops(dsp) : ncp_nsn_sparse_flops(sp));
+    }
+    const int f = r->est[1] < r->est[0];
+    if (r->est[f] < r->d) r->route = f ? NSN_ROUTE_DSPARSE : NSN_ROUTE_SADDLE;
+    /* only the chosen form stays */
+    if (r->route != NSN_ROUTE_SADDLE) ncp_nsn_sparse_free(sp);
+    if (r->route != NSN_ROUTE_DSPARSE) ncp_nsn_dsparse_free(dsp);
+    return NCP_OK;
+}
+
+/* The estimate of form f (0 saddle, 1 sparse D) for the note: its value, or its bound when it
+ * was not analysed. */
+static void nsn_note_est(const ncp_nsn_route_est *r, int f, char *s, size_t size)
+{
+    if (r->analysed[f]) snprintf(s, size, "%.2g", r->est[f]);
+    else if (isfinite(r->bound[f])) snprintf(s, size, ">= %.2g, not analysed", r->bound[f]);
+    else snprintf(s, size, "not buildable");
+}
+
 /* The Newton matrix's route (parameter route, nsn_common.h): sets w->sparse and w->dform, with
  * w->sp or w->dsp analysed on a sparse route, and the note that records the choice and the
  * estimates it was made on. */
@@ -421,46 +475,41 @@ static int nsn_choose_route(const ncp_solver_desc *d, const ncp_problem *p, int 
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: route = %d (sparse Newton matrix) needs "
                              "the primal data A and J; problem '%s' has only D", d->name, want,
                              name);
+    int rc;
+    if (want != NSN_ROUTE_AUTO) { /* the form asked for, analysed */
+        w->sparse = 1;
+        w->dform = want == NSN_ROUTE_DSPARSE;
+        if ((rc = w->dform ? ncp_nsn_dsparse_init(&w->dsp, p, err)
+                           : ncp_nsn_sparse_init(&w->sp, p, &w->op, err)))
+            return rc;
+        const double est = w->dform ? NSN_DSPARSE_FLOP * ncp_nsn_dsparse_flops(&w->dsp)
+                                    : NSN_SPARSE_FLOP * ncp_nsn_sparse_flops(&w->sp);
+        snprintf(note, size, "Newton matrix %s (UMFPACK): est. %.2g flops/step x time per flop "
+                 "(D route %s %.2g), as asked", w->dform ? "sparse on D's pattern"
+                 : "sparse saddle form", est, dname, dense);
+        return NCP_OK;
+    }
     /* automatic: only where J A^-1 J^T is the problem's D (no D kept, or the operator's check
      * found them equal: a D given by a file may be regularised) */
-    if (want == NSN_ROUTE_AUTO &&
-        (!primal || !ncp_splu_available() || (p->has_dual && p->D && p->dop_route <= 0)))
+    if (!primal || !ncp_splu_available() || (p->has_dual && p->D && p->dop_route <= 0))
         return NCP_OK;
-    /* each sparse form asked for, or both when choosing: analysed (symbolic LU) for its
-     * estimate; a form that cannot be built is left out of an automatic choice */
-    double est[2] = {INFINITY, INFINITY};
-    const double factor[2] = {NSN_SPARSE_FLOP, NSN_DSPARSE_FLOP};
-    for (int f = 0; f < 2; f++) {
-        if (want != NSN_ROUTE_AUTO && want != (f ? NSN_ROUTE_DSPARSE : NSN_ROUTE_SADDLE))
-            continue;
-        int rc = f ? ncp_nsn_dsparse_init(&w->dsp, p, err) : ncp_nsn_sparse_init(&w->sp, p,
-                                                                                &w->op, err);
-        if (rc) {
-            if (want != NSN_ROUTE_AUTO || rc == NCP_ERR_NOMEM) return rc;
-            ncp_error_clear(err);
-            continue;
-        }
-        est[f] = factor[f] * (f ? ncp_nsn_dsparse_flops(&w->dsp) : ncp_nsn_sparse_flops(&w->sp));
-    }
-    const int f = est[1] < est[0];
-    if (want == NSN_ROUTE_AUTO && !(est[f] < dense)) {
-        ncp_nsn_sparse_free(&w->sp);
-        ncp_nsn_dsparse_free(&w->dsp);
-        if (isfinite(est[0]) || isfinite(est[1]))
+    ncp_nsn_route_est r;
+    if ((rc = ncp_nsn_route_auto(p, &w->op, 0, &r, &w->sp, &w->dsp, err))) return rc;
+    char sad[48], dsp[48];
+    nsn_note_est(&r, 0, sad, sizeof sad);
+    nsn_note_est(&r, 1, dsp, sizeof dsp);
+    if (r.route == NSN_ROUTE_D) {
+        if (isfinite(r.bound[0]) || isfinite(r.bound[1]))
             snprintf(note, size, "Newton matrix from D (%s): est. %.2g flops/step (x time per "
-                     "flop: sparse D form %.2g, saddle form %.2g)", dname, dense, est[1], est[0]);
+                     "flop: sparse D form %s, saddle form %s)", dname, dense, dsp, sad);
         return NCP_OK;
     }
     w->sparse = 1;
-    w->dform = f;
-    if (f) ncp_nsn_sparse_free(&w->sp);
-    else ncp_nsn_dsparse_free(&w->dsp);
-    char other[32] = "not analysed";
-    if (isfinite(est[!f])) snprintf(other, sizeof other, "%.2g", est[!f]);
+    w->dform = r.route == NSN_ROUTE_DSPARSE;
     snprintf(note, size, "Newton matrix %s (UMFPACK): est. %.2g flops/step x time per flop "
-             "(%s form %s, D route %s %.2g)%s", f ? "sparse on D's pattern" : "sparse saddle "
-             "form", est[f], f ? "saddle" : "sparse D", other, dname, dense,
-             want != NSN_ROUTE_AUTO ? ", as asked" : "");
+             "(%s form %s, D route %s %.2g)", w->dform ? "sparse on D's pattern" : "sparse "
+             "saddle form", r.est[w->dform], w->dform ? "saddle" : "sparse D",
+             w->dform ? sad : dsp, dname, dense);
     return NCP_OK;
 }
 

@@ -92,7 +92,10 @@
  * form's and NSN_DSPARSE_FLOP (2) x the sparse D form's estimated flops (the factorisation plus
  * the solves and products; the saddle form's factorisation counted for diagonal pivots in its
  * order, core/sparse_lu.h, the sparse D form's by UMFPACK's symbolic estimate, an upper bound),
- * a comparison continuous in size, with no row threshold; a sparse form only where J A^-1 J^T
+ * a comparison continuous in size, with no row threshold; a form is analysed for its estimate
+ * only when a lower bound on it from counts can still win (ncp_nsn_route_auto below; on
+ * bolt-nut, one body under 120 contacts, neither is: building both for their estimates took
+ * 7 ms a problem there, 9x the rest of the setup); a sparse form only where J A^-1 J^T
  * is the problem's D (a problem that keeps no D, or whose D the operator checked: a D read from
  * a file may be regularised). 1 forces D's routes (D built in the setup when the problem keeps
  * none), 2 the saddle form, 3 the sparse D form. The factors: a sparse form's time per
@@ -165,6 +168,29 @@ void ncp_nsn_dgamma(double mu, const double u[3], double h[2]);
  * (solvers/common.h): NCP_OK with out->status = NCP_STATUS_UNSUPPORTED and the reason in err. */
 int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solve_in *in,
                   ncp_solve_out *out, ncp_run *run, ncp_error *err);
+
+/* The automatic choice of the Newton matrix's route (route = 0, above) for p with primal data,
+ * op its Delassus operator (borrowed by the saddle form). Each sparse form has a lower bound
+ * on its factor x estimated flops from counts alone (ncp_nsn_sparse_flops_bound,
+ * ncp_nsn_dsparse_flops_bound: O(nnz J + nnz A), no pattern built); the forms are analysed
+ * least bound first, and one whose bound cannot beat the estimates known by then is not
+ * analysed (with full = 1 every buildable form is: the reference the cheap choice is tested
+ * against). Since a bound never exceeds its estimate, the choice is the full one's. On return
+ * the chosen sparse form (route 2: *sp, route 3: *dsp) is analysed; the other is empty.
+ * NCP_ERR_NOMEM (a form that cannot be built is left out of the choice, its bound
+ * INFINITY). */
+typedef struct ncp_nsn_route_est {
+    double d;           /* the D route's estimated flops per step */
+    double bound[2];    /* the saddle form's [0] and the sparse D form's [1] lower bounds */
+    double est[2];      /* their factor x estimated flops per step; INFINITY if not analysed */
+    int analysed[2];    /* 1: the form was built and analysed for its estimate */
+    int route;          /* the choice: 1 D, 2 the saddle form, 3 the sparse D form */
+} ncp_nsn_route_est;
+
+struct ncp_nsn_sparse;
+struct ncp_nsn_dsparse;
+int ncp_nsn_route_auto(const ncp_problem *p, ncp_dop *op, int full, ncp_nsn_route_est *r,
+                       struct ncp_nsn_sparse *sp, struct ncp_nsn_dsparse *dsp, ncp_error *err);
 
 /* ---- the linear algebra of the low-rank route (formulas above) ---- */
 

@@ -2,6 +2,7 @@
  * (nsn_dsparse.h). */
 #include "solvers/nsn_dsparse.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,7 @@ static int cmp_int(const void *a, const void *b)
 /* Per constraint block, the components of A its rows touch (bc_ptr / bc_idx, nb + 1 and the
  * list), and per component the blocks touching it (cb_ptr / cb_idx). */
 typedef struct adjacency {
+    int ncomp;
     int *bc_ptr, *bc_idx, *cb_ptr, *cb_idx;
 } adjacency;
 
@@ -54,6 +56,7 @@ static int adjacency_build(const ncp_problem *p, const int *comp, int ncomp, adj
     const int nb = p->nblocks;
     const ncp_csr *H = &p->J;
     memset(a, 0, sizeof *a);
+    a->ncomp = ncomp;
     int *mark = ncp_malloc(err, (size_t)ncomp + 1, sizeof(int));
     a->bc_ptr = ncp_calloc(err, (size_t)nb + 1, sizeof(int));
     a->cb_ptr = ncp_calloc(err, (size_t)ncomp + 1, sizeof(int));
@@ -96,6 +99,28 @@ static int adjacency_build(const ncp_problem *p, const int *comp, int ncomp, adj
     a->cb_ptr[0] = 0;
     free(mark);
     return NCP_OK;
+}
+
+/* The adjacency of p's constraint blocks and A's connected components (the bodies). */
+static int adjacency_of(const ncp_problem *p, adjacency *a, ncp_error *err)
+{
+    ncp_csr own;
+    const ncp_csr *A;
+    int rc = ncp_problem_mass_csr(p, &own, &A, err);
+    if (rc) return rc;
+    int *comp = NULL, ncomp = 0;
+    if (A->m != p->nv || A->n != p->nv) {
+        rc = ncp_error_set(err, NCP_ERR_INPUT, "sparse Newton matrix: problem '%s': A is %d x %d, "
+                           "J has %d columns", p->name ? p->name : "?", A->m, A->n, p->nv);
+    } else if (!(comp = ncp_malloc(err, (size_t)p->nv, sizeof(int)))) {
+        rc = NCP_ERR_NOMEM;
+    } else if ((ncomp = ncp_csr_components(A, comp, err)) < 0) {
+        rc = -ncomp;
+    }
+    ncp_csr_free(&own);
+    if (!rc) rc = adjacency_build(p, comp, ncomp, a, err);
+    free(comp);
+    return rc;
 }
 
 /* D's block pattern: block column c meets c and every block touching a component c touches. */
@@ -163,22 +188,8 @@ int ncp_nsn_dsparse_init(ncp_nsn_dsparse *w, const ncp_problem *p, ncp_error *er
     if (rc) return rc;
     w->p = p;
     w->m = p->m;
-    ncp_csr own;
-    const ncp_csr *A;
-    if ((rc = ncp_problem_mass_csr(p, &own, &A, err))) return rc;
-    int *comp = NULL, ncomp = 0;
-    if (A->m != p->nv || A->n != p->nv) {
-        rc = ncp_error_set(err, NCP_ERR_INPUT, "sparse Newton matrix: problem '%s': A is %d x %d, "
-                           "J has %d columns", name, A->m, A->n, p->nv);
-    } else if (!(comp = ncp_malloc(err, (size_t)p->nv, sizeof(int)))) {
-        rc = NCP_ERR_NOMEM;
-    } else if ((ncomp = ncp_csr_components(A, comp, err)) < 0) {
-        rc = -ncomp;
-    }
-    ncp_csr_free(&own);
     adjacency a;
-    if (!rc) rc = adjacency_build(p, comp, ncomp, &a, err);
-    free(comp);
+    rc = adjacency_of(p, &a, err);
     if (!rc) {
         rc = pattern_build(w, &a, err);
         adjacency_free(&a);
@@ -245,6 +256,40 @@ double ncp_nsn_dsparse_flops(const ncp_nsn_dsparse *w)
     /* J's assembly (Q_b D_bc: 2 n_b flops per entry, at most 6), the factorisation, a solve (2
      * flops per entry of L and U) with two refinement steps (each a solve and a product) */
     return 6.0 * (double)w->nval + flops + 3.0 * 2.0 * lu + 2.0 * 2.0 * (double)w->nval;
+}
+
+int ncp_nsn_dsparse_flops_bound(const ncp_problem *p, double *bound, ncp_error *err)
+{
+    *bound = INFINITY;
+    int rc = ncp_nsn_sparse_check(p, err);
+    adjacency a;
+    if (rc || (rc = adjacency_of(p, &a, err))) return rc;
+    const int nb = p->nblocks, nk = a.ncomp;
+    /* rows touching each body: block column c of D's pattern holds at least, for each body c
+     * touches, the rows of all blocks touching it (pattern_build), so its entries are at least
+     * n_c x the most of those (or n_c^2) */
+    double *rows = ncp_calloc(err, (size_t)nk + 1, sizeof(double));
+    if (!rows) {
+        adjacency_free(&a);
+        return NCP_ERR_NOMEM;
+    }
+    for (int k = 0; k < nk; k++)
+        for (int s = a.cb_ptr[k]; s < a.cb_ptr[k + 1]; s++)
+            rows[k] += block_rows(&p->blocks[a.cb_idx[s]]);
+    double nval = 0.0;
+    for (int c = 0; c < nb; c++) {
+        const double nc = block_rows(&p->blocks[c]);
+        double most = nc;
+        for (int t = a.bc_ptr[c]; t < a.bc_ptr[c + 1]; t++)
+            if (rows[a.bc_idx[t]] > most) most = rows[a.bc_idx[t]];
+        nval += nc * most;
+    }
+    free(rows);
+    adjacency_free(&a);
+    /* ncp_nsn_dsparse_flops with the factorisation's flops >= 0 and UMFPACK's estimated
+     * entries of L and U (each with its diagonal) at least the pattern's */
+    *bound = (6.0 + 3.0 * 2.0 + 2.0 * 2.0) * nval;
+    return NCP_OK;
 }
 
 int ncp_nsn_dsparse_set_d(ncp_nsn_dsparse *w, const ncp_jmap *Y, ncp_error *err)

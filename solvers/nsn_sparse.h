@@ -98,6 +98,10 @@ void ncp_nsn_sparse_free(ncp_nsn_sparse *w);
 /* Estimated flops of one Newton step on this route: (N)'s numeric factorisation and a solve
  * with two steps of refinement. */
 double ncp_nsn_sparse_flops(const ncp_nsn_sparse *w);
+/* A lower bound on ncp_nsn_sparse_flops for p from counts alone (J's entries per block, m,
+ * nv; no pattern built, no analysis): O(nnz J). NCP_ERR_INPUT as ncp_nsn_sparse_check,
+ * NCP_ERR_NOMEM; *bound = INFINITY on error. */
+int ncp_nsn_sparse_flops_bound(const ncp_problem *p, double *bound, ncp_error *err);
 /* Sets J's blocks P, Q (block storage, borrowed; Q with rho applied) and computes Q H. */
 void ncp_nsn_sparse_set(ncp_nsn_sparse *w, const double *P, const double *Q);
 /* y = J x = P x + Q (D x) (x, y: m, not overlapping). */
