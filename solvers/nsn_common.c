@@ -447,7 +447,7 @@ int ncp_nsn_route_auto(const ncp_problem *p, ncp_dop *op, int full, ncp_nsn_rout
 static void nsn_note_est(const ncp_nsn_route_est *r, int f, char *s, size_t size)
 {
     if (r->analysed[f]) snprintf(s, size, "%.2g", r->est[f]);
-    else if (isfinite(r->bound[f])) snprintf(s, size, ">= %.2g, not analysed", r->bound[f]);
+    else if (isfinite(r->bound[f])) snprintf(s, size, "not analysed (>= %.2g)", r->bound[f]);
     else snprintf(s, size, "not buildable");
 }
 

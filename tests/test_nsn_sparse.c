@@ -278,10 +278,8 @@ static void test_route_note(const ncp_problem *p)
     CHECK(rc == NCP_OK);
     if (rc) return;
     CHECK(strstr(r.note, "Newton matrix from D (low rank)") != NULL);
-    CHECK(strstr(r.note, "sparse D form >= ") != NULL &&
-          strstr(r.note, "saddle form >= ") != NULL);
-    const char *a = strstr(r.note, "not analysed");
-    CHECK(a != NULL && strstr(a + 1, "not analysed") != NULL);
+    CHECK(strstr(r.note, "sparse D form not analysed (>= ") != NULL &&
+          strstr(r.note, "saddle form not analysed (>= ") != NULL);
     ncp_result_free(&r);
 }
 
