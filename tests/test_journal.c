@@ -378,10 +378,10 @@ static int same_doubles(const double *a, const double *b, int n)
 
 /* A whole result payload in resume.c's layout (kind 'R', every field of the records of
  * c8c193b): m values of lambda and u, a trace of nt rows of nc columns, nsv values of the
- * solver's v (v itself empty). */
+ * solver's v (v itself empty); at[0], at[1]: the byte offsets of u and of the trace. */
 static void result_payload(ncp_jbuf *b, const char *problem, const double *met, const double *lam,
                            const double *u, int m, const double *tr, int nt, int nc,
-                           const double *sv, int nsv)
+                           const double *sv, int nsv, uint32_t at[2])
 {
     ncp_jbuf_i32(b, 'R');
     ncp_jbuf_str(b, problem);
@@ -398,9 +398,11 @@ static void result_payload(ncp_jbuf *b, const char *problem, const double *met, 
     ncp_jbuf_i32(b, 1);
     ncp_jbuf_f64s(b, lam, m);
     ncp_jbuf_f64s(b, u, m);
+    at[0] = (uint32_t)(b->n - (size_t)m * 8);
     ncp_jbuf_f64s(b, NULL, 0);
     ncp_jbuf_i32(b, nc);
     ncp_jbuf_f64s(b, tr, nt * nc);
+    at[1] = (uint32_t)(b->n - (size_t)nt * nc * 8);
     ncp_jbuf_f64(b, 4.25);
     ncp_jbuf_f64(b, 4.0);
     ncp_jbuf_f64(b, 4.5);
@@ -439,9 +441,6 @@ static void put_compressed(ncp_journal *j, int kind, const ncp_jbuf *p, const ui
     free(q);
     free(z);
 }
-
-/* The offset of the array that ends the payload built so far (n doubles). */
-static uint32_t ends_at(const ncp_jbuf *b, int n) { return (uint32_t)(b->n - (size_t)n * 8); }
 
 static void test_compressed_results(void)
 {
@@ -587,7 +586,8 @@ static void test_compressed_results(void)
     {
         /* a result as the journals of c8c193b hold it (kind 'Z': compressed, not shuffled) */
         ncp_jbuf b = {0};
-        result_payload(&b, "000004", met, lam, u, M, tr, NT, nc, sv, NSV);
+        uint32_t at[2];
+        result_payload(&b, "000004", met, lam, u, M, tr, NT, nc, sv, NSV, at);
         CHECK(!b.oom);
         put_compressed(j, 'Z', &b, NULL, 0);
         free(b.p);
@@ -600,32 +600,10 @@ static void test_compressed_results(void)
         const char *names[] = {"000005", "000006", "000007", "000008"};
         for (int t = 0; t < 4; t++) {
             b.n = 0;
-            uint32_t reg[2][3];
-            ncp_jbuf_i32(&b, 'R');
-            ncp_jbuf_str(&b, names[t]);
-            ncp_jbuf_str(&b, "pgs");
-            ncp_jbuf_i32(&b, 11);
-            ncp_jbuf_i32(&b, 1);
-            ncp_jbuf_i32(&b, NCP_STATUS_CONVERGED);
-            ncp_jbuf_f64(&b, 0.75);
-            ncp_jbuf_f64(&b, 3.5);
-            ncp_jbuf_f64s(&b, met, ncp_metrics_count());
-            ncp_jbuf_str(&b, names[t]);
-            ncp_jbuf_str(&b, "");
-            ncp_jbuf_str(&b, "");
-            ncp_jbuf_i32(&b, 1);
-            ncp_jbuf_f64s(&b, lam, M);
-            ncp_jbuf_f64s(&b, u, M);
-            reg[0][0] = ends_at(&b, M), reg[0][1] = M, reg[0][2] = 1;
-            ncp_jbuf_f64s(&b, NULL, 0);
-            ncp_jbuf_i32(&b, nc);
-            ncp_jbuf_f64s(&b, tr, NT * nc);
-            reg[1][0] = ends_at(&b, NT * nc), reg[1][1] = NT, reg[1][2] = (uint32_t)nc;
-            ncp_jbuf_f64(&b, 4.25);
-            ncp_jbuf_f64(&b, 4.0);
-            ncp_jbuf_f64(&b, 4.5);
-            ncp_jbuf_f64s(&b, NULL, 0);
+            uint32_t at[2];
+            result_payload(&b, names[t], met, lam, u, M, tr, NT, nc, NULL, 0, at);
             CHECK(!b.oom);
+            uint32_t reg[2][3] = {{at[0], M, 1}, {at[1], NT, (uint32_t)nc}};
             if (t == 1) reg[1][1] = NT + 1000;         /* past the end */
             if (t == 2) reg[1][0] = reg[0][0] + 8 * M - 8; /* overlaps u */
             if (t == 3) reg[1][0] -= 4;                /* misaligned */
