@@ -3,7 +3,7 @@ scripts/killtest.sh): metrics.csv row for row except its times (TIMING);
 solutions.h5 every dataset and attribute exactly (NaN equal to NaN); traces.h5 every trace
 exactly except its time_ms column. Also counts the good records of a journal (bench/journal.h:
 8-byte magic, then length, CRC-32, payload), read independently with zlib's crc32 (a result
-record compressed by bench/resume.c, kind 'Z', is inflated to the 'R' record it holds).
+record compressed by bench/resume.c, kind 'Z' or 'S', is inflated to the 'R' record it holds).
 
 usage: check_same_results.py REF DIR      exit 0 when the same, 1 listing the differences
        check_same_results.py --journal DIR   prints the number of good result records
@@ -16,6 +16,26 @@ import sys
 import zlib
 
 TIMING = {"setup_ms", "solve_ms", "ms_per_iter", "time_min_ms", "time_max_ms", "wall_ms"}
+
+
+def unshuffle_regions(q):
+    """The result payload of an inflated 'S' record: a region count, (offset, rows, cols) per
+    region, padding to 8 bytes, then the payload with each region of rows x cols doubles stored
+    column after column, each column as its 8 byte planes; returned with the regions restored."""
+    (nreg,) = struct.unpack_from("<I", q, 0)
+    head = (4 + 12 * nreg + 7) // 8 * 8
+    pay = bytearray(q[head:])
+    for k in range(nreg):
+        off, rows, cols = struct.unpack_from("<III", q, 4 + 12 * k)
+        n = rows * cols * 8
+        planes = pay[off:off + n]  # index (col, byte, row)
+        orig = bytearray(n)
+        for c in range(cols):
+            for b in range(8):
+                at = (c * 8 + b) * rows
+                orig[c * 8 + b::cols * 8] = planes[at:at + rows]
+        pay[off:off + n] = orig
+    return bytes(pay)
 
 
 def journal_records(d):
@@ -34,6 +54,9 @@ def journal_records(d):
         payload = data[at + 8:at + 8 + n]
         if chr(kind) == "Z":  # a compressed result (bench/resume.c): length, zlib stream
             payload = zlib.decompress(payload[8:])
+            kind = struct.unpack_from("<i", payload, 0)[0]
+        elif chr(kind) == "S":  # compressed with its regions byte-shuffled (bench/resume.c)
+            payload = unshuffle_regions(zlib.decompress(payload[8:]))
             kind = struct.unpack_from("<i", payload, 0)[0]
         out.append((chr(kind), payload))
         at += 8 + n

@@ -2,9 +2,12 @@
  * round-trip bit for bit, a torn last record is ignored and cut off, a corrupted record in the
  * middle ends the journal (it and every record after it are not trusted: dropped, so that their
  * pairs are solved again), fsync batching is not observable by a reader, links are refused or
- * replaced, never followed. Results (bench/resume.h) are stored compressed when that is smaller
- * and read back bit for bit, beside uncompressed ones (earlier journals); a compressed record
- * that does not inflate to its declared length is skipped (its pair solved again). */
+ * replaced, never followed. Byte shuffling (ncp_jshuffle) puts each byte where HDF5's shuffle
+ * filter does and is undone bit for bit through zlib, NaN payloads, infinities, subnormals and odd
+ * lengths included. Results (bench/resume.h) are stored compressed, their arrays shuffled, when
+ * that is smaller and read back bit for bit, beside uncompressed ones and ones compressed
+ * unshuffled (earlier journals); a compressed record that does not inflate to its declared length,
+ * or whose shuffled regions are not inside its payload, is skipped (its pair solved again). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <zlib.h>
 
 #include "tcheck.h"
 #include "bench/journal.h"
@@ -278,6 +283,78 @@ typedef struct kinds {
     uint32_t raw[16]; /* the declared raw length of a compressed result */
 } kinds;
 
+/* Doubles whose bytes stress a byte transposition: NaNs with payloads and sign, infinities,
+ * zeros of both signs, subnormals, extremes, and pseudo-random bit patterns. */
+static void special_doubles(double *x, int n, uint64_t st)
+{
+    static const uint64_t fixed[] = {
+        0x7ff8000000000001ull, /* quiet NaN with a payload */
+        0xfff4000000abcdefull, /* signalling NaN bits, negative */
+        0x7ff0000000000000ull, 0xfff0000000000000ull, /* +-inf */
+        0x0000000000000000ull, 0x8000000000000000ull, /* +-0 */
+        0x0000000000000001ull, 0x800fffffffffffffull, /* subnormals: the least, -the greatest */
+        0x0010000000000000ull, 0x7fefffffffffffffull, /* least normal, DBL_MAX */
+    };
+    enum { NF = sizeof fixed / sizeof fixed[0] };
+    for (int i = 0; i < n; i++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t bits = i < NF ? fixed[i] : i % 3 ? st : (st >> 20) | 0x3f00000000000000ull;
+        memcpy(&x[i], &bits, sizeof bits);
+    }
+}
+
+/* ncp_jshuffle against the layout written by hand, then through zlib and back for shapes of
+ * odd lengths: every byte as it was. */
+static void test_shuffle(void)
+{
+    /* 2 rows x 2 columns, value k's byte b = 16 k + b: column 0 (values 0 and 2) byte planes
+     * first, then column 1 (values 1 and 3) */
+    unsigned char in[32], out[32], back[32];
+    for (int k = 0; k < 4; k++)
+        for (int b = 0; b < 8; b++) in[8 * k + b] = (unsigned char)(16 * k + b);
+    ncp_jshuffle(out, in, 2, 2);
+    int ok = 1;
+    for (int b = 0; b < 8; b++) {
+        ok &= out[2 * b] == 0x00 + b && out[2 * b + 1] == 0x20 + b;
+        ok &= out[16 + 2 * b] == 0x10 + b && out[16 + 2 * b + 1] == 0x30 + b;
+    }
+    CHECK(ok);
+    ncp_junshuffle(back, out, 2, 2);
+    CHECK(!memcmp(back, in, sizeof in));
+
+    static const int shapes[][2] = {{1, 1}, {2, 1}, {3, 1}, {7, 1}, {301, 1}, {1, 17},
+                                    {3, 17}, {41, 17}, {5, 3}, {1000, 1}, {0, 17}, {17, 0}};
+    enum { MAXN = 1000 };
+    double *x = malloc(MAXN * sizeof *x), *y = malloc(MAXN * sizeof *y);
+    unsigned char *sh = malloc(MAXN * sizeof *x), *z = malloc(compressBound(MAXN * 8));
+    CHECK(x && y && sh && z);
+    if (!x || !y || !sh || !z) goto done;
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        size_t rows = (size_t)shapes[t][0], cols = (size_t)shapes[t][1], n = rows * cols;
+        special_doubles(x, (int)n, 99 + t);
+        ncp_jshuffle(sh, (const unsigned char *)x, rows, cols);
+        /* every byte k of value (r, c) at plane (c, k), position r */
+        int at = 1;
+        for (size_t r = 0; r < rows; r++)
+            for (size_t c = 0; c < cols; c++)
+                for (size_t k = 0; k < 8; k++)
+                    at &= sh[(c * 8 + k) * rows + r] == ((unsigned char *)x)[(r * cols + c) * 8 + k];
+        CHECK(at);
+        uLongf zn = compressBound(MAXN * 8), yn = (uLongf)(n * 8);
+        CHECK(compress2(z, &zn, sh, (uLong)(n * 8), 1) == Z_OK);
+        memset(sh, 0x5a, n * 8);
+        CHECK(uncompress(sh, &yn, z, zn) == Z_OK && yn == n * 8);
+        memset(y, 0xa5, n * 8);
+        ncp_junshuffle((unsigned char *)y, sh, rows, cols);
+        CHECK(!memcmp(x, y, n * 8));
+    }
+done:
+    free(x);
+    free(y);
+    free(sh);
+    free(z);
+}
+
 static int collect_kinds(void *ctx, long long off, const unsigned char *p, size_t n,
                          ncp_error *err)
 {
@@ -299,6 +376,72 @@ static int same_doubles(const double *a, const double *b, int n)
     return n == 0 || (a && b && !memcmp(a, b, (size_t)n * sizeof *a));
 }
 
+/* A whole result payload in resume.c's layout (kind 'R', every field of the records of
+ * c8c193b): m values of lambda and u, a trace of nt rows of nc columns, nsv values of the
+ * solver's v (v itself empty); at[0], at[1]: the byte offsets of u and of the trace. */
+static void result_payload(ncp_jbuf *b, const char *problem, const double *met, const double *lam,
+                           const double *u, int m, const double *tr, int nt, int nc,
+                           const double *sv, int nsv, uint32_t at[2])
+{
+    ncp_jbuf_i32(b, 'R');
+    ncp_jbuf_str(b, problem);
+    ncp_jbuf_str(b, "pgs");
+    ncp_jbuf_i32(b, 11);
+    ncp_jbuf_i32(b, 1);
+    ncp_jbuf_i32(b, NCP_STATUS_CONVERGED);
+    ncp_jbuf_f64(b, 0.75);
+    ncp_jbuf_f64(b, 3.5);
+    ncp_jbuf_f64s(b, met, ncp_metrics_count());
+    ncp_jbuf_str(b, problem);
+    ncp_jbuf_str(b, "");
+    ncp_jbuf_str(b, "");
+    ncp_jbuf_i32(b, 1);
+    ncp_jbuf_f64s(b, lam, m);
+    ncp_jbuf_f64s(b, u, m);
+    at[0] = (uint32_t)(b->n - (size_t)m * 8);
+    ncp_jbuf_f64s(b, NULL, 0);
+    ncp_jbuf_i32(b, nc);
+    ncp_jbuf_f64s(b, tr, nt * nc);
+    at[1] = (uint32_t)(b->n - (size_t)nt * nc * 8);
+    ncp_jbuf_f64(b, 4.25);
+    ncp_jbuf_f64(b, 4.0);
+    ncp_jbuf_f64(b, 4.5);
+    ncp_jbuf_f64s(b, sv, nsv);
+}
+
+/* Appends payload p as a record of kind 'Z' (the writer of c8c193b: the kind, the length, p
+ * compressed by zlib at level 1) or 'S' (resume.c's REC_SRESULT, built here from its
+ * description: the region table, then p with each region (offset, rows, cols) byte-shuffled). */
+static void put_compressed(ncp_journal *j, int kind, const ncp_jbuf *p, const uint32_t (*reg)[3],
+                           uint32_t nreg)
+{
+    size_t h = kind == 'S' ? (4 + 12 * (size_t)nreg + 7) / 8 * 8 : 0, n = h + p->n;
+    unsigned char *q = calloc(1, n), *z = malloc(8 + compressBound((uLong)n));
+    CHECK(q && z);
+    if (q && z) {
+        memcpy(q + h, p->p, p->n);
+        if (kind == 'S') {
+            memcpy(q, &nreg, 4);
+            for (uint32_t k = 0; k < nreg; k++) {
+                memcpy(q + 4 + 12 * k, reg[k], 12);
+                /* a region out of bounds stays as it is: the reader must refuse it */
+                if ((size_t)reg[k][0] + (size_t)reg[k][1] * reg[k][2] * 8 <= p->n)
+                    ncp_jshuffle(q + h + reg[k][0], p->p + reg[k][0], reg[k][1], reg[k][2]);
+            }
+        }
+        uLongf zn = compressBound((uLong)n);
+        CHECK(compress2(z + 8, &zn, q, (uLong)n, 1) == Z_OK);
+        int32_t k32 = kind;
+        uint32_t raw = (uint32_t)n;
+        memcpy(z, &k32, 4);
+        memcpy(z + 4, &raw, 4);
+        ncp_error e = {0};
+        CHECK_OK(ncp_journal_append(j, z, 8 + zn, NULL, &e), &e);
+    }
+    free(q);
+    free(z);
+}
+
 static void test_compressed_results(void)
 {
     char rdir[300], rj[400];
@@ -306,9 +449,10 @@ static void test_compressed_results(void)
     snprintf(rj, sizeof rj, "%s/%s", rdir, NCP_JOURNAL_NAME);
     CHECK(mkdir(rdir, 0700) == 0);
     const char *config = "{\"solvers\":[\"pgs\"]}";
-    enum { M = 300, NV = 6, NT = 40 };
+    /* odd lengths: m, nv, the trace's rows, the solver's v */
+    enum { M = 301, NV = 5, NT = 41, NSV = 3 };
     const int nc = NCP_TRACE_FIXED + ncp_metrics_count();
-    double lam[M], u[M], v[NV], met[64], *tr = malloc((size_t)NT * nc * sizeof *tr);
+    double lam[M], u[M], v[NV], sv[NSV], met[64], *tr = malloc((size_t)NT * nc * sizeof *tr);
     CHECK(tr != NULL && ncp_metrics_count() <= 64);
     if (!tr) return;
     /* lambda mostly exact zeros (as a contact answer: open contacts), with -0.0 and a NaN; u
@@ -326,12 +470,20 @@ static void test_compressed_results(void)
     for (int i = 0; i < ncp_metrics_count(); i++) met[i] = i == 3 ? NAN : i == 4 ? -0.0 : 1e-3 * i;
     for (int r = 0; r < NT; r++)
         for (int c = 0; c < nc; c++) tr[(size_t)r * nc + c] = c == 0 ? r + 1 : 1.0 / (r + c + 1);
+    /* NaN payloads, infinities, subnormals in the shuffled arrays: the trace's last column, v,
+     * the solver's v, u's first values */
+    double odd[NT];
+    special_doubles(odd, NT, 7);
+    for (int r = 0; r < NT; r++) tr[(size_t)r * nc + nc - 1] = odd[r];
+    special_doubles(v, NV, 8);
+    special_doubles(sv, NSV, 9);
+    special_doubles(u, 10, 10);
     ncp_jresult big = {.problem = "000000", .solver = "pgs", .note = "a note",
                        .title = "t", .description = "d", .iterations = 40, .converged = 0,
                        .status = NCP_STATUS_MAX_ITER, .setup_ms = 0.25, .solve_ms = 1.5,
                        .metrics = met, .nmetrics = ncp_metrics_count(), .has_answer = 1,
                        .lambda = lam, .u = u, .m = M, .v = v, .nv = NV, .trace = tr,
-                       .ntrace = NT, .ncols = nc};
+                       .ntrace = NT, .ncols = nc, .solver_v = sv, .nsv = NSV};
     /* an unsupported pair: strings and NaN metrics only, too small to shrink */
     ncp_jresult small = {.problem = "000001", .solver = "pgs", .note = "x", .title = "",
                          .description = "", .status = NCP_STATUS_UNSUPPORTED,
@@ -353,8 +505,8 @@ static void test_compressed_results(void)
     CHECK_OK(ncp_journal_open(rj, 0, collect_kinds, &k, &j, NULL, &e), &e);
     CHECK(k.n == 3);
     if (k.n == 3) {
-        CHECK(k.kind[0] == 'C' && k.kind[1] == 'Z' && (k.kind[2] == 'R' || k.kind[2] == 'Z'));
-        size_t raw_arrays = (2 * M + NV + (size_t)NT * nc) * sizeof(double);
+        CHECK(k.kind[0] == 'C' && k.kind[1] == 'S' && (k.kind[2] == 'R' || k.kind[2] == 'S'));
+        size_t raw_arrays = (2 * M + NV + NSV + (size_t)NT * nc) * sizeof(double);
         CHECK(k.raw[1] > raw_arrays && k.len[1] < k.raw[1]);
         CHECK(k.len[1] < M * sizeof(double) + raw_arrays / 3);
     }
@@ -431,15 +583,46 @@ static void test_compressed_results(void)
         CHECK_OK(ncp_journal_append(j, b.p, b.n, NULL, &e), &e);
         free(b.p);
     }
+    {
+        /* a result as the journals of c8c193b hold it (kind 'Z': compressed, not shuffled) */
+        ncp_jbuf b = {0};
+        uint32_t at[2];
+        result_payload(&b, "000004", met, lam, u, M, tr, NT, nc, sv, NSV, at);
+        CHECK(!b.oom);
+        put_compressed(j, 'Z', &b, NULL, 0);
+        free(b.p);
+    }
+    {
+        /* 'S' records built here from the format's description: u and the trace shuffled
+         * (readable); a region past the payload's end, one overlapping the previous one, and
+         * one not on 8 bytes (not ours: skipped, their pairs solved again) */
+        ncp_jbuf b = {0};
+        const char *names[] = {"000005", "000006", "000007", "000008"};
+        for (int t = 0; t < 4; t++) {
+            b.n = 0;
+            uint32_t at[2];
+            result_payload(&b, names[t], met, lam, u, M, tr, NT, nc, NULL, 0, at);
+            CHECK(!b.oom);
+            uint32_t reg[2][3] = {{at[0], M, 1}, {at[1], NT, (uint32_t)nc}};
+            if (t == 1) reg[1][1] = NT + 1000;         /* past the end */
+            if (t == 2) reg[1][0] = reg[0][0] + 8 * M - 8; /* overlaps u */
+            if (t == 3) reg[1][0] -= 4;                /* misaligned */
+            put_compressed(j, 'S', &b, reg, 2);
+        }
+        free(b.p);
+    }
     CHECK_OK(ncp_journal_close(j, &e), &e);
     j = NULL;
 
     /* resumed: both results found, the compressed one read back bit for bit */
     CHECK_OK(ncp_resume_open(rdir, config, 0, &rs, &e), &e);
     if (rs) {
-        CHECK(ncp_resume_earlier(rs) == 3);
-        CHECK(ncp_resume_count(rs) == 3);
+        CHECK(ncp_resume_earlier(rs) == 5);
+        CHECK(ncp_resume_count(rs) == 5);
         CHECK(ncp_resume_find(rs, "000002", "pgs") == -1);
+        CHECK(ncp_resume_find(rs, "000006", "pgs") == -1);
+        CHECK(ncp_resume_find(rs, "000007", "pgs") == -1);
+        CHECK(ncp_resume_find(rs, "000008", "pgs") == -1);
         long long at = ncp_resume_find(rs, "000000", "pgs");
         CHECK(at == off);
         ncp_jresult r;
@@ -451,8 +634,25 @@ static void test_compressed_results(void)
         CHECK(r.nmetrics == ncp_metrics_count() && same_doubles(r.metrics, met, r.nmetrics));
         CHECK(r.m == M && same_doubles(r.lambda, lam, M) && same_doubles(r.u, u, M));
         CHECK(r.nv == NV && same_doubles(r.v, v, NV));
+        CHECK(r.nsv == NSV && same_doubles(r.solver_v, sv, NSV));
         CHECK(r.ntrace == NT && r.ncols == nc && same_doubles(r.trace, tr, NT * nc));
         CHECK(((uintptr_t)r.lambda % 8) == 0 && ((uintptr_t)r.trace % 8) == 0);
+        CHECK(((uintptr_t)r.u % 8) == 0 && ((uintptr_t)r.solver_v % 8) == 0);
+        /* the old compressed record and the hand-built shuffled one, bit for bit */
+        const char *readable[] = {"000004", "000005"};
+        for (int t = 0; t < 2; t++) {
+            at = ncp_resume_find(rs, readable[t], "pgs");
+            CHECK(at > off);
+            if (at < 0) continue;
+            CHECK_OK(ncp_resume_read(rs, at, &r, &e), &e);
+            CHECK(!strcmp(r.problem, readable[t]) && !strcmp(r.note, readable[t]));
+            CHECK(r.iterations == 11 && r.solve_ms == 3.5 && r.wall_ms == 4.25 &&
+                  r.time_max_ms == 4.5);
+            CHECK(same_doubles(r.metrics, met, ncp_metrics_count()));
+            CHECK(r.m == M && same_doubles(r.lambda, lam, M) && same_doubles(r.u, u, M));
+            CHECK(r.ntrace == NT && r.ncols == nc && same_doubles(r.trace, tr, NT * nc));
+            CHECK(r.nsv == (t == 0 ? NSV : 0) && same_doubles(r.solver_v, sv, r.nsv));
+        }
         at = ncp_resume_find(rs, "000001", "pgs");
         CHECK(at > off);
         CHECK_OK(ncp_resume_read(rs, at, &r, &e), &e);
@@ -483,6 +683,7 @@ int main(void)
     test_batching();
     test_links();
     test_not_journal();
+    test_shuffle();
     test_compressed_results();
     rmdir(dir);
     return tcheck_exit("journal");

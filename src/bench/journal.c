@@ -271,6 +271,26 @@ void ncp_jbuf_f64s(ncp_jbuf *b, const double *x, int n)
     put(b, x, (size_t)k * sizeof *x);
 }
 
+void ncp_jshuffle(unsigned char *out, const unsigned char *in, size_t rows, size_t cols)
+{
+    for (size_t c = 0; c < cols; c++)
+        for (size_t b = 0; b < 8; b++) {
+            unsigned char *o = out + (c * 8 + b) * rows;
+            const unsigned char *i = in + c * 8 + b;
+            for (size_t r = 0; r < rows; r++) o[r] = i[r * cols * 8];
+        }
+}
+
+void ncp_junshuffle(unsigned char *out, const unsigned char *in, size_t rows, size_t cols)
+{
+    for (size_t c = 0; c < cols; c++)
+        for (size_t b = 0; b < 8; b++) {
+            const unsigned char *i = in + (c * 8 + b) * rows;
+            unsigned char *o = out + c * 8 + b;
+            for (size_t r = 0; r < rows; r++) o[r * cols * 8] = i[r];
+        }
+}
+
 static const unsigned char *take(ncp_jreader *r, size_t n)
 {
     if (r->bad || n > r->n - r->at) {

@@ -60,6 +60,16 @@ void ncp_jbuf_f64(ncp_jbuf *b, double x);
 void ncp_jbuf_str(ncp_jbuf *b, const char *s); /* NULL is written as "" */
 void ncp_jbuf_f64s(ncp_jbuf *b, const double *x, int n);
 
+/* Byte shuffling for compression (as HDF5's shuffle filter: the k-th bytes of all values
+ * together): in, a rows x cols row-major array of doubles' bytes, is written
+ * to out (not overlapping it) column after column, each column as its 8 byte planes (byte 0 of
+ * every value of the column, then byte 1, ...). Exponents and high mantissa bytes of neighbouring
+ * values then sit side by side, where zlib finds their repeats. ncp_junshuffle is the inverse;
+ * the bytes are moved, never interpreted, so every double (NaN payloads, -0, infinities,
+ * subnormals) comes back bit for bit. */
+void ncp_jshuffle(unsigned char *out, const unsigned char *in, size_t rows, size_t cols);
+void ncp_junshuffle(unsigned char *out, const unsigned char *in, size_t rows, size_t cols);
+
 /* Reading one back: any read past the end sets bad (and returns 0 / "" / NULL). */
 typedef struct ncp_jreader {
     const unsigned char *p;
