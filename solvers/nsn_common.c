@@ -72,6 +72,7 @@ typedef struct nsn_ws {
     double *W;             /* m x m work: LU copy or J^T J + delta I (dense route) */
     int *ipiv;
     double theta_ref;      /* nonmonotone reference: max theta over the last iterations */
+    int n_lm;              /* Levenberg-Marquardt factorisations tried (the run's note) */
     int unsupported;       /* nsn_ws_alloc declined the problem (too large): UNSUPPORTED */
 } nsn_ws;
 
@@ -338,6 +339,7 @@ static int nsn_lm(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_opts
     int m = p->m;
     double delta = sqrt(2.0 * *theta);
     for (int attempt = 0; attempt < 5; attempt++, delta *= 100.0) {
+        w->n_lm++;
         if (w->sparse) {
             for (int i = 0; i < m; i++) w->rhs[i] = -w->F[i];
             if (!(w->dform ? ncp_nsn_dsparse_lm(&w->dsp, delta, w->rhs, w->d)
@@ -577,13 +579,16 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
     double theta_win = theta;   /* theta at the start of the current stagnation window */
     double theta_phase = theta; /* theta at the start of the current Newton phase */
     int stuck = 0;
+    int n_newton = 0, n_sweep = 0; /* for the run's note */
     if (ncp_run_setup_done(run) == 0) {
         for (k = 1;; k++) {
             int ok = 0;
             if (burst_left > 0) {
                 ok = nsn_gs_step(p, &w, &theta);
                 burst_left--;
+                n_sweep++;
             } else if (theta > 0.0) {
+                n_newton++;
                 w.theta_ref = 0.0;
                 for (int i = 0; i < o->nonmonotone; i++) w.theta_ref = fmax(w.theta_ref, hist[i]);
                 nsn_jacobian(p, &w);
@@ -598,6 +603,7 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
                     if (!ok) { /* this iteration becomes the burst's first sweep */
                         ok = nsn_gs_step(p, &w, &theta);
                         burst_left--;
+                        n_sweep++;
                     }
                 } else if (since >= o->window) {
                     theta_win = theta;
@@ -627,6 +633,13 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
             if (ncp_solver_iter_end(run, k, m, w.lam, !ok, &status)) break;
         }
     }
+    /* What the iterations were (scripts/bench_scaling.py times a Newton iteration from it): a
+     * Newton iteration factorises the Newton matrix once and, when that step fails, the LM
+     * matrix up to 5 times, and when those fail too it also makes the burst's first sweep; the
+     * other iterations are the bursts' sweeps or (theta = 0) empty. So Newton iterations <=
+     * iterations <= Newton iterations + sweeps (no sweep: all iterations Newton's or empty). */
+    ncp_run_note(run, "Newton iterations %d (+%d LM factorisations), Gauss-Seidel sweeps %d",
+                 n_newton, w.n_lm, n_sweep);
     ncp_solver_finish(out, m, w.lam, k, status);
     nsn_ws_free(&w);
     return NCP_OK;

@@ -44,7 +44,8 @@
  *   the Newton direction is not a descent direction (round-off).
  * Iterations: one Newton step (one factorisation) each. A guess that already passes eq. 26 (the
  *   paper counts 0 iterations) is reported once as iteration 1, so the harness records SAP's
- *   gamma(v_guess). The reported iterate is gamma(v) and, on the primal path, SAP's own v.
+ *   gamma(v_guess), with the note "0 Newton steps" (scripts/bench_scaling.py). The reported
+ *   iterate is gamma(v) and, on the primal path, SAP's own v.
  *
  * Parameters (defaults): beta 1, sigma 1e-3 (the paper's values for all its simulations), rel_tol
  *   1e-6 (Drake's default; the paper uses 1e-5 .. 1e-3), abs_tol 1e-16 (the paper's epsilon_a),
@@ -517,6 +518,7 @@ static int sap_solve(const ncp_solve_in *in, ncp_solve_out *out, ncp_run *run, n
         int done = w.num < atol + rtol * w.den; /* eq. 26 at the guess */
         if (done) { /* 0 Newton steps: report the guess once (see the header) */
             k = 1;
+            ncp_run_note(run, "0 Newton steps: the start passes eq. 26");
             if (!ncp_all_finite(w.m, w.gam) || (vrep && !ncp_all_finite(w.nv, vrep)))
                 status = NCP_STATUS_FAILED;
             else if (!ncp_run_iterate(run, k, w.gam, vrep))

@@ -36,7 +36,7 @@ struct ncp_run {
     double last_t;         /* solver time at the last reported iterate */
     int cut_between;       /* the budget ran out between iterates (ncp_run_add_cpu_ms) */
     double charged_ms;     /* CPU time charged with ncp_run_add_cpu_ms (CPU clock only) */
-    char route[200];       /* the solver's ncp_run_note text, for res->note */
+    char route[400];       /* the solver's ncp_run_note text, for res->note (as long) */
 };
 
 void ncp_harness_opts_default(ncp_harness_opts *o)

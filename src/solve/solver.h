@@ -121,8 +121,8 @@ int ncp_run_interrupted(const ncp_run *run);
 /* Records how the solver represents the problem when it chooses between routes by estimated
  * cost (e.g. "form saddle, K sparse: est. 1.2e+06 flops/it, dense form 3.4e+09"): the text goes
  * to the row's note (metrics.csv column note), "; "-separated after the harness's own. printf
- * style, cut at 200 characters; a later call appends. run may be NULL (a solver called outside
- * the harness, as tests do): nothing happens. */
+ * style, the calls together cut at 400 characters (the row's note); a later call appends. run
+ * may be NULL (a solver called outside the harness, as tests do): nothing happens. */
 void ncp_run_note(ncp_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 typedef struct ncp_solve_in {
