@@ -294,7 +294,7 @@ static int gs_route(const ncp_problem *p, int sweep, int *route, double est[2], 
             double vel = 2.0 * p->J.nnz + (double)ncp_jmap_nnz(nb, block, size, &p->J, mark);
             double del = m * m;
             if (p->has_primal && p->A && 4 * nv <= p->m) del = fmin(del, 3.0 * m * nv);
-            if (vel <= del) *route = NCP_GS_VELOCITY;
+            if (NCP_GS_VEL_FLOP_WEIGHT * vel <= del) *route = NCP_GS_VELOCITY;
             est[0] = vel;
             est[1] = del;
         }

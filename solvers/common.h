@@ -127,13 +127,21 @@ enum {
 #define NCP_GS_DOC_SWEEP                                                                       \
     {"sweep", 0.0,                                                                             \
      "how u = D lambda + v_f follows the sweep: 0 the cheapest per sweep (flops estimated from "\
-     "nnz(J), A's blocks and m; the velocity form whenever it costs no more than the Delassus "\
-     "route); 1 the assembled D's nonzeros, O(nnz D) (a dual Gauss-Seidel on the Delassus "   \
+     "nnz(J), A's blocks and m; the velocity form whenever its flops, weighted 1.25 for their "\
+     "indexed access, cost no more than the Delassus route's); 1 the assembled D's nonzeros, O(nnz D) (a dual Gauss-Seidel on the Delassus "   \
      "matrix); 2 the Delassus operator (D's columns, or F F^T when nv << m); 3 the velocity "  \
      "form v = A^-1 (b + J^T lambda), O(nnz J + nnz A^-1 J^T), never reading D"}
 
+/* The velocity form's flops are indexed (J's CSR rows, Y's pattern) where the Delassus route's
+ * are contiguous (F's rows, D's columns): weighted by this in the automatic choice. Where the two
+ * estimates tie, on the bolt-nut's problems (1.2e4 and 1.3e4 flops per sweep, one body), whole
+ * sweeps on the velocity form took 1.07-1.14x those on F F^T, projections included
+ * (results/REPORT.md "Lean runs"), so the routes' own per-flop ratio is above that. */
+#define NCP_GS_VEL_FLOP_WEIGHT 1.25
+
 /* The route NCP_GS_AUTO takes on p, without building anything: the velocity form when p has
- * primal data (dense A, or A_sparse, with J, e, and v_f or b) and 2 nnz(J) + nnz(Y) <= the
+ * primal data (dense A, or A_sparse, with J, e, and v_f or b) and
+ * NCP_GS_VEL_FLOP_WEIGHT (2 nnz(J) + nnz(Y)) <= the
  * Delassus route's cost per sweep (m^2 for D's columns; 3 m nv for F F^T when A is dense and
  * nv <= m / 4), else NCP_GS_DELASSUS. Another sweep is returned as given. NCP_ERR_NOMEM;
  * NCP_ERR_INPUT for NCP_GS_VELOCITY without primal data. */
