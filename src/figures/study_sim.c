@@ -95,6 +95,11 @@ static int ss_prepare(const ncp_study_ctx *c, const ncp_study_sim *sm, ss_job *j
         snprintf(j->solver, sizeof j->solver, "%s", sm->solver ? sm->solver : "");
         return ss_dir(c, sm, j->dir, sizeof j->dir, err);
     }
+    if (o->quick && sm->steps_quick < 0) {
+        j->skip = j->missing = 1; /* a full run's sim alone: not run */
+        snprintf(j->solver, sizeof j->solver, "%s", sm->solver ? sm->solver : "");
+        return ss_dir(c, sm, j->dir, sizeof j->dir, err);
+    }
     int rc;
     if ((rc = ncp_path_join(path, sizeof path, ncp_scenes_dir(), file, err)) ||
         (rc = sm->derive ? sm->derive(sm, o, path, &j->scene, err)
@@ -203,6 +208,12 @@ static void *ss_worker(void *arg)
 
 /* ---- read back ---- */
 
+static double ss_json_num(const cJSON *o, const char *key, double absent)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(x) ? x->valuedouble : absent;
+}
+
 static int ss_read_json(const char *dir, ncp_study_simres *r)
 {
     char path[SS_PATH + 16], *text = NULL;
@@ -220,6 +231,18 @@ static int ss_read_json(const char *dir, ncp_study_simres *r)
     r->completed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s0, "completed"));
     r->failed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s0, "failed"));
     r->success = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s0, "success"));
+    cJSON *planned = cJSON_GetObjectItemCaseSensitive(s0, "steps_planned"), *cr;
+    r->steps_planned = cJSON_IsNumber(planned) ? planned->valueint : -1;
+    cJSON_ArrayForEach(cr, cJSON_GetObjectItemCaseSensitive(s0, "criteria"))
+    {
+        if (r->ncrit == NCP_STUDY_SIM_MAXCRIT) break;
+        ncp_study_simcrit *k = &r->crit[r->ncrit++];
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(cr, "type");
+        snprintf(k->type, sizeof k->type, "%s", cJSON_IsString(type) ? type->valuestring : "");
+        k->value = ss_json_num(cr, "value", NAN); /* null: not measured */
+        k->lo = ss_json_num(cr, "min", -INFINITY); /* null: open (JSON has no infinities) */
+        k->hi = ss_json_num(cr, "max", INFINITY);
+    }
     cJSON_Delete(root);
     return 0;
 }
