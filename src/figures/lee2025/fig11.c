@@ -3,15 +3,12 @@
  * the paper's fixed iteration counts (sims of parts fig11_canal and fig11, study.c); the fitted
  * exponent of time against the system DOF. fig11.dat / fig11.md and claims 11a-11d, all from
  * the sims' steps.csv (l25_simstat_of). */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "figures/fig_util.h"
 #include "figures/lee2025/lee2025.h"
-#include "util/fsutil.h"
-#include "util/safefile.h"
 
 /* Fig. 11's statistics of this run: q[k][i] for solver k at l25_pour_n[i], i < *nn. */
 static int pour_all(const ncp_study_ctx *c, ncp_study_claim_out *o,
@@ -122,8 +119,7 @@ static int fig11_dat(const ncp_study_ctx *c, const ncp_study_part *p, const char
                      ncp_error *err)
 {
     static const char *const solver[L25_NSIMSOLV] = {"canal", "subadmm", "pgs-decoupled"};
-    if (ncp_path_join(path, cap, dir, "fig11.dat", err)) return err->code;
-    FILE *f = ncp_safe_fopen(path, err);
+    FILE *f = l25_open(dir, "fig11.dat", path, cap, err);
     if (!f) return err->code;
     fprintf(f, "# ncpbench, %s; configuration %s\n# per solver and particle count N: mean "
             "(setup + solve) ms per simulated step and mean al_residual at a fixed iteration "
@@ -139,9 +135,7 @@ static int fig11_dat(const ncp_study_ctx *c, const ncp_study_part *p, const char
                         l25_pour_n[i], q[k][i].dof, q[k][i].ms, q[k][i].ms_med, q[k][i].res,
                         q[k][i].res_geo, q[k][i].n, q[k][i].iters);
     }
-    if (fclose(f) != 0)
-        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    return NCP_OK;
+    return l25_close(f, path, err);
 }
 
 int l25_fig11(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
@@ -150,16 +144,16 @@ int l25_fig11(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     char dat[4400], path[4400];
     int nn, rc = pour_all(c, NULL, q, &nn, err);
     if (rc || (rc = fig11_dat(c, p, dir, q, nn, dat, sizeof dat, err))) return rc;
-    if (ncp_path_join(path, sizeof path, dir, "fig11.md", err)) return err->code;
-    FILE *f = ncp_safe_fopen(path, err);
+    FILE *f = l25_open(dir, "fig11.md", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "### %s (configuration %s)\n\nEach solver drives its own simulation of "
             "`scenes/pouring-sweep/pouring-N.json` from the previous step's impulses and "
             "velocity, 5 CANAL and 100 SubADMM / PGS iterations per step (tolerance 0); means "
             "over the steps with a contact solve. Data: `fig11.dat`; raw: the sims' "
             "`steps.csv` (`../fig11_canal-N*-CANAL/`, `../fig11-N*-*/`).\n\n| N | DOF | contacts "
-            "(mean) | CANAL ms | SubADMM ms | PGS ms | CANAL res. | SubADMM res. | PGS res. "
-            "|\n|---|---|---|---|---|---|---|---|---|\n", p->title, c->config->id);
+            "(mean, SubADMM's run) | CANAL ms | SubADMM ms | PGS ms | CANAL res. | SubADMM "
+            "res. | PGS res. |\n|---|---|---|---|---|---|---|---|---|\n", p->title,
+            c->config->id);
     for (int i = 0; i < nn; i++) {
         fprintf(f, "| %d | %.0f | %.1f |", l25_pour_n[i], q[1][i].dof, q[1][i].contacts);
         for (int k = 0; k < L25_NSIMSOLV; k++) fprintf(f, " %.4g |", q[k][i].ms);
@@ -169,7 +163,6 @@ int l25_fig11(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     fprintf(f, "\nExponent of mean time against DOF (least squares, log-log): CANAL %.3g, "
             "SubADMM %.3g, PGS %.3g.\n", pour_exponent(q[0], nn), pour_exponent(q[1], nn),
             pour_exponent(q[2], nn));
-    if (fclose(f) != 0)
-        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    return ncp_fig_plot("lee2025_fig11_pouring", dir, p->title, dat, err);
+    int rc2 = l25_close(f, path, err);
+    return rc2 ? rc2 : ncp_fig_plot("lee2025_fig11_pouring", dir, p->title, dat, err);
 }

@@ -51,8 +51,8 @@ int l25_simstat_of(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *p
         if (o) o->not_run = 1;
         return NCP_OK;
     }
-    double *ms = malloc(((size_t)r->nrows + 1) * sizeof *ms);
-    if (!ms) return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory");
+    double *ms = ncp_malloc(err, (size_t)r->nrows + 1, sizeof *ms);
+    if (!ms) return NCP_ERR_NOMEM;
     double sms = 0, sres = 0, slog = 0, sit = 0, scon = 0;
     q->ran = 1;
     q->dof = ncp_study_sim_at(r, 0, "dof");

@@ -4,14 +4,11 @@
  * Each outcome is recomputed from the sim's raw results (l25_task_of: steps.csv and the
  * criteria's measured values in task.json), never taken from task.json's success flag; the
  * claims TKa-TKc and tasks.md. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "figures/lee2025/lee2025.h"
-#include "util/fsutil.h"
-#include "util/safefile.h"
 
 typedef struct l25_task {
     const char *id, *scene; /* sim label prefix, scene file */
@@ -116,8 +113,7 @@ int l25_TKc(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
 int l25_tasks(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
 {
     char path[4400];
-    if (ncp_path_join(path, sizeof path, dir, "tasks.md", err)) return err->code;
-    FILE *f = ncp_safe_fopen(path, err);
+    FILE *f = l25_open(dir, "tasks.md", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "### %s (configuration %s)\n\nEach solver drives its own simulation of the task "
             "scene (the bolt-nut and dish tasks under the scene's per-step budget, the G1 "
@@ -145,7 +141,5 @@ int l25_tasks(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
                     q[k].nsteps, q[k].planned, 1e3 * q[k].penetration, q[k].impulse_max);
         }
     }
-    if (fclose(f) != 0)
-        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    return NCP_OK;
+    return l25_close(f, path, err);
 }
