@@ -90,13 +90,8 @@ static int ss_prepare(const ncp_study_ctx *c, const ncp_study_sim *sm, ss_job *j
                                   sm->label, sm->part);
     j->c = c;
     j->sm = sm;
-    if (!ncp_study_part_selected(o, sm->part)) {
-        j->skip = j->missing = 1; /* not among --parts: not run */
-        snprintf(j->solver, sizeof j->solver, "%s", sm->solver ? sm->solver : "");
-        return ss_dir(c, sm, j->dir, sizeof j->dir, err);
-    }
-    if (o->quick && sm->steps_quick < 0) {
-        j->skip = j->missing = 1; /* a full run's sim alone: not run */
+    if (!ncp_study_part_selected(o, sm->part) || (o->quick && sm->steps_quick < 0)) {
+        j->skip = j->missing = 1; /* not among --parts, or a full run's alone: not run */
         snprintf(j->solver, sizeof j->solver, "%s", sm->solver ? sm->solver : "");
         return ss_dir(c, sm, j->dir, sizeof j->dir, err);
     }
@@ -232,10 +227,16 @@ static int ss_read_json(const char *dir, ncp_study_simres *r)
     r->failed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s0, "failed"));
     r->success = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s0, "success"));
     cJSON *planned = cJSON_GetObjectItemCaseSensitive(s0, "steps_planned"), *cr;
+    cJSON *crits = cJSON_GetObjectItemCaseSensitive(s0, "criteria");
     r->steps_planned = cJSON_IsNumber(planned) ? planned->valueint : -1;
-    cJSON_ArrayForEach(cr, cJSON_GetObjectItemCaseSensitive(s0, "criteria"))
+    if (cJSON_GetArraySize(crits) > NCP_STUDY_SIM_MAXCRIT) { /* a claim must see them all */
+        fprintf(stderr, "ncpbench: %s: more than %d criteria: the sim is read as not run\n",
+                path, NCP_STUDY_SIM_MAXCRIT);
+        cJSON_Delete(root);
+        return -1;
+    }
+    cJSON_ArrayForEach(cr, crits)
     {
-        if (r->ncrit == NCP_STUDY_SIM_MAXCRIT) break;
         ncp_study_simcrit *k = &r->crit[r->ncrit++];
         const cJSON *type = cJSON_GetObjectItemCaseSensitive(cr, "type");
         snprintf(k->type, sizeof k->type, "%s", cJSON_IsString(type) ? type->valuestring : "");
