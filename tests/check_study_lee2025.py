@@ -18,14 +18,15 @@ the observer's dof and impulse_max) and task.json (the budget it ran under, step
 each criterion's measured value and bounds; its success flag is never read). A task's success
 is recomputed: every planned step in steps.csv and every criterion's value within its bounds,
 the penetration the deepest of steps.csv's and the criterion's (which adds the final state).
-The rules below are this checker's own copy of the declaration (src/figures/lee2025/claims.c).
+Fig. 11's data file (fig11/fig11.dat) must hold the recomputed means. The rules below are this
+checker's own copy of the declaration (src/figures/lee2025/claims.c).
 
 With --mutate, also shows that every rule can fail and pass: for each claim, the raw solves of
 its runs are replaced by synthetic ones beyond the rule's band on either side, and the
 checker's verdict must follow ("yes" one way, "no" the other); and raw files of a copy of the
 output are perturbed (a metrics.csv, a traces.csv, a note, a config.json off the paper's
-settings; a steps.csv, a task.json's measured values, a sim off the paper's settings), after
-which the check must fail. Exit status 1 on any mismatch.
+settings; a steps.csv, fig11.dat, a task.json's measured values, a sim off the paper's
+settings), after which the check must fail. Exit status 1 on any mismatch.
 """
 import json
 import math
@@ -543,8 +544,31 @@ def verdict(cid, R):
     return rule_verdict(RULES[cid], lambda: values(cid, R))
 
 
+def check_fig11_dat(cdir, R):
+    """fig11.dat (the part's reducer) holds, per solver and count, the recomputed mean ms and
+    mean al_residual."""
+    path = os.path.join(cdir, "fig11", "fig11.dat")
+    if not os.path.exists(path):
+        return
+    rows = {(x[0], int(x[2])): (float(x[4]), float(x[6])) for x in
+            (line.split() for line in open(path) if line.strip() and not line.startswith("#"))}
+    solver = {"CANAL": "canal", "SubADMM": "subadmm", "PGS": "pgs-decoupled"}
+    for lab in SIM_LABELS:
+        for n in POUR_N[:R["nn"]]:
+            sm = R.get(("sim", POUR_PART[lab], f"N{n}-{lab}"))
+            if sm is None:
+                continue
+            q, got = simstat(sm), rows.get((solver[lab], n))
+            CHECK.checked += 1
+            # relative to each value: the file prints 10 significant digits
+            if got is None or any(abs(a - b) > 1e-9 * abs(a) for a, b in
+                                  ((q["ms"], got[0]), (q["res"], got[1]))):
+                CHECK.fail(f"{path}: {lab} N = {n}: {got}, recomputed ({q['ms']}, {q['res']})")
+
+
 def check_config(cdir, quiet=False):
     R = load_config(cdir)
+    check_fig11_dat(cdir, R)
     have = os.path.exists(os.path.join(cdir, "sims.csv")) or \
         os.path.exists(os.path.join(cdir, "sims.csv.gz"))
     CHECK.compare_claims(cdir, lambda cid: verdict(cid, R), quiet,
@@ -744,6 +768,8 @@ def mutate_raw(out):
             ("PGS's residuals in Fig. 11's steps.csv (N = 9) x 1e3",
              lambda c: rewrite(os.path.join(c, "defaults", "fig11-N9-PGS", "steps.csv"),
                                "pgs-decoupled", "al_residual", lambda x: repr(float(x) * 1e3))),
+            ("PGS's mean residual at N = 9 in Fig. 11's data file x 10 (fig11.dat)",
+             lambda c: scale_dat(os.path.join(c, "defaults", "fig11", "fig11.dat"))),
             ("the measured criteria of CANAL's dish task moved across their bounds (task.json)",
              lambda c: flip_task(os.path.join(c, "defaults", "tasks-dishes-CANAL", "task.json"))),
             ("a sim of the paper's configuration with subadmm threads = 1 (sims.csv)",
@@ -754,6 +780,17 @@ def mutate_raw(out):
         CHECK.raw_mutations(out, "lee2025", perturbs,
                             lambda copy: [check_config(os.path.join(copy, cf), quiet=True)
                                           for cf in ("paper", "defaults")])
+
+
+def scale_dat(path):
+    out = []
+    for line in open(path):
+        x = line.split()
+        if x and x[0] == "pgs-decoupled" and x[2] == "9":
+            x[6] = repr(float(x[6]) * 10)
+            line = " ".join(x) + "\n"
+        out.append(line)
+    open(path, "w").write("".join(out))
 
 
 def flip_task(path):

@@ -157,22 +157,20 @@ else
   cat "$T/prof.log"; fail "figures --profiles"
 fi
 
-# Lee et al. 2025's simulations alone (--parts: Fig. 11 and the G1 pouring task; their values
-# and verdicts are recomputed by tests/check_study_lee2025.py): Fig. 11's data file and figure
-# per configuration, the other parts' claims "not run"; an unknown part is refused
-if "$NCPBENCH" figures --paper lee2025 --quick --parts fig11,fig11_canal --out "$T/fig000" \
+# Lee et al. 2025's tasks alone (--parts: their values and verdicts, and Fig. 11's data file, are
+# recomputed by tests/check_study_lee2025.py): the tasks' table per configuration, the other
+# parts' claims "not run", Fig. 11 not simulated; an unknown part is refused
+if "$NCPBENCH" figures --paper lee2025 --quick --parts tasks --out "$T/fig000" \
      > "$T/fig000.log" 2>&1; then
   for c in paper defaults; do
     d="$T/fig000/lee2025/$c"
-    [ -s "$d/fig11/fig11.dat" ] || fail "figures --paper lee2025 --parts fig11: no $c/fig11/fig11.dat"
-    [ $have_gnuplot = 0 ] || [ -s "$d/fig11/lee2025_fig11_pouring.png" ] ||
-      fail "figures --paper lee2025 --parts fig11: no $c Fig. 11 PNG"
+    [ -s "$d/tasks/tasks.md" ] || fail "figures --paper lee2025 --parts tasks: no $c/tasks/tasks.md"
     ran=$(awk -F, '$6 != "not run" && NR > 1 { printf "%s ", $2 }' "$d/claims.csv")
-    [ "$ran" = "11a 11b 11c 11d TKc " ] || fail "figures --parts fig11,fig11_canal: $c claims run: $ran"
-    [ ! -e "$d/tasks-dishes-CANAL" ] || fail "figures --parts fig11,fig11_canal ran the tasks"
+    [ "$ran" = "TKa TKb " ] || fail "figures --parts tasks: $c claims run: $ran"
+    [ ! -e "$d/fig11-N9-PGS" ] || fail "figures --parts tasks ran Fig. 11"
   done
 else
-  cat "$T/fig000.log"; fail "figures --paper lee2025 --parts fig11,fig11_canal"
+  cat "$T/fig000.log"; fail "figures --paper lee2025 --parts tasks"
 fi
 "$NCPBENCH" figures --paper lee2025 --parts fig77 --out "$T/fig000q" > "$T/fig000q.log" 2>&1
 [ $? -eq 2 ] && grep -q "no part 'fig77'" "$T/fig000q.log" || fail "figures --parts fig77 not refused"
