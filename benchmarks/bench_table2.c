@@ -3,7 +3,7 @@
  * (solvers/al.h), warm-started from the problem's stored previous velocity (guess_v, §V-D) when
  * it has one, and one line per solver with Table II's columns: inner steps per case (mean),
  * failures (% of AL loops whose inner solve missed its tolerance), -log10 al_residual (metrics/,
- * mean over cases, floored at 1e-16 as in src/figures/fig_lee2025.c), wall time per case.
+ * mean over cases, floored at 1e-16 as in src/figures/lee2025/values_tables.c), wall time per case.
  * scripts/sweep_canal.sh runs it over parameter grids.
  *
  * Two more residual columns read Table II's "Residual [-log]" other ways: -log10 of the mean
@@ -249,7 +249,7 @@ int main(int argc, char **argv)
             break;
         }
         /* Table II's "Residual [-log]" read three ways: the mean of -log10 per case (our
-         * column, as src/figures/fig_lee2025.c), -log10 of the mean residual, the median */
+         * column, as src/figures/lee2025/values_tables.c), -log10 of the mean residual, the median */
         qsort(rall, (size_t)n, sizeof *rall, cmp_dbl);
         double med = n % 2 ? rall[n / 2] : 0.5 * (rall[n / 2 - 1] + rall[n / 2]);
         free(rall);

@@ -41,8 +41,8 @@
  *     nonzeros, O(nnz D) per sweep, the dual PGS the paper describes: "the Delassus operator
  *     becomes large and dense (i.e., many contacts are coupled), which slows down the iteration
  *     scheme" (§VII-A), "the computation time for each Gauss-Seidel iteration step increases near
- *     linearly" with the particles, whose D is sparse (§VII-C). The Lee et al. 2025 figures run
- *     sweep=1 (src/figures/fig_lee2025.c); both give the same iterates up to rounding.
+ *     linearly" with the particles, whose D is sparse (§VII-C). The Lee et al. 2025 study's paper
+ *     configuration runs sweep=1 (src/figures/lee2025/study.c); both give the same iterates up to rounding.
  * Parameters (defaults): stall_tol 1e-15, sweep 0 (2: the Delassus operator's route, 3: the
  * velocity form). Needs: primal (A, b, J, e). Solves the NCP.
  */

@@ -161,6 +161,11 @@ class NotRun(Exception):
     """A run a claim needs did not run: the verdict is "not run"."""
 
 
+class NotTestable(Exception):
+    """The results cannot test the claim (its rule says when, e.g. a task no contact decides):
+    the verdict is "not testable"; args[0] holds the claim's values."""
+
+
 def rule_verdict(rule, compute):
     """(verdict, values) of a claim under rule ((yes, partly) conditions; None: not testable),
     its values from compute() (NotRun: "not run")."""
@@ -170,6 +175,8 @@ def rule_verdict(rule, compute):
         v = compute()
     except NotRun:
         return "not run", []
+    except NotTestable as e:
+        return "not testable", e.args[0]
     return ("yes" if holds(rule[0], v) else "partly" if holds(rule[1], v) else "no"), v
 
 
@@ -189,16 +196,18 @@ class Checker:
         self.bad += 1
         print(("  (expected) " if self.expecting else self.name + ": ") + msg)
 
-    def compare_claims(self, cdir, verdict, quiet=False, undeclared=()):
+    def compare_claims(self, cdir, verdict, quiet=False, undeclared=(), absent=()):
         """claims.csv of cdir against verdict(cid) -> (verdict, values), for every rule: the
         verdict, each value (1e-9 relative) and the rule's bands must agree. A claim of
         undeclared (a run made before the study measured it: its claims.csv says "not run" with
-        no rule) is compared on its verdict alone, which must then be "not run" on both sides."""
+        no rule) is compared on its verdict alone, which must then be "not run" on both sides;
+        the claims of absent (a run made before the study declared them) must not be there."""
         program = {r["claim"]: r for r in read_csv(os.path.join(cdir, "claims.csv"))}
-        if sorted(program) != sorted(self.rules):
-            self.fail(f"{cdir}: claims {sorted(program)}, expected {sorted(self.rules)}")
+        expected = sorted(c for c in self.rules if c not in absent)
+        if sorted(program) != expected:
+            self.fail(f"{cdir}: claims {sorted(program)}, expected {expected}")
         for cid, rule in self.rules.items():
-            if cid not in program:
+            if cid not in program or cid in absent:
                 continue
             ver, v = verdict(cid)
             p = program[cid]

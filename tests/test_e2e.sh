@@ -157,37 +157,23 @@ else
   cat "$T/prof.log"; fail "figures --profiles"
 fi
 
-# Lee et al. 2025, the rig's simulations (quick: Fig. 11 and the tasks; Figs. 7, 9 and Tables II,
-# III are the study's, tests/check_study_lee2025.py): tables, data files and claims exist, and
-# their numbers agree with an independent recomputation from the raw steps (tests/check_fig_lee2025.py)
-if "$NCPBENCH" figures --paper lee2025-rig --quick --out "$T/fig000" > "$T/fig000.log" 2>&1; then
-  "$PY" tests/check_fig_lee2025.py "$T/fig000/lee2025-rig" || fail "figures --paper lee2025-rig: outputs"
-  if [ $have_gnuplot = 1 ]; then
-    for f in lee2025_fig11_pouring.png lee2025_fig11_pouring.svg; do
-      [ -s "$T/fig000/lee2025-rig/$f" ] || fail "figures --paper lee2025-rig: missing figure $f"
-    done
-  fi
+# Lee et al. 2025's tasks alone (--parts: their values and verdicts, and Fig. 11's data file, are
+# recomputed by tests/check_study_lee2025.py): the tasks' table per configuration, the other
+# parts' claims "not run", Fig. 11 not simulated; an unknown part is refused
+if "$NCPBENCH" figures --paper lee2025 --quick --parts tasks --out "$T/fig000" \
+     > "$T/fig000.log" 2>&1; then
+  for c in paper defaults; do
+    d="$T/fig000/lee2025/$c"
+    [ -s "$d/tasks/tasks.md" ] || fail "figures --paper lee2025 --parts tasks: no $c/tasks/tasks.md"
+    ran=$(awk -F, '$6 != "not run" && NR > 1 { printf "%s ", $2 }' "$d/claims.csv")
+    [ "$ran" = "TKa TKb " ] || fail "figures --parts tasks: $c claims run: $ran"
+    [ ! -e "$d/fig11-N9-PGS" ] || fail "figures --parts tasks ran Fig. 11"
+  done
 else
-  cat "$T/fig000.log"; fail "figures --paper lee2025-rig"
+  cat "$T/fig000.log"; fail "figures --paper lee2025 --parts tasks"
 fi
-
-# --parts: only Fig. 11 runs (its four claims, no task); --param is named in the claims' command;
-# an unknown part is an error
-if "$NCPBENCH" figures --paper lee2025-rig --quick --parts fig11 --param pgs-decoupled.sweep=1 \
-     --out "$T/fig000p" > "$T/fig000p.log" 2>&1; then
-  ids=$(sed -n 's/^| \([0-9A-Za-z]*\) | .*/\1/p' "$T/fig000p/lee2025-rig/claims.md" | tr '\n' ' ')
-  [ "$ids" = "11a 11b 11c 11d " ] || fail "figures --parts fig11: claims $ids"
-  [ -s "$T/fig000p/lee2025-rig/fig11.dat" ] || fail "figures --parts fig11: no fig11.dat"
-  [ ! -e "$T/fig000p/lee2025-rig/task_dish-stack" ] || fail "figures --parts fig11 ran the tasks"
-  grep -q -- "--param pgs-decoupled.sweep=1" "$T/fig000p/lee2025-rig/claims.md" ||
-    fail "figures --param: not in the claims' command"
-else
-  cat "$T/fig000p.log"; fail "figures --paper lee2025-rig --parts fig11"
-fi
-"$NCPBENCH" figures --profiles --param pgs.omega=1 --out "$T/fig000r" > "$T/fig000r.log" 2>&1
-[ $? -eq 2 ] && grep -q "lee2025-rig set only" "$T/fig000r.log" || fail "figures --profiles --param not refused"
-"$NCPBENCH" figures --paper lee2025-rig --parts fig7 --out "$T/fig000q" > "$T/fig000q.log" 2>&1
-[ $? -eq 2 ] && grep -q "unknown part 'fig7'" "$T/fig000q.log" || fail "figures --parts fig7 not refused"
+"$NCPBENCH" figures --paper lee2025 --parts fig77 --out "$T/fig000q" > "$T/fig000q.log" 2>&1
+[ $? -eq 2 ] && grep -q "no part 'fig77'" "$T/fig000q.log" || fail "figures --parts fig77 not refused"
 
 # NCP report 2025 study (quick): the suite's data file and PNG per configuration (every value
 # in them is recomputed from metrics.csv by tests/check_study_ncpreport2025.py)

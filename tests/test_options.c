@@ -38,7 +38,7 @@ static const struct {
     {"grade", "--help --out --tol --stop-metric --name --into --strict --no-figures --max-memory"},
     {"describe", "--help --csv --json --eig-max --lanczos --max-memory"},
     {"figures", "--help --paper --profiles --all --out --quick --seed --jobs --scenes --parts "
-                "--split-by --from --plugin --param --isolate --no-isolate"},
+                "--split-by --from --plugin --isolate --no-isolate"},
     {"version", "--help"},
     {"help", "--help"},
 };

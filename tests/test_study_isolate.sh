@@ -2,8 +2,7 @@
 # ncp_fig_pipeline_opts): every solve runs in a child process, and the claims (values and
 # verdicts, which depend on iterations and metrics only) equal an in-process run's. Under
 # strace, the isolated run makes at least one more process per solve (a minder and its child,
-# util/spawner.h); without strace (or ptrace) that part is skipped. A set with its own loops
-# refuses the option (exit 2).
+# util/spawner.h); without strace (or ptrace) that part is skipped.
 . "$(dirname "$0")/shell_prologue.sh"
 forks() { grep -E 'clone3?\(|fork\(' "$1" | grep -vc CLONE_THREAD; }
 tracer=""
@@ -31,9 +30,5 @@ if [ -n "$tracer" ]; then
 else
   echo "strace cannot trace here: the process count is not checked"
 fi
-"$NCPBENCH" figures --paper lee2025-rig --quick --isolate --out "$T/rig" > "$T/rig.log" 2>&1
-rc=$?
-[ $rc = 2 ] && grep -q "not by 'lee2025-rig'" "$T/rig.log" ||
-  fail "lee2025-rig with --isolate: exit $rc, $(head -n 2 "$T/rig.log")"
 echo "study isolate: $fails failures"
 exit $((fails > 0))

@@ -5,7 +5,9 @@
  * analytic 1/2 m (0.6^2 + 0.2^2 + (g t)^2) + 1/2 I w^2 (I = m (0.2^2 + 0.2^2) / 12, the cube's
  * isotropic inertia); a run killed by SIGKILL while the second sim runs is resumed without
  * running the first again (its steps.csv is the same file) and finishes the second; a changed
- * declaration (another step count) runs the sim again. */
+ * declaration (another step count) runs the sim again. A quick run leaves out the sim declared
+ * so (steps_quick < 0: not run, sims.csv says so); a claim whose reducer finds it cannot be
+ * tested is "not testable" though its yes rule holds; --parts naming no part is refused. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -78,10 +80,14 @@ static int reduce(const ncp_study_ctx *c, const ncp_study_part *p, const char *d
 {
     (void)p, (void)dir, (void)err;
     const ncp_study_simres *a = ncp_study_get_sim(c, "fall", "short");
+    const ncp_study_simres *b = ncp_study_get_sim(c, "fall", "long");
     CHECK(a && a->ran && a->completed && !a->failed);
+    CHECK(b && b->ran == !c->o->quick); /* left out of a quick run */
+    int steps = c->o->quick ? sims[0].steps_quick : sims[0].steps;
+    CHECK(a && a->steps_planned == steps && a->ncrit == 0); /* no task section */
     CHECK(ncp_study_get_sim(c, "fall", "nosuch") == NULL);
     if (!a || !a->ran) return NCP_OK;
-    CHECK(a->nrows == sims[0].steps);
+    CHECK(a->nrows == steps);
     double h = 1.0 / 240, I = (0.04 + 0.04) / 12;
     int free_steps = 0;
     for (int k = 0; k < a->nrows; k++) {
@@ -111,15 +117,39 @@ static const ncp_study_part parts[] = {
 static ncp_study_sim sims[2] = {
     {"fall", "short", "box-on-plane.json", NULL, NULL, 0, NULL, NULL, {{NULL, 0}}, 0, 40, 40,
      &obs},
-    {"fall", "long", "box-on-plane.json", NULL, longer, 30.0, NULL, NULL, {{NULL, 0}}, 0, 0, 0,
+    {"fall", "long", "box-on-plane.json", NULL, longer, 30.0, NULL, NULL, {{NULL, 0}}, 0, 0, -1,
      NULL},
 };
 
 static const ncp_study_config configs[] = {{"paper", "one configuration", "", NULL, 0}};
 
-static const ncp_study study = {
-    "simtest", "sim test", "", "", NULL, 0, parts, 1, NULL, 0, configs, 1, NULL, 0, sims, 2,
+/* A claim its reducer finds untestable (v0 = 1 would be "yes"). */
+static int untestable(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
+{
+    (void)c, (void)err;
+    o->v[0] = 1;
+    o->not_testable = 1;
+    snprintf(o->ours, sizeof o->ours, "no contact decides it");
+    return NCP_OK;
+}
+
+static const ncp_study_claim claims[] = {
+    {"U", "fall", "here", "words", "quantity", {"v", NULL, NULL}, NAN, "rule", 1, {{0, 0, NAN}},
+     0, {{0, NAN, NAN}}, NULL, untestable},
 };
+
+static const ncp_study study = {
+    "simtest", "sim test", "", "", NULL, 0, parts, 1, NULL, 0, configs, 1, claims, 1, sims, 2,
+};
+
+/* The text of path (at most cap - 1 characters; "" when unreadable). */
+static void slurp(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    buf[n] = 0;
+    if (f) fclose(f);
+}
 
 static int file_id(const char *path, struct stat *st) { return stat(path, st); }
 
@@ -184,6 +214,23 @@ int main(void)
     CHECK(file_id(a_csv, &s1) == 0);
     CHECK(s0.st_ino != s1.st_ino);
     CHECK(count_rows(a_csv) == 41);
+    char path[300], text[4096];
+    snprintf(path, sizeof path, "%s/simtest/paper/claims.csv", out);
+    slurp(path, text, sizeof text);
+    CHECK(strstr(text, "paper,U,1,nan,nan,not testable,") != NULL);
+
+    /* quick: the long sim is left out (not run), the short one runs its steps_quick */
+    o.quick = 1;
+    checked_rows = 0;
+    CHECK_OK(ncp_study_reproduce(&study, &o, &err), &err);
+    CHECK(checked_rows == 40);
+    snprintf(path, sizeof path, "%s/simtest/paper/sims.csv", out);
+    slurp(path, text, sizeof text);
+    CHECK(strstr(text, "\nfall,long,,fall-long,,0\n") != NULL);
+
+    /* --parts naming no part of the study is refused */
+    o.parts = "fal";
+    CHECK(ncp_study_reproduce(&study, &o, &err) == NCP_ERR_INPUT && strstr(err.msg, "'fal'"));
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", out);
     CHECK(system(cmd) == 0);

@@ -674,8 +674,6 @@ static int cmd_figures(cli *c)
         .scenes = c->scenes,
         .parts = c->parts,
         .catalog = c->po.catalog,
-        .params = c->params,
-        .nparams = c->nparams,
         .split_by = c->split_by,
         .isolate = c->po.isolate,
     };

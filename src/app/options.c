@@ -139,9 +139,9 @@ static const ncp_opt_def opts[NCP_OPT_COUNT] = {
     [NCP_OPT_SCENES] = {"--scenes", NULL, "A,B",
         "restrict the profiles to those shipped scenes (names without .json)", NULL},
     [NCP_OPT_PARTS] = {"--parts", NULL, "A,B",
-        "run only those parts of a paper's set (a study's part ids, e.g. castro2023: fig10, "
-        "slip, cylinder; lee2025: fig7, fig9, table2, table3_8, ...; lee2025-rig: fig11, "
-        "tasks); the other parts' claims are \"not run\" (the rig: absent)", NULL},
+        "run only those parts of a paper's study (its part ids, e.g. castro2023: fig10, "
+        "slip, cylinder; lee2025: fig7, fig9, table2, table3_8, fig11, fig11_canal, tasks, "
+        "...); the other parts' claims are \"not run\"", NULL},
     [NCP_OPT_SPLIT_BY] = {"--split-by", NULL, "LABEL",
         "also draw the performance profiles split by a hardness label of the problems (rank, "
         "density, cond, mu, size; docs/design.md §5.7.2): profiles-by-LABEL/ and "
@@ -241,13 +241,9 @@ static const ncp_opt_use figures_opts[] = {
     O(SCENES), O(PARTS), O(SPLIT_BY), O(FROM),
     {NCP_OPT_PLUGIN, "add a plugin's solvers to \"every solver\" of the profiles (repeatable; "
                      "also $NCPBENCH_PLUGINS, colon-separated; docs/plugins.md)"},
-    {NCP_OPT_PARAM, "solver parameter for every solve of that solver in the set, on top of the "
-                    "set's own (lee2025-rig only; its outputs list them), e.g. the paper's "
-                    "settings: scripts/bench_lee2025.sh --paper (repeatable)"},
-    {NCP_OPT_ISOLATE, "run every solve of the sets that solve through the pipeline (the studies "
-                      "tasora2021, castro2023, ncpreport2025, lee2025, and profiles) in a forked "
-                      "child process, as `run --isolate` does; lee2025-rig solves in-process and "
-                      "refuses it"},
+    {NCP_OPT_ISOLATE, "run every solve of the figure sets (the studies and profiles) in a "
+                      "forked child process, as `run --isolate` does; a study's simulations "
+                      "(each solver driving its own trajectory) run in-process"},
     {NCP_OPT_NO_ISOLATE, "run plugins' solves in ncpbench's process too, in the same sets"},
     END};
 static const ncp_opt_use describe_opts[] = {

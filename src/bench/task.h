@@ -31,7 +31,7 @@ typedef struct ncp_task_opts {
      * still overrides its time. */
     const ncp_budget *budget;
     /* Solver parameters on top of the scene's benchmark.params for the driving solver (the
-     * figures' --param); may be NULL. */
+     * task command's --param, a study's sim parameters); may be NULL. */
     const ncp_solver_params_entry *params;
     int nparams;
     /* Per-step observation (the study's simulations, figures/study.h): nobs values per step,

@@ -55,30 +55,6 @@ int ncp_fig_plot(const char *script, const char *dir, const char *title, const c
     return NCP_OK;
 }
 
-FILE *ncp_fig_claims_open(const char *dir, char *path, size_t cap, ncp_error *err)
-{
-    if (ncp_path_join(path, cap, dir, "claims.md", err)) return NULL;
-    return ncp_safe_fopen(path, err);
-}
-
-void ncp_fig_claims_rows(FILE *f, const ncp_fig_claim *c, int n)
-{
-    fputs("| id | figure | paper's claim | ours | verdict | rule |\n|---|---|---|---|---|---|\n", f);
-    for (int i = 0; i < n; i++) {
-        fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", c[i].id, c[i].fig, c[i].claim, c[i].ours,
-                c[i].verdict, c[i].rule);
-        printf("  %-3s %-13s %s\n      ours: %s -> %s\n", c[i].id, c[i].fig, c[i].claim,
-               c[i].ours, c[i].verdict);
-    }
-}
-
-int ncp_fig_claims_close(FILE *f, const char *path, ncp_error *err)
-{
-    if (fclose(f) != 0) return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    printf("claims: %s\n", path);
-    return NCP_OK;
-}
-
 /* ncp_perf_ratios and ncp_perf_rho: util/stats.c (the results tables of every run use them). */
 
 int ncp_fig_scene_from_json(const cJSON *root, const char *path, ncp_scene **out,

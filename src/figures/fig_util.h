@@ -40,23 +40,6 @@ int ncp_fig_run_scene(const char *scene, const ncp_pipeline_opts *po, int *inter
 int ncp_fig_plot(const char *script, const char *dir, const char *title, const char *dat,
                  ncp_error *err);
 
-/* ---- claims tables (claims.md of the paper sets) ---- */
-
-/* One claim of a paper beside our number: its verdict ("yes", "partly", "no", "n/a") and the
- * rule, written next to it, that decided it. */
-typedef struct ncp_fig_claim {
-    const char *id, *fig, *claim, *rule;
-    char ours[600];
-    const char *verdict;
-} ncp_fig_claim;
-
-/* Opens DIR/claims.md for writing (util/safefile.h); its path into path. NULL on error. */
-FILE *ncp_fig_claims_open(const char *dir, char *path, size_t cap, ncp_error *err);
-/* The claims table (header and a row per claim) into f, and each claim on stdout. */
-void ncp_fig_claims_rows(FILE *f, const ncp_fig_claim *c, int n);
-/* Closes f and prints "claims: PATH"; NCP_ERR_IO naming the file if it could not be written. */
-int ncp_fig_claims_close(FILE *f, const char *path, ncp_error *err);
-
 /* ---- Dolan–Moré performance profiles ---- */
 
 /* ncp_perf_ratios and ncp_perf_rho are in util/stats.h (included above), shared with the

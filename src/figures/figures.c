@@ -20,26 +20,21 @@ typedef struct ncp_fig_set {
     const char *id;        /* the paper's key (docs/references.md) or "profiles" */
     const char *what;      /* one line for --help */
     int (*run)(const ncp_fig_opts *o, ncp_error *err);
-    int takes_params;      /* honours --param (ncp_fig_opts.params) */
-    int takes_isolate;     /* solves through the pipeline: honours --isolate / --no-isolate
-                              (ncp_fig_opts.isolate); 0: its own loops, in-process */
 } ncp_fig_set;
 
 /* Figure sets register here (one line each). */
 static const ncp_fig_set fig_sets[] = {
     {"profiles", "Dolan-More performance profiles: every solver on every shipped scene's captures",
-     ncp_fig_profiles, 0, 1},
+     ncp_fig_profiles},
     {"tasora2021", "Tasora et al. 2021 TEST 1 (Figs. 2-6: ADMM n_s, FADMM rho, Jacobi, P-SPG-FB) and TEST 2 (the wrecking ball, Fig. 8)",
-     ncp_fig_tasora2021, 0, 1},
-    {"lee2025", "Lee et al. 2025 §VII as a study: Figs. 7, 9 (CANAL, SubADMM, PGS), Tables II, III (the AL and ADMM ablations)",
-     ncp_fig_lee2025, 0, 1},
-    {"lee2025-rig", "Lee et al. 2025, the earlier rig, for the simulations not ported to the study: Fig. 11's pouring sweep, the three tasks (§VII-A2, B2, C)",
-     ncp_fig_lee2025_rig, 1, 0},
+     ncp_fig_tasora2021},
+    {"lee2025", "Lee et al. 2025 §VII as a study: Figs. 7, 9, 11 (CANAL, SubADMM, PGS), Tables II, III (the AL and ADMM ablations), the three tasks (§VII-A2, B2, C)",
+     ncp_fig_lee2025},
     {"ncpreport2025", "NCP report 2025 §VII as a study: Table I's solvers (and ours) on its suite (Table II), the accuracy metrics of §VII-D, time against accuracy",
-     ncp_fig_ncpreport2025, 0, 1},
+     ncp_fig_ncpreport2025},
     {"castro2023", "Castro et al. 2023 (SAP) §VI-B, §VI-C as a study (Figs. 6-7, 9-15: the spring-cylinder, sap against an IPM and the convex solvers, scaling to 200 bodies, the slip sweep)",
-     ncp_fig_castro2023, 0, 1},
-    {NULL, NULL, NULL, 0, 0},
+     ncp_fig_castro2023},
+    {NULL, NULL, NULL},
 };
 
 void ncp_figures_list(FILE *f)
@@ -74,29 +69,6 @@ int ncp_figures_run(const ncp_fig_opts *o, const char *const *want, int nwant, i
             ncp_figures_list(stderr);
             return 2;
         }
-    }
-    for (const ncp_fig_set *s = fig_sets; s->id && o->nparams > 0; s++) {
-        int sel = all;
-        for (int k = 0; k < nwant; k++) sel |= !strcmp(s->id, want[k]);
-        if (sel && !s->takes_params) {
-            fprintf(stderr, "ncpbench figures: --param is taken by the lee2025-rig set only, not by "
-                            "'%s' (run that set without --param)\n", s->id);
-            return 2;
-        }
-    }
-    for (const ncp_fig_set *s = fig_sets; s->id && o->isolate != NCP_ISOLATE_PLUGINS; s++) {
-        int named = 0;
-        for (int k = 0; k < nwant; k++) named |= !strcmp(s->id, want[k]);
-        const char *opt = o->isolate == NCP_ISOLATE_ALL ? "--isolate" : "--no-isolate";
-        if (s->takes_isolate || !(named || all)) continue;
-        if (named) {
-            fprintf(stderr, "ncpbench figures: %s is taken by the sets that solve through the "
-                            "pipeline, not by '%s' (its own loops, in-process: run it without "
-                            "%s)\n", opt, s->id, opt);
-            return 2;
-        }
-        fprintf(stderr, "ncpbench figures: note: '%s' solves in its own loops, in-process, and "
-                        "ignores %s\n", s->id, opt);
     }
     for (const ncp_fig_set *s = fig_sets; s->id; s++) {
         int sel = all;

@@ -19,15 +19,11 @@ typedef struct ncp_fig_opts {
     const volatile int *interrupt;
     const char *scenes;    /* --scenes a,b: restrict the sets that sweep every shipped scene
                               (profiles) to these scene names; NULL = all */
-    const char *parts;     /* --parts a,b: run only these parts of a paper's set (lee2025: fig7,
-                              fig9, fig11, table2, table3, tasks); NULL = all */
+    const char *parts;     /* --parts a,b: run only these parts of a paper's study (its part
+                              ids, study.h); NULL = all */
     /* the solvers "every solver" means (profiles): the registry and the --plugin solvers;
      * NULL = the registry */
     const ncp_solver_catalog *catalog;
-    /* --param SOLVER.NAME=VALUE: solver parameters on top of the set's own, for every solve of
-     * that solver in the set (only sets that say so take them: lee2025) */
-    const ncp_solver_params_entry *params;
-    int nparams;
     int isolate; /* --isolate / --no-isolate: NCP_ISOLATE_* (bench/bench.h) for the sets that
                     solve through the pipeline (ncp_fig_pipeline_opts: the studies of
                     src/figures/study.h, profiles); 0 = the default, plugins isolated */

@@ -654,10 +654,34 @@ static int study_summary(const ncp_study *s, const char *top, const char *cmd,
     return NCP_OK;
 }
 
+/* Every name of --parts is a part of s (a misspelt one would silently run nothing). */
+static int study_check_parts(const ncp_study *s, const char *parts, ncp_error *err)
+{
+    for (const char *p = parts; p && *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        int ok = 0;
+        for (int i = 0; i < s->nparts && !ok; i++)
+            ok = strlen(s->parts[i].id) == len && !strncmp(s->parts[i].id, p, len);
+        if (!ok) {
+            char ids[1024];
+            size_t at = 0;
+            for (int i = 0; i < s->nparts && at < sizeof ids; i++)
+                at += (size_t)snprintf(ids + at, sizeof ids - at, "%s%s", i ? ", " : "",
+                                       s->parts[i].id);
+            return ncp_error_set(err, NCP_ERR_INPUT, "--parts: %s has no part '%.*s' (its parts: "
+                                 "%s)", s->id, (int)len, p, ids);
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return NCP_OK;
+}
+
 int ncp_study_reproduce(const ncp_study *s, const ncp_fig_opts *o, ncp_error *err)
 {
     char top[NCP_STUDY_PATH], cmd[NCP_STUDY_PATH + 128];
-    int rc;
+    int rc = study_check_parts(s, o->parts, err);
+    if (rc) return rc;
     if ((rc = ncp_path_join(top, sizeof top, o->out_dir, s->id, err)) ||
         (rc = ncp_mkdir_p(top, err)))
         return rc;

@@ -136,6 +136,9 @@ typedef struct ncp_study_claim_out {
     int not_run; /* a needed run is missing: the verdict is "not run" */
     FILE *inputs; /* rows "config,claim,name,value" (ncp_study_input) */
     const char *config, *claim;
+    /* The results cannot test the claim (a rule of the declaration says when, e.g. a task no
+     * contact decides): the verdict is "not testable", ours says why. */
+    int not_testable;
 } ncp_study_claim_out;
 
 typedef struct ncp_study_claim {
@@ -195,13 +198,26 @@ struct ncp_study_sim {
     const char *solver;         /* the driver (NULL: the scene's benchmark.driver) */
     ncp_study_param params[NCP_STUDY_MAX_PARAMS];
     int scene_budget;           /* 1: the scene's per-step budget; 0: the part's */
-    int steps, steps_quick;     /* steps simulated (0: the scene's duration) */
+    int steps, steps_quick;     /* steps simulated (0: the scene's duration); steps_quick < 0:
+                                   the sim is not part of a quick run (not run) */
     const ncp_study_observer *observe; /* NULL: none */
 };
 
-/* A sim's steps.csv and task.json as read back (ran = 0: it did not run or did not finish). */
+/* One criterion of a sim's task as task.json reports it: its type (scene.h's name), the value
+ * measured on the run and its bounds (lo / hi: -inf / +inf when open). */
+#define NCP_STUDY_SIM_MAXCRIT 8
+typedef struct ncp_study_simcrit {
+    char type[24];
+    double value, lo, hi;
+} ncp_study_simcrit;
+
+/* A sim's steps.csv and task.json as read back (ran = 0: it did not run or did not finish).
+ * completed, failed, success are task.json's flags; steps_planned and the criteria its raw
+ * values, from which a claim recomputes the outcome with the rows of steps.csv. */
 typedef struct ncp_study_simres {
     int ran, completed, failed, success;
+    int steps_planned, ncrit;
+    ncp_study_simcrit crit[NCP_STUDY_SIM_MAXCRIT];
     int nrows, ncols;
     char names[NCP_CSV_MAX_COLS][40]; /* steps.csv's columns (text columns read as NaN) */
     double *rows;                     /* nrows x ncols */

@@ -109,7 +109,9 @@ int ncp_study_write_claims(const ncp_study_ctx *c, int counts[5], ncp_error *err
         } else if (!k->not_testable && (rc = k->value(c, &out, err))) {
             break;
         }
-        int v = out.not_run && !k->not_testable ? NCP_VERDICT_NOT_RUN : ncp_study_verdict(k, out.v);
+        int v = out.not_run && !k->not_testable ? NCP_VERDICT_NOT_RUN
+                : out.not_testable                  ? NCP_VERDICT_NOT_TESTABLE
+                                                    : ncp_study_verdict(k, out.v);
         counts[v]++;
         fprintf(md, "| %s | %s | \"%s\" | %s | %s | %s | %s |\n", k->id, k->where, k->words,
                 k->quantity, k->not_testable ? k->not_testable : out.ours,

@@ -90,8 +90,8 @@ static int ss_prepare(const ncp_study_ctx *c, const ncp_study_sim *sm, ss_job *j
                                   sm->label, sm->part);
     j->c = c;
     j->sm = sm;
-    if (!ncp_study_part_selected(o, sm->part)) {
-        j->skip = j->missing = 1; /* not among --parts: not run */
+    if (!ncp_study_part_selected(o, sm->part) || (o->quick && sm->steps_quick < 0)) {
+        j->skip = j->missing = 1; /* not among --parts, or a full run's alone: not run */
         snprintf(j->solver, sizeof j->solver, "%s", sm->solver ? sm->solver : "");
         return ss_dir(c, sm, j->dir, sizeof j->dir, err);
     }
@@ -203,6 +203,12 @@ static void *ss_worker(void *arg)
 
 /* ---- read back ---- */
 
+static double ss_json_num(const cJSON *o, const char *key, double absent)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(x) ? x->valuedouble : absent;
+}
+
 static int ss_read_json(const char *dir, ncp_study_simres *r)
 {
     char path[SS_PATH + 16], *text = NULL;
@@ -220,6 +226,24 @@ static int ss_read_json(const char *dir, ncp_study_simres *r)
     r->completed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s0, "completed"));
     r->failed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s0, "failed"));
     r->success = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s0, "success"));
+    cJSON *planned = cJSON_GetObjectItemCaseSensitive(s0, "steps_planned"), *cr;
+    cJSON *crits = cJSON_GetObjectItemCaseSensitive(s0, "criteria");
+    r->steps_planned = cJSON_IsNumber(planned) ? planned->valueint : -1;
+    if (cJSON_GetArraySize(crits) > NCP_STUDY_SIM_MAXCRIT) { /* a claim must see them all */
+        fprintf(stderr, "ncpbench: %s: more than %d criteria: the sim is read as not run\n",
+                path, NCP_STUDY_SIM_MAXCRIT);
+        cJSON_Delete(root);
+        return -1;
+    }
+    cJSON_ArrayForEach(cr, crits)
+    {
+        ncp_study_simcrit *k = &r->crit[r->ncrit++];
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(cr, "type");
+        snprintf(k->type, sizeof k->type, "%s", cJSON_IsString(type) ? type->valuestring : "");
+        k->value = ss_json_num(cr, "value", NAN); /* null: not measured */
+        k->lo = ss_json_num(cr, "min", -INFINITY); /* null: open (JSON has no infinities) */
+        k->hi = ss_json_num(cr, "max", INFINITY);
+    }
     cJSON_Delete(root);
     return 0;
 }

@@ -84,3 +84,16 @@ double ncp_perf_rho(int np, int ns, const double *r, int s, double tau)
     }
     return (double)k / np;
 }
+
+double ncp_loglog_slope(const double *x, const double *y, int n)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(x[i] > 0) || !(y[i] > 0) || !isfinite(y[i])) continue;
+        double a = log(x[i]), b = log(y[i]);
+        sx += a, sy += b, sxx += a * a, sxy += a * b, k++;
+    }
+    if (k < 2 || sxx * k - sx * sx <= 0) return NAN;
+    return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+}

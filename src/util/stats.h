@@ -52,4 +52,9 @@ int ncp_perf_ratios(int np, int ns, const double *t, double *r, ncp_error *err);
  * np = 0); tau = INFINITY gives the share of problems s solved. */
 double ncp_perf_rho(int np, int ns, const double *r, int s, double tau);
 
+/* Least-squares slope of log y against log x over the points with x > 0 and a finite y > 0 (a
+ * growth exponent, e.g. time against system size); NaN with fewer than 2 such points or no
+ * spread in x. */
+double ncp_loglog_slope(const double *x, const double *y, int n);
+
 #endif

@@ -86,8 +86,6 @@ int c23_cyl_order_scene(const ncp_study_sim *sm, const ncp_fig_opts *o, const ch
 /* Per step: x, spring, contact (energies, J). */
 extern const ncp_study_observer c23_cyl_observer;
 
-/* Least-squares slope of log y against log x over the finite positive points (NaN: < 2). */
-double c23_loglog_slope(const double *x, const double *y, int n);
 
 /* Claim reducers */
 int c23_C1(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);

@@ -88,8 +88,8 @@ int c23_C14(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
             e[i][j] = ncp_study_input(o, NULL, name, c23_eq(c, o, i, j));
         }
     const int a = C23_NDT - C23_CYL_NFIT;
-    o->v[0] = c23_loglog_slope(c23_cyl_dt + a, e[1] + a, C23_CYL_NFIT);
-    o->v[1] = c23_loglog_slope(c23_cyl_dt + a, e[0] + a, C23_CYL_NFIT);
+    o->v[0] = ncp_loglog_slope(c23_cyl_dt + a, e[1] + a, C23_CYL_NFIT);
+    o->v[1] = ncp_loglog_slope(c23_cyl_dt + a, e[0] + a, C23_CYL_NFIT);
     for (int j = 0; j < C23_NDT && at < sizeof o->ours; j++)
         at += (size_t)snprintf(o->ours + at, sizeof o->ours - at, "%sh %g: %.2e / %.2e",
                                j ? ", " : "e_q midpoint / theta (m): ", c23_cyl_dt[j], e[1][j],

@@ -58,7 +58,7 @@ int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     FILE *f = c23_open(dir, "castro2023_fig12.dat", path, sizeof path, err);
     if (!f) return err->code;
     int walls = p->id[0] == 'w';
-    ncp_study_claim_out o = {{0}, "", 0, NULL, NULL, NULL}; /* no input table here */
+    ncp_study_claim_out o = {{0}, "", 0, NULL, NULL, NULL, 0}; /* no input table here */
     fprintf(f, "# ncpbench, Castro et al. 2023 Figs. 11-12, %s; configuration %s (%s)\n"
             "# per N: contacts of the first kept step, sap's mean Newton iterations and time "
             "per step (ms), the interior-point solver's (self-timed) and sap's speedup against "

@@ -16,19 +16,6 @@ void c23_slip_label(char *buf, size_t cap, int walls, int k)
     snprintf(buf, cap, "%s_%g", walls ? "walls" : "nowalls", c23_sigma[k]);
 }
 
-double c23_loglog_slope(const double *x, const double *y, int n)
-{
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        if (!(x[i] > 0) || !(y[i] > 0) || !isfinite(y[i])) continue;
-        double a = log(x[i]), b = log(y[i]);
-        sx += a, sy += b, sxx += a * a, sxy += a * b, k++;
-    }
-    if (k < 2 || sxx * k - sx * sx <= 0) return NAN;
-    return (k * sxy - sx * sy) / (k * sxx - sx * sx);
-}
-
 /* One point of the sweep (NaN and ran = 0 when its sim did not run or did not complete). */
 typedef struct c23_slip_pt {
     int ran;
@@ -102,7 +89,7 @@ int c23_C9(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
             at += (size_t)snprintf(o->ours + at, sizeof o->ours - at, "%ssigma %g: %.2e (est. "
                                    "%.2e)", k ? ", " : "walls: ", c23_sigma[k], s[k], q[1][k].est);
     }
-    o->v[0] = c23_loglog_slope(c23_sigma, s, C23_NSIG);
+    o->v[0] = ncp_loglog_slope(c23_sigma, s, C23_NSIG);
     if (at < sizeof o->ours)
         snprintf(o->ours + at, sizeof o->ours - at, "; log-log slope %.3f", o->v[0]);
     return NCP_OK;
@@ -155,8 +142,8 @@ int c23_C12(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
     c23_slip_all(c, o, q);
     for (int w = 0; w < 2; w++)
         for (int k = 0; k < C23_NSIG; k++) y[w][k] = q[w][k].cond;
-    o->v[0] = c23_loglog_slope(c23_sigma, y[1], C23_NSIG);
-    o->v[1] = c23_loglog_slope(c23_sigma, y[0], C23_NSIG);
+    o->v[0] = ncp_loglog_slope(c23_sigma, y[1], C23_NSIG);
+    o->v[1] = ncp_loglog_slope(c23_sigma, y[0], C23_NSIG);
     snprintf(o->ours, sizeof o->ours, "condition number of H at the last step, sigma 1e-5 / 1e-1: "
              "walls %.3g / %.3g (log-log slope %.3f), no walls %.3g / %.3g (slope %.3f)", y[1][0],
              y[1][C23_NSIG - 1], o->v[0], y[0][0], y[0][C23_NSIG - 1], o->v[1]);

@@ -87,10 +87,66 @@ int l25_T3b(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int l25_T3c(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 
 /* ---- the parts' tables (tables.c) ---- */
+/* dir/name opened for writing (its path into path; NULL, err set, on failure) and closed. */
+FILE *l25_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err);
+int l25_close(FILE *f, const char *path, ncp_error *err);
 int l25_fig_table(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
                   ncp_error *err);
 int l25_table2(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
 int l25_table3(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+
+/* ---- the simulations: Fig. 11 (fig11.c) and the tasks (tasks.c), their statistics (sims.c) ---- */
+
+/* Fig. 11 (§VII-C): "a fixed number of iterations for each solver -- 5 for CANAL and 100 for
+ * SubADMM and PGS" (tolerance 0), "varying the number of particles in the bottle (9, 18, 27,
+ * 36, 45)"; a quick run simulates the first L25_NPOUR_QUICK counts. */
+enum { L25_NPOUR = 5, L25_NPOUR_QUICK = 2, L25_NSIMSOLV = 3 };
+extern const int l25_pour_n[L25_NPOUR];
+#define L25_POUR_CANAL_ITERS 5
+#define L25_POUR_ITERS 100
+#define L25_SIM_QUICK_STEPS 5   /* a quick sim: the first 5 steps (the scenes' quick_steps) */
+#define L25_ZERO_IMPULSE 1e-12  /* N s: a normal impulse at or below it carries no load (ours) */
+/* The solvers of the sims, in the claims' order (values v0, v1, v2): canal, subadmm,
+ * pgs-decoupled, labelled CANAL, SubADMM, PGS. */
+extern const char *const l25_sim_label[L25_NSIMSOLV];
+/* The part of solver k's sims of Fig. 11's counts: fig11_canal (5 iterations) or fig11 (100). */
+const char *l25_pour_part(int k);
+/* Per step of every sim: dof (the model's generalised velocities, at the step's start) and
+ * impulse_max (the largest normal impulse of the step's answer, N s). */
+extern const ncp_study_observer l25_sim_observer;
+
+/* Per-step means of one sim over its steps with a contact solve (rows > 0 and a finite
+ * al_residual): solver ms (setup + solve), al_residual (arithmetic and geometric, floor
+ * L25_LOG_FLOOR), iterations, contacts; dof of its first step. ran = 0: the sim did not run. */
+typedef struct l25_simstat {
+    int ran, n;
+    double dof, ms, ms_med, res, res_geo, iters, contacts;
+} l25_simstat;
+/* The statistics of sim (part, label); records its inputs in o (may be NULL) and marks o not
+ * run when the sim did not run. */
+int l25_simstat_of(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *part,
+                   const char *label, l25_simstat *q, ncp_error *err);
+
+/* A task sim's outcome recomputed from its raw results: completed (steps.csv has every planned
+ * step), the penetration (the deepest of steps.csv's per-step column and task.json's
+ * penetration criterion, which adds the final state), every criterion's value within its
+ * bounds (the penetration criterion against that penetration), and the largest normal impulse
+ * over the run. ran = 0: the sim did not run. */
+typedef struct l25_taskres {
+    int ran, completed, success, nsteps, planned;
+    double penetration, impulse_max;
+} l25_taskres;
+void l25_task_of(const ncp_study_simres *r, l25_taskres *q);
+
+int l25_11a(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_11b(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_11c(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_11d(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_TKa(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_TKb(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_TKc(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
+int l25_fig11(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+int l25_tasks(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
 
 /* A quick capture of the dishes settles 10 steps, not 90 (CI size; the derive hook of the
  * capture, study.h). */

@@ -1,10 +1,9 @@
 /* `ncpbench figures --paper lee2025`: Lee, Lee, Park, Yun, Lee, "Variations of Augmented
  * Lagrangian for Robotic Multi-Contact Simulation", T-RO 2025, §VII: Figs. 7 and 9 (the
- * single-step tests), Table II (CANAL against the semismooth AL baselines) and Table III
- * (SubADMM against No Sub and No Body), declared as a study (src/figures/study.h). Fig. 11 (the
- * pouring sweep) and the three tasks (§VII-A2, B2, C) are simulations, not solves of captured
- * problems: `figures --paper lee2025-rig` (fig_lee2025.c) runs them until the study layer has
- * a simulation run kind.
+ * single-step tests), Table II (CANAL against the semismooth AL baselines), Table III
+ * (SubADMM against No Sub and No Body), Fig. 11 (the pouring sweep) and the three tasks
+ * (§VII-A2, B2, C), declared as a study (src/figures/study.h). Fig. 11 and the tasks are
+ * simulations (study.h ncp_study_sim): each solver drives its own warm-started trajectory.
  *
  * Captures: scenes/boltnut-tight.json (the paper's tight-tolerance assembly: it decides Fig. 7's
  * claims), scenes/boltnut.json (0.1 mm clearance, run beside it, not judged), scenes/dishes.json
@@ -20,7 +19,17 @@
  * (tolerance 0); inner steps and failed inner solves per solve are in each row's note
  * (solvers/al_common.c), per loop for the first 10 loops: CANAL's Newton steps per loop on the
  * bolt-nut (part newton7) and the dishes (Table II's CANAL run) are the Newton profile of 7e and
- * 9e. Table III: 100 iterations per captured step. */
+ * 9e. Table III: 100 iterations per captured step.
+ *
+ * Fig. 11 (§VII-C): scenes/pouring-sweep/pouring-N.json, N = 9, 18, 27, 36, 45 particles (9 and
+ * 18 with --quick, 5 steps each); "5 for CANAL and 100 for SubADMM and PGS" iterations per step,
+ * tolerance 0: one budget per part, so CANAL's sims are part fig11_canal, the others fig11. The
+ * G1 pouring task (scenes/tasks/pouring-g1.json: pouring-45 with criteria) runs under the same
+ * counts in the same parts: §VII-C states no budget for the pouring, and the scene's own 1 ms
+ * per step is too short here for one CANAL Newton step on 291 DOF. The bolt-nut tasks (the tight
+ * fit judged, 0.1 mm clearance beside) and the dish task: part tasks, each step under the
+ * scene's per-step budget (0.5 ms, 1 ms: §VII-A2, §VII-B2), -j 1 for honest budgets. A quick
+ * task sim runs its first 5 steps (a truncated run: its criteria fail, not a result). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +37,8 @@
 #include <cjson/cJSON.h>
 
 #include "bench/bench.h"
-#include "figures/fig_util.h"
 #include "figures/fig_lee2025.h"
+#include "figures/fig_util.h"
 #include "figures/lee2025/lee2025.h"
 #include "scene/scene.h"
 #include "solvers/registry.h"
@@ -49,6 +58,10 @@ static const ncp_study_capture l25_captures[] = {
 #define L25_AL_BUDGET(warm) {0.0, L25_AL_LOOPS, L25_AL_LOOPS, 0.0, "al_residual", 1, warm}
 #define L25_T3_BUDGET {0.0, L25_ADMM_ITERS, L25_ADMM_ITERS, 0.0, "al_residual", 0, \
                        NCP_WARM_VELOCITY}
+/* Fig. 11: a fixed count, tolerance 0 (the budget of the sims' every step); the tasks' sims
+ * take the scene's per-step budget (scene_budget), not this one. */
+#define L25_POUR_BUDGET(n) {0.0, n, n, 0.0, "al_residual", 0, NCP_WARM_VELOCITY}
+#define L25_TASK_BUDGET {0.0, 0, 0, 0.0, NULL, 0, NCP_WARM_VELOCITY}
 static const ncp_study_part l25_parts[] = {
     {"fig7", "Lee et al. 2025 Fig. 7: bolt-nut (tight fit), CANAL, SubADMM, PGS",
      "boltnut-tight", L25_FIG_BUDGET, l25_fig_table},
@@ -66,6 +79,15 @@ static const ncp_study_part l25_parts[] = {
      "iterations)", "laikago8", L25_T3_BUDGET, l25_table3},
     {"table3_27", "Lee et al. 2025 Table III: 27 Laikagos (the text's 3.63x)", "laikago27",
      L25_T3_BUDGET, NULL},
+    /* sims alone (no capture): Fig. 11's fixed counts, and the tasks' scene budgets */
+    {"fig11_canal", "Lee et al. 2025 Fig. 11 and the G1 pouring task: CANAL, 5 iterations per "
+     "step", NULL, L25_POUR_BUDGET(L25_POUR_CANAL_ITERS), NULL},
+    {"fig11", "Lee et al. 2025 Fig. 11: pouring, time and residual against DOF (SubADMM and PGS "
+     "100 iterations per step, CANAL 5: fig11_canal)", NULL, L25_POUR_BUDGET(L25_POUR_ITERS),
+     l25_fig11},
+    {"tasks", "Lee et al. 2025 §VII-A2, B2, C: the tasks (bolt-nut and dishes under the scenes' "
+     "per-step budgets; the G1 pouring from fig11_canal, fig11)", NULL, L25_TASK_BUDGET,
+     l25_tasks},
 };
 
 #define P0 {{NULL, 0}}
@@ -94,6 +116,30 @@ static const ncp_study_run l25_runs[] = {
     {"table2_guess", "DampedSN", "al-dampedsn", P0, NULL},
     T3_RUNS("table3_8"),
     T3_RUNS("table3_27"),
+};
+
+/* Fig. 11's sims at N particles (all but 9 and 18 left out of a quick run) and the tasks'. */
+#define OBS &l25_sim_observer
+#define POUR(n, q) {"fig11_canal", "N" #n "-CANAL", "pouring-sweep/pouring-" #n ".json", NULL, \
+    NULL, 0, NULL, "canal", P0, 0, 0, q, OBS}, \
+    {"fig11", "N" #n "-SubADMM", "pouring-sweep/pouring-" #n ".json", NULL, NULL, 0, NULL, \
+     "subadmm", P0, 0, 0, q, OBS}, \
+    {"fig11", "N" #n "-PGS", "pouring-sweep/pouring-" #n ".json", NULL, NULL, 0, NULL, \
+     "pgs-decoupled", P0, 0, 0, q, OBS}
+#define TASK(part, id, file, solver, label, sb) {part, id "-" label, file, NULL, NULL, 0, NULL, \
+    solver, P0, sb, 0, L25_SIM_QUICK_STEPS, OBS}
+#define TASKS(id, file) TASK("tasks", id, file, "canal", "CANAL", 1), \
+    TASK("tasks", id, file, "subadmm", "SubADMM", 1), \
+    TASK("tasks", id, file, "pgs-decoupled", "PGS", 1)
+static const ncp_study_sim l25_sims[] = {
+    POUR(9, L25_SIM_QUICK_STEPS), POUR(18, L25_SIM_QUICK_STEPS), POUR(27, -1), POUR(36, -1),
+    POUR(45, -1),
+    TASK("fig11_canal", "g1", "tasks/pouring-g1.json", "canal", "CANAL", 0),
+    TASK("fig11", "g1", "tasks/pouring-g1.json", "subadmm", "SubADMM", 0),
+    TASK("fig11", "g1", "tasks/pouring-g1.json", "pgs-decoupled", "PGS", 0),
+    TASKS("tight", "tasks/boltnut-screw-tight-panda.json"),
+    TASKS("loose", "tasks/boltnut-screw-panda.json"),
+    TASKS("dishes", "tasks/dish-stack.json"),
 };
 
 /* Where our defaults differ from a setting the paper states (scripts/bench_lee2025.sh's list
@@ -143,13 +189,23 @@ static const ncp_study l25_study = {
     "from each row's note, failure % = failed loops over all loops; residual = mean -log10 "
     "al_residual (floor 1e-16). Table III (§VII-D2): `laikago8.json` and `laikago27.json` "
     "trajectories (72 and 29 captured steps; 2 with --quick), 100 iterations per step; time = "
-    "mean (setup + solve) ms per step. Times are honest with -j 1 and one BLAS thread.",
+    "mean (setup + solve) ms per step. Fig. 11 (§VII-C): simulations of "
+    "`scenes/pouring-sweep/pouring-N.json`, N = 9, 18, 27, 36, 45 (9 and 18, 5 steps, with "
+    "--quick), each solver driving its own trajectory warm-started from the previous step, 5 "
+    "CANAL and 100 SubADMM / PGS iterations per step (tolerance 0); per N the mean solver ms "
+    "and mean al_residual over the steps with a contact solve, DOF = the model's nv. Tasks "
+    "(§VII-A2, B2, C): `scenes/tasks/boltnut-screw-tight-panda.json` (zero clearance: our "
+    "reading of the paper's assembly, judged; `boltnut-screw-panda.json`, 0.1 mm, beside), "
+    "`dish-stack.json` under the scenes' 0.5 ms and 1 ms per step, `pouring-g1.json` (45 "
+    "particles into a bowl) under Fig. 11's counts; each solver's success recomputed from its "
+    "steps.csv and the criteria's values (5 steps with --quick: truncated, not a result). "
+    "Times are honest with -j 1 and one BLAS thread.",
     l25_captures, (int)(sizeof l25_captures / sizeof l25_captures[0]),
     l25_parts, (int)(sizeof l25_parts / sizeof l25_parts[0]),
     l25_runs, (int)(sizeof l25_runs / sizeof l25_runs[0]),
     l25_configs, (int)(sizeof l25_configs / sizeof l25_configs[0]),
     l25_claims, 0, /* set below: l25_nclaims is not a constant expression */
-    NULL, 0,       /* no simulation: Fig. 11 and the tasks are the rig's (lee2025-rig) */
+    l25_sims, (int)(sizeof l25_sims / sizeof l25_sims[0]),
 };
 
 int ncp_fig_lee2025(const ncp_fig_opts *o, ncp_error *err)

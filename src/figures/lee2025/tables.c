@@ -11,14 +11,13 @@
 #include "util/fsutil.h"
 #include "util/safefile.h"
 
-static FILE *l25_open(const char *dir, const char *name, char *path, size_t cap,
-                      ncp_error *err)
+FILE *l25_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err)
 {
     if (ncp_path_join(path, cap, dir, name, err)) return NULL;
     return ncp_safe_fopen(path, err);
 }
 
-static int l25_close(FILE *f, const char *path, ncp_error *err)
+int l25_close(FILE *f, const char *path, ncp_error *err)
 {
     if (fclose(f) != 0)
         return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
