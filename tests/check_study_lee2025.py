@@ -26,7 +26,13 @@ its runs are replaced by synthetic ones beyond the rule's band on either side, a
 checker's verdict must follow ("yes" one way, "no" the other); and raw files of a copy of the
 output are perturbed (a metrics.csv, a traces.csv, a note, a config.json off the paper's
 settings; a steps.csv, fig11.dat, a task.json's measured values, a sim off the paper's
-settings), after which the check must fail. Exit status 1 on any mismatch.
+settings), after which the check must fail.
+
+Figs. 7 and 9 as drawn (tests/lee2025_figures.py): each figure part's two data files recomputed
+from the same raw results and compared, lee2025_fig.png / .svg complete when gnuplot is
+installed; required of a fresh run, checked in a given folder when it holds them (a compact copy
+keeps only the raw results); with --mutate, a perturbed data file and a removed figure must be
+caught. Exit status 1 on any mismatch.
 """
 import json
 import math
@@ -37,6 +43,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from study_check import (Checker, NotRun, NotTestable, num, read_csv, read_stamp,  # noqa: E402
                          rule_verdict, same_num)
+import lee2025_figures  # noqa: E402
 
 NB = math.nan
 ABOVE1, BELOW1, BELOW3 = 1.000001, 0.999999, 2.999999
@@ -573,6 +580,10 @@ def check_config(cdir, quiet=False):
         os.path.exists(os.path.join(cdir, "sims.csv.gz"))
     CHECK.compare_claims(cdir, lambda cid: verdict(cid, R), quiet,
                          absent=() if have else SIM_CLAIMS)
+    # Figs. 7 and 9 as drawn: required from a fresh run (no folder given), whose part folders
+    # hold them; a committed compact copy keeps only the raw results
+    fresh = not [a for a in sys.argv[1:] if not a.startswith("--")]
+    CHECK.checked += lee2025_figures.check(cdir, R, at_time, CHECK.fail, fresh)
     return R
 
 
@@ -762,7 +773,7 @@ def mutate_raw(out):
                                                     x))),
         ("a solve of the paper's configuration with beta0 = 1e3",
          lambda c: off_paper(os.path.join(c, "paper", "table2-0", "config.json"))),
-    ]
+    ] + lee2025_figures.perturbs(out)
     if os.path.exists(os.path.join(d, "fig11-N9-PGS", "steps.csv")):
         perturbs += [
             ("PGS's residuals in Fig. 11's steps.csv (N = 9) x 1e3",

@@ -1,6 +1,6 @@
 /* Lee et al. 2025 as a study (src/figures/study.h): the declaration (study.c), the claims
- * (claims.c, values_fig.c, values_tables.c), the statistics they share (stats.c) and the parts'
- * tables (tables.c). Internal to this folder. */
+ * (claims.c, values_fig.c, values_tables.c), the statistics they share (stats.c), the parts'
+ * tables (tables.c) and Figs. 7 and 9 drawn (figures.c). Internal to this folder. */
 #ifndef NCP_LEE2025_H
 #define NCP_LEE2025_H
 
@@ -86,13 +86,15 @@ int l25_T3a(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int l25_T3b(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 int l25_T3c(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 
-/* ---- the parts' tables (tables.c) ---- */
+/* ---- the parts' tables (tables.c) and Figs. 7, 9 drawn (figures.c) ---- */
 /* dir/name opened for writing (its path into path; NULL, err set, on failure) and closed. */
 FILE *l25_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err);
 int l25_close(FILE *f, const char *path, ncp_error *err);
 int l25_fig_table(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
                   ncp_error *err);
 int l25_table2(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+/* The figure parts' reducer: l25_fig_table, then the figure's data and lee2025_fig.{png,svg}. */
+int l25_fig(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
 int l25_table3(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
 
 /* ---- the simulations: Fig. 11 (fig11.c) and the tasks (tasks.c), their statistics (sims.c) ---- */

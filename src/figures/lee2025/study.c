@@ -64,13 +64,13 @@ static const ncp_study_capture l25_captures[] = {
 #define L25_TASK_BUDGET {0.0, 0, 0, 0.0, NULL, 0, NCP_WARM_VELOCITY}
 static const ncp_study_part l25_parts[] = {
     {"fig7", "Lee et al. 2025 Fig. 7: bolt-nut (tight fit), CANAL, SubADMM, PGS",
-     "boltnut-tight", L25_FIG_BUDGET, l25_fig_table},
+     "boltnut-tight", L25_FIG_BUDGET, l25_fig},
     {"fig7_loose", "Lee et al. 2025 Fig. 7 beside: bolt-nut with 0.1 mm clearance (not judged)",
-     "boltnut", L25_FIG_BUDGET, l25_fig_table},
+     "boltnut", L25_FIG_BUDGET, l25_fig},
     {"newton7", "Lee et al. 2025 §VII-A1: CANAL's Newton steps per AL loop on the bolt-nut "
      "(10 loops)", "boltnut-tight", L25_AL_BUDGET(NCP_WARM_VELOCITY), NULL},
     {"fig9", "Lee et al. 2025 Fig. 9: dish piling, CANAL, SubADMM, PGS", "dishes",
-     L25_FIG_BUDGET, l25_fig_table},
+     L25_FIG_BUDGET, l25_fig},
     {"table2", "Lee et al. 2025 Table II: CANAL against TRDogleg and DampedSN (10 AL loops)",
      "dishes", L25_AL_BUDGET(NCP_WARM_VELOCITY), l25_table2},
     {"table2_guess", "Lee et al. 2025 Table II, variants started from the previous impulses "
