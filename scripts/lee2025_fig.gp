@@ -19,6 +19,9 @@ if (!exists("dir")) dir = "."
 # the caller writes to a temporary stem and renames (ncpbench: bench/plot.c run_script)
 if (!exists("out")) out = dir."/lee2025_fig"
 if (!exists("title")) title = "Lee et al. 2025 Fig. 7 / 9"
+# the title's first "; " starts a second line (ncpbench passes one line)
+i_ = strstrt(title, "; ")
+if (i_ > 0) { title = title[1:i_ - 1]."\n".title[i_ + 2:] }
 fr = dir."/lee2025_fig_residual.dat"
 ft = dir."/lee2025_fig_time.dat"
 level = 1e-8

@@ -5,8 +5,9 @@ lee2025_fig.png / .svg checked complete (and the SVG free of dates and times) wh
 installed. Used by check_study_lee2025.py; independent of the program's aggregation code."""
 import math
 import os
-import re
 import shutil
+
+from study_check import figures_complete
 
 PARTS = ("fig7", "fig7_loose", "fig9")
 GRID = 100  # bench/plot.h NCP_PLOT_GRID
@@ -108,21 +109,6 @@ def compare(path, want, fail):
                 return
 
 
-def figure_complete(path, fail):
-    if not os.path.exists(path):
-        fail(f"{path}: missing (gnuplot is installed)")
-        return
-    data = open(path, "rb").read()
-    if path.endswith(".png") and not data.endswith(b"IEND\xaeB`\x82"):
-        fail(f"{path}: not a complete PNG")
-    if path.endswith(".svg"):
-        text = data.decode("utf-8", "replace")
-        if "</svg>" not in text:
-            fail(f"{path}: not a complete SVG")
-        if re.search(r"\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d", text):
-            fail(f"{path}: a date or time in the SVG (figures must be deterministic)")
-
-
 def check(cdir, R, at_time, fail, require):
     """Every figure part of cdir; require: the part folders must hold the figure data (a fresh
     run; a committed compact copy keeps only the raw results). Returns the checks made."""
@@ -139,12 +125,7 @@ def check(cdir, R, at_time, fail, require):
         compare(paths[0], [residual_rows(lb, sv, at_time) for lb, sv in runs], fail)
         compare(paths[1], [time_rows(lb, sv) for lb, sv in runs], fail)
         checked += 2
-        if shutil.which("gnuplot"):
-            for ext in ("png", "svg"):
-                figure_complete(os.path.join(pdir, "lee2025_fig." + ext), fail)
-                checked += 1
-        else:
-            print(f"  {pdir}: gnuplot not installed, figures not checked")
+        checked += figures_complete(os.path.join(pdir, "lee2025_fig"), fail)
     return checked
 
 

@@ -337,3 +337,29 @@ def sim_rows(cdir):
         task = os.path.join(fdir, "task.json")
         summary = json.load(open(task))["solvers"][0] if have and os.path.exists(task) else None
         yield r, fdir, read_csv(steps) if have else [], summary
+
+
+def figures_complete(stem, fail):
+    """stem.png and stem.svg, which a study's reducer draws with gnuplot, complete (a PNG to its
+    IEND chunk, an SVG to </svg>) and the SVG free of dates and times (figures are deterministic);
+    when gnuplot is not installed the run skips them and so does this. Returns the checks made."""
+    import re
+    import shutil
+    if not shutil.which("gnuplot"):
+        print(f"  {stem}: gnuplot not installed, figures not checked")
+        return 0
+    for ext in ("png", "svg"):
+        path = stem + "." + ext
+        if not os.path.exists(path):
+            fail(f"{path}: missing (gnuplot is installed)")
+            continue
+        data = open(path, "rb").read()
+        if ext == "png" and not data.endswith(b"IEND\xaeB`\x82"):
+            fail(f"{path}: not a complete PNG")
+        if ext == "svg":
+            text = data.decode("utf-8", "replace")
+            if "</svg>" not in text:
+                fail(f"{path}: not a complete SVG")
+            if re.search(r"\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d", text):
+                fail(f"{path}: a date or time in the SVG (figures must be deterministic)")
+    return 2

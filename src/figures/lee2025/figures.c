@@ -191,7 +191,8 @@ int l25_fig(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, nc
         return rc;
     if (!nres || !ntim) return NCP_OK; /* no solver ran: nothing to draw */
     if ((rc = note(dir, p, err))) return rc;
-    snprintf(title, sizeof title, "%s (configuration %s): median over cases, 25-75%% band",
+    snprintf(title, sizeof title, "%s (configuration %s): median over cases, 25-75%% "
+             "band; log axes, setup in the time (fig.md says what differs from the paper)",
              p->title, c->config->id);
     snprintf(shown, sizeof shown, "%s and lee2025_fig_time.dat", res);
     return ncp_fig_plot("lee2025_fig", dir, title, shown, err);
