@@ -32,8 +32,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from study_check import (Checker, NotRun, num, read_csv, rule_verdict, run_rows,  # noqa: E402
-                         same_num, sim_rows)
+from study_check import (Checker, NotRun, figures_complete, num, read_csv,  # noqa: E402
+                         rule_verdict, run_rows, same_num, sim_rows)
 
 NB = math.nan
 ABOVE1, BELOW1 = 1.000001, 0.999999
@@ -355,6 +355,12 @@ def check_config(cdir, quiet=False):
     D = load_config(cdir)
     old = () if os.path.exists(os.path.join(cdir, "sims.csv")) else SINCE_SIMS
     CHECK.compare_claims(cdir, lambda cid: verdict(cid, D), quiet, undeclared=old)
+    # Figs. 9, 11-12 drawn beside their data (a compact copy keeps neither)
+    for part, name in (("fig9_sap", "castro2023_fig9"), ("w200_sap", "castro2023_fig12"),
+                       ("n200_sap", "castro2023_fig12")):
+        stem = os.path.join(cdir, part, name)
+        if os.path.exists(stem + ".dat"):
+            CHECK.checked += figures_complete(stem, CHECK.fail)
     return D
 
 

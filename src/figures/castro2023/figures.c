@@ -1,13 +1,15 @@
-/* Castro et al. 2023: the figures' data. Fig. 9: per captured step, sap's Newton iterations
- * and every solver's time (setup + solve); Fig. 12 (with Fig. 11's contacts): per N, the
- * speedup of sap against the interior-point solver of model (19) and against the fastest convex
- * solver. Reducers of the study's parts (study.c). */
+/* Castro et al. 2023: the figures' data and plots. Fig. 9: per captured step, sap's Newton
+ * iterations and every solver's time (setup + solve; scripts/castro2023_fig9.gp); Fig. 12 (with
+ * Fig. 11's contacts): per N, the speedup of sap against the interior-point solver of model (19)
+ * and against the fastest convex solver (scripts/castro2023_fig12.gp, one configuration, walls
+ * or no walls, per part). Reducers of the study's parts (study.c). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "figures/castro2023/castro2023.h"
+#include "figures/fig_util.h"
 #include "util/fsutil.h"
 #include "util/safefile.h"
 
@@ -49,7 +51,10 @@ int c23_fig9(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, n
         }
         fputc('\n', f);
     }
-    return c23_close(f, path, err);
+    char title[300];
+    snprintf(title, sizeof title, "%s; configuration %s", p->title, c->config->id);
+    int rc = c23_close(f, path, err);
+    return rc ? rc : ncp_fig_plot("castro2023_fig9", dir, title, path, err);
 }
 
 int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
@@ -79,5 +84,9 @@ int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
                 ci ? ci->ncontacts : 0, sv && sv->n ? it / sv->n : NAN, ts, s * ts, s, sc * ts,
                 sc);
     }
-    return c23_close(f, path, err);
+    char title[200];
+    snprintf(title, sizeof title, "Castro et al. 2023 Figs. 11-12, %s; configuration %s",
+             walls ? "walls" : "no walls", c->config->id);
+    int rc = c23_close(f, path, err);
+    return rc ? rc : ncp_fig_plot("castro2023_fig12", dir, title, path, err);
 }
