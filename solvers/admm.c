@@ -41,7 +41,7 @@
  * (see ncp_admm_balance), precond 1, form 0 (auto), tol_ccp 0 (a tenth of the budget's tol).
  * Needs: dual (D, v_f); the saddle-point form also uses the primal data (A, b, J, e) when present
  * (a block-diagonal sparse A of the simulator's block route too: admm_common.h) and reports the
- * velocity v it produces. The dense form is declined (UNSUPPORTED) above NCP_ADMM_DENSE_MAX_ROWS
+ * velocity v it produces. The dense form is declined (UNSUPPORTED) above NCP_DENSE_FACTOR_MAX_ROWS
  * rows. Solves the CCP.
  */
 #include <math.h>

@@ -18,8 +18,9 @@
  * or by the budget.
  *
  * Parameters (defaults): rho 1 (the fixed penalty; the paper gives no value for ADMM-CCP, so
- * the ADMM-NCP-FP default), relax 1, eps_p 1e-12, eps_d 1e-12, eps_cp 1e-12.
- * Needs: dual (D, v_f); one dense Cholesky of D + rho I. Solves the CCP.
+ * the ADMM-NCP-FP default), relax 1, eps_p 1e-12, eps_d 1e-12, eps_cp 1e-12, form 0, k_factor 0.
+ * Needs: the Delassus operator (D or the primal data); D + rho I factorised once by
+ * solvers/dshift.h (dense, or the saddle form on (A, J)). Solves the CCP.
  */
 #include <math.h>
 
@@ -50,7 +51,7 @@ const ncp_solver_desc ncp_solver_admm_ccp = {
     .name = "admm-ccp",
     .source = "NCP report 2025 Alg. 6 without De Saxcé and proximal terms (Table I ADMM-CCP)",
     .summary = "ADMM on the convex CCP relaxation (SOCP), fixed penalty",
-    .needs = NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC,
+    .needs = NCP_NEEDS_DUAL_OP | NCP_NEEDS_SYMMETRIC,
     .ccp = 1,
     .file = "solvers/admm_ccp.c",
     .params = admm_ccp_params,

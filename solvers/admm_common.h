@@ -19,25 +19,14 @@
  * precond = 0, w = 1 (plain ADMM, eq. 44). A w below 1e-14 of the largest (a row that does not
  * move its own velocity) uses the largest instead.
  *
- * Two forms of the gamma-update (N + Theta) g = Theta z - y - r (eq. 31 / 47a):
- *   dense   Cholesky of the m x m matrix N + Theta = D + diag(C + Theta) (the Delassus form,
- *           by ncp_dop_shift_factor on the dense route: Woodbury on a low-rank D would cancel
- *           terms of size 1 / (rho_b w), see admm_common.c);
- *   saddle  the saddle-point system (eqs. 32, 33a, 47a) on the primal data, with H = A,
- *           D_eps = J^T, k = b, b_eps = e + s:
- *               [ A   J^T          ] {  v }   {  b                  }
- *               [ J   -(Theta + C) ] { -g } = { -e - s + Theta z - y }
- *           solved exactly by block elimination: the non-bilateral rows E (diagonal
- *           d = Theta + C, not small) are eliminated into K = A + J_E^T d_E^{-1} J_E (n_v x n_v,
- *           SPD; factorised densely, or sparsely on a pattern analysed once per solve when that
- *           pays, parameter k_factor: see factor_saddle in admm_common.c); the bilateral rows B,
- *           whose d = rho_b w is tiny, would make K ill-conditioned, so they are kept and solved
- *           through their Schur complement S_B = J_B K^{-1} J_B^T + d_B (n_b x n_b, SPD). The
- *           velocity v is a by-product (Corollary 2) and is reported.
- *   form = 0 (auto) takes the form of lower estimated cost per iteration (flops of the
- *   factorisation amortised over the iterations between two rho changes, plus one solve; the
- *   model is at choose_k in admm_common.c), continuous in the problem's size; form = 1 / 2
- *   force one. The choice is recorded in the row's note (ncp_run_note).
+ * The gamma-update (N + Theta) g = Theta z - y - r (eq. 31 / 47a) is the shifted Delassus system of
+ * solvers/dshift.h with d = C + Theta: the dense Cholesky of N + Theta, or the saddle-point
+ * system (eqs. 32, 33a, 47a) on the primal data, H = A, D_eps = J^T, k = b, b_eps = e + s, by
+ * block elimination with the bilateral rows (whose d = rho_b w is tiny) kept in the Schur
+ * complement; its velocity v (Corollary 2) is reported. form = 0 (auto) takes the form of lower
+ * estimated cost per iteration (the factorisation's flops amortised over the iterations between
+ * two rho changes, plus one solve: ncp_admm_setup), continuous in the problem's size; form = 1 / 2
+ * force one. The choice is recorded in the row's note (ncp_run_note).
  *
  * Iterate reported: g (the paper's output, eq. 31 / Alg. 1), not z (in Y by construction).
  * Identity used by the stopping test: after the gamma-update, N g + r = -y - Theta (z - z_old)
@@ -61,9 +50,13 @@
 #include "core/dop.h"
 #include "solve/solver.h"
 #include "solvers/common.h"
-#include "solvers/sap_sparse.h"
+#include "solvers/dshift.h"
 
-enum { NCP_ADMM_FORM_AUTO = 0, NCP_ADMM_FORM_DENSE = 1, NCP_ADMM_FORM_SADDLE = 2 };
+enum {
+    NCP_ADMM_FORM_AUTO = NCP_DSHIFT_AUTO,
+    NCP_ADMM_FORM_DENSE = NCP_DSHIFT_DENSE,
+    NCP_ADMM_FORM_SADDLE = NCP_DSHIFT_SADDLE
+};
 enum { NCP_ADMM_RHO_BALANCED = 1, NCP_ADMM_RHO_NORMALIZED = 2 };
 
 /* Parameters shared by admm and fadmm, with per-solver defaults for rho and adapt_every. Used
@@ -98,7 +91,11 @@ typedef struct ncp_admm_cfg {
     int k_factor; /* saddle form's K: 0 auto, 1 dense, 2 sparse (NCP_ADMM_KFACTOR_*) */
 } ncp_admm_cfg;
 
-enum { NCP_ADMM_KFACTOR_AUTO = 0, NCP_ADMM_KFACTOR_DENSE = 1, NCP_ADMM_KFACTOR_SPARSE = 2 };
+enum {
+    NCP_ADMM_KFACTOR_AUTO = NCP_DSHIFT_K_AUTO,
+    NCP_ADMM_KFACTOR_DENSE = NCP_DSHIFT_K_DENSE,
+    NCP_ADMM_KFACTOR_SPARSE = NCP_DSHIFT_K_SPARSE
+};
 
 /* Reads and validates the shared parameters of solver d. */
 int ncp_admm_read_params(const ncp_solver_desc *d, const ncp_params *ps, ncp_admm_cfg *cfg,
@@ -109,15 +106,13 @@ enum { NCP_ADMM_ROW_CONE = 0, NCP_ADMM_ROW_UNI = 1, NCP_ADMM_ROW_FREE = 2, NCP_A
 
 /* The state both solvers share: row sets, preconditioner, the current step and its factors. */
 typedef struct ncp_admm {
-    const ncp_problem *p;
+    const ncp_problem *p; /* the problem (the dense form's view with D: ls.p) */
     const char *name;    /* solver name, for messages */
-    int m, nv, form;     /* form: NCP_ADMM_FORM_DENSE or _SADDLE (resolved) */
+    int m, nv;           /* nv: the saddle form's dofs, else 0 */
     double rho, rho_b;   /* current rho (Theta = Theta(rho)) */
     int policy, rho_sqrt, max_changes, changes; /* residual balancing (ncp_admm_balance) */
     int adapt_every;     /* the n_s used: the parameter, raised by adapt_work (ncp_admm_interval);
                             0 = fixed rho */
-    double flops_factor, flops_iter; /* the chosen form's estimated flops of one factorisation
-                                        and of one iteration (choose_k in admm_common.c) */
     double stop_thresh;  /* own test: ||F_ccp||_2 <= stop_thresh */
     unsigned char *kind; /* m: NCP_ADMM_ROW_* */
     double *w;           /* m: preconditioner weight (N averaged per cone, or 1) */
@@ -126,47 +121,11 @@ typedef struct ncp_admm {
     double *shift;       /* m: s_i (soft rows: k phi / c), else 0 */
     double *fixed;       /* m: the point of a one-point set (soft rows with c = 0) */
     double *theta;       /* m: current Theta_ii */
-    ncp_dop op;          /* D: dense in the dense form, else as cheap as verified (core/dop.h) */
-    ncp_problem dview;   /* the dense form on a problem that keeps no D: p with D built for the
-                            solve (ncp_problem_dual_view; its setup), D_own its allocation */
-    double *D_own;
-    /* dense form */
-    ncp_dop_shift N;     /* N + Theta = D + diag(C + Theta), factorised */
-    double *s;           /* m: C + Theta */
-    /* saddle form */
-    double *K;           /* nv x nv Cholesky factor of A + J_E^T d_E^{-1} J_E (dense K) */
-    int sparse_k;        /* 1: K kept sparse instead (hs, on the fixed pattern, analysed once) */
-    ncp_sap_hess hs;     /* sparse K = A + J^T G J with G = diag(1/d) on E rows, 0 on B rows */
-    double *G9;          /* 9 per block: the G that hs scatters (ncp_sap_hess_factor) */
-    ncp_csr Aown;        /* sparse K on a dense A: A's non-zeros as CSR */
-    double *d;           /* m: Theta + C */
-    int nb;              /* bilateral rows kept in the Schur complement */
-    int *brow;           /* nb: their row indices */
-    double *KJb;         /* nv x nb: K^{-1} J_B^T */
-    double *Sb;          /* nb x nb Cholesky factor of J_B K^{-1} J_B^T + d_B */
-    double *tm;          /* m work */
-    double *tb;          /* nb work */
-    int sparse_a;        /* saddle form on the sparse primal data: A from A_sparse (block route) */
-    double cost_dense;   /* estimated flops per iteration of the dense form (INFINITY: above
-                            NCP_ADMM_DENSE_MAX_ROWS), see choose_k in admm_common.c */
-    double cost_saddle;  /* ... of the saddle form with the K chosen (INFINITY: no primal data,
-                            or form = 1 forced) */
+    double *d;           /* m: C + Theta, the diagonal factorised */
+    ncp_dshift ls;       /* the gamma-update's system (N + Theta) g = ... (dshift.h); ls.op is D */
     char route[160];     /* the form and K chosen, with both estimates: for the row's note */
     int unsupported;     /* setup declined the problem (reason in err): report UNSUPPORTED */
 } ncp_admm;
-
-/* Above this many rows the dense form's factorisation of D + diag(C + Theta) (m^3 / 3 flops, 8 m^2
- * bytes: 1.7e11 flops and 0.5 GiB at 8000 rows) is declined: the solver reports UNSUPPORTED with
- * the reason instead of running for hours (Tasora et al. 2021's wrecking ball: 13 260 rows at
- * step 1). */
-#define NCP_ADMM_DENSE_MAX_ROWS NCP_DENSE_FACTOR_MAX_ROWS
-/* A dense nv x nv K is not formed above this many dofs (1.1 GB): the saddle form's K is then
- * sparse, whatever its estimated cost. */
-#define NCP_ADMM_SPARSE_MAX_NV 12000
-
-/* Estimated flops per iteration of the dense form on m rows with R iterations per factorisation
- * (m^3/3 / R + 2 m^2; the saddle form's estimate is in admm_common.c, choose_k). */
-double ncp_admm_cost_dense(int m, double R);
 
 /* The iterations between two residual balancings (n_s) given one factorisation's estimated
  * flops F and one iteration's S: max(n_s, ceil(adapt_work F / S)), n_s = adapt_every (0 stays
@@ -184,7 +143,7 @@ int ncp_admm_interval(int adapt_every, double adapt_work, double F, double S);
 /* Builds the row sets, preconditioner and form; does not factorise (call ncp_admm_factor). The
  * problem must have dual data; the saddle form also needs the primal data (dense A, or a sparse
  * A_sparse). A problem the solver cannot solve
- * at its size (the dense form above NCP_ADMM_DENSE_MAX_ROWS rows) returns NCP_OK with
+ * at its size (the dense form above NCP_DENSE_FACTOR_MAX_ROWS rows) returns NCP_OK with
  * a->unsupported set and the reason in err: the caller reports NCP_STATUS_UNSUPPORTED. */
 int ncp_admm_setup(ncp_admm *a, const ncp_solver_desc *self, const ncp_solve_in *in,
                    const ncp_admm_cfg *cfg, ncp_error *err);

@@ -13,8 +13,9 @@
  * paper's claim is empirical. Every fixed point is an NCP solution (admm_proximal.c).
  *
  * Parameters (defaults): rho 1, eta 1e-6 (the paper's typical value), relax 1, eps_p 1e-12,
- * eps_d 1e-12, eps_cp 1e-12.
- * Needs: dual (D, v_f); one dense Cholesky of D + (rho + eta) I. Solves the NCP.
+ * eps_d 1e-12, eps_cp 1e-12, form 0, k_factor 0.
+ * Needs: the Delassus operator (D or the primal data); D + (rho + eta) I factorised once by
+ * solvers/dshift.h (dense, or the saddle form on (A, J)). Solves the NCP.
  */
 #include <math.h>
 
@@ -47,7 +48,7 @@ const ncp_solver_desc ncp_solver_admm_ncp_fp = {
     .name = "admm-ncp-fp",
     .source = "NCP report 2025 Alg. 6, eqs. 165-170 (Carpentier et al.), fixed penalty (Table I)",
     .summary = "proximal ADMM on the NCP, De Saxcé estimate from the dual iterate, rho fixed",
-    .needs = NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC,
+    .needs = NCP_NEEDS_DUAL_OP | NCP_NEEDS_SYMMETRIC,
     .ccp = 0,
     .file = "solvers/admm_ncp_fp.c",
     .params = admm_ncp_fp_params,

@@ -16,8 +16,9 @@
  *
  * Parameters (defaults): rho0 1 (initial penalty; the paper gives none for LA, so the FP
  * default), eta 1e-6, mu_thr 10, tau_inc 1.5, tau_dec 1.5, relax 1, eps_p 1e-12, eps_d 1e-12,
- * eps_cp 1e-12.
- * Needs: dual (D, v_f); a dense Cholesky of D + (rho + eta) I per penalty change. Solves the NCP.
+ * eps_cp 1e-12, form 0, k_factor 0.
+ * Needs: the Delassus operator (D or the primal data); D + (rho + eta) I factorised by
+ * solvers/dshift.h per penalty change. Solves the NCP.
  */
 #include <math.h>
 
@@ -57,7 +58,7 @@ const ncp_solver_desc ncp_solver_admm_ncp_la = {
     .name = "admm-ncp-la",
     .source = "NCP report 2025 Alg. 6 (Carpentier et al.), linear penalty adaptation eq. 171",
     .summary = "proximal ADMM on the NCP, rho balanced by residual ratio (x or / 1.5)",
-    .needs = NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC,
+    .needs = NCP_NEEDS_DUAL_OP | NCP_NEEDS_SYMMETRIC,
     .ccp = 0,
     .file = "solvers/admm_ncp_la.c",
     .params = admm_ncp_la_params,

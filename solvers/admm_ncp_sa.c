@@ -15,9 +15,9 @@
  * Convergence: as admm-ncp-fp (no guarantee for the non-convex NCP; fixed points are solutions).
  *
  * Parameters (defaults, the paper's typical values): eta 1e-6 (> 0: it is also m), mu_thr 10,
- * p0 0.2, alpha 0.05, relax 1, eps_p 1e-12, eps_d 1e-12, eps_cp 1e-12.
- * Needs: dual (D, v_f); a power iteration and a dense Cholesky of D + (rho + eta) I per penalty
- * change. Solves the NCP.
+ * p0 0.2, alpha 0.05, relax 1, eps_p 1e-12, eps_d 1e-12, eps_cp 1e-12, form 0, k_factor 0.
+ * Needs: the Delassus operator (D or the primal data); a power iteration and D + (rho + eta) I
+ * factorised by solvers/dshift.h per penalty change. Solves the NCP.
  */
 #include <math.h>
 
@@ -55,7 +55,7 @@ const ncp_solver_desc ncp_solver_admm_ncp_sa = {
     .name = "admm-ncp-sa",
     .source = "NCP report 2025 Alg. 6 (Carpentier et al.), spectral penalty adaptation eq. 172",
     .summary = "proximal ADMM on the NCP, rho from the spectrum of D (sqrt(L m) kappa^0.2)",
-    .needs = NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC,
+    .needs = NCP_NEEDS_DUAL_OP | NCP_NEEDS_SYMMETRIC,
     .ccp = 0,
     .file = "solvers/admm_ncp_sa.c",
     .params = admm_ncp_sa_params,

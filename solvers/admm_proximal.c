@@ -35,12 +35,17 @@
  *       (ncp_power_lmax; the paper: "cheap estimates ... such as the Power-Iteration method"),
  *       m = eta ("we can always set m = eta"), kappa = L / m;
  *       rho0 = sqrt(L m) kappa^p0, then rho *= kappa^alpha or kappa^-alpha on LA's test.
- *   Each change refactorises D + C + (rho + eta) I (C: the soft compliances below) through the
- *   shared Delassus operator (core/dop.h): dense Cholesky, O(m^3), or, when D = F F^T is of low
- *   rank, Woodbury's rank x rank capacitance matrix, O(m rank^2). Adaptation does not
- *   move rho out of [1e-12 s, 1e12 s], s = the largest diagonal entry of D (1 if none is
- *   positive), so D_rho stays factorisable in floating point; the paper sets no bound (only
- *   diverging runs reach it). A user's fixed rho is used as given.
+ *   Each change refactorises D + C + (rho + eta) I (C: the soft compliances below) by the shared
+ *   shifted-Delassus solver (solvers/dshift.h): the dense Cholesky of that m x m matrix, the
+ *   saddle-point elimination on the primal data (K = A + J^T J / (rho + eta), sparse on a
+ *   pattern analysed once), or Woodbury's identity on a low-rank D = F F^T (no row's shift is
+ *   tiny here, unlike Tasora et al. 2021's rho_b), whichever is estimated cheaper per iteration
+ *   with the factorisations the rule may cause (FP: one per solve; LA, SA: up to one per
+ *   iteration, eqs. 171-172 test every iteration); the choice is in the row's note. Adaptation
+ *   does not move rho out of [1e-12 s, 1e12 s], s = the largest diagonal entry of D (1 if none
+ *   is positive), so the system stays factorisable in floating point; the paper sets no bound
+ *   (only diverging runs reach it).
+ *   A user's fixed rho is used as given.
  * CCP (Table I, ADMM-CCP): "neglect (167a), i.e. s = 0, and omit eta/2||x - x~||^2": desaxce = 0,
  * eta = 0, fixed rho. It converges to the CCP K* ∋ u ⊥ lambda ∈ K (eq. 18), z -> u.
  *
@@ -58,8 +63,9 @@
  * y0 made dual-feasible (as Pinocchio does), so that from a solution the first iteration
  * returns that solution. CCP: z0 = Pi_{K*}(w).
  *
- * Needs: dual (D, v_f). Memory: the Cholesky factor of D + C + (rho + eta) I (m x m), or with a
- * low-rank D its factor F (m x rank). Solves the NCP (desaxce) or the CCP.
+ * Needs: the Delassus operator (D, or the primal data: products and D's diagonal through
+ * core/dop.h, the x-update through solvers/dshift.h, no dense D unless the dense form is chosen).
+ * Memory: that form's factor (m x m dense, or K's). Solves the NCP (desaxce) or the CCP.
  */
 #include "solvers/admm_proximal.h"
 
@@ -69,56 +75,62 @@
 
 #include "solvers/admm_common.h"
 #include "solvers/common.h"
+#include "solvers/dshift.h"
 #include "core/cone.h"
 #include "core/la.h"
 
 typedef struct admm_ws {
     int m;
-    ncp_dop op;      /* D, dense or low rank (core/dop.h) */
+    ncp_dshift ls;   /* D + diag(comp + rho + eta) x = q - v_f (dshift.h); ls.op is D */
     double *comp;    /* m: soft compliances 1/c, else 0 (Deff = D + diag(comp)) */
-    double *sh;      /* m: comp + rho + eta, the diagonal shift being factorised */
-    ncp_dop_shift L; /* Deff + (rho + eta) I, factorised */
-    double *vfe;     /* v_f + soft terms */
+    double *soft;    /* m: k phi / c on compliant soft rows, else 0 (vfe = v_f + soft) */
+    double *sh;      /* m: comp + rho + eta, the diagonal being factorised */
     double *x, *y, *z, *xp, *yp, *t;
+    double *v;       /* nv: the saddle form's velocity (scratch) */
 } admm_ws;
 
-/* y = Deff x = D x + comp x. */
-static void deff_apply(admm_ws *w, const double *x, double *y)
+/* y = Deff x + vfe = D x + v_f + comp x + soft (the constraint velocity at x). */
+static void deff_velocity(admm_ws *w, const ncp_problem *p, const double *x, double *y)
 {
-    ncp_dop_apply(&w->op, 1.0, x, 0.0, y);
-    for (int i = 0; i < w->m; i++) y[i] += w->comp[i] * x[i];
+    ncp_copy(w->m, p->vf, y);
+    ncp_dop_apply(&w->ls.op, 1.0, x, 1.0, y);
+    for (int i = 0; i < w->m; i++) y[i] += w->comp[i] * x[i] + w->soft[i];
 }
 
 /* Deff for ncp_power_lmax (SA's L). */
-static void deff_power(void *ctx, const double *x, double *y) { deff_apply(ctx, x, y); }
+static void deff_power(void *ctx, const double *x, double *y)
+{
+    admm_ws *w = ctx;
+    ncp_dop_apply(&w->ls.op, 1.0, x, 0.0, y);
+    for (int i = 0; i < w->m; i++) y[i] += w->comp[i] * x[i];
+}
 
 static void ws_free(admm_ws *w)
 {
-    ncp_dop_shift_free(&w->L);
-    ncp_dop_free(&w->op);
+    ncp_dshift_free(&w->ls);
     free(w->comp);
+    free(w->soft);
     free(w->sh);
-    free(w->vfe);
     free(w->x);
     free(w->y);
     free(w->z);
     free(w->xp);
     free(w->yp);
     free(w->t);
+    free(w->v);
 }
 
 static int ws_alloc(admm_ws *w, const ncp_problem *p, ncp_error *err)
 {
     memset(w, 0, sizeof *w);
     int m = w->m = p->m;
-    double **v[] = {&w->comp, &w->sh, &w->vfe, &w->x, &w->y, &w->z, &w->xp, &w->yp, &w->t};
+    double **v[] = {&w->comp, &w->soft, &w->sh, &w->x, &w->y, &w->z, &w->xp, &w->yp, &w->t};
     int ok = 1;
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        *v[i] = ncp_calloc(err, (size_t)m, sizeof(double));
+        *v[i] = ncp_calloc(err, (size_t)m + 1, sizeof(double));
         ok = ok && *v[i];
     }
-    if (!ok) return NCP_ERR_NOMEM;
-    return ncp_dop_init(&w->op, p, NCP_DOP_AUTO, err);
+    return ok ? NCP_OK : NCP_ERR_NOMEM;
 }
 
 /* A soft row with c > 0 becomes a compliant bilateral row, c = 0 is the fixed value -k phi (the
@@ -128,13 +140,12 @@ static int soft_compliant(const ncp_block *b) { return b->c > 0.0; }
 /* Deff = D + diag(comp), comp = 1/c on compliant soft rows; vfe = v_f + k phi / c there. */
 static void effective_problem(const ncp_problem *p, admm_ws *w)
 {
-    ncp_copy(p->m, p->vf, w->vfe);
     for (int bi = 0; bi < p->nblocks; bi++) {
         const ncp_block *b = &p->blocks[bi];
         if (b->type != NCP_SOFT || !soft_compliant(b)) continue;
         int r = b->row;
         w->comp[r] = 1.0 / b->c;
-        w->vfe[r] += b->k * b->phi / b->c;
+        w->soft[r] = b->k * b->phi / b->c;
     }
 }
 
@@ -197,16 +208,26 @@ static double compl_residual(const ncp_problem *p, const double *x, const double
     return r;
 }
 
-/* L = Deff + shift I = D + diag(comp + shift), factorised. */
+/* Deff + shift I = D + diag(comp + shift), factorised. */
 static int factor(const ncp_solver_desc *d, admm_ws *w, double shift, ncp_error *err)
 {
-    int m = w->m;
-    if (m == 0) return NCP_OK;
-    for (int i = 0; i < m; i++) w->sh[i] = w->comp[i] + shift;
-    ncp_dop_shift_free(&w->L);
-    int rc = ncp_dop_shift_factor(&w->op, w->sh, &w->L, err);
+    for (int i = 0; i < w->m; i++) w->sh[i] = w->comp[i] + shift;
+    int rc = ncp_dshift_factor(&w->ls, w->sh, err);
     if (rc) ncp_error_prefix(err, "%s: D + (rho + eta) I with rho + eta = %g: ", d->name, shift);
     return rc;
+}
+
+/* A form's cost per iteration for dshift's choice: F / R + S, R the iterations per
+ * factorisation (FP: the budget's iterations; LA, SA: 1, a change possible at every one). */
+typedef struct prox_costctx {
+    int adaptive, max_iter;
+} prox_costctx;
+
+static double prox_cost(void *ctx, ncp_dshift_est e)
+{
+    const prox_costctx *c = ctx;
+    double R = c->adaptive ? 1.0 : c->max_iter > 0 ? (double)c->max_iter : 1000.0;
+    return e.F / R + e.S;
 }
 
 /* Initial penalty and, for SA, the adaptation factor kappa^alpha. */
@@ -248,7 +269,9 @@ int ncp_admm_prox_common_params(const ncp_solver_desc *d, const ncp_params *ps,
                                     NCP_PARAM_LO_OPEN | NCP_PARAM_HI_OPEN, &o->relax, err)) ||
         (rc = ncp_solver_param_real(d, ps, "eps_p", 0.0, INFINITY, 0, &o->eps_p, err)) ||
         (rc = ncp_solver_param_real(d, ps, "eps_d", 0.0, INFINITY, 0, &o->eps_d, err)) ||
-        (rc = ncp_solver_param_real(d, ps, "eps_cp", 0.0, INFINITY, 0, &o->eps_cp, err)))
+        (rc = ncp_solver_param_real(d, ps, "eps_cp", 0.0, INFINITY, 0, &o->eps_cp, err)) ||
+        (rc = ncp_solver_param_int(d, ps, "form", 0, 3, &o->form, err)) ||
+        (rc = ncp_solver_param_int(d, ps, "k_factor", 0, 2, &o->k_factor, err)))
         return rc;
     return NCP_OK;
 }
@@ -266,7 +289,11 @@ static int iterate(const ncp_solver_desc *d, const ncp_admm_prox_opts *o, const 
     double rho, step;
     initial_rho(o, w, &rho, &step);
     double dscale = 0.0;
-    for (int i = 0; i < m; i++) dscale = fmax(dscale, p->D[i + (size_t)i * m] + w->comp[i]);
+    for (int i = 0; i < m; i++) {
+        double dii;
+        ncp_dop_diag_block(&w->ls.op, i, 1, &dii);
+        dscale = fmax(dscale, dii + w->comp[i]);
+    }
     if (!(dscale > 0.0) || !isfinite(dscale)) dscale = 1.0;
     const double rho_lo = 1e-12 * dscale, rho_hi = 1e12 * dscale;
     if ((rc = factor(d, w, rho + eta, err))) return rc;
@@ -274,21 +301,23 @@ static int iterate(const ncp_solver_desc *d, const ncp_admm_prox_opts *o, const 
     /* start: x0 = lambda0, y0 = Pi_K(x0), z0 = Pi_K*(w + Gamma(w)), w = Deff y0 + vfe */
     if (in->lambda0) ncp_copy(m, in->lambda0, x);
     project_primal(p, x, y);
-    deff_apply(w, y, z);
-    ncp_axpy(m, 1.0, w->vfe, z);
+    deff_velocity(w, p, y, z);
     if (o->desaxce) add_gamma(p, z, 1.0, z);
     project_dual(p, z, z);
 
     int status = -1, k = 0;
-    ncp_note_dop(run, &w->op);
+    char route[160];
+    ncp_dshift_describe(&w->ls, route, sizeof route);
+    ncp_run_note(run, "%s", route);
     if (ncp_run_setup_done(run) == 0) {
         for (k = 1;; k++) {
             ncp_copy(m, x, w->xp);
             ncp_copy(m, y, w->yp);
-            /* x-update (168): rhs = -(vfe + s) + eta x_prev + rho y_prev + z_prev */
-            for (int i = 0; i < m; i++) x[i] = -w->vfe[i] + eta * x[i] + rho * y[i] + z[i];
+            /* x-update (168): Deff_rho x = -(vfe + s) + eta x_prev + rho y_prev + z_prev, the
+             * system of dshift.h with q = -soft - s + eta x_prev + rho y_prev + z_prev */
+            for (int i = 0; i < m; i++) x[i] = -w->soft[i] + eta * x[i] + rho * y[i] + z[i];
             if (o->desaxce) add_gamma(p, z, -1.0, x);
-            if (m > 0) ncp_dop_shift_solve(&w->L, x, x);
+            if ((rc = ncp_dshift_solve(&w->ls, x, x, w->v, err))) break;
             /* y-update (169) with the over-relaxed xr, then the dual update (167d) */
             for (int i = 0; i < m; i++) {
                 double xr = o->relax * x[i] + (1.0 - o->relax) * w->yp[i];
@@ -324,25 +353,23 @@ int ncp_admm_prox_solve(const ncp_solver_desc *d, const ncp_admm_prox_opts *o,
                       ncp_error *err)
 {
     const ncp_problem *p = in->prob;
-    int rc = ncp_solver_need_dual(d, p, err);
+    int rc = ncp_solver_need_dual_op(d, p, err);
     if (rc) return rc;
-    /* every iteration solves with the m x m factor of D + diag(...) on the dense route: declined
-     * (UNSUPPORTED, with the reason) above the admm family's row limit, where the factorisation
-     * alone would take hours (Tasora et al. 2021's wrecking ball: 13 260 rows at step 1) */
-    if (p->m > NCP_ADMM_DENSE_MAX_ROWS) {
-        ncp_error_set(err, NCP_ERR_INPUT,
-                      "%s: needs the dense Cholesky factor of the %d x %d matrix D + (rho + eta) I "
-                      "(%.2g flops, %.2g GiB), above the %d-row limit of the dense ADMM forms",
-                      d->name, p->m, p->m, (double)p->m * p->m * p->m / 3.0,
-                      8.0 * (double)p->m * p->m / 1073741824.0, NCP_ADMM_DENSE_MAX_ROWS);
-        out->status = NCP_STATUS_UNSUPPORTED;
-        out->iterations = 0;
-        return NCP_OK;
-    }
     admm_ws w;
-    if ((rc = ws_alloc(&w, p, err)) == NCP_OK) {
-        effective_problem(p, &w);
-        rc = iterate(d, o, in, out, run, &w, err);
+    prox_costctx cc = {o->rule != NCP_ADMM_PROX_FIXED, in->budget.max_iter};
+    /* Woodbury allowed: every row's shift is rho + eta (+ a compliance), none tiny by design */
+    ncp_dshift_opts lo = {NULL, o->form, o->k_factor, 1, prox_cost, &cc};
+    if ((rc = ws_alloc(&w, p, err)) == NCP_OK &&
+        (rc = ncp_dshift_init(&w.ls, d->name, p, &lo, err)) == NCP_OK) {
+        if (w.ls.unsupported) { /* the dense form above its row limit: the reason is in err */
+            out->status = NCP_STATUS_UNSUPPORTED;
+            out->iterations = 0;
+        } else if (!(w.v = ncp_calloc(err, (size_t)w.ls.nv + 1, sizeof(double)))) {
+            rc = NCP_ERR_NOMEM;
+        } else {
+            effective_problem(w.ls.p, &w);
+            rc = iterate(d, o, in, out, run, &w, err);
+        }
     }
     ws_free(&w);
     return rc;

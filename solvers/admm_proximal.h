@@ -33,6 +33,7 @@ typedef struct ncp_admm_prox_opts {
     double alpha;         /* SPECTRAL: adaptation power */
     double relax;         /* over-relaxation of x (Alg. 6 line 7), in (0, 2); 1 = none */
     double eps_p, eps_d, eps_cp; /* own stopping rule on the residuals of eq. 170 */
+    int form, k_factor;   /* the x-update's linear algebra (solvers/dshift.h: NCP_DSHIFT_*) */
 } ncp_admm_prox_opts;
 
 /* Parameter-table rows every configuration documents (the defaults are written only here). The
@@ -45,9 +46,16 @@ typedef struct ncp_admm_prox_opts {
     {"eps_p", 1e-12, "own stop when, together with eps_d and eps_cp, the primal residual "         \
                      "||x - y||_inf (eq. 170a) <= eps_p"},                                         \
     {"eps_d", 1e-12, "own stop: dual residual ||rho dy + eta dx||_inf (eq. 170b) <= eps_d"},       \
-    {"eps_cp", 1e-12, "own stop: complementarity max_k |x_k . z_k| (eq. 170c) <= eps_cp"}
+    {"eps_cp", 1e-12, "own stop: complementarity max_k |x_k . z_k| (eq. 170c) <= eps_cp"},      \
+    {"form", 0.0,                                                                                  \
+     "x-update's system: 0 = auto (lowest estimated flops per iteration), 1 = dense Cholesky of "  \
+     "D + (rho + eta) I, 2 = saddle point on (A, J), 3 = Woodbury on a low-rank D"},              \
+    {"k_factor", 0.0,                                                                              \
+     "saddle form's K = A + J^T J / (rho + eta): 0 = sparse when its estimated cost is lower, "    \
+     "1 = dense, 2 = sparse"}
 
-/* Reads relax, eps_p, eps_d, eps_cp (documented by NCP_ADMM_PROX_COMMON_PARAMS in d's table). */
+/* Reads relax, eps_p, eps_d, eps_cp, form, k_factor (documented by NCP_ADMM_PROX_COMMON_PARAMS
+ * in d's table). */
 int ncp_admm_prox_common_params(const ncp_solver_desc *d, const ncp_params *ps,
                               ncp_admm_prox_opts *o, ncp_error *err);
 

@@ -18,7 +18,10 @@
  *     kappa^p0 (L from LAPACK's eigensolver, independent of the solver's power iteration), and
  *     with mu = 0 everywhere the CCP and the NCP iterations coincide (Gamma = 0);
  * (f) documented defaults = code defaults, bad parameters rejected, determinism, an empty
- *     problem, a problem with no solution.
+ *     problem, a problem with no solution;
+ * (g) the x-update's two forms (solvers/dshift.h: dense Cholesky of D + (rho + eta) I, saddle
+ *     point on (A, J) with K dense or sparse) give the same iterates at every k, for every rule
+ *     (LA and SA refactorise), and the auto form is the one of lower estimated cost.
  *
  * Random problems: a raw tutil_random_problem draw with m > nv has no solution about 5% of the
  * time; tutil_feasible_shift moves e so that v = 0 is strictly feasible, which guarantees that a
@@ -390,7 +393,7 @@ static void test_params(void)
     for (int si = 0; si < 4; si++) {
         const ncp_solver_desc *s = ss[si];
         CHECK(s->ccp == (s == S_CCP));
-        CHECK(s->needs == (NCP_NEEDS_DUAL | NCP_NEEDS_SYMMETRIC));
+        CHECK(s->needs == (NCP_NEEDS_DUAL_OP | NCP_NEEDS_SYMMETRIC));
         tutil_check_param_defaults(s, &p, 1e-9, 300);
     }
     /* the paper's defaults (§VI-F) */
@@ -453,6 +456,93 @@ static void test_edge_cases(void)
     ncp_problem_free(&p);
 }
 
+/* ---------- (g) the x-update's forms ---------- */
+
+static void test_forms_agree(void)
+{
+    /* Deterministic: max_iter = k returns iterate k exactly (tol 1e-300: no stop), so the forms'
+     * iterates are compared at several k; the three shapes of the family make D SPD,
+     * rank-deficient and of few dofs. */
+    const int ks[] = {1, 2, 3, 7, 20};
+    const ncp_solver_desc *ss[4] = {S_CCP, S_FP, S_LA, S_SA};
+    double worst = 0.0;
+    int compared = 0, woodbury = 0;
+    for (int i = 0; i < 9; i++) {
+        ncp_problem p;
+        ncp_error err;
+        ncp_error_clear(&err);
+        CHECK_OK(t_random(&p, 400 + i, i % 2, 0, &err), &err);
+        if (i % 3 != 0) { /* the SPD and few-dof shapes of the family */
+            ncp_problem_free(&p);
+            CHECK_OK(tutil_random_family(&p, 0xad3300u, 5000u, 400 + i, i % 2,
+                                         i % 3 == 1 ? TUTIL_NV_SPD : TUTIL_NV_FEW, NULL, &err),
+                     &err);
+        }
+        CHECK(p.has_primal && p.has_dual);
+        for (int si = 0; si < 4; si++)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++) {
+                ncp_params pf[4];
+                ncp_result r[4];
+                int ok[4] = {1, 1, 1, 1};
+                for (int f = 0; f < 4; f++) { /* dense, saddle K dense, saddle K sparse, Woodbury */
+                    memset(&pf[f], 0, sizeof pf[f]);
+                    tutil_param(&pf[f], "form", f == 0 ? 1 : f == 3 ? 3 : 2);
+                    if (f == 1 || f == 2) tutil_param(&pf[f], "k_factor", f);
+                    if (f < 3) {
+                        CHECK_OK(tutil_solve(ss[si], &p, &pf[f], NULL, 1e-300, ks[ki], &r[f]),
+                                 &err);
+                        continue;
+                    }
+                    /* Woodbury only on the operator's low-rank route (n_v <= m / 4) */
+                    ncp_harness_opts ho;
+                    ncp_harness_opts_default(&ho);
+                    ho.budget.tol = 1e-300;
+                    ho.budget.max_iter = ks[ki];
+                    ho.stop_metric = ncp_metrics_index("natural_map_abs");
+                    ok[3] = ncp_harness_solve(ss[si], &p, &pf[f], NULL, NULL, &ho, &r[f], &err) ==
+                            NCP_OK;
+                    CHECK(ok[3] == (4 * p.nv <= p.m));
+                    if (!ok[3]) CHECK(strstr(err.msg, "form = 3") != NULL);
+                    ncp_error_clear(&err);
+                    woodbury += ok[3];
+                }
+                for (int f = 1; f < 4; f++) {
+                    if (!ok[f]) continue;
+                    /* an iterate can solve the problem exactly: then both stop there, within an
+                     * iteration of each other (rounding) */
+                    if (r[0].iterations != ks[ki] || r[f].iterations != ks[ki]) {
+                        CHECK(abs(r[0].iterations - r[f].iterations) <= 1);
+                        continue;
+                    }
+                    double d = tutil_reldiff((size_t)p.m, r[f].lambda, r[0].lambda, 1.0);
+                    worst = fmax(worst, d);
+                    compared++;
+                    CHECK(d <= 1e-9);
+                    if (d > 1e-9)
+                        fprintf(stderr, "  forms differ: %s random %d (m %d nv %d) k %d form %d: "
+                                "%.3g\n", ss[si]->name, 400 + i, p.m, p.nv, ks[ki], f, d);
+                }
+                for (int f = 0; f < 4; f++)
+                    if (ok[f]) ncp_result_free(&r[f]);
+            }
+        /* auto: the note names the form of lowest estimated cost */
+        ncp_result ra;
+        CHECK_OK(tutil_solve(S_LA, &p, NULL, NULL, 1e-300, 5, &ra), &err);
+        const char *fn = strstr(ra.note, "form ");
+        char chosen[16] = "";
+        double est = -1.0, other = -1.0;
+        const char *fe = fn ? strstr(fn, ": est.") : NULL;
+        CHECK(fn && fe && sscanf(fn, "form %15[a-z]", chosen) == 1 &&
+              sscanf(fe, ": est. %lf flops/it, %*s form %lf", &est, &other) == 2);
+        CHECK(est > 0.0 && est <= other);
+        ncp_result_free(&ra);
+        ncp_problem_free(&p);
+    }
+    CHECK(compared > 100 && woodbury > 10);
+    printf("proximal ADMM, x-update forms against the dense one: %d iterates (%d Woodbury), "
+           "largest relative difference %.2g\n", compared, woodbury, worst);
+}
+
 int main(void)
 {
     S_CCP = ncp_solver_find("admm-ccp");
@@ -478,5 +568,6 @@ int main(void)
     test_structure();
     test_params();
     test_edge_cases();
+    test_forms_agree();
     return tcheck_exit("ncpreport_admm");
 }
