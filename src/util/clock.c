@@ -53,21 +53,33 @@ void ncp_clock_start(ncp_clock *c, int kind)
 {
     memset(c, 0, sizeof *c);
     c->kind = kind == NCP_CLOCK_WALL ? NCP_CLOCK_WALL : NCP_CLOCK_CPU;
+    c->cost_ms = c->cost_wall_ms = INFINITY;
+    for (int i = 0; i < NCP_CLOCK_CALIBRATE; i++) { /* a reading's cost (clock.h) */
+        ncp_instant a = ncp_clock_now(c), b = ncp_clock_now(c);
+        c->cost_ms = fmin(c->cost_ms, fmax(0.0, b.t - a.t));
+        c->cost_wall_ms = fmin(c->cost_wall_ms, fmax(0.0, b.wall - a.wall));
+    }
     c->at = ncp_clock_now(c);
     c->running = 1;
 }
 
-/* The clock's own share of the interval from at to now (none of the thread's, once external). */
+/* The clock's own share of the interval from at to now, less a reading's cost (none of the
+ * thread's, once external). */
 static double span(const ncp_clock *c, ncp_instant now)
 {
-    return c->external ? 0.0 : now.t - c->at.t;
+    return c->external ? 0.0 : fmax(0.0, now.t - c->at.t - c->cost_ms);
+}
+
+static double span_wall(const ncp_clock *c, ncp_instant now)
+{
+    return fmax(0.0, now.wall - c->at.wall - c->cost_wall_ms);
 }
 
 void ncp_clock_pause_at(ncp_clock *c, ncp_instant now)
 {
     if (!c->running) return;
     c->acc_ms += span(c, now);
-    c->acc_wall_ms += now.wall - c->at.wall;
+    c->acc_wall_ms += span_wall(c, now);
     c->running = 0;
 }
 
@@ -98,8 +110,8 @@ int ncp_clock_external(ncp_clock *c)
     if (c->kind != NCP_CLOCK_CPU) return 0;
     if (!c->external && c->running) { /* what the thread did up to here stays counted */
         ncp_instant now = ncp_clock_now(c);
-        c->acc_ms += now.t - c->at.t;
-        c->acc_wall_ms += now.wall - c->at.wall;
+        c->acc_ms += span(c, now);
+        c->acc_wall_ms += span_wall(c, now);
         c->at = now;
     }
     c->external = 1;
@@ -108,5 +120,7 @@ int ncp_clock_external(ncp_clock *c)
 
 double ncp_clock_wall_ms(const ncp_clock *c)
 {
-    return c->acc_wall_ms + (c->running ? ncp_now_ms() - c->at.wall : 0.0);
+    if (!c->running) return c->acc_wall_ms;
+    ncp_instant now = {.t = 0.0, .wall = ncp_now_ms()};
+    return c->acc_wall_ms + span_wall(c, now);
 }
