@@ -73,6 +73,9 @@ typedef struct nsn_ws {
     int *ipiv;
     double theta_ref;      /* nonmonotone reference: max theta over the last iterations */
     int n_lm;              /* Levenberg-Marquardt factorisations tried (the run's note) */
+    int rank_max;          /* a bound on rank D: nv with primal data, else m (no bound) */
+    int singular;          /* J singular by count at the current iterate (nsn_jacobian) */
+    int n_singular;        /* Newton iterations where it was (the run's note) */
     int unsupported;       /* nsn_ws_alloc declined the problem (too large): UNSUPPORTED */
 } nsn_ws;
 
@@ -226,6 +229,21 @@ static void nsn_jacobian(const ncp_problem *p, nsn_ws *w)
             break;
         }
     }
+    /* Rows whose P block is 0 (bilateral rows, and the equation's: the natural map's sticking
+     * contacts and active unilateral rows) are rows of Q D, so they lie in D's row space, of
+     * dimension rank D <= nv: more of them than that make J singular, exactly and on every route
+     * (nsn_common.h, "Singular by count"). */
+    int zero_rows = 0;
+    for (int bi = 0; bi < p->nblocks; bi++) {
+        const ncp_block *b = &p->blocks[bi];
+        const int n = nsn_block_rows(b);
+        const double *P = w->P + 3 * (size_t)b->row;
+        int zero = b->type == NCP_BILATERAL || b->type == NCP_UNILATERAL ||
+                   b->type == NCP_CONTACT;
+        for (int i = 0; zero && i < n * n; i++) zero = P[i] == 0.0;
+        if (zero) zero_rows += n;
+    }
+    w->singular = zero_rows > w->rank_max;
     /* the blocks whose Q leaves out rho (ncp_nsn_eq.q_without_rho): scale per block */
     const int scaled = w->eq->q_without_rho;
     if (w->op.rank || w->sparse) {
@@ -316,6 +334,7 @@ static int nsn_newton(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_
     int m = p->m;
     ncp_error e;
     ncp_error_clear(&e);
+    if (w->singular) return 0; /* singular by count: no factorisation can give the step */
     for (int i = 0; i < m; i++) w->rhs[i] = -w->F[i];
     if (w->sparse && w->dform) {
         if (!ncp_nsn_dsparse_newton(&w->dsp, w->rhs, w->d)) return 0; /* singular: fall back */
@@ -333,11 +352,13 @@ static int nsn_newton(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_
     return nsn_line_search(p, w, theta, g, o->armijo, o->newton_ls);
 }
 
-/* Step 2: Levenberg–Marquardt on the normal equations, delta = |F| then x100. */
-static int nsn_lm(const ncp_problem *p, nsn_ws *w, double *theta, const nsn_opts *o)
+/* Step 2: Levenberg–Marquardt on the normal equations, delta = |F| / max(1, |F_phase|) then
+ * x100, with theta_phase = 1/2 |F_phase|^2 at the start of the Newton phase (nsn_common.h). */
+static int nsn_lm(const ncp_problem *p, nsn_ws *w, double *theta, double theta_phase,
+                  const nsn_opts *o)
 {
     int m = p->m;
-    double delta = sqrt(2.0 * *theta);
+    double delta = sqrt(*theta / fmax(0.5, theta_phase));
     for (int attempt = 0; attempt < 5; attempt++, delta *= 100.0) {
         w->n_lm++;
         if (w->sparse) {
@@ -550,6 +571,10 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
         out->iterations = 0;
         return NCP_OK;
     }
+    /* a bound on rank D for the count in nsn_jacobian: J A^-1 J^T on the sparse routes and for
+     * a D built here from the primal data, rank F on the low-rank route; none (m) for a D given
+     * by a file, which may be regularised */
+    w.rank_max = w.sparse || p == &w.dview ? p->nv : w.op.rank > 0 ? w.op.rank : m;
     ncp_run_note(run, "%s", note);
     ncp_note_dop(run, &w.op);
     /* Gauss–Seidel steps and rho_b = rho_scale / lambda_max(D_kk) or / D_rr (the largest
@@ -592,7 +617,8 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
                 w.theta_ref = 0.0;
                 for (int i = 0; i < o->nonmonotone; i++) w.theta_ref = fmax(w.theta_ref, hist[i]);
                 nsn_jacobian(p, &w);
-                ok = nsn_newton(p, &w, &theta, o) || nsn_lm(p, &w, &theta, o);
+                w.n_singular += w.singular;
+                ok = nsn_newton(p, &w, &theta, o) || nsn_lm(p, &w, &theta, theta_phase, o);
                 since++;
                 if (!ok || (since >= o->window && theta > 0.1 * theta_win)) {
                     /* stuck: this Newton phase did not halve theta (same rho throughout) */
@@ -640,6 +666,9 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
      * iterations <= Newton iterations + sweeps (no sweep: all iterations Newton's or empty). */
     ncp_run_note(run, "Newton iterations %d (+%d LM factorisations), Gauss-Seidel sweeps %d",
                  n_newton, w.n_lm, n_sweep);
+    if (w.n_singular)
+        ncp_run_note(run, "Newton matrix singular by count (rows with P_b = 0 > rank D <= %d) on "
+                     "%d of them: LM without a Newton factorisation", w.rank_max, w.n_singular);
     ncp_solver_finish(out, m, w.lam, k, status);
     nsn_ws_free(&w);
     return NCP_OK;

@@ -9,10 +9,18 @@
  *   1. Newton: J d = -F by LU (ncp_lu_solve). Used if the LU succeeds, d is finite and a descent
  *      direction (F^T J d < 0; with `strict_descent`, F^T J d <= -1e-8 |d|^2.1, the test of De
  *      Luca, Facchinei, Kanzow 1996) and the line search succeeds within `newton_ls` halvings.
- *   2. Otherwise Levenberg–Marquardt: (J^T J + delta I) d = -J^T F by Cholesky, delta = |F| (Fan &
- *      Yuan 2005: quadratic under a local error bound even when the solutions are not isolated,
- *      the usual case since D is often rank-deficient); delta x100, up to 4 times, when its line
- *      search (`lm_ls` halvings) fails.
+ *   2. Otherwise Levenberg–Marquardt: (J^T J + delta I) d = -J^T F by Cholesky, delta = |F| /
+ *      max(1, |F_phase|), F_phase the residual at the start of the Newton phase (Fan & Yuan 2005
+ *      take delta = |F|: quadratic under a local error bound even when the solutions are not
+ *      isolated, the usual case since D is often rank-deficient; any constant factor keeps that
+ *      rate); delta x100, up to 4 times, when its line search (`lm_ls` halvings) fails. Why the
+ *      factor: J's rows are O(1) (the rho scaling), F's carry the impulses' unit. On the
+ *      scaling walls (scenes/scaling/) the wrecking ball's pendulum joint carries 1.5e5-4.2e5,
+ *      so delta = |F| ~ 5e5 against J^T J ~ 1 made each LM step a gradient step of length
+ *      |J^T F| / delta = O(1): nsn-nm moved the joint's impulses by ~1 per iteration and
+ *      converged on none of the 10^2 wall's 5 problems in 200 iterations (1 with the factor,
+ *      whose iterates scale with the impulses once |F_phase| > 1: tests/test_nsn_scale.c).
+ *      Where |F_phase| <= 1 the step is Fan and Yuan's as before.
  *   3. Stagnation (both fail, or theta has not dropped below 0.1x its value `window` Newton/LM
  *      iterations ago): a burst of projected Gauss–Seidel sweeps (ncp_pgs_sweep, the pgs update:
  *      omega 1, one step 1/lambda_max(D_kk) per contact), `pgs_burst` of them the first time and
@@ -34,6 +42,23 @@
  *      is one reported iteration; a Newton/LM step is one iteration.
  *   If neither a Newton/LM step nor a sweep changes lambda (sweep change <= 1e-15 max(1,
  *   ||lambda||_inf)), the solver stops with STALLED.
+ * Singular by count. Rows whose P block is 0 are rows of Q D, which lie in D's row space, of
+ * dimension rank D <= nv (D = J A^-1 J^T; rank F on the low-rank route): bilateral rows always,
+ * and for the natural map the sticking contacts (P = I - G = 0; also the cone's apex, where the
+ * element G = I is taken) and the active unilateral rows. More such rows than that bound make J
+ * singular exactly, on every route, and the Newton step is skipped for LM without a
+ * factorisation (the low-rank route's k > r test, in counts; not applied to a D read from a
+ * file, which may be regularised). The iterations are the same as when the factorisation was
+ * tried (its step was then never accepted: on quick captures of the 10^2 wall, box-on-plane,
+ * bolt-nut, laikago8 and sphere-stack, the same iterations and natural maps to all digits);
+ * the note counts the iterations where it held. On a hyperstatic stack at rest most contacts
+ * stick, so the natural map's J is singular by construction: on the 10^2 wall (nv 102, m
+ * 267-312) 18 to 204 of J's singular values are 0 at nsn-nm's iterates (from a finite-difference
+ * Jacobian, numpy), the count catches the iterations of two of its five problems, and on the
+ * others a body's stuck contacts over-determine that body (rows of Q D touching one body lie in
+ * its 6-dimensional span) while the global count stays below nv: there the dense and sparse
+ * LUs meet the singularity (a zero or rounding-sized pivot) and the step goes to LM as before.
+ * nsn-fb's J has no zero P block on contacts away from the apex, and takes Newton steps there.
  * Per-block rho: rho_b = rho_scale / lambda_max(D_kk) for contacts, rho_scale / D_rr for scalar rows
  * (a diagonal below 1e-14 of the largest uses the largest instead, see ncp_block_steps), so the
  * equation's rows are O(1) whatever the mass scale.

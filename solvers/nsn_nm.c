@@ -16,6 +16,14 @@
  *   bilateral  rho D_r;  unilateral rho D_r if lambda - rho u > 0 else e_r (at the kink we pick
  *              e_r);  soft e_r + c D_r.
  *
+ * On a sticking contact (x in the cone's interior, or at its apex, where G = I is taken) P = 0,
+ * so the block's rows of J are rows of rho Q D: where more rows stick than rank D <= nv (a
+ * hyperstatic stack at rest, the scaling walls: 100 contacts, 300 rows on 102 DOFs), or a body's
+ * stuck contacts have more rows than its DOFs, J is singular by construction, not by a wrong
+ * block (the formulas above match a finite-difference Jacobian of F to 4e-7 on the 10^2 wall),
+ * and the step is Levenberg–Marquardt's, correctly (nsn_common.h, "Singular by count": then
+ * without trying the LU).
+ *
  * Globalisation and per-block rho: the semismooth Newton driver shared with nsn-fb
  * (solvers/nsn_common.h): nonmonotone Armijo on theta = 1/2 ||F||^2; Newton by LU, else
  * Levenberg–Marquardt; on stagnation a burst of projected Gauss–Seidel sweeps and the next
