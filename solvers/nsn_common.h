@@ -120,7 +120,11 @@
  * a comparison continuous in size, with no row threshold; a form is analysed for its estimate
  * only when a lower bound on it from counts can still win (ncp_nsn_route_auto below; on
  * bolt-nut, one body under 120 contacts, neither is: building both for their estimates took
- * 7 ms a problem there, 9x the rest of the setup); a sparse form only where J A^-1 J^T
+ * 7 ms a problem there, 9x the rest of the setup; the sparse D form's bound counts its
+ * factorisation as at least E + 2 E^2 / m flops over the E edges of D's scalar pattern, any
+ * order, but not the fill: on the scaling walls and on laikago8 it stays 1.5-3.3x below the
+ * saddle form's estimate, so the sparse D form is still analysed there, 80-160 ms of a wall-1e4
+ * problem's setup, results/REPORT.md); a sparse form only where J A^-1 J^T
  * is the problem's D (a problem that keeps no D, or whose D the operator checked: a D read from
  * a file may be regularised). 1 forces D's routes (D built in the setup when the problem keeps
  * none), 2 the saddle form, 3 the sparse D form. The factors: a sparse form's time per
@@ -197,7 +201,8 @@ int ncp_nsn_solve(const ncp_solver_desc *d, const ncp_nsn_eq *eq, const ncp_solv
 /* The automatic choice of the Newton matrix's route (route = 0, above) for p with primal data,
  * op its Delassus operator (borrowed by the saddle form). Each sparse form has a lower bound
  * on its factor x estimated flops from counts alone (ncp_nsn_sparse_flops_bound,
- * ncp_nsn_dsparse_flops_bound: O(nnz J + nnz A), no pattern built); the forms are analysed
+ * ncp_nsn_dsparse_flops_bound: O(nnz J + nnz A) and D's blocks counted, no pattern stored,
+ * no ordering); the forms are analysed
  * least bound first, and one whose bound cannot beat the estimates known by then is not
  * analysed (with full = 1 every buildable form is: the reference the cheap choice is tested
  * against). Since a bound never exceeds its estimate, the choice is the full one's. On return

@@ -264,31 +264,40 @@ int ncp_nsn_dsparse_flops_bound(const ncp_problem *p, double *bound, ncp_error *
     int rc = ncp_nsn_sparse_check(p, err);
     adjacency a;
     if (rc || (rc = adjacency_of(p, &a, err))) return rc;
-    const int nb = p->nblocks, nk = a.ncomp;
-    /* rows touching each body: block column c of D's pattern holds at least, for each body c
-     * touches, the rows of all blocks touching it (pattern_build), so its entries are at least
-     * n_c x the most of those (or n_c^2) */
-    double *rows = ncp_calloc(err, (size_t)nk + 1, sizeof(double));
-    if (!rows) {
+    const int nb = p->nblocks;
+    /* the pattern's scalar entries, counted as pattern_build lists its blocks (no list kept) */
+    int *mark = ncp_malloc(err, (size_t)nb + 1, sizeof(int));
+    if (!mark) {
         adjacency_free(&a);
         return NCP_ERR_NOMEM;
     }
-    for (int k = 0; k < nk; k++)
-        for (int s = a.cb_ptr[k]; s < a.cb_ptr[k + 1]; s++)
-            rows[k] += block_rows(&p->blocks[a.cb_idx[s]]);
+    for (int b = 0; b < nb; b++) mark[b] = -1;
     double nval = 0.0;
     for (int c = 0; c < nb; c++) {
         const double nc = block_rows(&p->blocks[c]);
-        double most = nc;
+        mark[c] = c;
+        nval += nc * nc;
         for (int t = a.bc_ptr[c]; t < a.bc_ptr[c + 1]; t++)
-            if (rows[a.bc_idx[t]] > most) most = rows[a.bc_idx[t]];
-        nval += nc * most;
+            for (int s = a.cb_ptr[a.bc_idx[t]]; s < a.cb_ptr[a.bc_idx[t] + 1]; s++) {
+                const int b = a.cb_idx[s];
+                if (mark[b] == c) continue;
+                mark[b] = c;
+                nval += nc * block_rows(&p->blocks[b]);
+            }
     }
-    free(rows);
+    free(mark);
     adjacency_free(&a);
-    /* ncp_nsn_dsparse_flops with the factorisation's flops >= 0 and UMFPACK's estimated
-     * entries of L and U (each with its diagonal) at least the pattern's */
-    *bound = (6.0 + 3.0 * 2.0 + 2.0 * 2.0) * nval;
+    /* The factorisation's flops, UMFPACK's estimate, bound the count of any elimination in its
+     * column order with the pivots on the diagonal (the estimate assumes any pivot row): with
+     * l_j the entries of L's column j below the diagonal (U's row j has as many, the pattern
+     * being symmetric), l_j divisions and 2 l_j^2 for the update (UMFPACK's and AMD's count).
+     * In any order l_j >= the neighbours of j eliminated after it, which sum to the pattern's
+     * E = (nval - m) / 2 edges, so sum l_j >= E and sum l_j^2 >= E^2 / m (Cauchy-Schwarz):
+     * flops >= E + 2 E^2 / m, whatever order AMD picks (the fill, which this leaves out, is
+     * what only the analysis knows). Then as ncp_nsn_dsparse_flops, with UMFPACK's estimated
+     * entries of L and U (each with its diagonal) at least the pattern's. */
+    const double m = p->m > 0 ? p->m : 1, e = 0.5 * (nval - (double)p->m);
+    *bound = (6.0 + 3.0 * 2.0 + 2.0 * 2.0) * nval + e + 2.0 * e * e / m;
     return NCP_OK;
 }
 

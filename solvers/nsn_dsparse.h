@@ -64,10 +64,10 @@ void ncp_nsn_dsparse_free(ncp_nsn_dsparse *w);
 /* Estimated flops of one Newton step on this route: J's assembly, its numeric factorisation
  * (UMFPACK's symbolic estimate) and a solve with two steps of refinement. */
 double ncp_nsn_dsparse_flops(const ncp_nsn_dsparse *w);
-/* A lower bound on ncp_nsn_dsparse_flops for p from counts alone (the rows of the constraint
- * blocks touching each of A's connected components; D's pattern not built, no analysis):
- * O(nnz J + nnz A). NCP_ERR_INPUT as ncp_nsn_dsparse_init, NCP_ERR_NOMEM; *bound = INFINITY
- * on error. */
+/* A lower bound on ncp_nsn_dsparse_flops for p from counts alone (D's pattern counted, not
+ * stored: the entries nval, and the factorisation's flops at least E + 2 E^2 / m over its E =
+ * (nval - m) / 2 edges in any order; no analysis): O(nnz J + nnz A + D's blocks).
+ * NCP_ERR_INPUT as ncp_nsn_dsparse_init, NCP_ERR_NOMEM; *bound = INFINITY on error. */
 int ncp_nsn_dsparse_flops_bound(const ncp_problem *p, double *bound, ncp_error *err);
 /* D's blocks from Y = A^-1 J^T (the problem's J; Y over the same A, e.g. ncp_gs_vel's).
  * NCP_ERR_NOMEM; NCP_ERR_INTERNAL if Y reaches a row outside the pattern. */

@@ -24,7 +24,7 @@
  * The automatic choice (ncp_nsn_route_auto) bounds each sparse form's estimate from counts and
  * analyses a form only when its bound can win; against the full choice (both forms analysed)
  * on every problem of quick captures of bolt-nut, laikago8, box-on-plane, castro-clutter and
- * the 10^2-contact wall, and on random problems (one dense body to a pile of 40):
+ * the 10^2-contact wall, and on random problems (one dense body to piles of 115 bodies):
  *   - the same route, and the one the full estimates give (the least, ties to the D route,
  *     then the saddle form), computed here from them;
  *   - every bound at most its form's estimate, an analysed form's estimate the full one's;
@@ -162,7 +162,7 @@ static void run_problem(const ncp_problem *p, const char *what, int auto_sparse)
 /* What the route choices did, over all problems checked. */
 typedef struct route_tally {
     int problems, routes[4], analysed, skipped, lowrank_skipped_both;
-    double worst_bound; /* the largest bound / estimate */
+    double worst_bound[2]; /* per form, the largest bound / estimate */
 } route_tally;
 
 /* The cheap automatic choice against the full one on p (see the top of the file). */
@@ -199,7 +199,7 @@ static void check_route_choice(const ncp_problem *p, const char *what, route_tal
                 fprintf(stderr, "  %s problem %s: %s form's bound %.6g above its estimate %.6g\n",
                         what, p->name ? p->name : "?", f ? "sparse D" : "saddle", full.bound[f],
                         full.est[f]);
-            t->worst_bound = fmax(t->worst_bound, full.bound[f] / full.est[f]);
+            t->worst_bound[f] = fmax(t->worst_bound[f], full.bound[f] / full.est[f]);
         }
         if (cheap.analysed[f]) {
             CHECK(full.analysed[f] && cheap.est[f] == full.est[f]);
@@ -246,28 +246,33 @@ static void test_route_choice(void)
         ncp_scene_free(s);
         CHECK(t.problems > 0);
         printf("  route choice on %s: %d problems, routes D %d / saddle %d / sparse D %d, "
-               "forms analysed %d, left out by their bound %d, bound / estimate <= %.2f\n",
-               scenes[i], t.problems, t.routes[1], t.routes[2], t.routes[3], t.analysed,
-               t.skipped, t.worst_bound);
+               "forms analysed %d, left out by their bound %d, bound / estimate <= %.2f "
+               "(saddle), %.2f (sparse D)\n", scenes[i], t.problems, t.routes[1], t.routes[2],
+               t.routes[3], t.analysed, t.skipped, t.worst_bound[0], t.worst_bound[1]);
         if (i == 0) CHECK(t.analysed == 0 && t.routes[1] == t.problems); /* bolt-nut */
     }
-    /* random problems: one body with a dense A (D dense or low rank), and piles of bodies */
+    /* random problems: one body with a dense A (D dense or low rank), piles of bodies, and
+     * larger piles (where the sparse D form's bound counts its factorisation: E + 2 E^2 / m) */
     route_tally t = {0};
-    for (int k = 0; k < 24; k++) {
+    for (int k = 0; k < 30; k++) {
         ncp_error err = {0};
         ncp_problem p;
         int rc = k < 8 ? tutil_random_problem(&p, 900 + k, 6 + 6 * (k % 4), 4 + 9 * k, 0, 0, 0,
                                                &err)
-                       : tutil_sparse_bodies_problem(&p, 900 + k, 2 + 3 * (k % 13),
-                                                     6 + 11 * (k - 8), &err);
+                       : k < 24 ? tutil_sparse_bodies_problem(&p, 900 + k, 2 + 3 * (k % 13),
+                                                              6 + 11 * (k - 8), &err)
+                                : tutil_sparse_bodies_problem(&p, 900 + k, 40 + 15 * (k - 24),
+                                                              (3 + (k % 3)) * (40 + 15 * (k - 24)),
+                                                              &err);
         CHECK_OK(rc, &err);
         if (rc) continue;
         check_route_choice(&p, "random", &t);
         ncp_problem_free(&p);
     }
-    printf("  route choice on 24 random problems: routes D %d / saddle %d / sparse D %d, forms "
-           "analysed %d, left out by their bound %d, bound / estimate <= %.2f\n", t.routes[1],
-           t.routes[2], t.routes[3], t.analysed, t.skipped, t.worst_bound);
+    printf("  route choice on 30 random problems: routes D %d / saddle %d / sparse D %d, forms "
+           "analysed %d, left out by their bound %d, bound / estimate <= %.2f (saddle), %.2f "
+           "(sparse D)\n", t.routes[1], t.routes[2], t.routes[3], t.analysed, t.skipped,
+           t.worst_bound[0], t.worst_bound[1]);
 }
 
 /* The row of an automatic solve of bolt-nut says that neither sparse form was analysed. */
