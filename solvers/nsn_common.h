@@ -49,7 +49,7 @@
  * singular exactly, on every route, and the Newton step is skipped for LM without a
  * factorisation (the low-rank route's k > r test, in counts; not applied to a D read from a
  * file, which may be regularised). The iterations are the same as when the factorisation was
- * tried (its step was then never accepted: on quick captures of the 10^2 wall, box-on-plane,
+ * tried (its step was then never accepted: on full captures of the 10^2 wall, box-on-plane,
  * bolt-nut, laikago8 and sphere-stack, the same iterations and natural maps to all digits);
  * the note counts the iterations where it held. On a hyperstatic stack at rest most contacts
  * stick, so the natural map's J is singular by construction: on the 10^2 wall (nv 102, m
