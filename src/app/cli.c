@@ -314,8 +314,7 @@ static int report(cli *c, const ncp_error *given)
     const ncp_error *err = &e;
     /* an allocation that failed under --max-memory's cap (ncp_mem_cap_process) is the budget's
      * refusal, whatever was being built (the readers name their file themselves) */
-    if (e.code == NCP_ERR_NOMEM && ncp_mem_address_limit() > 0.0)
-    {
+    if (e.code == NCP_ERR_NOMEM && ncp_mem_address_limit() > 0.0) {
         char what[64];
         snprintf(what, sizeof what, "the %s", c->cmd);
         ncp_mem_refuse(c->po.max_memory, what, e.msg[0] ? e.msg : "an allocation failed", &e);

@@ -734,7 +734,9 @@ int ncp_scene_parse_within(const char *json_text, const char *where,
     sc->text = ncp_strdup(err, json_text);
     if (!sc->where || !sc->text) {
         ncp_scene_free(sc);
-        return NCP_ERR_NOMEM;
+        char what[1100];
+        snprintf(what, sizeof what, "scene %s: a copy of its text", where);
+        return ncp_mem_refuse(max_memory, what, err->msg, err);
     }
     /* malformed, or a tree above the budget: refused before cJSON allocates (json_scan.h); the
      * text is held twice meanwhile (the caller's and sc->text) */
