@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Scene values outside their documented physical ranges (scene/ranges.h, scenes/README.md
 # "Ranges"), a directory given as the scene, and scenes whose predicted memory is above the
-# budget (scene.h ncp_scene_memory): each is exit 2 with the file and the JSON path (or the
-# prediction) in the message, and nothing written.
+# budget (scene.h ncp_scene_memory), and scenes the budget cannot read or build: each is exit 2
+# with the file and the JSON path (or the prediction, or what the budget could not hold) in the
+# message, and nothing written.
 . "$(dirname "$0")/shell_prologue.sh"
 
 expect2() {
@@ -91,6 +92,47 @@ if "$NCPBENCH" capture --help 2>&1 | grep -q -- "--max-memory"; then
   expect2 "scene scenes/boxes-fixed.json: [0-9]+ dynamic bodies, [0-9]+ dof.*above the memory budget of 2 MiB" \
     "$NCPBENCH" capture scenes/boxes-fixed.json -o "$T/o.h5" --max-memory 2M
 fi
+
+# 4. the budget while the scene is read (util/json_scan.h): 5000 free boxes, 692 KiB of valid
+# JSON. Whatever --max-memory refuses is exit 2 naming the file, what needed how much, the
+# budget and --max-memory: at 4M the parse (predicted before cJSON allocates; it read "malformed
+# JSON" before), at 10M the model (an allocation failing under the cap; a bare "out of memory",
+# exit 3, before; sanitizer builds have no cap and reach the prediction), at 30M the
+# simulation's prediction. The same text made malformed stays malformed at 4M.
+"$PY" - "$T" <<'PYEOF' || fail "making the budget scenes"
+import json, sys
+t = sys.argv[1]
+n, side = 5000, 71
+bodies = [{"name": "ground", "type": "static", "shapes": [{"type": "plane"}]}]
+bodies += [{"name": "b%d" % i, "type": "dynamic", "mass": 1,
+            "position": [0.25 * (i % side), 0.25 * (i // side), 0.1],
+            "shapes": [{"type": "box", "half_extents": [0.1, 0.1, 0.1]}]} for i in range(n)]
+text = json.dumps({"name": "mem", "timestep": 0.01, "steps": 2, "bodies": bodies,
+                   "benchmark": {"driver": "pgs"}})
+open(t + "/mem.json", "w").write(text)
+at = text.index('{"name": "b100"')
+open(t + "/memcomma.json", "w").write(text[:at - 2] + "," + text[at - 2:])  # "},, {"
+PYEOF
+ASAN=0
+ldd "$NCPBENCH" 2> /dev/null | grep -q libasan && ASAN=1
+M="$T/mem.json"
+expect2 "^ncpbench capture: $M: parsing its JSON \(692 KiB of text, 75013 values\) needs [0-9.]+ MiB, above the memory budget of 4 MiB \(raise it with --max-memory" \
+  "$NCPBENCH" capture "$M" -o "$T/o.h5" --max-memory 4M
+grep -q "malformed" "$T/err" && fail "a valid scene under --max-memory 4M read as malformed"
+expect2 "^ncpbench run: $M: parsing its JSON .*above the memory budget of 4 MiB" \
+  "$NCPBENCH" run "$M" --out "$T/r2" --max-memory 4M
+PRED="scene $M: 5000 dynamic bodies, 30000 dof.*the simulation needs [0-9.]+ MiB, above the memory budget of"
+if [ $ASAN = 0 ]; then
+  expect2 "^ncpbench capture: scene $M: building its model \(5001 bodies in \"bodies\"\) needs more than the memory budget of 10 MiB allows \(.*out of memory allocating [0-9]+ bytes, while its JSON text and tree held [0-9.]+ MiB; raise it with --max-memory" \
+    "$NCPBENCH" capture "$M" -o "$T/o.h5" --max-memory 10M
+else
+  expect2 "$PRED 10 MiB" "$NCPBENCH" capture "$M" -o "$T/o.h5" --max-memory 10M
+fi
+expect2 "$PRED 30 MiB \(raise it with --max-memory" "$NCPBENCH" capture "$M" -o "$T/o.h5" --max-memory 30M
+expect2 "memcomma.json: line 1, column [0-9]+: malformed JSON near \", \{\"name\": \"b100\"" \
+  "$NCPBENCH" capture "$T/memcomma.json" -o "$T/o.h5" --max-memory 4M
+grep -q "budget" "$T/err" && fail "a malformed scene under --max-memory 4M blamed on the budget"
+[ -e "$T/o.h5" ] && fail "a refused capture wrote its output"
 
 [ $fails -eq 0 ] && echo "badscene: all checks passed"
 exit $fails

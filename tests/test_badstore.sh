@@ -237,5 +237,16 @@ for kb in 40 160; do
   grep -qE "AddressSanitizer|LeakSanitizer|runtime error" "$T/err" && fail "solve with $kb KB of disk: sanitizer report"
 done
 
+# --max-memory too small to read a sound file: the budget's refusal (exit 2 naming the file and
+# the budget), never "cannot be read (damaged or truncated file?)" (the deflate filter reports
+# zlib's out of memory as a damaged stream; h5util.c hdf5_out_of_memory). No cap under ASan.
+if [ $ASAN = 0 ]; then
+  for m in 1 2; do
+    expect 2 "needs more than the memory budget of $m MiB allows .*raise it with --max-memory" \
+      -- "$NCPBENCH" solve --no-figures --no-progress --solvers pgs "$T/stack.h5" --out "$T/mem$m" --max-memory ${m}M
+    grep -q "damaged" "$T/err" && fail "a sound file under --max-memory ${m}M read as damaged"
+  done
+fi
+
 echo "badstore: $fails failure(s)"
 [ $fails -eq 0 ]

@@ -44,4 +44,20 @@ check '[ $rc -eq 2 ] && grep -q "another configuration.*sym_tol" "$T/err5"' "ano
 "$NCPBENCH" solve "$T/a/Asym.dat" --solvers nsn-nm --sym-tol 1e-6 --out "$T/o3" --no-figures > /dev/null 2> "$T/err6"
 rc=$?
 check '[ $rc -eq 0 ]' "the default named explicitly resumes (got $rc)"
+# a sound local problem of 200 contacts (W 600 x 600, stored dense: 2.75 MiB) under a budget that
+# cannot hold W: refused from its header before Siconos allocates it unchecked (exit 2, the
+# file, W's size, the budget, --max-memory), never "not a problem Siconos numerics can read"
+/usr/bin/python3 - "$T/Big.dat" <<'PYEOF'
+import sys
+nc = 200; n = 3 * nc
+rows = [" ".join("2" if j == i else "0" for j in range(n)) for i in range(n)]
+q = " ".join("-1" if i % 3 == 0 else "0" for i in range(n))
+open(sys.argv[1], "w").write("\n".join(["3", str(nc), "0", str(n), str(n), "%d\t%d" % (n, n)] + rows + [q, " ".join(["0.5"] * nc), "1"]) + "\n")
+PYEOF
+"$NCPBENCH" solve "$T/Big.dat" --solvers nsn-nm --out "$T/o7" --no-figures --no-progress --max-memory 2M > /dev/null 2> "$T/err7"
+rc=$?
+check '[ $rc -eq 2 ] && grep -q "Big.dat: its first matrix (W or M, 600 x 600, stored dense), as Siconos numerics reads it, needs 2.75 MiB, above the memory budget of 2 MiB (raise it with --max-memory" "$T/err7"' "a dense W above --max-memory refused from the header (got $rc)"
+"$NCPBENCH" solve "$T/Big.dat" --solvers nsn-nm --out "$T/o8" --no-figures --no-progress > /dev/null 2>&1
+rc=$?
+check '[ $rc -eq 0 ] && grep -q "converged" "$T/o8/metrics.csv"' "the same file solved at the default budget (got $rc)"
 exit $fail

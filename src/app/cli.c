@@ -308,8 +308,17 @@ static int exit_for(int rc)
     return EXIT_FAILURE_IO;
 }
 
-static int report(cli *c, const ncp_error *err)
+static int report(cli *c, const ncp_error *given)
 {
+    ncp_error e = *given;
+    const ncp_error *err = &e;
+    /* an allocation that failed under --max-memory's cap (ncp_mem_cap_process) is the budget's
+     * refusal, whatever was being built (the readers name their file themselves) */
+    if (e.code == NCP_ERR_NOMEM && ncp_mem_address_limit() > 0.0) {
+        char what[64];
+        snprintf(what, sizeof what, "the %s", c->cmd);
+        ncp_mem_refuse(c->po.max_memory, what, e.msg[0] ? e.msg : "an allocation failed", &e);
+    }
     if (ncp_mpi_rank() > 0)
         fprintf(stderr, "ncpbench %s (MPI rank %d): %s\n", c->cmd, ncp_mpi_rank(),
                 err->msg[0] ? err->msg : "failed");
@@ -326,12 +335,11 @@ static ncp_scene *load_scene_arg(cli *c, int *rc)
     ncp_scene *scene = NULL;
     char scene_path[4200];
     if (ncp_find_scene(c->pos[0], NULL, scene_path, sizeof scene_path, &err) ||
-        ncp_scene_load(scene_path, c->po.catalog ? c->po.catalog : ncp_registry_catalog(), &scene,
-                       &err)) {
+        ncp_scene_load_within(scene_path, c->po.catalog ? c->po.catalog : ncp_registry_catalog(),
+                              c->po.max_memory, &scene, &err)) { /* --max-memory */
         *rc = report(c, &err);
         return NULL;
     }
-    ncp_scene_set_max_memory(scene, c->po.max_memory); /* --max-memory */
     return scene;
 }
 

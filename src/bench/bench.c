@@ -20,6 +20,7 @@
 #include "store/solutions.h"
 #include "util/clock.h"
 #include "util/machine.h"
+#include "util/membudget.h"
 #include "solve/catalog.h"
 #include "solvers/registry.h"
 #include "util/fsutil.h"
@@ -1407,11 +1408,18 @@ static int run_batch(bench_ctx *c, writers *w, ncp_progress *pg, int *done, ncp_
     /* Solves run on worker threads (-j 1: one) while this thread writes the rows in task
      * order and keeps the watchdog (watch_running). */
     if (!rc) {
+        int why = 0;
         for (int i = 0; i < jobs; i++) {
-            if (pthread_create(&threads[i], NULL, worker, c) != 0) break;
+            if ((why = pthread_create(&threads[i], NULL, worker, c)) != 0) break;
             nthreads++;
         }
-        if (nthreads == 0) rc = ncp_error_set(err, NCP_ERR_INTERNAL, "cannot start worker threads");
+        /* EAGAIN: the thread's stack (address space, as large as `ulimit -s`) does not fit under
+         * --max-memory's cap */
+        if (nthreads == 0 && why == EAGAIN && ncp_mem_address_limit() > 0.0)
+            rc = ncp_mem_refuse(o->max_memory, "starting a worker thread", "its stack could not "
+                                "be reserved", err);
+        else if (nthreads == 0)
+            rc = ncp_error_set(err, NCP_ERR_INTERNAL, "cannot start worker threads: %s", strerror(why));
 #ifdef NCP_HAVE_MPI
         /* the other ranks take from the same queue through one more thread */
         if (!rc && c->pool) {

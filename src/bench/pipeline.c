@@ -450,11 +450,10 @@ int ncp_pipeline_run_scene(const char *scene_path, const ncp_pipeline_opts *o,
                            ncp_bench_summary *sum, char *out_dir_used, size_t cap, ncp_error *err)
 {
     ncp_scene *scene = NULL;
-    int rc = ncp_scene_load(scene_path, o->catalog ? o->catalog : ncp_registry_catalog(),
-                            &scene, err);
+    int rc = ncp_scene_load_within(scene_path, o->catalog ? o->catalog : ncp_registry_catalog(),
+                                   o->max_memory, &scene, err); /* --max-memory */
     if (rc) return rc;
     ncp_scene_set_driver_time(scene, o->step_budget_ms); /* --step-budget-ms */
-    ncp_scene_set_max_memory(scene, o->max_memory);      /* --max-memory */
     const ncp_bench_cfg *cfg = ncp_scene_bench(scene);
     const ncp_solver_desc *solvers[NCP_MAX_BENCH_SOLVERS];
     int nsolvers = 0;

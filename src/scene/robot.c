@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json_scan.h"
 #include "util/json_util.h"
 #include "scene/robot.h"
 #include "scene/scene_json.h"
@@ -109,6 +110,7 @@ typedef struct mb_ctx {
     ncp_json_ctx c;
     ncp_model *m;
     pending_link *pend; /* one per model link */
+    double budget;      /* --max-memory (<= 0: the default), for model files' JSON */
 } mb_ctx;
 
 static const char *const joint_names[] = {"fixed", "revolute", "prismatic", "spherical", NULL};
@@ -536,11 +538,10 @@ static int parse_robot(mb_ctx *x, const cJSON *rj, const char *path, const char 
         rc = ncp_scene_check_file(fpath, "robot model file", c->err);
         if (!rc) rc = ncp_json_read_text(fpath, "robot model file", (size_t)16 << 20, &text, c->err);
         if (rc) return ncp_error_prefix(c->err, "%s: %s: ", c->where, p);
-        const char *end = NULL;
-        doc = cJSON_ParseWithOpts(text, &end, 1);
-        long off = end ? (long)(end - text) : 0L;
+        /* the text's buffer (at most twice its length) counts with the tree */
+        rc = ncp_json_parse_doc(text, fpath, x->budget, 2.0 * ((double)strlen(text) + 1.0), &doc, c->err);
         free(text);
-        if (!doc) return ncp_json_fail(c, p, "%s: malformed JSON near byte %ld (expected a robot model)", fpath, off);
+        if (rc) return ncp_error_prefix(c->err, "%s: %s: ", c->where, p);
         snprintf(fwhere, sizeof fwhere, "%s", fpath);
         fc.where = fwhere;
         src = doc;
@@ -793,9 +794,10 @@ static int resolve_links(mb_ctx *x)
     return NCP_OK;
 }
 
-int ncp_scene_parse_multibody(const cJSON *root, const char *where, ncp_model *m, ncp_error *err)
+int ncp_scene_parse_multibody(const cJSON *root, const char *where, double budget, ncp_model *m,
+                              ncp_error *err)
 {
-    mb_ctx x = {{where, err}, m, NULL};
+    mb_ctx x = {{where, err}, m, NULL, budget};
     int rc = parse_dynamics(&x.c, root, m);
     if (rc) return rc;
     /* the scene file's directory: robot model paths are relative to it */

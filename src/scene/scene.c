@@ -12,7 +12,9 @@
 #include <cjson/cJSON.h>
 
 #include "scene/cases.h"
+#include "util/json_scan.h"
 #include "util/json_util.h"
+#include "util/membudget.h"
 #include "scene/scene.h"
 #include "scene/scene_json.h"
 #include "scene/ranges.h"
@@ -706,67 +708,63 @@ static int parse_root(ncp_json_ctx *c, const ncp_solver_catalog *cat, const cJSO
     if (!rc) rc = parse_contact(c, root, m); /* before materials: the combine rule */
     if (!rc) rc = parse_materials(c, root, m);
     if (!rc) rc = parse_bodies(c, root, m);
-    if (!rc) rc = ncp_scene_parse_multibody(root, c->where, m, c->err); /* robot.c */
+    if (!rc) rc = ncp_scene_parse_multibody(root, c->where, sc->max_memory, m, c->err); /* robot.c */
     if (!rc) rc = parse_bench(c, cat, root, m, &sc->bench, &sc->cases);
     if (!rc) rc = parse_task(c, cat, root, sc); /* after bench: its driver budget */
     return rc;
 }
 
-/* Line and column (1-based) of byte offset `off` in text. */
-static void line_col(const char *text, size_t off, int *line, int *col)
-{
-    *line = 1;
-    *col = 1;
-    for (size_t i = 0; i < off && text[i]; i++) {
-        if (text[i] == '\n') {
-            (*line)++;
-            *col = 1;
-        } else {
-            (*col)++;
-        }
-    }
-}
-
 int ncp_scene_parse(const char *json_text, const char *where, const ncp_solver_catalog *solvers,
                     ncp_scene **out, ncp_error *err)
+{
+    return ncp_scene_parse_within(json_text, where, solvers, 0.0, out, err);
+}
+
+int ncp_scene_parse_within(const char *json_text, const char *where,
+                           const ncp_solver_catalog *solvers, double max_memory, ncp_scene **out,
+                           ncp_error *err)
 {
     *out = NULL;
     if (!where) where = "(scene)";
     ncp_scene *sc = ncp_calloc(err, 1, sizeof *sc);
     if (!sc) return NCP_ERR_NOMEM;
     sc->catalog = solvers;
+    sc->max_memory = max_memory;
     sc->where = ncp_strdup(err, where);
     sc->text = ncp_strdup(err, json_text);
     if (!sc->where || !sc->text) {
         ncp_scene_free(sc);
-        return NCP_ERR_NOMEM;
+        char what[1100];
+        snprintf(what, sizeof what, "scene %s: a copy of its text", where);
+        return ncp_mem_refuse(max_memory, what, err->msg, err);
     }
-    /* return_parse_end points at the error on failure (same as cJSON_GetErrorPtr, without
-     * reading cJSON's global) */
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(json_text, &end, 1);
-    if (!root) {
-        size_t off = end ? (size_t)(end - json_text) : 0;
-        int line, col;
-        line_col(json_text, off, &line, &col);
-        char near[32];
-        size_t k = 0;
-        for (const char *s = json_text + off; *s && *s != '\n' && k < 24; s++)
-            near[k++] = (*s >= 32 && *s < 127) ? *s : '?';
-        near[k] = '\0';
-        ncp_error_set(err, NCP_ERR_INPUT, "%s: line %d, column %d: malformed JSON near \"%s\" "
-                      "(expected a valid JSON document; check commas, quotes and brackets)",
-                      where, line, col, near);
+    /* malformed, or a tree above the budget: refused before cJSON allocates (json_scan.h); the
+     * text is held twice meanwhile (the caller's and sc->text) */
+    cJSON *root = NULL;
+    const double held = 2.0 * ((double)strlen(json_text) + 1.0);
+    int rc = ncp_json_parse_doc(json_text, where, max_memory, held, &root, err);
+    if (rc) {
         ncp_scene_free(sc);
-        return NCP_ERR_INPUT;
+        return rc;
     }
     ncp_json_ctx c = {where, err};
     /* the parser checks types, signs and its own bounds (with their messages); then every
      * number is held to its physical range (ranges.h), before the scene is simulated. Shapes
      * are built while parsing (SDF sampling): their sizes first. */
-    int rc = ncp_scene_check_ranges(root, where, "", NCP_RANGES_SHAPES_EARLY, err);
+    rc = ncp_scene_check_ranges(root, where, "", NCP_RANGES_SHAPES_EARLY, err);
     if (!rc) rc = parse_root(&c, solvers, root, sc);
     if (!rc) rc = ncp_scene_check_ranges(root, where, "", NCP_RANGES_ALL, err);
+    if (rc == NCP_ERR_NOMEM) { /* under --max-memory's cap: the budget's refusal */
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, "bodies");
+        char what[1200], detail[1100], tb[32];
+        ncp_json_scan scan;
+        ncp_json_scan_text(json_text, &scan);
+        snprintf(what, sizeof what, "scene %s: building its model (%d bodies in \"bodies\")", where,
+                 cJSON_GetArraySize(b));
+        snprintf(detail, sizeof detail, "%s, while its JSON text and tree held %s", err->msg,
+                 ncp_mem_format(held + scan.tree_bytes, tb, sizeof tb));
+        rc = ncp_mem_refuse(max_memory, what, detail, err);
+    }
     cJSON_Delete(root);
     if (rc) {
         ncp_scene_free(sc);
@@ -779,12 +777,18 @@ int ncp_scene_parse(const char *json_text, const char *where, const ncp_solver_c
 int ncp_scene_load(const char *path, const ncp_solver_catalog *solvers, ncp_scene **out,
                    ncp_error *err)
 {
+    return ncp_scene_load_within(path, solvers, 0.0, out, err);
+}
+
+int ncp_scene_load_within(const char *path, const ncp_solver_catalog *solvers, double max_memory,
+                          ncp_scene **out, ncp_error *err)
+{
     *out = NULL;
     char *buf = NULL;
     int rc = ncp_scene_check_file(path, "scene file", err);
     /* a scene is text; anything larger than 64 MB is a mistake */
     if (!rc) rc = ncp_json_read_text(path, "scene file", (size_t)64 << 20, &buf, err);
-    if (!rc) rc = ncp_scene_parse(buf, path, solvers, out, err);
+    if (!rc) rc = ncp_scene_parse_within(buf, path, solvers, max_memory, out, err);
     free(buf);
     return rc;
 }

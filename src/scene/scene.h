@@ -102,6 +102,15 @@ int ncp_scene_load(const char *path, const ncp_solver_catalog *solvers, ncp_scen
 /* Same from text; `where` names the source in messages. */
 int ncp_scene_parse(const char *json_text, const char *where, const ncp_solver_catalog *solvers,
                     ncp_scene **out, ncp_error *err);
+/* Both within the memory budget `max_memory` (bytes, <= 0: util/membudget.h's default; the
+ * scene keeps it, ncp_scene_max_memory): a parse or model whose memory the budget cannot hold
+ * is NCP_ERR_INPUT naming the file, what needed how much, the budget and --max-memory, never
+ * "malformed JSON" nor a bare out of memory (util/json_scan.h, ncp_mem_refuse). */
+int ncp_scene_load_within(const char *path, const ncp_solver_catalog *solvers, double max_memory,
+                          ncp_scene **out, ncp_error *err);
+int ncp_scene_parse_within(const char *json_text, const char *where,
+                           const ncp_solver_catalog *solvers, double max_memory, ncp_scene **out,
+                           ncp_error *err);
 void ncp_scene_free(ncp_scene *s);
 /* The catalog the scene was loaded with (its driver and solver names are found there: with
  * plugins loaded, a plugin solver can drive the simulation); NULL if loaded without one. It

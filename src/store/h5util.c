@@ -54,10 +54,39 @@ int ncp_h5_werr(const ncp_h5ctx *c, const char *what, const char *gpath, const c
     return ncp_error_set(c->err, NCP_ERR_IO, "writing %s: cannot %s %s", c->file, what, p);
 }
 
+static herr_t find_nomem(unsigned n, const H5E_error2_t *e, void *found)
+{
+    (void)n;
+    if (e->maj_num == H5E_RESOURCE && (e->min_num == H5E_NOSPACE || e->min_num == H5E_CANTALLOC))
+        *(int *)found = 1;
+    return 0;
+}
+
+/* Address space a read may need beyond what it was given: libhdf5's chunk cache (1 MiB by
+ * default), zlib's window and state, a chunk's buffers. */
+#define NCP_H5_READ_ROOM (8.0 * 1048576.0)
+
+/* 1 when the HDF5 call that failed last failed to allocate memory: its error stack says so
+ * (every API call clears it on entry, so it holds the last failure's causes only), or, since
+ * the deflate filter reports zlib's Z_MEM_ERROR as it reports a damaged stream ("inflate()
+ * failed"), the address-space limit in force leaves less than NCP_H5_READ_ROOM. */
+static int hdf5_out_of_memory(void)
+{
+    int found = 0;
+    if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, find_nomem, &found) >= 0 && found) return 1;
+    const double limit = ncp_mem_address_limit(), size = ncp_mem_process_size();
+    return limit > 0.0 && size > 0.0 && limit - size < NCP_H5_READ_ROOM;
+}
+
 int ncp_h5_rerr(const ncp_h5ctx *c, const char *gpath, const char *name, const char *fmt, ...)
 {
     char p[512], what[512];
     jpath(p, sizeof p, gpath, name);
+    if (hdf5_out_of_memory()) { /* not the file's fault: under --max-memory, the budget's */
+        char w[1100];
+        snprintf(w, sizeof w, "reading %s: %s", c->file, p);
+        return ncp_mem_refuse(c->budget, w, "the HDF5 library could not allocate memory", c->err);
+    }
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);

@@ -333,11 +333,33 @@ static int trial_read(void *ctx, ncp_error *err)
 /* Room for Siconos's own copies of the matrices beside ours. */
 #define NCP_DAT_SLACK (256.0 * 1048576.0)
 
+/* Both kinds begin with the dimension, the contact count and their first matrix (W or M) as
+ * Siconos writes a NumericsMatrix: storage, rows, columns. Stored dense (storage 0), Siconos
+ * allocates rows x columns doubles for it, unchecked (a failed allocation crashes it): refused
+ * here first when the budget cannot hold them. */
+static int check_first_matrix(const char *path, double budget, ncp_error *err)
+{
+    FILE *f = fopen(path, "r");
+    long v[5];
+    int got = 0;
+    if (f) {
+        while (got < 5 && fscanf(f, "%ld", &v[got]) == 1) got++;
+        fclose(f);
+    }
+    if (got < 5 || v[2] != 0 || v[3] <= 0 || v[4] <= 0) return NCP_OK; /* the readers judge it */
+    char what[1200];
+    snprintf(what, sizeof what, "%s: its first matrix (W or M, %ld x %ld, stored dense), as "
+             "Siconos numerics reads it,", path, v[3], v[4]);
+    return ncp_mem_check(budget, 8.0 * (double)v[3] * (double)v[4], what, err);
+}
+
 int ncp_siconos_dat_read(const char *path, const char *name, double budget, double sym_tol,
                          ncp_problem *p, ncp_error *err)
 {
     ncp_error why[2];
     memset(why, 0, sizeof why);
+    int rc0 = check_first_matrix(path, budget, err);
+    if (rc0) return rc0;
     const size_t len = strlen(path) + 1, bytes = sizeof(trial_ctx) + len;
     trial_ctx *t = ncp_malloc(err, 1, bytes);
     if (!t) return NCP_ERR_NOMEM;
@@ -359,6 +381,23 @@ int ncp_siconos_dat_read(const char *path, const char *name, double budget, doub
         else ncp_error_set(&why[k], code, "%s", child.msg[0] ? child.msg : "reading failed");
     }
     free(t);
+    /* our own allocation failed in a trial: under --max-memory's cap, the budget's refusal */
+    for (int k = DAT_LOCAL; k <= DAT_GLOBAL && kind < 0; k++)
+        if (why[k].code == NCP_ERR_NOMEM && ncp_mem_address_limit() > 0.0) {
+            char what[1100];
+            snprintf(what, sizeof what, "reading %s as %s", path, kind_name[k]);
+            return ncp_mem_refuse(budget, what, why[k].msg, err);
+        }
+    /* Siconos does not check its allocations: under a cap, a crash may be the budget's */
+    char bb[32];
+    if (kind < 0 && ncp_mem_address_limit() > 0.0)
+        return ncp_error_set(err, NCP_ERR_INPUT, "%s: not a problem Siconos numerics can read "
+                             "within the memory budget of %s (read as %s: %s; read as %s: %s); "
+                             "Siconos does not check its allocations, so a crash can also mean "
+                             "the budget is too small: raise it with --max-memory to tell",
+                             path, ncp_mem_format(ncp_mem_budget_or_default(budget), bb, sizeof bb),
+                             kind_name[DAT_LOCAL], why[DAT_LOCAL].msg, kind_name[DAT_GLOBAL],
+                             why[DAT_GLOBAL].msg);
     if (kind < 0)
         return ncp_error_set(err, NCP_ERR_INPUT, "%s: not a problem Siconos numerics can read (read as %s: %s; read as %s: %s)",
                              path, kind_name[DAT_LOCAL], why[DAT_LOCAL].msg, kind_name[DAT_GLOBAL], why[DAT_GLOBAL].msg);

@@ -131,3 +131,30 @@ int ncp_mem_check(double budget, double request, const char *what, ncp_error *er
     }
     return NCP_OK;
 }
+
+double ncp_mem_address_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return 0.0;
+    return (double)rl.rlim_cur;
+}
+
+int ncp_mem_refuse(double budget, const char *what, const char *detail, ncp_error *err)
+{
+    const double b = ncp_mem_budget_or_default(budget), limit = ncp_mem_address_limit();
+    char bb[32], w[600], d[600]; /* what or detail may be err's own message */
+    snprintf(w, sizeof w, "%s", what);
+    snprintf(d, sizeof d, "%s", detail);
+    what = w;
+    detail = d;
+    ncp_error_clear(err);
+    if (limit <= 0.0)
+        return ncp_error_set(err, NCP_ERR_NOMEM, "out of memory: %s (%s)", what, detail);
+    if (limit < b) /* ncp_mem_cap_process sets the size at start + the budget: not ours */
+        return ncp_error_set(err, NCP_ERR_NOMEM, "%s needs more memory than the address-space "
+                             "limit of %s allows (%s; ulimit -v)", what,
+                             ncp_mem_format(limit, bb, sizeof bb), detail);
+    return ncp_error_set(err, NCP_ERR_INPUT, "%s needs more than the memory budget of %s allows "
+                         "(%s; raise it with --max-memory, e.g. --max-memory 80%%)", what,
+                         ncp_mem_format(b, bb, sizeof bb), detail);
+}

@@ -27,6 +27,17 @@ int ncp_mem_parse(const char *text, const char *what, double *bytes, ncp_error *
  * with "WHAT needs N (human-readable), above the memory budget of B (--max-memory)". */
 int ncp_mem_check(double budget, double request, const char *what, ncp_error *err);
 
+/* After an allocation failed while building `what` (e.g. "scene x.json: building its model"):
+ * under an address-space limit (--max-memory's cap, ncp_mem_cap_process) the failure is the
+ * budget's, NCP_ERR_INPUT (exit 2): "WHAT needs more than the memory budget of B allows
+ * (DETAIL; raise it with --max-memory, e.g. --max-memory 80%)"; a limit below the budget is
+ * the user's own (ulimit -v) and is named instead. Without a limit the machine itself is out of
+ * memory: NCP_ERR_NOMEM "out of memory: WHAT (DETAIL)". Overwrites err; returns its code. */
+int ncp_mem_refuse(double budget, const char *what, const char *detail, ncp_error *err);
+
+/* The address-space limit in force (RLIMIT_AS, soft) in bytes; 0 when there is none. */
+double ncp_mem_address_limit(void);
+
 /* Sanitizer builds cannot limit their address space: their shadow memory reserves terabytes of
  * it (util/isolate.c, ncp_mem_cap_process). */
 #if defined(__SANITIZE_ADDRESS__)
