@@ -119,14 +119,13 @@ def load_config(cdir):
         ok = rows and summary is not None and summary["completed"] and len(rows) > 1
         sims[(r["part"], r["label"])] = [{k: num(v) if k not in ("solver", "status") else v
                                           for k, v in x.items()} for x in rows] if ok else None
-    out = os.path.dirname(cdir)
-    contacts = {}
-    for cid in os.listdir(os.path.join(out, "captures")):
-        text = open(os.path.join(out, "captures", cid, "capture.txt")).read().split("\n")
-        fields = text[1].split()
+    caps = os.path.join(os.path.dirname(cdir), "captures")
+    contacts, quick = {}, False
+    for cid in os.listdir(caps) if os.path.isdir(caps) else []:  # none: sims alone (--parts)
+        text = open(os.path.join(caps, cid, "capture.txt")).read()
+        fields = text.split("\n")[1].split()
         contacts[cid] = int(fields[fields.index("contacts") + 1])
-    quick = any(" quick 1 " in open(os.path.join(out, "captures", cid, "capture.txt")).read()
-                for cid in os.listdir(os.path.join(out, "captures")))
+        quick = quick or " quick 1 " in text
     return Data(runs, contacts, quick, sims)
 
 

@@ -65,9 +65,10 @@ int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     int walls = p->id[0] == 'w';
     ncp_study_claim_out o = {{0}, "", 0, NULL, NULL, NULL, 0}; /* no input table here */
     fprintf(f, "# ncpbench, Castro et al. 2023 Figs. 11-12, %s; configuration %s (%s)\n"
-            "# per N: contacts of the first kept step, sap's mean Newton iterations and time "
-            "per step (ms), the interior-point solver's (self-timed) and sap's speedup against "
-            "it, the fastest convex solver's time and sap's speedup against it\n"
+            "# per N (nan: not run): contacts of the first kept step, sap's mean Newton "
+            "iterations and time per step (ms), the interior-point solver's (self-timed) and "
+            "sap's speedup against it, the fastest convex solver's time and sap's speedup "
+            "against it\n"
             "# columns: N contacts sap_iterations sap_ms " C23_IPM "_ms speedup "
             "fastest_convex_ms speedup_convex\n",
             walls ? "walls" : "no walls", c->config->id, c->config->title);
@@ -80,9 +81,9 @@ int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
         double it = 0, ts = c23_mean_ms(c, &o, sp, "sap"), s = c23_speedup(c, &o, walls, k);
         double sc = c23_speedup_ccp(c, &o, walls, k);
         for (int i = 0; sv && i < sv->n; i++) it += sv->p[i].iterations;
-        fprintf(f, "%d %d %.4g %.6g %.6g %.6g %.6g %.6g\n", c23_bodies(c, k),
-                ci ? ci->ncontacts : 0, sv && sv->n ? it / sv->n : NAN, ts, s * ts, s, sc * ts,
-                sc);
+        fprintf(f, "%d %.0f %.4g %.6g %.6g %.6g %.6g %.6g\n", c23_bodies(c, k),
+                ci ? (double)ci->ncontacts : NAN, sv && sv->n ? it / sv->n : NAN, ts, s * ts, s,
+                sc * ts, sc);
     }
     char title[200];
     snprintf(title, sizeof title, "Castro et al. 2023 Figs. 11-12, %s; configuration %s",
