@@ -120,8 +120,7 @@ int c23_C3(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
     return NCP_OK;
 }
 
-/* Mean of column col over each scaling point's steps, of run label: out[w][k]. */
-static void c23_scale_means(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *label,
+void c23_scale_means(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *label,
                             const char *col, double out[2][C23_NSCALE])
 {
     char part[32], name[96];
