@@ -98,8 +98,10 @@ def check_paper_params(cdir, r, fdir):
 
 
 def load_config(cdir):
-    runs = {}
+    runs, ran_parts = {}, set()
     for r, fdir, rows in run_rows(cdir):
+        if rows:
+            ran_parts.add(r["part"])
         if os.path.basename(cdir) == "paper" and os.path.exists(os.path.join(fdir, "config.json")):
             check_paper_params(cdir, r, fdir)
         solves = []
@@ -123,6 +125,9 @@ def load_config(cdir):
     caps = os.path.join(os.path.dirname(cdir), "captures")
     contacts, quick = {}, False
     for cid in os.listdir(caps) if os.path.isdir(caps) else []:  # none: sims alone (--parts)
+        if not any(p.startswith(cid + "_") for p in ran_parts):
+            continue  # scaling capture cid is its parts' (cid_sap, cid_ccp): none ran here, it
+            # is an earlier run's (--parts into the same folder), this run did not make it
         text = open(os.path.join(caps, cid, "capture.txt")).read()
         fields = text.split("\n")[1].split()
         contacts[cid] = int(fields[fields.index("contacts") + 1])
@@ -392,15 +397,17 @@ def check_config(cdir, quiet=False):
     D = load_config(cdir)
     old = () if os.path.exists(os.path.join(cdir, "sims.csv")) else SINCE_SIMS
     CHECK.compare_claims(cdir, lambda cid: verdict(cid, D), quiet, undeclared=old)
+    # a part's folder is this run's when its sap ran (--parts into a folder of an earlier run
+    # leaves that run's part folders)
     for part in ("w200_sap", "n200_sap"):
-        if os.path.isdir(os.path.join(cdir, part)):
+        if os.path.isdir(os.path.join(cdir, part)) and D.runs.get((part, "sap")):
             check_fig13(cdir, part, D)
     # Figs. 9, 11-13 drawn beside their data (a compact copy keeps neither)
     for part, name in (("fig9_sap", "castro2023_fig9"), ("w200_sap", "castro2023_fig12"),
                        ("n200_sap", "castro2023_fig12"), ("w200_sap", "castro2023_fig13"),
                        ("n200_sap", "castro2023_fig13")):
         stem = os.path.join(cdir, part, name)
-        if os.path.exists(stem + ".dat"):
+        if os.path.exists(stem + ".dat") and D.runs.get((part, "sap")):
             CHECK.checked += figures_complete(stem, CHECK.fail)
     return D
 
