@@ -32,10 +32,16 @@ lab(c) = strcol(1) . (column(3) == 1 ? "*" : "")
 stats f using 2 nooutput
 nb = STATS_blocks
 array scenes[nb]
+array ran[nb]
 do for [i = 0:nb - 1] {
     stats f index i using (s_ = strcol(4), 0) nooutput
     scenes[i + 1] = s_
+    stats f index i using 7 nooutput  # no finite time: a warning, STATS_* left undefined
+    ran[i + 1] = exists("STATS_records")
 }
+# A block without a solve (its system's part not run: `figures --parts`) has no range of its
+# own: its panel says so instead of failing the whole figure.
+empty = 'set xrange [tlo:1e3]; set yrange [lo:hi]; set label 1 "not run" at graph 0.5, 0.5 center; plot 10 * hi notitle; unset label 1; set autoscale xy'
 
 set logscale xy 10
 set format y "10^{%T}"
@@ -61,15 +67,18 @@ do for [fmt in "png svg"] {
     set origin 0, 1 - 0.04 - 2 * ch
     set size 2 * cw, 2 * ch
     set title "all systems pooled (".scenes[nb].")" noenhanced
+    if (!ran[nb]) { eval empty } else {
     plot f index (nb - 1) using (tclamp($7)):(clamp($9)):(tclamp($7)):(tclamp($8)):(clamp($9)):(clamp($10)) \
              with xyerrorbars pt 7 ps 0.8 lc rgb "#999999", \
          f index (nb - 1) using (tclamp($7)):(clamp($9)):(sprintf("%d %s", $2, lab(0))) \
              with labels left offset 0.5, 0 font ",7" noenhanced
+    }
     set size cw, ch
     do for [i = 0:nb - 2] {
         cell = (i < 3) ? i + 2 : i + 4
         set origin (cell % 5) * cw, 1 - 0.04 - (int(cell / 5) + 1) * ch
         set title scenes[i + 1] noenhanced
+        if (!ran[i + 1]) { eval empty; continue }
         plot f index i using (tclamp($7)):(clamp($9)):(tclamp($7)):(tclamp($8)):(clamp($9)):(clamp($10)) \
                  with xyerrorbars pt 7 ps 0.6 lc rgb col(i), \
              f index i using (tclamp($7)):(clamp($9)):(sprintf("%d", $2)) \

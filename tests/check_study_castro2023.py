@@ -27,6 +27,7 @@ import gzip
 import json
 import math
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -97,8 +98,10 @@ def check_paper_params(cdir, r, fdir):
 
 
 def load_config(cdir):
-    runs = {}
+    runs, ran_parts = {}, set()
     for r, fdir, rows in run_rows(cdir):
+        if rows:
+            ran_parts.add(r["part"])
         if os.path.basename(cdir) == "paper" and os.path.exists(os.path.join(fdir, "config.json")):
             check_paper_params(cdir, r, fdir)
         solves = []
@@ -119,14 +122,16 @@ def load_config(cdir):
         ok = rows and summary is not None and summary["completed"] and len(rows) > 1
         sims[(r["part"], r["label"])] = [{k: num(v) if k not in ("solver", "status") else v
                                           for k, v in x.items()} for x in rows] if ok else None
-    out = os.path.dirname(cdir)
-    contacts = {}
-    for cid in os.listdir(os.path.join(out, "captures")):
-        text = open(os.path.join(out, "captures", cid, "capture.txt")).read().split("\n")
-        fields = text[1].split()
+    caps = os.path.join(os.path.dirname(cdir), "captures")
+    contacts, quick = {}, False
+    for cid in os.listdir(caps) if os.path.isdir(caps) else []:  # none: sims alone (--parts)
+        if not any(p.startswith(cid + "_") for p in ran_parts):
+            continue  # scaling capture cid is its parts' (cid_sap, cid_ccp): none ran here, it
+            # is an earlier run's (--parts into the same folder), this run did not make it
+        text = open(os.path.join(caps, cid, "capture.txt")).read()
+        fields = text.split("\n")[1].split()
         contacts[cid] = int(fields[fields.index("contacts") + 1])
-    quick = any(" quick 1 " in open(os.path.join(out, "captures", cid, "capture.txt")).read()
-                for cid in os.listdir(os.path.join(out, "captures")))
+        quick = quick or " quick 1 " in text
     return Data(runs, contacts, quick, sims)
 
 
@@ -351,15 +356,58 @@ def verdict(cid, D):
 SINCE_SIMS = ("C9", "C10", "C11", "C12", "C13", "C14", "C15")
 
 
+def fig13_rows(D, walls):
+    """Fig. 13's data recomputed: per N, the mean e_m of sap and the IPM, the mean e_mu of the
+    IPM and sap (nan: not run), as C4, C17 and C18 take them."""
+    def m(label, key, n):
+        s = D.runs.get((pid(walls, n, True), label))
+        return mean(s, key) if s else math.nan
+    return [[float(QUICK_N if D.quick else n), m("sap", "e_m", n), m(IPM, "e_m", n),
+             m(IPM, "e_mu", n), m("sap", "e_mu", n)] for n in SCALE_N]
+
+
+def same_rel(a, b):
+    """Equal to 1e-9 relative at any scale (same_num's floor of 1 would pass any two errors
+    of 1e-10); the file prints 12 digits."""
+    if math.isnan(a) or math.isnan(b) or math.isinf(a) or math.isinf(b):
+        return same_num(a, b)
+    return abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+
+
+def check_fig13(cdir, part, D):
+    """castro2023_fig13.dat of a part that ran (its folder exists: a compact copy keeps none)
+    holds the recomputed rows, with fig.md beside it."""
+    path = os.path.join(cdir, part, "castro2023_fig13.dat")
+    if not os.path.exists(path):
+        fail(f"{path}: missing (its part ran)")
+        return
+    got = [[num(x) for x in line.split()] for line in open(path) if not line.startswith("#")]
+    want = fig13_rows(D, part[0] == "w")
+    CHECK.checked += 1
+    if len(got) != len(want):
+        fail(f"{path}: {len(got)} rows, recomputed {len(want)}")
+    for g, w in zip(got, want):
+        if len(g) != len(w) or not all(same_rel(a, b) for a, b in zip(g, w)):
+            fail(f"{path}: row {g}, recomputed {w}")
+    if not os.path.exists(os.path.join(cdir, part, "fig.md")):
+        fail(f"{cdir}/{part}: no fig.md beside Fig. 13")
+
+
 def check_config(cdir, quiet=False):
     D = load_config(cdir)
     old = () if os.path.exists(os.path.join(cdir, "sims.csv")) else SINCE_SIMS
     CHECK.compare_claims(cdir, lambda cid: verdict(cid, D), quiet, undeclared=old)
-    # Figs. 9, 11-12 drawn beside their data (a compact copy keeps neither)
+    # a part's folder is this run's when its sap ran (--parts into a folder of an earlier run
+    # leaves that run's part folders)
+    for part in ("w200_sap", "n200_sap"):
+        if os.path.isdir(os.path.join(cdir, part)) and D.runs.get((part, "sap")):
+            check_fig13(cdir, part, D)
+    # Figs. 9, 11-13 drawn beside their data (a compact copy keeps neither)
     for part, name in (("fig9_sap", "castro2023_fig9"), ("w200_sap", "castro2023_fig12"),
-                       ("n200_sap", "castro2023_fig12")):
+                       ("n200_sap", "castro2023_fig12"), ("w200_sap", "castro2023_fig13"),
+                       ("n200_sap", "castro2023_fig13")):
         stem = os.path.join(cdir, part, name)
-        if os.path.exists(stem + ".dat"):
+        if os.path.exists(stem + ".dat") and D.runs.get((part, "sap")):
             CHECK.checked += figures_complete(stem, CHECK.fail)
     return D
 
@@ -519,6 +567,14 @@ def faster(r):  # C9: the largest sigma's slip 1000 times larger
     r["slip"] = repr(num(r["slip"]) * 1000)
 
 
+def scale_last_row(path):  # Fig. 13: sap's e_m at the largest N doubled
+    lines = open(path).read().splitlines(True)
+    x = lines[-1].split()
+    x[1] = repr(2 * float(x[1]))
+    lines[-1] = " ".join(x) + "\n"
+    open(path, "w").writelines(lines)
+
+
 def off_paper(copy):
     cpath = os.path.join(copy, "paper", "fig9_sap-0", "config.json")
     cfg = json.load(open(cpath))
@@ -537,6 +593,13 @@ def mutate_raw(out):
     if os.path.isdir(os.path.join(out, "paper", "slip-walls_0.1")):
         perturbs.append(("a perturbed steps.csv", lambda c: rewrite(
             plain(os.path.join(c, "paper", "slip-walls_0.1", "steps.csv")), faster)))
+    fig13 = os.path.join("paper", "w200_sap", "castro2023_fig13")
+    if os.path.exists(os.path.join(out, fig13 + ".dat")):
+        perturbs.append(("a scaled row of castro2023_fig13.dat", lambda c: scale_last_row(
+            os.path.join(c, fig13 + ".dat"))))
+        if shutil.which("gnuplot"):  # without it the run draws nothing (figures_complete)
+            perturbs.append(("a removed Fig. 13 figure",
+                             lambda c: os.remove(os.path.join(c, fig13 + ".png"))))
     if not perturbs:
         fail(f"{out}: no raw file to perturb")
     CHECK.raw_mutations(out, "castro2023", perturbs, expect_failure_of)

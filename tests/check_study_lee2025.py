@@ -131,6 +131,9 @@ def load_config(cdir):
     runs, folders = {}, {}
     for r in read_csv(os.path.join(cdir, "runs.csv")):
         fdir = os.path.join(cdir, r["folder"])
+        if r.get("ran", "1") == "0":  # its folder may be an earlier run's (study_check.run_rows)
+            runs[(r["part"], r["label"])] = []
+            continue
         if r["folder"] not in folders:
             m = os.path.join(fdir, "metrics.csv")
             have = os.path.exists(m) or os.path.exists(m + ".gz")

@@ -31,7 +31,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from study_check import Checker, NotRun, num, rule_verdict, run_rows, same_num  # noqa: E402
+from study_check import (Checker, NotRun, num, rule_verdict, run_rows, same_num,  # noqa: E402
+                         selected_parts)
 
 NB = math.nan
 SYSTEMS = ["box-on-plane", "boxes-fixed", "nunchuk", "fourbar-fixed", "fourbar-free", "arm7d",
@@ -168,6 +169,9 @@ def check_tables(cdir, runs):
     suite = os.path.join(cdir, "suite")
     if not os.path.exists(os.path.join(suite, "accuracy.dat")):
         return  # the compact copy keeps the raw results only
+    parts = selected_parts(os.path.dirname(os.path.abspath(cdir)))
+    if parts is not None and "suite" not in parts:
+        return  # an earlier run's tables: this one (--parts) did not reduce the suite
     acc = blocks(os.path.join(suite, "accuracy.dat"))
     ta = blocks(os.path.join(suite, "time_accuracy.dat"))
     if [b[0] for b in acc] != SYSTEMS or [b[0] for b in ta] != SYSTEMS + ["all"]:

@@ -97,6 +97,9 @@ def load_config(cdir, h_of):
     for r in read_csv(os.path.join(cdir, "runs.csv")):
         key = (r["part"], r["label"])
         fdir = os.path.join(cdir, r["folder"])
+        if r.get("ran", "1") == "0":  # its folder may be an earlier run's (study_check.run_rows)
+            runs[key] = Run(False)
+            continue
         if os.path.basename(cdir) == "paper" and os.path.exists(os.path.join(fdir, "config.json")):
             check_paper_params(cdir, r, fdir)
         if r["folder"] not in folders:

@@ -117,9 +117,11 @@ def check(cdir, R, at_time, fail, require):
         pdir = os.path.join(cdir, part)
         runs = [(key[1], solves) for key, solves in R.items()  # R's other keys: not runs
                 if isinstance(key, tuple) and key[0] == part and any(iterates(s) for s in solves)]
+        if not runs:  # none ran here: the folder, if any, is an earlier run's (--parts)
+            continue
         paths = [os.path.join(pdir, n) for n in COLUMNS]
         if not all(os.path.exists(p) for p in paths):
-            if require and runs:
+            if require:
                 fail(f"{pdir}: no {' and '.join(COLUMNS)}")
             continue
         compare(paths[0], [residual_rows(lb, sv, at_time) for lb, sv in runs], fail)

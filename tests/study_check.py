@@ -19,10 +19,15 @@ def read_csv(path):
 def run_rows(cdir):
     """Per run of a configuration's folder: (its runs.csv row, its folder, its solver's rows of
     the folder's metrics.csv in order, the first row of each problem: a resumed run may repeat
-    one, and C keeps the first); no rows when the folder has no metrics.csv (not run)."""
+    one, and C keeps the first); no rows when the folder has no metrics.csv or runs.csv says the
+    run did not run (ran 0: its folder may hold an earlier run's results, `figures --parts`
+    into the same folder, which this run did not read)."""
     folders = {}
     for r in read_csv(os.path.join(cdir, "runs.csv")):
         fdir = os.path.join(cdir, r["folder"])
+        if r.get("ran", "1") == "0":
+            yield r, fdir, []
+            continue
         if r["folder"] not in folders:
             m = os.path.join(fdir, "metrics.csv")
             have = os.path.exists(m) or os.path.exists(m + ".gz")
@@ -133,6 +138,17 @@ def read_stamp(out):
         else:
             keys[key if sep else line] = value
     return keys, earlier
+
+
+def selected_parts(out):
+    """The parts this run of study folder out ran: the `--parts` of its stamp's command, None
+    for every part (no --parts, or no stamp). A part folder of another part may be an earlier
+    run's (figures --parts into the same folder)."""
+    got = read_stamp(out)
+    cmd = got[0].get("command", "").split() if got else []
+    if "--parts" not in cmd[:-1]:
+        return None
+    return set(cmd[cmd.index("--parts") + 1].split(","))
 
 
 def stamp_problems(out, key):

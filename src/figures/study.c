@@ -473,7 +473,8 @@ const ncp_study_capture_info *ncp_study_part_capture(const ncp_study_ctx *c,
                                                      const ncp_study_part *p)
 {
     int k = p && p->capture ? study_capture_index(c->s, p->capture) : -1;
-    return k < 0 ? NULL : &c->captures[k];
+    /* a made capture holds a problem (study_capture refuses one that kept none) */
+    return k < 0 || c->captures[k].nproblems < 1 ? NULL : &c->captures[k];
 }
 
 int ncp_study_max_iter(const ncp_study_ctx *c, const ncp_study_part *p)
@@ -502,6 +503,16 @@ double ncp_study_input(ncp_study_claim_out *out, const ncp_study_result *r, cons
     if (out->inputs)
         fprintf(out->inputs, "%s,%s,%s,%.17g\n", out->config, out->claim, name, value);
     return value;
+}
+
+double ncp_study_capture_input(ncp_study_claim_out *out, const ncp_study_capture_info *ci,
+                               const char *name, double value)
+{
+    if (!ci) {
+        out->not_run = 1;
+        value = NAN;
+    }
+    return ncp_study_input(out, NULL, name, value);
 }
 
 /* ---- the driver ---- */

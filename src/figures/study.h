@@ -291,6 +291,10 @@ const ncp_study_part *ncp_study_find_part(const ncp_study *s, const char *id);
 /* Part id is among `figures --parts A,B` (o->parts; NULL: every part). The other parts are
  * not captured, solved, simulated or reduced, and their claims are "not run". */
 int ncp_study_part_selected(const ncp_fig_opts *o, const char *id);
+/* The capture of part p as this run made or kept it; NULL when p names none or its capture was
+ * not made in this run (no selected part names it: --parts). A claim reading a capture records
+ * it with ncp_study_capture_input, which makes the claim "not run" on NULL: a capture that was
+ * not made is no capture with 0 contacts. The reducer of a selected part always has its own. */
 const ncp_study_capture_info *ncp_study_part_capture(const ncp_study_ctx *c,
                                                      const ncp_study_part *p);
 /* The part's iteration budget in this run (quick or full). */
@@ -311,6 +315,10 @@ double ncp_study_sim_at(const ncp_study_simres *r, int k, const char *name);
  * when r (the run it comes from, or NULL) did not run. */
 double ncp_study_input(ncp_study_claim_out *out, const ncp_study_result *r, const char *name,
                        double value);
+/* The same for an input taken from a capture ci (ncp_study_part_capture): marks the claim not
+ * run when ci is NULL (not made in this run). */
+double ncp_study_capture_input(ncp_study_claim_out *out, const ncp_study_capture_info *ci,
+                               const char *name, double value);
 
 /* The verdict of claim k given its values (the rule of the declaration). */
 int ncp_study_verdict(const ncp_study_claim *k, const double *v);

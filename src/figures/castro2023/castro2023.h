@@ -49,6 +49,11 @@ double c23_mean_ms(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *p
 double c23_speedup(const ncp_study_ctx *c, ncp_study_claim_out *o, int walls, int k);
 /* The same against the fastest convex CCP solver (the rigid relaxation; Fig. 12's .dat). */
 double c23_speedup_ccp(const ncp_study_ctx *c, ncp_study_claim_out *o, int walls, int k);
+/* Mean of metrics column col over each scaling point's steps, of run label in sap's parts:
+ * out[walls][k] (NAN where it did not run, which marks o not run). Fig. 13's e_m and e_mu
+ * (sap_momentum, sap_compl): C4, C17, C18 and the figure's .dat (figures.c). */
+void c23_scale_means(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *label,
+                     const char *col, double out[2][C23_NSCALE]);
 
 /* ---- simulations (sims.c) ---- */
 
@@ -110,6 +115,10 @@ int c23_C15(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 /* Part reducers: Fig. 9 (per step iterations and time) and Fig. 12 (speedup per N). */
 int c23_fig9(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
 int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+/* Fig. 13 (per N, the mean e_m and e_mu of sap and the IPM; fig.md: what differs from the
+ * paper's). Figs. 11-13 together: the reducer of parts w200_sap and n200_sap. */
+int c23_fig13(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
+int c23_scaling(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
 /* Fig. 10 (e_m per Newton iteration), Figs. 14-15 (the slip sweep), Figs. 6-7 (the cylinder). */
 int c23_fig10(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
 int c23_fig14(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);

@@ -61,9 +61,9 @@ static const ncp_study_part c23_parts[] = {
     {"fig9_ccp", "Castro et al. 2023 Fig. 9: clutter, 40 bodies, walls: the convex solvers",
      "walls", B_CCP, NULL},
     SP("w008", NULL), SP("w016", NULL), SP("w024", NULL), SP("w032", NULL), SP("w040", NULL),
-    SP("w080", NULL), SP("w120", NULL), SP("w160", NULL), SP("w200", c23_fig12),
+    SP("w080", NULL), SP("w120", NULL), SP("w160", NULL), SP("w200", c23_scaling),
     SP("n008", NULL), SP("n016", NULL), SP("n024", NULL), SP("n032", NULL), SP("n040", NULL),
-    SP("n080", NULL), SP("n120", NULL), SP("n160", NULL), SP("n200", c23_fig12),
+    SP("n080", NULL), SP("n120", NULL), SP("n160", NULL), SP("n200", c23_scaling),
     {"fig10", "Castro et al. 2023 Fig. 10: sap's e_m per Newton iteration (clutter, walls)",
      "newton", B_NEWTON, c23_fig10},
     /* sims alone (no capture); their budget is the scene's (the sims' scene_budget) */

@@ -71,8 +71,9 @@ double c23_speedup_ccp(const ncp_study_ctx *c, ncp_study_claim_out *o, int walls
         if (t < best) best = t;
     }
     double ts = c23_mean_ms(c, o, sp, "sap");
-    if (!isfinite(best)) o->not_run = 1;
-    return best / ts;
+    if (isfinite(best)) return best / ts;
+    o->not_run = 1; /* no convex solver ran */
+    return NAN;
 }
 
 int c23_C1(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
@@ -119,8 +120,7 @@ int c23_C3(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
     return NCP_OK;
 }
 
-/* Mean of column col over each scaling point's steps, of run label: out[w][k]. */
-static void c23_scale_means(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *label,
+void c23_scale_means(const ncp_study_ctx *c, ncp_study_claim_out *o, const char *label,
                             const char *col, double out[2][C23_NSCALE])
 {
     char part[32], name[96];
@@ -216,7 +216,7 @@ int c23_C6(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
             const ncp_study_capture_info *ci =
                 ncp_study_part_capture(c, ncp_study_find_part(c->s, id[w]));
             snprintf(name, sizeof name, "%.4s contacts", id[w]);
-            nc[w] = ncp_study_input(o, NULL, name, ci ? ci->ncontacts : NAN);
+            nc[w] = ncp_study_capture_input(o, ci, name, ci ? ci->ncontacts : NAN);
         }
         more += nc[0] > nc[1];
         if (at < sizeof o->ours)

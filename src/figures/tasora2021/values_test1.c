@@ -17,7 +17,8 @@ double t21_viol(const ncp_study_ctx *c, const char *part, const ncp_study_result
 {
     const ncp_study_part *p = ncp_study_find_part(c->s, part);
     if (!strcmp(p->capture, "test2")) return ncp_study_trace_at(r, k, "ncp_dual");
-    return ncp_study_trace_at(r, k, "penetration") / ncp_study_part_capture(c, p)->h;
+    const ncp_study_capture_info *ci = ncp_study_part_capture(c, p); /* NULL: not captured */
+    return ci ? ncp_study_trace_at(r, k, "penetration") / ci->h : NAN;
 }
 
 double t21_viol_iter(const ncp_study_ctx *c, const char *part, const ncp_study_result *r,
