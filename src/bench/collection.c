@@ -73,6 +73,7 @@ static void free_keeps(ncp_collection *c)
 /* What an HDF5 file holds: KIND_OURS, KIND_FCLIB or KIND_UNKNOWN (not a problem file). */
 static int file_kind_here(const char *path)
 {
+    ncp_h5_quiet(); /* in the child too: no HDF5 error stack on stderr */
     if (H5Fis_hdf5(path) <= 0) return KIND_UNKNOWN;
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) return KIND_UNKNOWN;

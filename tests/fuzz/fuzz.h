@@ -20,4 +20,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Aborts with a message: an invariant that a successful read promises does not hold. */
 void ncp_fuzz_fail(const char *what, const char *msg) __attribute__((noreturn));
 
+/* libhdf5 1.10 (Debian 12) faults inside itself on some damaged metadata, before any check of
+ * ours can look; the program reads every input file in a child process first and refuses such
+ * a file with exit 2 (util/isolate.h; tests/test_hdf5_crashes.sh runs the known ones). The HDF5
+ * targets do the same: ncp_fuzz_hdf5_crashes runs fn(ctx) in a forked child and returns 1 when
+ * the child's sanitizer report shows a fault of libhdf5's own (ncp_fuzz_hdf5_own_report), and
+ * the target skips the input; otherwise 0, and the target reads it in-process, where every
+ * fault, ours or one libhdf5 makes in memory of ours, is a finding with its report. Without a
+ * sanitizer (the plain builds' replays) there is no report to tell by: always 0. */
+int ncp_fuzz_hdf5_crashes(int (*fn)(void *), void *ctx);
+/* Whether a sanitizer report (its full text) shows a fault of libhdf5's own: the first frame
+ * of the faulting access that is not the sanitizer's or the C library's is libhdf5's, and so
+ * is that of the allocation the access touched when the report names one. */
+int ncp_fuzz_hdf5_own_report(const char *report);
+
 #endif
