@@ -24,6 +24,23 @@ for f in "$dir"/*; do
   rc=$?
   [ $rc -eq 2 ] || fail "export $b: exit $rc, expected 2: $(tail -2 "$T/log")"
 done
+# a results folder's traces.h5 damaged the same way (plot DIR reads any folder's): exit 2 naming
+# it, at least one of them a crash in the child, and the figures not drawn
+"$NCPBENCH" solve "$SRCDIR/tests/fuzz/corpus/problems/box-on-plane-2steps.h5" --solvers pgs \
+  --out "$T/run" --no-figures >"$T/log" 2>&1 || fail "solve for the plot check: $(tail -2 "$T/log")"
+crashed=0
+for f in "$dir"/*; do
+  [ -f "$f" ] || continue
+  b=$(basename "$f")
+  rm -rf "$T/plot" && cp -r "$T/run" "$T/plot" && cp "$f" "$T/plot/traces.h5"
+  "$NCPBENCH" plot "$T/plot" >"$T/log" 2>&1
+  rc=$?
+  [ $rc -eq 2 ] || fail "plot with $b as traces.h5: exit $rc, expected 2: $(tail -2 "$T/log")"
+  grep -q "$T/plot/traces.h5" "$T/log" || fail "plot with $b as traces.h5: message lacks the file: $(tail -1 "$T/log")"
+  grep -q "crashed the HDF5 library" "$T/log" && crashed=$((crashed+1))
+  ls "$T/plot"/*.png >/dev/null 2>&1 && fail "plot with $b as traces.h5: drew figures"
+done
+[ $crashed -ge 1 ] || fail "no damaged traces.h5 crashed libhdf5: the plot check checks nothing"
 [ $n -ge 1 ] || fail "no file in $dir"
 echo "hdf5_crashes: $n file(s), $fails failure(s)"
 [ $fails -eq 0 ]

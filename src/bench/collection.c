@@ -101,7 +101,7 @@ static int file_kind(const ncp_collection *c, const char *path, int *kind, ncp_e
     int code = -1;
     ncp_error child;
     int rc = ncp_isolated_run_data(file_kind_child, path, strlen(path) + 1, path,
-                                   ncp_mem_budget_or_default(c->budget) + 256.0 * 1048576.0,
+                                   ncp_mem_budget_or_default(c->budget) + NCP_ISOLATED_SLACK,
                                    &code, &child, err);
     if (rc) return rc;
     if (code == NCP_ISOLATED_SANITIZER) return ncp_isolated_crash(path, err);

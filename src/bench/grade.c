@@ -265,15 +265,8 @@ static int read_answers_isolated(const char *path, const ncp_problem *probs, int
 {
     memset(A, 0, sizeof *A);
     probe pc = {path, probs, np, budget};
-    int code = 0;
-    ncp_error child = {0};
-    /* the slack: libhdf5's own allocations beside the answers (as store.c's probe) */
-    int rc = ncp_isolated_run(probe_read, &pc, path,
-                              ncp_mem_budget_or_default(budget) + 256.0 * 1048576.0, &code,
-                              &child, err);
+    int rc = ncp_isolated_read(probe_read, &pc, 0, path, budget, err);
     if (rc) return rc;
-    if (code == NCP_ISOLATED_SANITIZER) return ncp_isolated_crash(path, err);
-    if (code > 0) return ncp_error_set(err, code, "%s", child.msg[0] ? child.msg : "reading failed");
     return read_answers(path, probs, np, budget, A, err);
 }
 

@@ -1022,9 +1022,6 @@ static int probe_read(void *ctx, ncp_error *err)
     return rc;
 }
 
-/* What the child may allocate beyond its start: the budget and room for libhdf5's own caches. */
-#define NCP_PROBE_SLACK (256.0 * 1048576.0)
-
 static int probe_file(const char *path, double budget, double sym_tol, ncp_error *err);
 
 int ncp_load_problems_isolated(const char *path, double budget, ncp_problem **probs, int *n,
@@ -1063,23 +1060,10 @@ static int probe_file(const char *path, double budget, double sym_tol, ncp_error
     pc->budget = budget;
     pc->sym_tol = sym_tol;
     memcpy(pc->path, path, len);
-    int code = 0;
-    ncp_error child;
-    int rc = ncp_isolated_run_data(probe_read, pc, bytes, path, ncp_mem_budget_or_default(budget) +
-                                   NCP_PROBE_SLACK, &code, &child, err);
-    free(pc);
-    if (rc) return rc;
     /* the reader's codes are 0 and 2..6 (util/ncp_error.h) */
-    if (code == NCP_ISOLATED_SANITIZER) return ncp_isolated_crash(path, err);
-    if (code > 0) { /* refused in the child: its message, without reading again here */
-        if (code == NCP_ERR_NOMEM)
-            return ncp_error_set(err, NCP_ERR_INPUT, "reading %s needs more memory than the "
-                                 "budget allows (the HDF5 library's own allocation failed; "
-                                 "--max-memory raises it)%s%s", path,
-                                 child.msg[0] ? ": " : "", child.msg);
-        return ncp_error_set(err, code, "%s", child.msg[0] ? child.msg : "reading failed");
-    }
-    return NCP_OK;
+    int rc = ncp_isolated_read(probe_read, pc, bytes, path, budget, err);
+    free(pc);
+    return rc;
 }
 
 int ncp_load_problems(const char *path, ncp_problem **probs, int *n, ncp_error *err)

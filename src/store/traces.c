@@ -13,6 +13,7 @@
 #include "store/traces.h"
 #include "util/csv.h"
 #include "util/fsutil.h"
+#include "util/isolate.h"
 #include "util/stats.h"
 
 int ncp_traces_sample_keep(long k) { return ncp_log_sample_keep(k); }
@@ -615,10 +616,27 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
+static int skip_block(void *ctx, const ncp_trace_block *b, ncp_error *err)
+{
+    (void)ctx;
+    (void)b;
+    (void)err;
+    return NCP_OK;
+}
+
+/* The child of ncp_isolated_read: every trace read, none kept. */
+static int probe_h5(void *path, ncp_error *err)
+{
+    return read_h5(path, skip_block, NULL, err);
+}
+
 int ncp_traces_read(const char *path, ncp_trace_block_fn fn, void *ctx, ncp_error *err)
 {
     if (ends_with(path, ".csv") || ends_with(path, ".csv.prev")) return read_csv(path, fn, ctx, err);
-    return read_h5(path, fn, ctx, err);
+    /* a traces.h5 of any folder (plot DIR): read in a child first, as every input file, since
+     * libhdf5 1.10 can crash on damaged metadata (util/isolate.h) */
+    int rc = ncp_isolated_read(probe_h5, (void *)path, strlen(path) + 1, path, 0.0, err);
+    return rc ? rc : read_h5(path, fn, ctx, err);
 }
 
 int ncp_traces_locate(const char *dir, char *path, size_t n, ncp_error *err)

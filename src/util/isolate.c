@@ -209,6 +209,26 @@ int ncp_isolated_run_data(ncp_isolated_fn fn, const void *ctx, size_t ctx_bytes,
     return child_ended(st, what, exit_code, child_err, err);
 }
 
+int ncp_isolated_read(ncp_isolated_fn fn, void *ctx, size_t ctx_bytes, const char *path,
+                      double budget, ncp_error *err)
+{
+    const double limit = ncp_mem_budget_or_default(budget) + NCP_ISOLATED_SLACK;
+    int code = 0;
+    ncp_error child;
+    ncp_error_clear(&child);
+    int rc = ctx_bytes ? ncp_isolated_run_data(fn, ctx, ctx_bytes, path, limit, &code, &child, err)
+                       : ncp_isolated_run(fn, ctx, path, limit, &code, &child, err);
+    if (rc) return rc;
+    if (code == NCP_ISOLATED_SANITIZER) return ncp_isolated_crash(path, err);
+    if (code == NCP_ERR_NOMEM)
+        return ncp_error_set(err, NCP_ERR_INPUT, "reading %s needs more memory than the budget "
+                             "allows (the HDF5 library's own allocation failed; --max-memory "
+                             "raises it)%s%s", path, child.msg[0] ? ": " : "", child.msg);
+    if (code > 0) /* refused in the child: its message, without reading again here */
+        return ncp_error_set(err, code, "%s", child.msg[0] ? child.msg : "reading failed");
+    return NCP_OK;
+}
+
 int ncp_isolated_crash(const char *what, ncp_error *err)
 {
     return ncp_error_set(err, NCP_ERR_INPUT, "reading %s crashed (the sanitizer's report is "

@@ -64,4 +64,15 @@ int ncp_isolated_run_data(ncp_isolated_fn fn, const void *ctx, size_t ctx_bytes,
                           const char *what, double mem_limit, int *exit_code,
                           ncp_error *child_err, ncp_error *err);
 
+/* A file read to its end in a child first, the result thrown away there: fn(ctx, err) reads
+ * path and returns an error code of util/ncp_error.h (never 1). ctx_bytes > 0: ctx is plain data
+ * (ncp_isolated_run_data); 0: the child is forked here and fn gets ctx as it is. The child may
+ * allocate the memory budget (bytes, util/membudget.h) plus NCP_ISOLATED_SLACK for libhdf5's
+ * own caches. Returns NCP_OK when the child read the file (or no child could be made: the
+ * caller reads without the check), the child's code and message when it refused the file
+ * (out of memory: NCP_ERR_INPUT naming the budget), NCP_ERR_INPUT naming path when it crashed. */
+#define NCP_ISOLATED_SLACK (256.0 * 1048576.0)
+int ncp_isolated_read(ncp_isolated_fn fn, void *ctx, size_t ctx_bytes, const char *path,
+                      double budget, ncp_error *err);
+
 #endif
