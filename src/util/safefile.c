@@ -1,6 +1,7 @@
 /* Output files created without following links (safefile.h). */
 #define _GNU_SOURCE
 #include "util/safefile.h"
+#include "util/fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -238,4 +239,18 @@ int ncp_safe_clean_stale(const char *dir)
     }
     closedir(d);
     return n;
+}
+
+FILE *ncp_safe_fopen_in(const char *dir, const char *name, char *path, size_t cap,
+                        ncp_error *err)
+{
+    if (ncp_path_join(path, cap, dir, name, err)) return NULL;
+    return ncp_safe_fopen(path, err);
+}
+
+int ncp_safe_fclose(FILE *f, const char *path, ncp_error *err)
+{
+    if (fclose(f) != 0)
+        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    return NCP_OK;
 }

@@ -34,6 +34,12 @@ int ncp_safe_write_text(const char *path, const char *text, ncp_error *err);
  * removes it and returns EOF with errno set, the file in place untouched. NULL (err set) when
  * the temporary cannot be created. */
 FILE *ncp_safe_fopen(const char *path, ncp_error *err);
+/* ncp_safe_fopen of DIR/NAME; path (cap bytes) gets the joined name for messages. */
+FILE *ncp_safe_fopen_in(const char *dir, const char *name, char *path, size_t cap,
+                        ncp_error *err);
+/* fclose of a stream of ncp_safe_fopen: NCP_ERR_IO naming path when the file could not be
+ * completed. */
+int ncp_safe_fclose(FILE *f, const char *path, ncp_error *err);
 /* Appends to a regular file (created when missing) without following a symbolic link and
  * refusing one with another hard link (a log, a page written earlier in the same run); NULL
  * (err set) otherwise. */

@@ -124,7 +124,5 @@ int c23_fig10(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
 int c23_fig14(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
 int c23_fig6(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);
 /* "%s" data file dir/name opened for writing (NULL, err set, on failure) and closed. */
-FILE *c23_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err);
-int c23_close(FILE *f, const char *path, ncp_error *err);
 
 #endif

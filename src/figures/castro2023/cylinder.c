@@ -11,6 +11,7 @@
 
 #include "figures/castro2023/castro2023.h"
 #include "figures/fig_util.h"
+#include "util/safefile.h"
 
 const double c23_cyl_dt[C23_NDT] = {0.02, 0.01, 0.005, 0.0025, 0.00125, 0.000625};
 static const char *const c23_int[2] = {"theta", "midpoint"};
@@ -105,7 +106,7 @@ static int c23_fig6_energy(const ncp_study_ctx *c, const ncp_study_part *p, cons
 {
     const ncp_study_simres *r[2] = {c23_cyl(c, NULL, "energy_theta"),
                                     c23_cyl(c, NULL, "energy_midpoint")};
-    FILE *f = c23_open(dir, "castro2023_cylinder_energy.dat", path, cap, err);
+    FILE *f = ncp_safe_fopen_in(dir, "castro2023_cylinder_energy.dat", path, cap, err);
     if (!f) return err->code;
     fprintf(f, "# ncpbench, %s; configuration %s (%s)\n# Fig. 6: spring-cylinder, mu 1, h %g s, "
             "sap driving (rel_tol 1e-10); E = 1/2 v^T M v + 1/2 k_s x^2 + the vertical "
@@ -117,7 +118,7 @@ static int c23_fig6_energy(const ncp_study_ctx *c, const ncp_study_part *p, cons
         fprintf(f, "%.6g %.10g %.10g %.8g %.8g\n", ncp_study_sim_at(r[0], k, "t"),
                 c23_energy(r[0], k), c23_energy(r[1], k), ncp_study_sim_at(r[0], k, "x"),
                 ncp_study_sim_at(r[1], k, "x"));
-    return c23_close(f, path, err);
+    return ncp_safe_fclose(f, path, err);
 }
 
 int c23_fig6(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
@@ -125,7 +126,7 @@ int c23_fig6(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, n
     char path[4400];
     int rc = c23_fig6_energy(c, p, dir, path, sizeof path, err);
     if (rc) return rc;
-    FILE *f = c23_open(dir, "castro2023_cylinder_order.dat", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "castro2023_cylinder_order.dat", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "# ncpbench, Castro et al. 2023 Fig. 7: L2 position error e_q against the "
             "midpoint rule at h = %g s; configuration %s\n# columns: h_s eq_theta_m "
@@ -133,6 +134,6 @@ int c23_fig6(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, n
     for (int j = 0; j < C23_NDT; j++)
         fprintf(f, "%.6g %.6e %.6e\n", c23_cyl_dt[j], c23_eq(c, NULL, 0, j),
                 c23_eq(c, NULL, 1, j));
-    if ((rc = c23_close(f, path, err))) return rc;
+    if ((rc = ncp_safe_fclose(f, path, err))) return rc;
     return ncp_fig_plot("castro2023_cylinder", dir, p->title, path, err);
 }

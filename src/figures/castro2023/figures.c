@@ -19,23 +19,10 @@ static const char *const c23_fig_solvers[] = {"sap", C23_IPM, "admm", "apgd", "p
                                               "admm-ccp"};
 enum { C23_NFIG = 6 };
 
-FILE *c23_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err)
-{
-    if (ncp_path_join(path, cap, dir, name, err)) return NULL;
-    return ncp_safe_fopen(path, err);
-}
-
-int c23_close(FILE *f, const char *path, ncp_error *err)
-{
-    if (fclose(f) != 0)
-        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    return NCP_OK;
-}
-
 int c23_fig9(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
 {
     char path[4400];
-    FILE *f = c23_open(dir, "castro2023_fig9.dat", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "castro2023_fig9.dat", path, sizeof path, err);
     if (!f) return err->code;
     const ncp_study_solves *sv[C23_NFIG];
     for (int s = 0; s < C23_NFIG; s++)
@@ -55,14 +42,14 @@ int c23_fig9(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, n
     }
     char title[300];
     snprintf(title, sizeof title, "%s; configuration %s", p->title, c->config->id);
-    int rc = c23_close(f, path, err);
+    int rc = ncp_safe_fclose(f, path, err);
     return rc ? rc : ncp_fig_plot("castro2023_fig9", dir, title, path, err);
 }
 
 int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
 {
     char path[4400];
-    FILE *f = c23_open(dir, "castro2023_fig12.dat", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "castro2023_fig12.dat", path, sizeof path, err);
     if (!f) return err->code;
     int walls = p->id[0] == 'w';
     ncp_study_claim_out o = {{0}, "", 0, NULL, NULL, NULL, 0}; /* no input table here */
@@ -90,7 +77,7 @@ int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     char title[200];
     snprintf(title, sizeof title, "Castro et al. 2023 Figs. 11-12, %s; configuration %s",
              walls ? "walls" : "no walls", c->config->id);
-    int rc = c23_close(f, path, err);
+    int rc = ncp_safe_fclose(f, path, err);
     return rc ? rc : ncp_fig_plot("castro2023_fig12", dir, title, path, err);
 }
 
@@ -98,7 +85,7 @@ int c23_fig12(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
 static int c23_fig13_note(const char *dir, int walls, ncp_error *err)
 {
     char path[4400];
-    FILE *f = c23_open(dir, "fig.md", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "fig.md", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "Figure `castro2023_fig13.{png,svg}` (scripts/castro2023_fig13.gp, from "
             "`castro2023_fig13.dat`; drawn when gnuplot is installed): Castro et al. 2023 Fig. 13 "
@@ -113,7 +100,7 @@ static int c23_fig13_note(const char *dir, int walls, ncp_error *err)
             "keeps it); the paper sets walls (left) and no walls (right) side by side, here "
             "each is its part's figure (`w200_sap/`, `n200_sap/`).\n",
             walls ? "with walls" : "without walls");
-    return c23_close(f, path, err);
+    return ncp_safe_fclose(f, path, err);
 }
 
 int c23_fig13(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
@@ -126,7 +113,7 @@ int c23_fig13(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     c23_scale_means(c, &o, C23_IPM, "sap_momentum", im); /* C17 */
     c23_scale_means(c, &o, C23_IPM, "sap_compl", iu); /* C18 */
     c23_scale_means(c, &o, "sap", "sap_compl", su);
-    FILE *f = c23_open(dir, "castro2023_fig13.dat", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "castro2023_fig13.dat", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "# ncpbench, Castro et al. 2023 Fig. 13, %s; configuration %s (%s)\n"
             "# per N: the mean over the solved steps of e_m (eq. 32, sap_momentum at v(lambda)) "
@@ -136,7 +123,7 @@ int c23_fig13(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     for (int k = 0; k < C23_NSCALE; k++)
         fprintf(f, "%d %.12g %.12g %.12g %.12g\n", c23_bodies(c, k), sm[walls][k],
                 im[walls][k], iu[walls][k], su[walls][k]);
-    int rc = c23_close(f, path, err);
+    int rc = ncp_safe_fclose(f, path, err);
     if (rc || (rc = c23_fig13_note(dir, walls, err))) return rc;
     char title[200];
     snprintf(title, sizeof title, "Castro et al. 2023 Fig. 13, %s; configuration %s (fig.md: "

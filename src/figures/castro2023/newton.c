@@ -10,6 +10,7 @@
 
 #include "figures/castro2023/castro2023.h"
 #include "figures/fig_util.h"
+#include "util/safefile.h"
 
 /* The paper's step 60: the capture's last problem. */
 static int c23_transient(const ncp_study_solves *sv) { return sv->n - 1; }
@@ -48,7 +49,7 @@ int c23_fig10(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
 {
     char path[4400];
     const ncp_study_solves *sv = ncp_study_get_all(c, "fig10", "sap");
-    FILE *f = c23_open(dir, "castro2023_newton.dat", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "castro2023_newton.dat", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "# ncpbench, %s; configuration %s (%s)\n# sap at step 60 of the walls clutter "
             "(the capture's last problem): e_m (eq. 32 at v(lambda), the trace's sap_momentum) "
@@ -58,6 +59,6 @@ int c23_fig10(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     for (int k = 0; r && r->ran && k < r->ntrace; k++)
         fprintf(f, "step_60 %.0f %.6g\n", r->trace[(size_t)k * (size_t)ncp_study_trace_cols()],
                 ncp_study_trace_at(r, k, "sap_momentum"));
-    int rc = c23_close(f, path, err);
+    int rc = ncp_safe_fclose(f, path, err);
     return rc ? rc : ncp_fig_plot("castro2023_newton", dir, p->title, path, err);
 }

@@ -8,6 +8,7 @@
 
 #include "figures/castro2023/castro2023.h"
 #include "figures/fig_util.h"
+#include "util/safefile.h"
 
 const double c23_sigma[C23_NSIG] = {1e-5, 1e-4, 1e-3, 1e-2, 1e-1};
 
@@ -155,7 +156,7 @@ int c23_fig14(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     char path[4400];
     c23_slip_pt q[2][C23_NSIG];
     c23_slip_all(c, NULL, q);
-    FILE *f = c23_open(dir, "castro2023_slip.dat", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "castro2023_slip.dat", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "# ncpbench, %s; configuration %s (%s)\n# index 0 with walls, 1 without; sap "
             "drives with sigma; slip = mean |u_t| over the loaded contacts of the last step, "
@@ -169,6 +170,6 @@ int c23_fig14(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
             fprintf(f, "%.6g %.6g %.6g %.6g %.6g\n", c23_sigma[k], q[w][k].slip, q[w][k].est,
                     q[w][k].iters, q[w][k].cond);
     }
-    int rc = c23_close(f, path, err);
+    int rc = ncp_safe_fclose(f, path, err);
     return rc ? rc : ncp_fig_plot("castro2023_slip", dir, p->title, path, err);
 }

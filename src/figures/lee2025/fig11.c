@@ -9,6 +9,7 @@
 
 #include "figures/fig_util.h"
 #include "figures/lee2025/lee2025.h"
+#include "util/safefile.h"
 
 /* Fig. 11's statistics of this run: q[k][i] for solver k at l25_pour_n[i], i < *nn. */
 static int pour_all(const ncp_study_ctx *c, ncp_study_claim_out *o,
@@ -119,7 +120,7 @@ static int fig11_dat(const ncp_study_ctx *c, const ncp_study_part *p, const char
                      ncp_error *err)
 {
     static const char *const solver[L25_NSIMSOLV] = {"canal", "subadmm", "pgs-decoupled"};
-    FILE *f = l25_open(dir, "fig11.dat", path, cap, err);
+    FILE *f = ncp_safe_fopen_in(dir, "fig11.dat", path, cap, err);
     if (!f) return err->code;
     fprintf(f, "# ncpbench, %s; configuration %s\n# per solver and particle count N: mean "
             "(setup + solve) ms per simulated step and mean al_residual at a fixed iteration "
@@ -135,7 +136,7 @@ static int fig11_dat(const ncp_study_ctx *c, const ncp_study_part *p, const char
                         l25_pour_n[i], q[k][i].dof, q[k][i].ms, q[k][i].ms_med, q[k][i].res,
                         q[k][i].res_geo, q[k][i].n, q[k][i].iters);
     }
-    return l25_close(f, path, err);
+    return ncp_safe_fclose(f, path, err);
 }
 
 int l25_fig11(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
@@ -144,7 +145,7 @@ int l25_fig11(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     char dat[4400], path[4400];
     int nn, rc = pour_all(c, NULL, q, &nn, err);
     if (rc || (rc = fig11_dat(c, p, dir, q, nn, dat, sizeof dat, err))) return rc;
-    FILE *f = l25_open(dir, "fig11.md", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "fig11.md", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "### %s (configuration %s)\n\nEach solver drives its own simulation of "
             "`scenes/pouring-sweep/pouring-N.json` from the previous step's impulses and "
@@ -163,6 +164,6 @@ int l25_fig11(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
     fprintf(f, "\nExponent of mean time against DOF (least squares, log-log): CANAL %.3g, "
             "SubADMM %.3g, PGS %.3g.\n", pour_exponent(q[0], nn), pour_exponent(q[1], nn),
             pour_exponent(q[2], nn));
-    int rc2 = l25_close(f, path, err);
+    int rc2 = ncp_safe_fclose(f, path, err);
     return rc2 ? rc2 : ncp_fig_plot("lee2025_fig11_pouring", dir, p->title, dat, err);
 }

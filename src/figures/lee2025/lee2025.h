@@ -88,8 +88,6 @@ int l25_T3c(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err);
 
 /* ---- the parts' tables (tables.c) and Figs. 7, 9 drawn (figures.c) ---- */
 /* dir/name opened for writing (its path into path; NULL, err set, on failure) and closed. */
-FILE *l25_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err);
-int l25_close(FILE *f, const char *path, ncp_error *err);
 int l25_fig_table(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
                   ncp_error *err);
 int l25_table2(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err);

@@ -11,24 +11,11 @@
 #include "util/fsutil.h"
 #include "util/safefile.h"
 
-FILE *l25_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err)
-{
-    if (ncp_path_join(path, cap, dir, name, err)) return NULL;
-    return ncp_safe_fopen(path, err);
-}
-
-int l25_close(FILE *f, const char *path, ncp_error *err)
-{
-    if (fclose(f) != 0)
-        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    return NCP_OK;
-}
-
 static int fig_dat(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
                    ncp_error *err)
 {
     char path[4400];
-    FILE *f = l25_open(dir, "fig.dat", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "fig.dat", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "# ncpbench, %s; configuration %s\n# every stored iterate of every case (the log "
             "sample), one index block per solver\n# columns: label problem iteration time_ms "
@@ -46,7 +33,7 @@ static int fig_dat(const ncp_study_ctx *c, const ncp_study_part *p, const char *
                             (int)row[0], row[1], ncp_study_trace_at(&sv->p[k], j, "al_residual"));
             }
     }
-    return l25_close(f, path, err);
+    return ncp_safe_fclose(f, path, err);
 }
 
 int l25_fig_table(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
@@ -55,7 +42,7 @@ int l25_fig_table(const ncp_study_ctx *c, const ncp_study_part *p, const char *d
     char path[4400];
     int rc = fig_dat(c, p, dir, err);
     if (rc) return rc;
-    FILE *f = l25_open(dir, "fig.md", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "fig.md", path, sizeof path, err);
     if (!f) return err->code;
     const ncp_study_capture_info *ci = ncp_study_part_capture(c, p);
     fprintf(f, "### %s (configuration %s)\n\n%d cases (%d contacts, %d DOF in the first), "
@@ -83,7 +70,7 @@ int l25_fig_table(const ncp_study_ctx *c, const ncp_study_part *p, const char *d
         fclose(f);
         return rc;
     }
-    return l25_close(f, path, err);
+    return ncp_safe_fclose(f, path, err);
 }
 
 int l25_table2(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
@@ -95,7 +82,7 @@ int l25_table2(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
         {"table2_guess", "CANAL"}, {"table2_guess", "TRDogleg"}, {"table2_guess", "DampedSN"},
     };
     char path[4400];
-    FILE *f = l25_open(dir, "table2.md", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "table2.md", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "### %s (configuration %s)\n\nPaper: inner iter. 30.55 / 118.8 / 246.9, failure "
             "0 / 1.2 / 1.1 %%, residual -log10 8.2231 / 8.5693 / 8.5644. Ours: %d AL loops per "
@@ -111,7 +98,7 @@ int l25_table2(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
             fprintf(f, "| %s | %s | %d | %.2f | %.2f | %.4f |\n", rows[i][0], rows[i][1], q.n,
                     q.inner, q.fail_pct, q.nlog);
     }
-    return l25_close(f, path, err);
+    return ncp_safe_fclose(f, path, err);
 }
 
 /* One Table III run's row: mean ms per step, over SubADMM's (ref_ms; NaN: this is it), mean
@@ -133,7 +120,7 @@ int l25_table3(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
     static const char *const labels[3] = {"SubADMM", "NoSub", "NoBody"};
     static const char *const parts[2] = {"table3_8", "table3_27"};
     char path[4400];
-    FILE *f = l25_open(dir, "table3.md", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "table3.md", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "### %s (configuration %s)\n\nPaper (8 robots): 0.435 / 1.21 / 0.638 ms, "
             "residual -log10 4.8802 / 4.8817 / 4.8562; 27 robots: No Sub 3.63x SubADMM. Ours: "
@@ -147,5 +134,5 @@ int l25_table3(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
             if (s == 0) ref = ms;
         }
     }
-    return l25_close(f, path, err);
+    return ncp_safe_fclose(f, path, err);
 }

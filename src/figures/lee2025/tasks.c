@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "figures/lee2025/lee2025.h"
+#include "util/safefile.h"
 
 typedef struct l25_task {
     const char *id, *scene; /* sim label prefix, scene file */
@@ -113,7 +114,7 @@ int l25_TKc(const ncp_study_ctx *c, ncp_study_claim_out *o, ncp_error *err)
 int l25_tasks(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
 {
     char path[4400];
-    FILE *f = l25_open(dir, "tasks.md", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, "tasks.md", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "### %s (configuration %s)\n\nEach solver drives its own simulation of the task "
             "scene (the bolt-nut and dish tasks under the scene's per-step budget, the G1 "
@@ -141,5 +142,5 @@ int l25_tasks(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, 
                     q[k].nsteps, q[k].planned, 1e3 * q[k].penetration, q[k].impulse_max);
         }
     }
-    return l25_close(f, path, err);
+    return ncp_safe_fclose(f, path, err);
 }

@@ -87,19 +87,6 @@ static int nr_problems(const ncp_study_ctx *c, int k)
     return ci ? ci->nproblems : 0;
 }
 
-static FILE *nr_open(const char *dir, const char *name, char *path, size_t cap, ncp_error *err)
-{
-    if (ncp_path_join(path, cap, dir, name, err)) return NULL;
-    return ncp_safe_fopen(path, err);
-}
-
-static int nr_close(FILE *f, const char *path, ncp_error *err)
-{
-    if (fclose(f) != 0)
-        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    return NCP_OK;
-}
-
 #define NR_BUDGET_TEXT "tol 1e-8 on natural_map_rel_acary, 1000 iterations, 1000 ms per solve"
 
 /* accuracy.dat and time_accuracy.dat: one index block per system (time: then "all"). */
@@ -107,7 +94,7 @@ static int nr_write_dat(const ncp_study_ctx *c, const char *dir, const nr_cell *
                         int time, ncp_error *err)
 {
     char path[4400];
-    FILE *f = nr_open(dir, time ? "time_accuracy.dat" : "accuracy.dat", path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, time ? "time_accuracy.dat" : "accuracy.dat", path, sizeof path, err);
     if (!f) return err->code;
     fprintf(f, "# ncpbench, the NCP report 2025 §VII-D %s, configuration %s (%s), %s captures;\n"
             "# " NR_BUDGET_TEXT ". Median and 90th percentile over the system's problems\n"
@@ -134,7 +121,7 @@ static int nr_write_dat(const ncp_study_ctx *c, const char *dir, const nr_cell *
             fputc('\n', f);
         }
     }
-    return nr_close(f, path, err);
+    return ncp_safe_fclose(f, path, err);
 }
 
 /* table_<metric>.md (m < NR_NMET) or table_time_accuracy.md (m = NR_NMET). */
@@ -143,7 +130,7 @@ static int nr_write_md(const ncp_study_ctx *c, const char *dir, const nr_cell *c
 {
     char name[64], path[4400];
     snprintf(name, sizeof name, "table_%s.md", m < NR_NMET ? nr_metrics[m] : "time_accuracy");
-    FILE *f = nr_open(dir, name, path, sizeof path, err);
+    FILE *f = ncp_safe_fopen_in(dir, name, path, sizeof path, err);
     if (!f) return err->code;
     if (m < NR_NMET)
         fprintf(f, "The NCP report 2025 %s, column `%s`: median / 90th percentile per solver x "
@@ -176,7 +163,7 @@ static int nr_write_md(const ncp_study_ctx *c, const char *dir, const nr_cell *c
         }
         fputc('\n', f);
     }
-    return nr_close(f, path, err);
+    return ncp_safe_fclose(f, path, err);
 }
 
 int nr_suite(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)

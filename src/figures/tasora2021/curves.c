@@ -11,13 +11,6 @@
 #include "util/fsutil.h"
 #include "util/safefile.h"
 
-static int t21_close(FILE *f, const char *path, ncp_error *err)
-{
-    if (fclose(f) != 0)
-        return ncp_error_set(err, NCP_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    return NCP_OK;
-}
-
 int t21_curves(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, ncp_error *err)
 {
     char dat[4400];
@@ -48,7 +41,7 @@ int t21_curves(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir,
                     ncp_study_trace_at(r, k, "natural_map_rel_acary"), t21_viol(c, p->id, r, k));
         }
     }
-    if ((rc = t21_close(f, dat, err))) return rc;
+    if ((rc = ncp_safe_fclose(f, dat, err))) return rc;
     return nb ? ncp_fig_plot("tasora2021_iter", dir, p->title, dat, err) : NCP_OK;
 }
 
@@ -72,5 +65,5 @@ int t21_fig8(const ncp_study_ctx *c, const ncp_study_part *p, const char *dir, n
                 r->solve_ms, r->setup_ms + r->solve_ms,
                 ncp_study_final(r, "natural_map_rel_acary"), ncp_study_final(r, "ncp_dual"));
     }
-    return t21_close(f, path, err);
+    return ncp_safe_fclose(f, path, err);
 }
